@@ -1,0 +1,83 @@
+//! Input validation shared by every procedure: one place that turns bad data into a clear [`Error`].
+
+use crate::data::{MatrixRef, Scalar};
+use crate::error::{Error, Result};
+
+/// Fails with [`Error::Empty`] if `x` is empty.
+pub fn nonempty<T>(input: &str, x: &[T]) -> Result<()> {
+    if x.is_empty() {
+        return Err(Error::Empty {
+            input: input.to_string(),
+            fix: "pass at least one value".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Fails with [`Error::NonFinite`] at the first NaN or ±inf in `x`.
+pub fn finite<T: Scalar>(input: &str, x: &[T]) -> Result<()> {
+    match x.iter().position(|v| !v.to_f64().is_finite()) {
+        None => Ok(()),
+        Some(i) => Err(Error::NonFinite {
+            input: input.to_string(),
+            value: x[i].to_f64(),
+            location: format!("position {i}"),
+        }),
+    }
+}
+
+/// Non-empty and finite, the usual precondition for a 1-D sample.
+pub fn sample<T: Scalar>(input: &str, x: &[T]) -> Result<()> {
+    nonempty(input, x)?;
+    finite(input, x)
+}
+
+/// Fails unless `x` has at least `need` values.
+pub fn at_least<T>(input: &str, x: &[T], need: usize, procedure: &'static str) -> Result<()> {
+    if x.len() < need {
+        return Err(Error::TooSmall {
+            input: input.to_string(),
+            got: x.len(),
+            need,
+            unit: "values",
+            procedure,
+        });
+    }
+    Ok(())
+}
+
+/// A matrix input: at least `min_rows` rows, at least one column, all finite.
+pub fn matrix<T: Scalar>(input: &str, m: MatrixRef<'_, T>, min_rows: usize, procedure: &'static str) -> Result<()> {
+    if m.rows() == 0 || m.cols() == 0 {
+        return Err(Error::Empty {
+            input: input.to_string(),
+            fix: format!("it has shape {}×{}; pass a matrix with rows and columns", m.rows(), m.cols()),
+        });
+    }
+    if m.rows() < min_rows {
+        return Err(Error::TooSmall {
+            input: input.to_string(),
+            got: m.rows(),
+            need: min_rows,
+            unit: "rows",
+            procedure,
+        });
+    }
+    if let Some(i) = m.as_slice().iter().position(|v| !v.to_f64().is_finite()) {
+        return Err(Error::NonFinite {
+            input: input.to_string(),
+            value: m.as_slice()[i].to_f64(),
+            location: format!("row {}, column {}", i / m.cols(), i % m.cols()),
+        });
+    }
+    Ok(())
+}
+
+/// A probability-like parameter strictly inside (0, 1).
+pub fn unit_open(name: &'static str, v: f64) -> Result<()> {
+    if v > 0.0 && v < 1.0 {
+        Ok(())
+    } else {
+        Err(Error::param(name, v, "a number strictly between 0 and 1"))
+    }
+}

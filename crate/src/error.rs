@@ -1,0 +1,91 @@
+//! The crate's error type.
+//!
+//! Every message names the input it concerns, says what is wrong and, where there is one, what would fix it.
+//! Inputs are named by the argument they were passed as (`x`, `forget`, `retrained`, ...); callers that know a
+//! file path (the CLI, the widget) add it themselves, last in the message.
+
+use crate::data::DataError;
+
+/// Result alias used across the crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in Lethe's statistics.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Reading or parsing an input file failed.
+    #[error(transparent)]
+    Data(#[from] DataError),
+
+    /// A parameter is outside its valid range.
+    #[error("parameter `{name}` = {value} is invalid: expected {expected}")]
+    InvalidParameter {
+        name: &'static str,
+        value: String,
+        expected: String,
+    },
+
+    /// An input has no rows / no values.
+    #[error("input `{input}` is empty: {fix}")]
+    Empty { input: String, fix: String },
+
+    /// An input contains NaN or ±inf.
+    #[error(
+        "input `{input}` contains a non-finite value ({value}) at {location}; remove or impute non-finite values first"
+    )]
+    NonFinite {
+        input: String,
+        value: f64,
+        location: String,
+    },
+
+    /// An input has too few observations for the requested procedure.
+    #[error("input `{input}` has {got} {unit}, but {procedure} needs at least {need}")]
+    TooSmall {
+        input: String,
+        got: usize,
+        need: usize,
+        unit: &'static str,
+        procedure: &'static str,
+    },
+
+    /// Two inputs that must agree in shape do not.
+    #[error("shape mismatch: {message}")]
+    ShapeMismatch { message: String },
+
+    /// A value is outside the domain the procedure is defined on (e.g. a score outside [0, 1]).
+    #[error("input `{input}` has value {value} at {location}, outside {domain}")]
+    OutOfDomain {
+        input: String,
+        value: f64,
+        location: String,
+        domain: &'static str,
+    },
+
+    /// A row index refers past the end of its input.
+    #[error("index {index} in `{input}` is out of range: the data has {len} rows (valid indices are 0..{len})")]
+    IndexOutOfRange {
+        input: String,
+        index: usize,
+        len: usize,
+    },
+
+    /// A compute backend failed (no adapter, device lost, buffer too large).
+    #[error("compute backend error: {0}")]
+    Backend(String),
+
+    /// The caller asked the computation to stop.
+    #[error("cancelled by the caller")]
+    Cancelled,
+}
+
+impl Error {
+    /// Shorthand for [`Error::InvalidParameter`].
+    pub fn param(name: &'static str, value: impl std::fmt::Display, expected: impl Into<String>) -> Self {
+        Error::InvalidParameter {
+            name,
+            value: value.to_string(),
+            expected: expected.into(),
+        }
+    }
+}
