@@ -4,11 +4,28 @@
 //! `wasm32-unknown-unknown`. Every statistic is checked against outside references (scipy, statsmodels, the
 //! methods' authors' code); see `tests/fixtures/golden/PROVENANCE.md` in the repository.
 
+pub mod backend;
 pub mod binomial;
 pub mod check;
+pub mod classification;
+pub mod competition;
 pub mod data;
+pub mod divergence;
 pub mod error;
+pub mod hsic;
+pub mod kernel;
+pub mod leakage;
+pub mod mann_whitney;
+pub mod mmd;
+pub mod multiple_testing;
 pub mod options;
+pub mod permute;
+pub mod rank;
+pub mod rouge;
+pub mod ruler;
+pub mod sde;
+pub mod wasserstein;
+pub mod wilcoxon;
 
 pub use data::{Matrix, MatrixRef};
 pub use error::{Error, Result};
