@@ -1,1 +1,426 @@
-//! (in progress)
+//! Gaussian RBF kernel matrices, bandwidth rules and centring.
+//!
+//! For rows `x_i ∈ ℝ^d` the kernel is `k(x, x') = exp(−‖x − x'‖² / (2σ²))` (SDE paper Eq. 4). Squared distances
+//! come from the Gram matrix of the column-centred data, `‖x_i − x_j‖² = g_ii + g_jj − 2 g_ij`, clamped at 0:
+//! centring the features first keeps the cancellation in that form small (PERFORMANCE.md), and the Gram matrix is
+//! computed once for the upper triangle with packed panels and mirrored.
+//!
+//! Centring a kernel is `Kc = H K H`, `H = I − 11ᵀ/n`, i.e. `Kc_ij = K_ij − r_i − r_j + g` with row means `r`
+//! (K is symmetric) and grand mean `g`.
+//!
+//! Bandwidths ([`Bandwidth`]): `sqrt(dim)` (the SDE paper's default; `dim` = number of columns), the median
+//! heuristic (median Euclidean distance over distinct pairs `i < j`, as `numpy.median` — the mean of the two middle
+//! values for an even count — falling back to 1.0 when that median is 0, e.g. constant rows), or a fixed σ > 0.
+//!
+//! The code is generic over the storage type ([`Real`]: `f64` for the reference path, `f32` for the fast path and
+//! as the GPU's reference in tolerance tests); means and totals are always accumulated in `f64`.
+
+use std::ops::{Add, AddAssign, Mul, Sub};
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::{MatrixRef, Scalar};
+use crate::error::{Error, Result};
+
+/// Storage type of kernel matrices: `f32` or `f64`.
+pub trait Real:
+    Scalar + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + AddAssign + PartialOrd
+{
+    const ZERO: Self;
+    /// SIMD-friendly lane count for the Gram micro-kernel (128-bit vectors).
+    const LANES: usize;
+    fn exp(self) -> Self;
+}
+
+impl Real for f64 {
+    const ZERO: Self = 0.0;
+    const LANES: usize = 2;
+    #[inline]
+    fn exp(self) -> Self {
+        f64::exp(self)
+    }
+}
+
+impl Real for f32 {
+    const ZERO: Self = 0.0;
+    const LANES: usize = 4;
+    #[inline]
+    fn exp(self) -> Self {
+        f32::exp(self)
+    }
+}
+
+/// How the RBF bandwidth σ is chosen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bandwidth {
+    /// σ = sqrt(number of columns) — the SDE paper's default.
+    #[default]
+    SqrtDim,
+    /// σ = median pairwise Euclidean distance over distinct pairs (1.0 if that median is 0).
+    Median,
+    /// A given σ > 0.
+    Fixed(f64),
+}
+
+impl std::str::FromStr for Bandwidth {
+    type Err = Error;
+    /// Parses `sqrt_dim` (or `sqrt-dim`), `median`, or a positive number.
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "sqrt_dim" | "sqrt-dim" | "sqrtdim" => Ok(Self::SqrtDim),
+            "median" => Ok(Self::Median),
+            _ => match s.parse::<f64>() {
+                Ok(v) if v.is_finite() && v > 0.0 => Ok(Self::Fixed(v)),
+                _ => Err(Error::param("sigma", s, "sqrt_dim, median, or a positive number")),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for Bandwidth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::SqrtDim => f.write_str("sqrt_dim"),
+            Self::Median => f.write_str("median"),
+            Self::Fixed(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+impl Bandwidth {
+    /// Checks a fixed σ.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a non-finite or non-positive fixed σ.
+    pub fn validate(self) -> Result<Self> {
+        match self {
+            Self::Fixed(v) if !(v.is_finite() && v > 0.0) => {
+                Err(Error::param("sigma", v, "a positive finite number"))
+            }
+            b => Ok(b),
+        }
+    }
+}
+
+/// Summary statistics of a kernel matrix, in f64 (used for diagnostics and the exact shuffle moments).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct KernelStats {
+    /// Number of rows.
+    pub n: usize,
+    /// σ used.
+    pub sigma: f64,
+    /// Mean of all n² entries of K.
+    pub mean_all: f64,
+    /// Mean of the n(n−1) off-diagonal entries of K (NaN for n = 1).
+    pub mean_offdiag: f64,
+}
+
+/// Row-major `n × n` kernel matrix with its statistics.
+#[derive(Clone, Debug)]
+pub struct Kernel<T> {
+    pub n: usize,
+    pub values: Vec<T>,
+    pub stats: KernelStats,
+}
+
+/// Column-centred copy of `x` in storage type `T` (means computed in f64).
+pub fn center_columns<S: Scalar, T: Real>(x: MatrixRef<'_, S>) -> Vec<T> {
+    let (n, d) = (x.rows(), x.cols());
+    let mut mean = vec![0f64; d];
+    for i in 0..n {
+        for (m, v) in mean.iter_mut().zip(x.row(i)) {
+            *m += v.to_f64();
+        }
+    }
+    let inv = 1.0 / n.max(1) as f64;
+    for m in &mut mean {
+        *m *= inv;
+    }
+    let mut out = Vec::with_capacity(n * d);
+    for i in 0..n {
+        out.extend(x.row(i).iter().zip(&mean).map(|(v, m)| T::from_f64(v.to_f64() - m)));
+    }
+    out
+}
+
+/// Columns per packed panel: 256 f32 × 4 rows stay well inside L1 (PERFORMANCE.md, `kc = 256`).
+const KC: usize = 256;
+/// Register tile: 2 rows × 4 rows of the Gram matrix per micro-kernel call.
+const MR: usize = 2;
+const NR: usize = 4;
+
+/// Squared Euclidean distances between the rows of the column-centred `xc` (`n × d`, row-major), as a full
+/// symmetric `n × n` matrix with a zero diagonal. Negative round-off is clamped to 0.
+pub fn sq_dists<T: Real>(xc: &[T], n: usize, d: usize) -> Vec<T> {
+    let g = gram(xc, n, d);
+    let norms: Vec<T> = (0..n).map(|i| g[i * n + i]).collect();
+    let mut out = g;
+    for i in 0..n {
+        let row = &mut out[i * n..(i + 1) * n];
+        for (j, v) in row.iter_mut().enumerate() {
+            let two_g = *v + *v;
+            let d2 = norms[i] + norms[j] - two_g;
+            *v = if i == j || !(d2 > T::ZERO) { T::ZERO } else { d2 };
+        }
+    }
+    out
+}
+
+/// `X Xᵀ` for row-major `x` (`n × d`): upper triangle by packed panels and a 2×4 register tile, then mirrored.
+pub fn gram<T: Real>(x: &[T], n: usize, d: usize) -> Vec<T> {
+    let lanes = T::LANES;
+    let n_pad = n.div_ceil(NR) * NR;
+    let mut g = vec![T::ZERO; n_pad * n_pad];
+    let mut panel = vec![T::ZERO; n_pad * KC];
+    let mut k0 = 0;
+    while k0 < d {
+        let kc = KC.min(d - k0);
+        let kcp = kc.div_ceil(lanes) * lanes;
+        // Pack rows' columns k0..k0+kc contiguously, zero-padded to a lane multiple and to n_pad rows.
+        for i in 0..n_pad {
+            let dst = &mut panel[i * kcp..(i + 1) * kcp];
+            if i < n {
+                dst[..kc].copy_from_slice(&x[i * d + k0..i * d + k0 + kc]);
+                dst[kc..].fill(T::ZERO);
+            } else {
+                dst.fill(T::ZERO);
+            }
+        }
+        let mut i0 = 0;
+        while i0 < n {
+            // The tile row block i0..i0+2 needs columns from the 4-aligned block containing i0 onwards.
+            let mut j0 = (i0 / NR) * NR;
+            while j0 < n {
+                let a0 = &panel[i0 * kcp..(i0 + 1) * kcp];
+                let a1 = &panel[(i0 + 1) * kcp..(i0 + 2) * kcp];
+                let b = [
+                    &panel[j0 * kcp..(j0 + 1) * kcp],
+                    &panel[(j0 + 1) * kcp..(j0 + 2) * kcp],
+                    &panel[(j0 + 2) * kcp..(j0 + 3) * kcp],
+                    &panel[(j0 + 3) * kcp..(j0 + 4) * kcp],
+                ];
+                let t = micro_2x4(a0, a1, b, lanes);
+                for (r, tr) in t.iter().enumerate() {
+                    let row = &mut g[(i0 + r) * n_pad + j0..(i0 + r) * n_pad + j0 + NR];
+                    for (gv, tv) in row.iter_mut().zip(tr) {
+                        *gv += *tv;
+                    }
+                }
+                j0 += NR;
+            }
+            i0 += MR;
+        }
+        k0 += kc;
+    }
+    // Mirror the upper triangle and crop the padding.
+    let mut out = vec![T::ZERO; n * n];
+    for i in 0..n {
+        for j in i..n {
+            let v = g[i * n_pad + j];
+            out[i * n + j] = v;
+            out[j * n + i] = v;
+        }
+    }
+    out
+}
+
+/// Eight dot products (rows a0, a1 against b[0..4]) with one lane-vector accumulator each, so the compiler
+/// keeps them in SIMD registers (f32x4 / f64x2) and vectorises the inner loop.
+#[inline(always)]
+fn micro_2x4<T: Real>(a0: &[T], a1: &[T], b: [&[T]; 4], lanes: usize) -> [[T; NR]; MR] {
+    let mut out = [[T::ZERO; NR]; MR];
+    if lanes == 4 {
+        let mut acc = [[[T::ZERO; 4]; NR]; MR];
+        for (k, (x0, x1)) in a0.chunks_exact(4).zip(a1.chunks_exact(4)).enumerate() {
+            for (c, bc) in b.iter().enumerate() {
+                let y = &bc[k * 4..k * 4 + 4];
+                for l in 0..4 {
+                    acc[0][c][l] += x0[l] * y[l];
+                    acc[1][c][l] += x1[l] * y[l];
+                }
+            }
+        }
+        for r in 0..MR {
+            for c in 0..NR {
+                let a = acc[r][c];
+                out[r][c] = (a[0] + a[2]) + (a[1] + a[3]);
+            }
+        }
+    } else {
+        let mut acc = [[[T::ZERO; 2]; NR]; MR];
+        for (k, (x0, x1)) in a0.chunks_exact(2).zip(a1.chunks_exact(2)).enumerate() {
+            for (c, bc) in b.iter().enumerate() {
+                let y = &bc[k * 2..k * 2 + 2];
+                for l in 0..2 {
+                    acc[0][c][l] += x0[l] * y[l];
+                    acc[1][c][l] += x1[l] * y[l];
+                }
+            }
+        }
+        for r in 0..MR {
+            for c in 0..NR {
+                out[r][c] = acc[r][c][0] + acc[r][c][1];
+            }
+        }
+    }
+    out
+}
+
+/// The median heuristic from a squared-distance matrix: median of `sqrt(d2_ij)` over `i < j`
+/// (numpy.median semantics), or 1.0 when it is 0 or there are no pairs.
+pub fn median_heuristic<T: Real>(d2: &[T], n: usize) -> f64 {
+    let mut dist: Vec<f64> = Vec::with_capacity(n * n.saturating_sub(1) / 2);
+    for i in 0..n {
+        dist.extend(d2[i * n + i + 1..(i + 1) * n].iter().map(|v| v.to_f64().sqrt()));
+    }
+    let m = median_in_place(&mut dist);
+    if m > 0.0 && m.is_finite() { m } else { 1.0 }
+}
+
+/// numpy.median of finite values (mean of the two middle values for an even count); 0.0 when empty.
+pub(crate) fn median_in_place(v: &mut [f64]) -> f64 {
+    let len = v.len();
+    if len == 0 {
+        return 0.0;
+    }
+    let mid = len / 2;
+    let (_, &mut hi, _) = v.select_nth_unstable_by(mid, f64::total_cmp);
+    if len % 2 == 1 {
+        hi
+    } else {
+        let lo = v[..mid].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        // numpy takes np.mean of the two middle values: (lo + hi) / 2.
+        (lo + hi) / 2.0
+    }
+}
+
+/// Resolves a [`Bandwidth`] for data with `d` columns, given its squared distances (only read for `Median`).
+pub fn resolve_sigma<T: Real>(bw: Bandwidth, d: usize, d2: &[T], n: usize) -> f64 {
+    match bw {
+        Bandwidth::SqrtDim => (d as f64).sqrt(),
+        Bandwidth::Median => median_heuristic(d2, n),
+        Bandwidth::Fixed(s) => s,
+    }
+}
+
+/// RBF kernel of the rows of `x` with the given bandwidth rule: squared distances, σ, then `exp(−d²/(2σ²))`
+/// in place.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for a bad fixed σ; callers validate `x` itself (see [`crate::check::matrix`]).
+pub fn rbf<S: Scalar, T: Real>(x: MatrixRef<'_, S>, bw: Bandwidth) -> Result<Kernel<T>> {
+    let bw = bw.validate()?;
+    let (n, d) = (x.rows(), x.cols());
+    let xc: Vec<T> = center_columns(x);
+    let mut k = sq_dists(&xc, n, d);
+    let sigma = resolve_sigma(bw, d, &k, n);
+    let scale = -1.0 / (2.0 * sigma * sigma);
+    // The scale is applied in f64 and rounded once, so the f64 path is exactly exp(-d2 / (2 sigma^2)).
+    for v in &mut k {
+        *v = T::from_f64(v.to_f64() * scale).exp();
+    }
+    let stats = kernel_stats(&k, n, sigma);
+    Ok(Kernel { n, values: k, stats })
+}
+
+fn kernel_stats<T: Real>(k: &[T], n: usize, sigma: f64) -> KernelStats {
+    let total: f64 = k.iter().map(|v| v.to_f64()).sum();
+    let trace: f64 = (0..n).map(|i| k[i * n + i].to_f64()).sum();
+    let nn = (n * n) as f64;
+    KernelStats {
+        n,
+        sigma,
+        mean_all: total / nn,
+        mean_offdiag: if n > 1 { (total - trace) / (nn - n as f64) } else { f64::NAN },
+    }
+}
+
+/// `H K H` of a symmetric `n × n` kernel (row means and grand mean in f64).
+pub fn center_kernel<T: Real>(k: &[T], n: usize) -> Vec<T> {
+    let means: Vec<f64> = (0..n)
+        .map(|i| k[i * n..(i + 1) * n].iter().map(|v| v.to_f64()).sum::<f64>() / n as f64)
+        .collect();
+    let grand = means.iter().sum::<f64>() / n as f64;
+    let mut out = Vec::with_capacity(n * n);
+    for i in 0..n {
+        for j in 0..n {
+            out.push(T::from_f64(k[i * n + j].to_f64() - means[i] - means[j] + grand));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Matrix;
+
+    fn naive_sq_dists(x: &Matrix, n: usize) -> Vec<f64> {
+        let mut out = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                out[i * n + j] = x.row(i).iter().zip(x.row(j)).map(|(a, b)| (a - b) * (a - b)).sum();
+            }
+        }
+        out
+    }
+
+    fn seeded(n: usize, d: usize, seed: u64) -> Matrix {
+        let mut s = seed;
+        let data = (0..n * d)
+            .map(|_| {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((s >> 11) as f64 / (1u64 << 53) as f64) * 4.0 - 2.0
+            })
+            .collect();
+        Matrix::from_vec(n, d, data).unwrap()
+    }
+
+    #[test]
+    fn gram_distances_match_naive_for_awkward_shapes() {
+        for &(n, d) in &[(1, 1), (2, 3), (5, 1), (7, 300), (9, 513), (13, 257)] {
+            let x = seeded(n, d, (n * 31 + d) as u64);
+            let xc: Vec<f64> = center_columns(x.view());
+            let got = sq_dists(&xc, n, d);
+            let want = naive_sq_dists(&x, n);
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g - w).abs() <= 1e-12 * (1.0 + w), "n={n} d={d}: {g} vs {w}");
+            }
+            let got32 = sq_dists(&center_columns::<f64, f32>(x.view()), n, d);
+            for (g, w) in got32.iter().zip(&want) {
+                assert!((f64::from(*g) - w).abs() <= 2e-5 * (1.0 + w), "f32 n={n} d={d}: {g} vs {w}");
+            }
+        }
+    }
+
+    #[test]
+    fn median_matches_numpy_semantics() {
+        assert_eq!(median_in_place(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median_in_place(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
+        // Constant rows: every distance is 0, so the heuristic falls back to 1.
+        let k = vec![0.0f64; 9];
+        assert_eq!(median_heuristic(&k, 3), 1.0);
+        assert_eq!(median_heuristic(&[0.0f64], 1), 1.0);
+    }
+
+    #[test]
+    fn centred_kernel_rows_sum_to_zero() {
+        let x = seeded(6, 3, 1);
+        let k: Kernel<f64> = rbf(x.view(), Bandwidth::SqrtDim).unwrap();
+        let kc = center_kernel(&k.values, 6);
+        for i in 0..6 {
+            assert!(kc[i * 6..(i + 1) * 6].iter().sum::<f64>().abs() < 1e-14);
+        }
+        assert!((k.stats.mean_offdiag * 30.0 + 6.0 - k.stats.mean_all * 36.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bandwidth_parsing() {
+        assert_eq!("median".parse::<Bandwidth>().unwrap(), Bandwidth::Median);
+        assert_eq!("2.5".parse::<Bandwidth>().unwrap(), Bandwidth::Fixed(2.5));
+        assert!("-1".parse::<Bandwidth>().is_err());
+        assert!("nan".parse::<Bandwidth>().is_err());
+        assert!(Bandwidth::Fixed(0.0).validate().is_err());
+    }
+}

@@ -1,1 +1,127 @@
-//! (in progress)
+//! Compute backends for the heavy part of HSIC permutation tests.
+//!
+//! A backend does two things: build the kernels of one `(X, Y)` pair (the centred RBF kernel `Kc` of `X` and the
+//! RBF kernel `L` of `Y`), and score batches of permutations `p` of `Y`'s rows,
+//!
+//! ```text
+//! HSIC(X, Y[p]) = Σ_ij Kc_ij · L_{p(i) p(j)} / (n − 1)²          (biased HSIC, Tr(K H L H) / (n−1)²)
+//! ```
+//!
+//! Everything else — drawing permutations, p-values, JSD, verdicts — is backend-agnostic code that consumes the
+//! scores. Permutations are generated on the CPU from the seed ([`crate::permute`]) and handed to the backend as
+//! index buffers, so every backend scores the same shuffles and results can be compared value by value.
+//!
+//! The interface is async because GPU readback is async on the web; [`CpuBackend`]'s futures complete
+//! immediately, and the crate's synchronous convenience functions drive them with [`now`].
+
+mod cpu;
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use serde::{Deserialize, Serialize};
+
+pub use cpu::CpuBackend;
+
+use crate::data::{MatrixRef, Scalar};
+use crate::error::Result;
+use crate::kernel::{Bandwidth, KernelStats};
+
+/// Storage precision of kernel matrices. Totals are accumulated in f64 either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// f64 kernels: the reference path that the goldens check.
+    #[default]
+    F64,
+    /// f32 kernels with f64 totals: the fast path (and the GPU's storage type).
+    F32,
+}
+
+impl std::str::FromStr for Precision {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "f64" => Ok(Self::F64),
+            "f32" => Ok(Self::F32),
+            _ => Err(crate::Error::param("precision", s, "f64 or f32")),
+        }
+    }
+}
+
+/// What ran, for reports.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BackendInfo {
+    /// "cpu" or "webgpu"/"vulkan"/...
+    pub name: String,
+    pub precision: Precision,
+    /// Adapter / device description where there is one.
+    pub device: String,
+}
+
+/// Kernel statistics of a prepared pair.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct PairStats {
+    pub n: usize,
+    pub x: KernelStats,
+    pub y: KernelStats,
+}
+
+/// A pair of kernels resident on a backend.
+pub trait PreparedPair {
+    fn stats(&self) -> PairStats;
+}
+
+/// The backend interface; see the module docs.
+#[allow(async_fn_in_trait)]
+pub trait Backend {
+    type Pair: PreparedPair;
+
+    fn info(&self) -> BackendInfo;
+
+    /// Builds `Kc` of `x` and `L` of `y` (same number of rows, `n ≥ 2`, validated by the caller).
+    async fn prepare<S: Scalar>(
+        &mut self,
+        x: MatrixRef<'_, S>,
+        y: MatrixRef<'_, S>,
+        bw_x: Bandwidth,
+        bw_y: Bandwidth,
+    ) -> Result<Self::Pair>;
+
+    /// Scores `perms.len() / n` permutations (row-major, each a permutation of `0..n`), writing
+    /// `HSIC(X, Y[p])` for each into `out` (same count).
+    async fn score(&mut self, pair: &Self::Pair, perms: &[u32], out: &mut [f64]) -> Result<()>;
+}
+
+/// Drives a future that is known to complete without waiting (the CPU backend's), on the current thread.
+///
+/// Only the crate's synchronous wrappers around [`CpuBackend`] call this; those futures have no pending points.
+pub(crate) fn now<F: Future>(f: F) -> F::Output {
+    let mut f = pin!(f);
+    let mut cx = Context::from_waker(Waker::noop());
+    match f.as_mut().poll(&mut cx) {
+        Poll::Ready(v) => v,
+        Poll::Pending => unreachable!("CPU backend futures complete on first poll"),
+    }
+}
+
+/// Checks a permutation buffer for `n` rows: whole permutations, every index `< n`.
+pub(crate) fn check_perms(perms: &[u32], n: usize, out_len: usize) -> Result<usize> {
+    if n == 0 || perms.len() % n != 0 || perms.len() / n != out_len {
+        return Err(crate::Error::ShapeMismatch {
+            message: format!(
+                "permutation buffer of {} indices is not {out_len} permutations of {n} rows",
+                perms.len()
+            ),
+        });
+    }
+    if let Some(&bad) = perms.iter().find(|&&p| p as usize >= n) {
+        return Err(crate::Error::IndexOutOfRange {
+            input: "permutation".into(),
+            index: bad as usize,
+            len: n,
+        });
+    }
+    Ok(out_len)
+}
