@@ -21,6 +21,7 @@ use crate::data::{MatrixRef, Scalar};
 use crate::error::{Error, Result};
 use crate::kernel::{self, Bandwidth};
 use crate::permute::{Permutations, Stream, RNG_ID};
+use crate::progress::{Monitor, Progress, Silent};
 
 /// HSIC of one pair of samples.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -86,8 +87,8 @@ pub fn hsic<S: Scalar>(x: MatrixRef<'_, S>, y: MatrixRef<'_, S>, bw_x: Bandwidth
 
 /// A resumable run of `total` shuffle scores on one prepared pair: call [`PermutationRun::step`] until
 /// [`PermutationRun::is_done`]; between steps a caller can report progress, check for cancellation, or stop and
-/// keep the values so far. The permutations are those of `Permutations::new(seed, Stream::Shuffles)`, in order, so
-/// a run split into any steps gives the same values as one uninterrupted run.
+/// keep the values so far. The permutations come from `Permutations::for_subset(seed, Stream::Shuffles, subset)`
+/// in order, so a run split into any steps gives the same values as one uninterrupted run.
 #[derive(Debug)]
 pub struct PermutationRun<P> {
     pair: P,
@@ -99,13 +100,13 @@ pub struct PermutationRun<P> {
 }
 
 impl<P: PreparedPair> PermutationRun<P> {
-    pub fn new(pair: P, seed: u64, total: usize) -> Self {
+    pub fn new(pair: P, seed: u64, subset: u64, total: usize) -> Self {
         let n = pair.stats().n;
         Self {
             pair,
             n,
             total,
-            perms: Permutations::new(seed, Stream::Shuffles),
+            perms: Permutations::for_subset(seed, Stream::Shuffles, subset),
             values: Vec::with_capacity(total),
             buf: Vec::new(),
         }
@@ -125,6 +126,32 @@ impl<P: PreparedPair> PermutationRun<P> {
         let start = self.values.len();
         self.values.resize(start + count, 0.0);
         backend.score(&self.pair, &self.buf, &mut self.values[start..]).await
+    }
+
+    /// Runs to completion in batches of `batch`, calling `monitor` after each with the overall progress
+    /// `base + span · (own fraction)`. Returns `false` if the monitor asked to stop (values so far are kept).
+    ///
+    /// # Errors
+    /// Backend failures.
+    pub async fn run<B: Backend<Pair = P>, M: Monitor>(
+        &mut self,
+        backend: &mut B,
+        monitor: &mut M,
+        batch: usize,
+        (base, span): (f64, f64),
+        phase: &str,
+    ) -> Result<bool> {
+        while !self.is_done() {
+            self.step(backend, batch).await?;
+            let progress = Progress {
+                fraction: base + span * self.progress(),
+                phase: phase.to_string(),
+            };
+            if !monitor.checkpoint(&progress).await {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     pub fn is_done(&self) -> bool {
@@ -195,17 +222,18 @@ pub struct HsicTestResult {
     pub backend: BackendInfo,
 }
 
-/// Prepares an HSIC permutation test: validates inputs, builds kernels on `backend`, scores the observed
-/// statistic. Drive the returned run with [`PermutationRun::step`] and finish with [`finish_hsic_test`].
+/// HSIC permutation test on any backend, reporting to `monitor` between batches. If the monitor asks to stop, the
+/// result holds the shuffles done so far (`complete: false`) with the interval the full run's p-value must lie in.
 ///
 /// # Errors
 /// Bad inputs (see [`hsic`]), `permutations == 0`, backend failures.
-pub async fn start_hsic_test<B: Backend, S: Scalar>(
+pub async fn hsic_test_with<B: Backend, M: Monitor, S: Scalar>(
     backend: &mut B,
+    monitor: &mut M,
     x: MatrixRef<'_, S>,
     y: MatrixRef<'_, S>,
     params: &HsicTestParams,
-) -> Result<(f64, PermutationRun<B::Pair>)> {
+) -> Result<HsicTestResult> {
     check_pair(x, y, "the HSIC permutation test")?;
     if params.permutations == 0 {
         return Err(Error::param("permutations", 0, "at least 1 shuffle"));
@@ -215,27 +243,20 @@ pub async fn start_hsic_test<B: Backend, S: Scalar>(
     let identity: Vec<u32> = (0..n as u32).collect();
     let mut observed = [0.0];
     backend.score(&pair, &identity, &mut observed).await?;
-    Ok((observed[0], PermutationRun::new(pair, params.seed, params.permutations)))
-}
+    let observed = observed[0];
+    let mut run = PermutationRun::new(pair, params.seed, 0, params.permutations);
+    run.run(backend, monitor, BATCH, (0.0, 1.0), "HSIC shuffles").await?;
 
-/// Turns a (possibly partial) run into the test result.
-pub fn finish_hsic_test<P: PreparedPair>(
-    observed: f64,
-    run: PermutationRun<P>,
-    params: &HsicTestParams,
-    backend: BackendInfo,
-) -> HsicTestResult {
     let stats = run.pair().stats();
     let planned = run.total();
     let complete = run.is_done();
     let null = run.into_values();
     let done = null.len();
     let b = null.iter().filter(|&&v| v >= observed).count();
-    let p = (1 + b) as f64 / (1 + done) as f64;
     let remaining = planned - done;
-    HsicTestResult {
+    Ok(HsicTestResult {
         statistic: observed,
-        p_value: p,
+        p_value: (1 + b) as f64 / (1 + done) as f64,
         p_value_bounds: (
             (1 + b) as f64 / (1 + planned) as f64,
             (1 + b + remaining) as f64 / (1 + planned) as f64,
@@ -251,14 +272,17 @@ pub fn finish_hsic_test<P: PreparedPair>(
         kernels: stats,
         seed: params.seed,
         rng: RNG_ID,
-        backend,
-    }
+        backend: backend.info(),
+    })
 }
+
+/// Shuffles per backend call between monitor checkpoints.
+pub const BATCH: usize = 32;
 
 /// HSIC permutation test on the CPU, run to completion.
 ///
 /// # Errors
-/// See [`start_hsic_test`].
+/// See [`hsic_test_with`].
 ///
 /// # Examples
 /// ```
@@ -269,12 +293,57 @@ pub fn finish_hsic_test<P: PreparedPair>(
 /// assert!(r.p_value > 0.0 && r.p_value <= 1.0 && r.complete);
 /// ```
 pub fn hsic_test<S: Scalar>(x: MatrixRef<'_, S>, y: MatrixRef<'_, S>, params: &HsicTestParams) -> Result<HsicTestResult> {
-    let mut backend = CpuBackend::new(params.precision);
-    now(async {
-        let (observed, mut run) = start_hsic_test(&mut backend, x, y, params).await?;
-        while !run.is_done() {
-            run.step(&mut backend, 64).await?;
-        }
-        Ok(finish_hsic_test(observed, run, params, backend.info()))
-    })
+    now(hsic_test_with(&mut CpuBackend::new(params.precision), &mut Silent, x, y, params))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Matrix;
+
+    fn line(n: usize, f: impl Fn(f64) -> f64) -> Matrix {
+        Matrix::from_rows(&(0..n).map(|i| [f(i as f64)]).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn dependent_data_is_significant_and_independent_is_not() {
+        let x = line(40, |i| i);
+        let y = line(40, |i| (i * 0.3).sin() + i * 0.05);
+        let p = HsicTestParams { permutations: 199, seed: 3, ..Default::default() };
+        assert!(hsic_test(x.view(), y.view(), &p).unwrap().p_value <= 0.01);
+        let z = line(40, |i| ((i * 7.0) % 13.0) - 6.0);
+        assert!(hsic_test(x.view(), z.view(), &p).unwrap().p_value > 0.05);
+    }
+
+    #[test]
+    fn cancelling_keeps_partial_null_and_bounds_the_p_value() {
+        let x = line(30, |i| i);
+        let y = line(30, |i| (i * 1.7).cos());
+        let p = HsicTestParams { permutations: 200, ..Default::default() };
+        let mut calls = 0;
+        let mut stop_after_two = |_: &Progress| {
+            calls += 1;
+            calls < 2
+        };
+        let r = now(hsic_test_with(&mut CpuBackend::default(), &mut stop_after_two, x.view(), y.view(), &p)).unwrap();
+        assert!(!r.complete);
+        assert_eq!(r.permutations_done, 2 * BATCH);
+        assert!(r.p_value_bounds.0 <= r.p_value_bounds.1);
+        let full = hsic_test(x.view(), y.view(), &p).unwrap();
+        // The partial null is a prefix of the full one (same permutation stream), and the full p lies in the bounds.
+        assert_eq!(&full.null[..r.null.len()], &r.null[..]);
+        assert!(r.p_value_bounds.0 <= full.p_value && full.p_value <= r.p_value_bounds.1);
+    }
+
+    #[test]
+    fn bad_inputs_are_errors() {
+        let x = line(10, |i| i);
+        let y = line(9, |i| i);
+        assert!(hsic_test(x.view(), y.view(), &HsicTestParams::default()).is_err());
+        let p0 = HsicTestParams { permutations: 0, ..Default::default() };
+        assert!(hsic_test(x.view(), x.view(), &p0).is_err());
+        let nan = line(10, |i| if i == 3.0 { f64::NAN } else { i });
+        let e = hsic_test(nan.view(), x.view(), &HsicTestParams::default()).unwrap_err().to_string();
+        assert!(e.contains("`x`") && e.contains("row 3"), "{e}");
+    }
 }

@@ -20,6 +20,7 @@ pub mod mmd;
 pub mod multiple_testing;
 pub mod options;
 pub mod permute;
+pub mod progress;
 pub mod rank;
 pub mod rouge;
 pub mod ruler;

@@ -1,8 +1,9 @@
 //! Seeded, platform-independent random permutations and subsets.
 //!
 //! Lethe's permutation stream (`RNG_ID` = "chacha8-fy-v1"): a ChaCha8 generator seeded with
-//! `ChaCha8Rng::seed_from_u64(seed)` (rand_core's PCG32 seed expansion), a stream number per purpose
-//! ([`Stream`]), 32-bit outputs only, and a descending Fisher–Yates shuffle whose bounded draws use Lemire's
+//! `ChaCha8Rng::seed_from_u64(seed)` (rand_core's PCG32 seed expansion), on ChaCha stream number
+//! `4·subset + purpose` (purpose from [`Stream`]; `subset` numbers the subsets of one analysis, e.g. SDE's
+//! 0 = in-training reference, 1 = out-of-training reference, 2 + i = target i), 32-bit outputs only, and a descending Fisher–Yates shuffle whose bounded draws use Lemire's
 //! multiply-and-reject method on `u32`. Nothing depends on `usize` width, endianness or floating point, so the same
 //! seed gives the same permutations natively, in wasm32 and (uploaded as index buffers) on the GPU.
 //!
@@ -34,10 +35,15 @@ pub struct Permutations {
 }
 
 impl Permutations {
-    /// The generator for `seed` on the given sub-stream.
+    /// The generator for `seed`, purpose `stream`, subset number 0.
     pub fn new(seed: u64, stream: Stream) -> Self {
+        Self::for_subset(seed, stream, 0)
+    }
+
+    /// The generator for `seed`, purpose `stream` and subset number `subset` (independent streams).
+    pub fn for_subset(seed: u64, stream: Stream, subset: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        rng.set_stream(stream as u64);
+        rng.set_stream(subset.wrapping_mul(4).wrapping_add(stream as u64));
         Self { rng }
     }
 
