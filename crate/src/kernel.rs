@@ -161,7 +161,8 @@ pub fn sq_dists<T: Real>(xc: &[T], n: usize, d: usize) -> Vec<T> {
         for (j, v) in row.iter_mut().enumerate() {
             let two_g = *v + *v;
             let d2 = norms[i] + norms[j] - two_g;
-            *v = if i == j || !(d2 > T::ZERO) { T::ZERO } else { d2 };
+            // Clamp round-off below 0 (and NaN, which cannot arise from finite input) to 0.
+            *v = if i != j && d2 > T::ZERO { d2 } else { T::ZERO };
         }
     }
     out

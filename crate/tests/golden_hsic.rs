@@ -16,8 +16,8 @@ use serde_json::Value;
 
 fn spec(v: &Value) -> Bandwidth {
     match v {
-        Value::String(s) => s.parse().unwrap(),
-        Value::Number(n) => Bandwidth::Fixed(n.as_f64().unwrap()),
+        Value::String(s) => s.parse().expect("sigma spec"),
+        Value::Number(n) => Bandwidth::Fixed(n.as_f64().expect("number")),
         _ => panic!("sigma spec {v}"),
     }
 }

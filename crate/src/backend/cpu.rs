@@ -133,8 +133,7 @@ fn permuted_sums<T: Real>(kc: &[T], l: &[T], n: usize, perms: &[u32]) -> [f64; G
             rows[s] = &l[pi * n..(pi + 1) * n];
         }
         let mut acc = [T::ZERO; GROUP];
-        for j in i + 1..n {
-            let k = kc_row[j];
+        for (j, &k) in kc_row.iter().enumerate().skip(i + 1) {
             for s in 0..GROUP {
                 // SAFETY: `p[s]` has n entries (j < n) and every entry is < n (checked in `check_perms`);
                 // `rows[s]` has n entries. Bounds checks here cost ~2x in this innermost loop.

@@ -108,7 +108,7 @@ pub(crate) fn now<F: Future>(f: F) -> F::Output {
 
 /// Checks a permutation buffer for `n` rows: whole permutations, every index `< n`.
 pub(crate) fn check_perms(perms: &[u32], n: usize, out_len: usize) -> Result<usize> {
-    if n == 0 || perms.len() % n != 0 || perms.len() / n != out_len {
+    if n == 0 || !perms.len().is_multiple_of(n) || perms.len() / n != out_len {
         return Err(crate::Error::ShapeMismatch {
             message: format!(
                 "permutation buffer of {} indices is not {out_len} permutations of {n} rows",

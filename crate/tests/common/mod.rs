@@ -1,6 +1,6 @@
 //! Shared helpers for the golden-vector tests: loading `tests/fixtures/golden/*.json` (see PROVENANCE.md there)
 //! and comparing with named tolerances.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used)]
 
 use std::path::PathBuf;
 
