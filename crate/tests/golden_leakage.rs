@@ -25,78 +25,28 @@ use lethe::leakage::{
 };
 use serde_json::Value;
 
-/// Reads a fixture with every number exact. serde_json without its `float_roundtrip` feature (not enabled in
-/// this workspace) may parse a decimal float 1 ulp off, which would hide bit-exact agreement and move samples
-/// that sit exactly on grid points; so number tokens are quoted before parsing and read back with Rust's
-/// correctly rounded `str::parse::<f64>` ([`xnum`]).
-fn exact_json(dir: &str, name: &str) -> Value {
-    let p = fixture_path(dir).join(name);
-    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()));
-    let mut out = String::with_capacity(text.len() + text.len() / 4);
-    let (mut in_str, mut escaped) = (false, false);
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if in_str {
-            out.push(c);
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_str = false,
-                _ => {}
-            }
-        } else if c == '-' || c.is_ascii_digit() {
-            out.push('"');
-            out.push(c);
-            while let Some(&d) = chars
-                .peek()
-                .filter(|d| d.is_ascii_digit() || matches!(d, '.' | 'e' | 'E' | '+' | '-'))
-            {
-                out.push(d);
-                chars.next();
-            }
-            out.push('"');
-        } else {
-            in_str = c == '"';
-            out.push(c);
-        }
-    }
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("parsing {}: {e}", p.display()))
-}
-
-/// A number from [`exact_json`] (also "inf", "-inf", "nan").
-fn xnum(v: &Value) -> f64 {
-    match v {
-        Value::String(s) => s.parse().unwrap_or_else(|e| panic!("not a number: {s}: {e}")),
-        other => num(other),
-    }
-}
-
-fn xnums(v: &Value) -> Vec<f64> {
-    v.as_array().expect("array").iter().map(xnum).collect()
-}
-
 fn golden_samples(g: &Value) -> BTreeMap<String, Vec<f64>> {
     g["samples"]
         .as_object()
         .unwrap()
         .iter()
-        .map(|(k, v)| (k.clone(), xnums(v)))
+        .map(|(k, v)| (k.clone(), nums(v)))
         .collect()
 }
 
 fn golden_leakage() -> Value {
-    exact_json("golden", "leakage.json")
+    golden("leakage.json")
 }
 
 fn peers() -> Value {
-    exact_json("peers", "leakage_conbo.json")
+    peer("leakage_conbo.json")
 }
 
 /// Golden samples plus the peer file's extra samples, by name.
 fn all_samples(g: &Value, p: &Value) -> BTreeMap<String, Vec<f64>> {
     let mut s = golden_samples(g);
     for (k, v) in p["extra_samples"].as_object().unwrap() {
-        s.insert(k.clone(), xnums(v));
+        s.insert(k.clone(), nums(v));
     }
     s
 }
@@ -106,10 +56,10 @@ fn m_bin_one_sided_matches_scipy_beta_ppf_and_two_sided_matches_statsmodels() {
     let g = golden_leakage();
     let (mut d_ref, mut d_sm) = (MaxDev::default(), MaxDev::default());
     for c in g["m_bin_cases"].as_array().unwrap() {
-        let (s, n, alpha) = (xnum(&c["S"]) as u64, xnum(&c["n"]) as u64, xnum(&c["alpha"]));
+        let (s, n, alpha) = (num(&c["S"]) as u64, num(&c["n"]) as u64, num(&c["alpha"]));
         let ctx = format!("S={s} n={n} alpha={alpha}");
         let paper = m_bin(s, n, alpha, Sidedness::OneSided).unwrap();
-        let want = xnum(&c["ref_m_bin"]);
+        let want = num(&c["ref_m_bin"]);
         d_ref.add(paper.upper, want);
         assert_close(paper.upper, want, tol::SPECIAL_FN, 0.0, &ctx);
         // conbo's default convention gives the paper's number at 2·alpha (not defined for alpha = 0.5).
@@ -117,7 +67,7 @@ fn m_bin_one_sided_matches_scipy_beta_ppf_and_two_sided_matches_statsmodels() {
             continue;
         }
         let conbo = m_bin(s, n, 2.0 * alpha, Sidedness::TwoSided).unwrap();
-        let want_sm = c.get("statsmodels_cp_upper_two_sided_2alpha").map_or(want, xnum);
+        let want_sm = c.get("statsmodels_cp_upper_two_sided_2alpha").map_or(want, num);
         d_sm.add(conbo.upper, want_sm);
         assert_close(conbo.upper, want_sm, tol::SPECIAL_FN, 0.0, &ctx);
         // The same count given as 0/1 scores.
@@ -139,9 +89,9 @@ fn m_gen_one_sided_matches_paper_reference() {
     let cases = g["m_gen_cases"].as_array().unwrap();
     for c in cases {
         let s = &samples[c["samples"].as_str().unwrap()];
-        let (alpha, x) = (xnum(&c["alpha"]), xnums(&c["x"]));
+        let (alpha, x) = (num(&c["alpha"]), nums(&c["x"]));
         let got = m_gen(s, &x, alpha, Sidedness::OneSided).unwrap();
-        for (i, (&e, &m)) in xnums(&c["ref_ecdf"]).iter().zip(&xnums(&c["ref_m_gen"])).enumerate() {
+        for (i, (&e, &m)) in nums(&c["ref_ecdf"]).iter().zip(&nums(&c["ref_m_gen"])).enumerate() {
             d_ecdf.add(got.ecdf[i], e);
             d_m.add(got.upper[i], m);
             assert_eq!(got.ecdf[i], e, "ecdf {} alpha {alpha} x {}", c["samples"], x[i]);
@@ -167,15 +117,15 @@ fn expectation_bounds_match_reference_with_stepsize_k_plus_1() {
     let mut d = MaxDev::default();
     for c in g["expectation_cases"].as_array().unwrap() {
         let s = &samples[c["samples"].as_str().unwrap()];
-        let (alpha, k) = (xnum(&c["alpha"]), xnum(&c["K"]) as usize);
+        let (alpha, k) = (num(&c["alpha"]), num(&c["K"]) as usize);
         let got = expectation_bounds(s, alpha, k + 1).unwrap();
         let ctx = format!("{} alpha {alpha} K {k}", c["samples"]);
-        d.add(got.eps, xnum(&c["dkw_eps"]));
-        d.add(got.lower, xnum(&c["ref_lower"]));
-        d.add(got.upper, xnum(&c["ref_upper"]));
-        assert_close(got.eps, xnum(&c["dkw_eps"]), tol::TIGHT, 0.0, &ctx);
-        assert_close(got.lower, xnum(&c["ref_lower"]), tol::TIGHT, 0.0, &ctx);
-        assert_close(got.upper, xnum(&c["ref_upper"]), tol::TIGHT, 0.0, &ctx);
+        d.add(got.eps, num(&c["dkw_eps"]));
+        d.add(got.lower, num(&c["ref_lower"]));
+        d.add(got.upper, num(&c["ref_upper"]));
+        assert_close(got.eps, num(&c["dkw_eps"]), tol::TIGHT, 0.0, &ctx);
+        assert_close(got.lower, num(&c["ref_lower"]), tol::TIGHT, 0.0, &ctx);
+        assert_close(got.upper, num(&c["ref_upper"]), tol::TIGHT, 0.0, &ctx);
     }
     d.report("expectation bounds vs ref (eps, lower, upper)");
 }
@@ -189,8 +139,8 @@ fn sd_bounds_perbin_and_lp_match_reference() {
     for c in cases {
         let s = &samples[c["samples"].as_str().unwrap()];
         let (alpha, k, atom) = (
-            xnum(&c["alpha"]),
-            xnum(&c["K"]) as usize,
+            num(&c["alpha"]),
+            num(&c["K"]) as usize,
             c["atom_at_zero"].as_bool().unwrap(),
         );
         let (label, method) = match c["method"].as_str().unwrap() {
@@ -212,7 +162,7 @@ fn sd_bounds_perbin_and_lp_match_reference() {
             (v.mu_lower, "ref_mu_lo"),
             (v.mu_upper, "ref_mu_hi"),
         ] {
-            let want = xnum(&c[key]);
+            let want = num(&c[key]);
             dev.entry(if key.starts_with("ref_mu") { "mu" } else { label })
                 .or_default()
                 .add(got, want);
@@ -233,11 +183,11 @@ fn ed_score_matches_reference() {
     let mut d = MaxDev::default();
     for c in g["ed_cases"].as_array().unwrap() {
         let s = &samples[c["samples"].as_str().unwrap()];
-        let got = ed_score(s, xnum(&c["rho"])).unwrap();
+        let got = ed_score(s, num(&c["rho"])).unwrap();
         for (g_, w) in [
-            (got.score, xnum(&c["ref_ed"])),
-            (got.mean, xnum(&c["mean"])),
-            (got.sd, xnum(&c["pop_sd"])),
+            (got.score, num(&c["ref_ed"])),
+            (got.mean, num(&c["mean"])),
+            (got.sd, num(&c["pop_sd"])),
         ] {
             d.add(g_, w);
             assert_close(g_, w, tol::TIGHT, 0.0, format!("ed {}", c["samples"]));
@@ -257,7 +207,7 @@ fn moment_bounds_match_conbo() {
     let cases = p["moment_cases"].as_array().unwrap();
     for c in cases {
         let s = &samples[c["samples"].as_str().unwrap()];
-        let (alpha, stepsize) = (xnum(&c["alpha"]), xnum(&c["stepsize"]) as usize);
+        let (alpha, stepsize) = (num(&c["alpha"]), num(&c["stepsize"]) as usize);
         let e = expectation_bounds(s, alpha, stepsize).unwrap();
         let params = VarianceParams {
             alpha,
@@ -279,7 +229,7 @@ fn moment_bounds_match_conbo() {
             ("std", sd.upper, "std_upper"),
         ];
         for (what, got, key) in checks {
-            let want = xnum(&c[key]);
+            let want = num(&c[key]);
             dev.entry(what).or_default().add(got, want);
             total += 1;
             exact += usize::from(got == want);
@@ -301,7 +251,7 @@ fn cdf_and_survival_bands_match_conbo() {
     let (mut d_cdf, mut d_surv) = (MaxDev::default(), MaxDev::default());
     for c in p["cdf_cases"].as_array().unwrap() {
         let s = &samples[c["samples"].as_str().unwrap()];
-        let (alpha, x) = (xnum(&c["alpha"]), xnums(&c["x"]));
+        let (alpha, x) = (num(&c["alpha"]), nums(&c["x"]));
         let band = cdf_bounds(s, &x, alpha).unwrap();
         let surv = survival_bounds(s, &x, alpha).unwrap();
         let gen2 = m_gen(s, &x, alpha, Sidedness::TwoSided).unwrap();
@@ -311,14 +261,14 @@ fn cdf_and_survival_bands_match_conbo() {
             (&band.lower, "cdf_lower"),
             (&band.upper, "cdf_upper"),
         ] {
-            for (g_, w) in got.iter().zip(xnums(&c[key])) {
+            for (g_, w) in got.iter().zip(nums(&c[key])) {
                 d_cdf.add(*g_, w);
                 assert_close(*g_, w, tol::TIGHT, 0.0, format!("{ctx} {key}"));
             }
         }
         assert_eq!(
             band.cdf,
-            xnums(&c["cdf"]),
+            nums(&c["cdf"]),
             "{ctx}: the ECDF is a count ratio and must be exact"
         );
         for (got, key) in [
@@ -326,7 +276,7 @@ fn cdf_and_survival_bands_match_conbo() {
             (&surv.lower, "survival_lower"),
             (&surv.upper, "survival_upper"),
         ] {
-            for (g_, w) in got.iter().zip(xnums(&c[key])) {
+            for (g_, w) in got.iter().zip(nums(&c[key])) {
                 d_surv.add(*g_, w);
                 assert_close(*g_, w, tol::TIGHT, 0.0, format!("{ctx} {key}"));
             }
@@ -343,13 +293,13 @@ fn m_bin_two_sided_matches_conbo_binomial_bounds() {
     let p = peers();
     let mut d = MaxDev::default();
     for c in p["binomial_cases"].as_array().unwrap() {
-        let (n, leaks, alpha) = (xnum(&c["n"]) as u64, xnum(&c["leaks"]) as u64, xnum(&c["alpha"]));
+        let (n, leaks, alpha) = (num(&c["n"]) as u64, num(&c["leaks"]) as u64, num(&c["alpha"]));
         let b = m_bin(leaks, n, alpha, Sidedness::TwoSided).unwrap();
         let ctx = format!("n {n} leaks {leaks} alpha {alpha}");
-        d.add(b.lower, xnum(&c["lower"]));
-        d.add(b.upper, xnum(&c["upper"]));
-        assert_close(b.lower, xnum(&c["lower"]), tol::SPECIAL_FN, 0.0, &ctx);
-        assert_close(b.upper, xnum(&c["upper"]), tol::SPECIAL_FN, 0.0, &ctx);
+        d.add(b.lower, num(&c["lower"]));
+        d.add(b.upper, num(&c["upper"]));
+        assert_close(b.lower, num(&c["lower"]), tol::SPECIAL_FN, 0.0, &ctx);
+        assert_close(b.upper, num(&c["upper"]), tol::SPECIAL_FN, 0.0, &ctx);
     }
     d.report("conbo binomial_bounds (two-sided m_bin)");
 }

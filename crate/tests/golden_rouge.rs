@@ -17,52 +17,6 @@ use common::*;
 use lethe::rouge::{porter_stem, rouge_l, rouge_l_against, rouge_l_pairs, tokenize};
 use serde_json::Value;
 
-/// Reads a fixture with every number exact. serde_json without its `float_roundtrip` feature (not enabled in
-/// this workspace) may parse a decimal float 1 ulp off, which would hide bit-exact agreement and move samples
-/// that sit exactly on grid points; so number tokens are quoted before parsing and read back with Rust's
-/// correctly rounded `str::parse::<f64>` ([`xnum`]).
-fn exact_json(dir: &str, name: &str) -> Value {
-    let p = fixture_path(dir).join(name);
-    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()));
-    let mut out = String::with_capacity(text.len() + text.len() / 4);
-    let (mut in_str, mut escaped) = (false, false);
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if in_str {
-            out.push(c);
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_str = false,
-                _ => {}
-            }
-        } else if c == '-' || c.is_ascii_digit() {
-            out.push('"');
-            out.push(c);
-            while let Some(&d) = chars
-                .peek()
-                .filter(|d| d.is_ascii_digit() || matches!(d, '.' | 'e' | 'E' | '+' | '-'))
-            {
-                out.push(d);
-                chars.next();
-            }
-            out.push('"');
-        } else {
-            in_str = c == '"';
-            out.push(c);
-        }
-    }
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("parsing {}: {e}", p.display()))
-}
-
-/// A number from [`exact_json`] (also "inf", "-inf", "nan").
-fn xnum(v: &Value) -> f64 {
-    match v {
-        Value::String(s) => s.parse().unwrap_or_else(|e| panic!("not a number: {s}: {e}")),
-        other => num(other),
-    }
-}
-
 fn text(v: &Value) -> &str {
     v.as_str().unwrap()
 }
@@ -73,7 +27,7 @@ fn strings(v: &Value) -> Vec<String> {
 
 #[test]
 fn rouge_l_matches_rouge_score_golden() {
-    let g = exact_json("golden", "leakage.json");
+    let g = golden("leakage.json");
     let mut dev = MaxDev::default();
     let cases = g["rouge_cases"].as_array().unwrap();
     for c in cases {
@@ -85,7 +39,7 @@ fn rouge_l_matches_rouge_score_golden() {
             (got.recall, "rouge_score_recall"),
             (got.fmeasure, "rouge_score_fmeasure"),
         ] {
-            let want = xnum(&c[key]);
+            let want = num(&c[key]);
             dev.add(g_, want);
             assert_eq!(
                 g_, want,
@@ -99,7 +53,7 @@ fn rouge_l_matches_rouge_score_golden() {
 
 #[test]
 fn rouge_l_and_tokens_match_rouge_score_peers() {
-    let p = exact_json("peers", "rouge_pairs.json");
+    let p = peer("rouge_pairs.json");
     let mut dev = MaxDev::default();
     let cases = p["cases"].as_array().unwrap();
     let mut references = Vec::new();
@@ -119,7 +73,7 @@ fn rouge_l_and_tokens_match_rouge_score_peers() {
                 (got.recall, "recall"),
                 (got.fmeasure, "fmeasure"),
             ] {
-                let w = xnum(&want[k]);
+                let w = num(&want[k]);
                 dev.add(g_, w);
                 assert_eq!(g_, w, "{k}: {ctx}");
             }
@@ -131,8 +85,8 @@ fn rouge_l_and_tokens_match_rouge_score_peers() {
     // The batch forms give the per-pair scores.
     let batch = rouge_l_pairs(&references, &predictions, true).unwrap();
     for (i, c) in cases.iter().enumerate() {
-        assert_eq!(batch.fmeasure[i], xnum(&c["stem"]["fmeasure"]));
-        assert_eq!(batch.recall[i], xnum(&c["stem"]["recall"]));
+        assert_eq!(batch.fmeasure[i], num(&c["stem"]["fmeasure"]));
+        assert_eq!(batch.recall[i], num(&c["stem"]["recall"]));
     }
     let against = rouge_l_against(references[0], &predictions, false);
     for (i, p) in predictions.iter().enumerate() {
@@ -142,7 +96,7 @@ fn rouge_l_and_tokens_match_rouge_score_peers() {
 
 #[test]
 fn porter_stemmer_matches_nltk() {
-    let p = exact_json("peers", "rouge_stems.json");
+    let p = peer("rouge_stems.json");
     let stems = p["stems"].as_array().unwrap();
     let mut mismatches = Vec::new();
     for pair in stems {
