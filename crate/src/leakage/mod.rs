@@ -37,10 +37,12 @@
 
 mod numpy;
 mod plan;
+mod report;
 mod variance;
 
 use serde::{Deserialize, Serialize};
 
+pub use report::{LeakageParams, LeakageReport, report};
 pub use plan::{SampleSizeParams, SampleSizePlan, binomial_sample_size, dkw_sample_size, plan_sample_size};
 pub use variance::{SdMethod, StdBounds, VarianceBounds, VarianceParams, std_bounds, variance_bounds};
 
