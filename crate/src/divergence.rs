@@ -27,6 +27,10 @@ use crate::rank::numpy_sum;
 /// Default number of histogram bins for [`jsd`] (the value the SDE decision cases use).
 pub const DEFAULT_JSD_BINS: usize = 30;
 
+/// Most bins accepted (10⁷, 80 MB of edges): beyond that a request is a mistake, and failing cleanly beats running
+/// out of memory.
+pub const MAX_BINS: usize = 10_000_000;
+
 /// Counts of a sample in equal-width bins, with the edges that define them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Histogram {
@@ -74,7 +78,7 @@ pub struct JsdResult {
 /// would build NaN edges and count nothing sensible.
 ///
 /// # Errors
-/// * [`Error::InvalidParameter`] if `bins == 0`; if `range` is reversed or not finite; if its width overflows; or
+/// * [`Error::InvalidParameter`] if `bins` is 0 or above [`MAX_BINS`]; if `range` is reversed or not finite; if its width overflows; or
 ///   if the range is too narrow for `bins` distinct edges (numpy's "Too many bins for data range").
 /// * [`Error::NonFinite`] naming `x` at a NaN, or at ±∞ when the range comes from the data (numpy: "autodetected
 ///   range ... is not finite").
@@ -86,9 +90,7 @@ pub struct JsdResult {
 /// assert_eq!(h.counts, vec![3, 2]); // 0.5 opens the second bin; 1.0 closes the last
 /// ```
 pub fn histogram(x: &[f64], bins: usize, range: Option<(f64, f64)>) -> Result<Histogram> {
-    if bins == 0 {
-        return Err(Error::param("bins", bins, "a positive number of bins"));
-    }
+    check_bins(bins)?;
     if let Some(i) = x.iter().position(|v| v.is_nan()) {
         return Err(Error::NonFinite {
             input: "x".into(),
@@ -128,7 +130,8 @@ pub fn histogram(x: &[f64], bins: usize, range: Option<(f64, f64)>) -> Result<Hi
 /// # Errors
 /// * [`Error::Empty`] if `a` or `b` is empty.
 /// * [`Error::NonFinite`] naming `a` or `b` at a NaN or ±∞.
-/// * [`Error::InvalidParameter`] if `bins == 0` or the union range cannot hold `bins` distinct edges.
+/// * [`Error::InvalidParameter`] if `bins` is 0 or above [`MAX_BINS`], or the union range cannot hold `bins`
+///   distinct edges.
 ///
 /// # Examples
 /// ```
@@ -158,9 +161,7 @@ pub fn jsd_with_base(a: &[f64], b: &[f64], bins: usize, base: LogBase) -> Result
     for (name, s) in [("a", a), ("b", b)] {
         crate::check::sample(name, s)?;
     }
-    if bins == 0 {
-        return Err(Error::param("bins", bins, "a positive number of bins"));
-    }
+    check_bins(bins)?;
     let (lo_a, hi_a) = min_max(a);
     let (lo_b, hi_b) = min_max(b);
     let (lo, hi) = (lo_a.min(lo_b), hi_a.max(hi_b));
@@ -221,9 +222,21 @@ pub fn jensen_shannon_from_counts(counts_a: &[u64], counts_b: &[u64], base: LogB
     Ok((js / 2.0).clamp(0.0, upper))
 }
 
+fn check_bins(bins: usize) -> Result<()> {
+    if bins == 0 || bins > MAX_BINS {
+        return Err(Error::param(
+            "bins",
+            bins,
+            format!("a number of bins between 1 and {MAX_BINS}"),
+        ));
+    }
+    Ok(())
+}
+
 /// `cᵢ / Σc` as floats (the golden `p`, `q`).
 fn probabilities(name: &str, counts: &[u64]) -> Result<Vec<f64>> {
-    let total: u64 = counts.iter().sum();
+    // u128: a caller's counts may sum past u64 without any one of them being absurd.
+    let total: u128 = counts.iter().map(|&c| u128::from(c)).sum();
     if total == 0 {
         return Err(Error::Empty {
             input: name.into(),
@@ -343,6 +356,7 @@ mod tests {
     #[test]
     fn bad_inputs_are_errors() {
         assert!(histogram(&[1.0], 0, None).is_err());
+        assert!(histogram(&[1.0], usize::MAX, None).is_err());
         assert!(histogram(&[f64::NAN], 3, None).is_err());
         assert!(histogram(&[f64::INFINITY], 3, None).is_err());
         assert!(histogram(&[1.0], 3, Some((1.0, 0.0))).is_err());
