@@ -16,6 +16,16 @@ pub mod tol {
     pub const SPECIAL_FN: f64 = 1e-10;
     /// Sums over n² kernel entries in f64.
     pub const KERNEL_SUM: f64 = 1e-11;
+    /// Relative gap allowed between Lethe's exact Mann–Whitney tail (exact integer counts) and scipy's, whose
+    /// float recursion drifts by up to ~2e-13 relative at 200 × 200.
+    pub const SCIPY_MWU_EXACT_REL: f64 = 1e-12;
+    /// Relative gap allowed between an exact-count probability rounded to f64 and the correctly rounded rational
+    /// (two roundings plus the 128-bit mantissa cut: a few ulps).
+    pub const EXACT_RATIONAL_REL: f64 = 1e-15;
+    /// P-values through the normal tail (Cephes ndtr, ported op for op) or exact small-count sums: a few ulps,
+    /// relative, with an absolute floor for p-values near 0.
+    pub const NORMAL_P_REL: f64 = 1e-14;
+    pub const NORMAL_P_ABS: f64 = 1e-300;
 }
 
 pub fn fixture_path(name: &str) -> PathBuf {
