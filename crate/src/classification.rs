@@ -20,7 +20,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 
 /// Precision, recall and F1 of predictions against the truth, "in training" (`true`) being positive.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct F1Result {
     /// F1 score, 0 when undefined.
     pub f1: f64,

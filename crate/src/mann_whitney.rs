@@ -38,7 +38,7 @@ const EXACT_WORK_LIMIT: u128 = 500_000_000;
 const EXACT_MEMORY_LIMIT: u128 = 1 << 25;
 
 /// Result of [`mann_whitney_u`].
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct MannWhitneyResult {
     /// `U₁`, the U statistic of `x` (scipy's `statistic`).
     pub statistic: f64,

@@ -15,12 +15,6 @@ use common::*;
 use lethe::divergence::{DEFAULT_JSD_BINS, LogBase, histogram, jsd, jsd_with_base};
 use serde_json::Value;
 
-fn peer(name: &str) -> Value {
-    let p = fixture_path("peers").join(name);
-    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", p.display()))
-}
-
 fn arr<'a>(v: &'a Value, key: &str) -> &'a Vec<Value> {
     v[key].as_array().unwrap_or_else(|| panic!("`{key}` is not an array"))
 }
