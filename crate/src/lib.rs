@@ -13,6 +13,7 @@ pub mod data;
 pub mod divergence;
 pub mod error;
 pub mod hsic;
+pub mod json;
 pub mod kernel;
 pub mod leakage;
 pub mod mann_whitney;

@@ -41,20 +41,24 @@ const EXACT_MEMORY_LIMIT: u128 = 1 << 25;
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct MannWhitneyResult {
     /// `U₁`, the U statistic of `x` (scipy's `statistic`).
+    #[serde(serialize_with = "crate::json::f64")]
     pub statistic: f64,
     /// `U₂ = n₁n₂ − U₁`, the U statistic of `y`.
     pub u_y: f64,
     /// The p-value for `alternative`, clipped to `[0, 1]` as scipy.
+    #[serde(serialize_with = "crate::json::f64")]
     pub p_value: f64,
     /// The standardised statistic referred to the normal (continuity-corrected when requested), present when the
     /// asymptotic method was used. It is built from the `U` the alternative uses (`U₁` for greater, `U₂` for less,
     /// `max(U₁, U₂)` for two-sided), so `p = Φ(−z)` (doubled for two-sided). scipy does not return it.
+    #[serde(serialize_with = "crate::json::opt_f64")]
     pub z_statistic: Option<f64>,
     /// Method actually used (`Exact` or `Asymptotic`; `Auto` is resolved).
     pub method_used: PValueMethod,
     /// The alternative tested.
     pub alternative: Alternative,
     /// Rank-biserial correlation `2U₁/(n₁n₂) − 1`, in `[−1, 1]`.
+    #[serde(serialize_with = "crate::json::f64")]
     pub rank_biserial: f64,
     /// Sizes of `x` and `y`.
     pub n_x: usize,

@@ -115,12 +115,15 @@ pub enum WilcoxonMethodUsed {
 #[derive(Debug, Clone, Serialize)]
 pub struct WilcoxonResult {
     /// scipy's statistic: `min(T⁺, T⁻)` for two-sided, `T⁺` otherwise.
+    #[serde(serialize_with = "crate::json::f64")]
     pub statistic: f64,
     /// The p-value (NaN, with a warning, when every difference is zero).
+    #[serde(serialize_with = "crate::json::f64")]
     pub p_value: f64,
     /// Standardised statistic when the asymptotic method was used (`−|z|` for two-sided, as scipy; includes the
     /// continuity correction when requested). scipy attaches it only when `method="asymptotic"` was requested;
     /// Lethe also gives it when `Auto` resolved to asymptotic.
+    #[serde(serialize_with = "crate::json::opt_f64")]
     pub z_statistic: Option<f64>,
     /// The null distribution used.
     pub method_used: WilcoxonMethodUsed,
@@ -133,6 +136,7 @@ pub struct WilcoxonResult {
     /// Sum of ranks of negative differences (plus half the zero ranks under `Zsplit`).
     pub r_minus: f64,
     /// `(T⁺ − T⁻)/(T⁺ + T⁻)`, see [`rank_biserial`]; NaN when both sums are zero.
+    #[serde(serialize_with = "crate::json::f64")]
     pub rank_biserial: f64,
     /// Whether non-zero `|d|` values tie (zeros tying with each other do not count).
     pub has_ties: bool,
