@@ -1,0 +1,378 @@
+"""Mechanical numpy port of the NeurIPS 2023 unlearning competition's official scoring code.
+
+Source: google-deepmind/unlearning_evaluation, `metric.py` (commit ffae0ff, "Open-sourcing A"), which ran under
+torch 1.12.1 (requirements.txt; launch.py's `pytorch-gpu.1-12` image) on a CUDA GPU. Every torch operation of
+`_get_epsilons`, `_get_double_threshold_rates`, `_get_single_threshold_rates` and `compute_forget_score_from_confs`
+is replaced by numpy code with the *same dtypes and the same rounding*:
+
+* `torch.linspace(min_val, max_val, n)` with 0-d float64 tensors and no `dtype=`: the result has torch's *default*
+  dtype, float32 (`linspace_logspace_infer_options` falls back to `get_default_dtype()`), computed on the CPU
+  (no `device=`) and only then moved to the GPU. `torch_linspace_f32` below reproduces torch 1.12.1's CPU kernel
+  (`aten/src/ATen/native/cpu/RangeFactoriesKernel.cpp`, vectorised `cpu_serial_kernel_vec` path, 8 float lanes,
+  AVX2 dispatch, which is what a CPU with AVX2+FMA gets; AVX-512 dispatch is disabled by default in 1.12.1).
+  How this was established: the formula was checked bit for bit against the real torch 1.12.1 wheel
+  (`torch-1.12.1-cp310-cp310-manylinux1_x86_64.whl` from PyPI, its `libtorch_cpu.so` called from a small C++
+  harness through `at::linspace(Scalar, Scalar, steps, kFloat)`) on 3,084,855 points of 2,997 random grids:
+  zero mismatches with "block base by FMA, lanes base + fl(k*step), scalar tail by FMA"; the textbook symmetric
+  formula without FMA mismatches 29% of points under AVX2 (it is exact only under ATEN_CPU_CAPABILITY=default).
+  `tests/fixtures/peers/competition_torch_linspace.json` stores that binary's own output for the Rust tests.
+* `torch.mean(x.type(torch.float32), 0)` on CUDA: `mean_kernel_impl` sums in float32 (exact for 0/1 counts) and
+  multiplies by `factor = float(T) / float(N*T)` (ReduceMomentKernel.cu, `MeanOps::project` is `a * factor`),
+  not by a division. `cuda_mean` reproduces it. For N a power of two this equals count/N exactly.
+* `np.log(...)` on float32 arrays is numpy's own (SIMD float32 log), exactly as in metric.py. Python float
+  scalars combined with float32 arrays stay float32 (NEP 50 under NumPy 2; value-based casting under NumPy 1 gives
+  the same here).
+* `assert thr_eps` in metric.py is applied to a numpy array, which raises ValueError whenever more than one
+  threshold survives (and AssertionError when exactly one survives with epsilon 0.0). The evident intent is "at
+  least one threshold survived"; this port asserts exactly that (`thr_eps.size > 0`). Where nothing survives the
+  port records `None` (metric.py would crash).
+
+Running this file writes tests/fixtures/peers/competition_official.json (and the linspace/log/confidence fixtures
+when their generators are available). Needs numpy only (the pinned reference environment: numpy 2.4.6).
+"""
+
+import json
+import math
+import os
+import sys
+from fractions import Fraction
+
+import numpy as np
+
+DELTA = 1e-05
+EPSILON_CAP = 50
+NUM_THRESHOLDS_PER_UNIT = 100
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT_DIR = os.path.join(HERE, "..", "fixtures", "peers")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# torch / CUDA emulation
+# ---------------------------------------------------------------------------------------------------------------
+def _round_f32(q: Fraction) -> np.float32:
+    """Correctly rounded float32 of an exact rational (no double rounding)."""
+    d = float(q)  # int/int true division in CPython is correctly rounded to double
+    f = np.float32(d)
+    if Fraction(float(f)) == q:
+        return f
+    # d may sit exactly on a float32 midpoint although q does not: decide with the exact value.
+    lo = f if Fraction(float(f)) < q else np.nextafter(f, np.float32(-np.inf))
+    hi = np.nextafter(lo, np.float32(np.inf))
+    mid = (Fraction(float(lo)) + Fraction(float(hi))) / 2
+    if q < mid:
+        return lo
+    if q > mid:
+        return hi
+    return lo if (int(np.array(lo).view(np.uint32)) & 1) == 0 else hi
+
+
+def _fma32(a, b, c) -> np.float32:
+    return _round_f32(Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c)))
+
+
+def torch_linspace_f32(start: float, end: float, steps: int) -> np.ndarray:
+    """torch 1.12.1 `torch.linspace(start, end, steps)` (default dtype float32, CPU, AVX2 kernel)."""
+    if steps == 0:
+        return np.zeros(0, dtype=np.float32)
+    s = np.float32(start)
+    e = np.float32(end)
+    if steps == 1:
+        return np.array([s], dtype=np.float32)  # linspace_out: result.fill_(start)
+    step = np.float32(np.float32(e - s) / np.float32(steps - 1))
+    halfway = steps // 2
+    lanes = 8
+    nvec = (steps // (2 * lanes)) * (2 * lanes)
+    out = np.empty(steps, dtype=np.float32)
+    for b in range(0, nvec, lanes):
+        if b < halfway:
+            base = _fma32(step, np.float32(b), s)
+        else:
+            base = _fma32(-step, np.float32(steps - b - 1), e)
+        out[b] = base
+        for k in range(1, lanes):
+            out[b + k] = np.float32(base + np.float32(np.float32(k) * step))
+    for j in range(nvec, steps):
+        if j < halfway:
+            out[j] = _fma32(step, np.float32(j), s)
+        else:
+            out[j] = _fma32(-step, np.float32(steps - j - 1), e)
+    return out
+
+
+def cuda_mean(indicator: np.ndarray) -> np.ndarray:
+    """torch.mean(indicator.float(), 0) on CUDA: float32 sum times float(T)/float(N*T)."""
+    n, t = indicator.shape
+    counts = indicator.sum(axis=0).astype(np.float32)
+    factor = np.float32(np.float32(t) / np.float32(n * t))
+    return (counts * factor).astype(np.float32)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# metric.py, ported
+# ---------------------------------------------------------------------------------------------------------------
+def compute_logit_scaled_confidence(logits, targets):
+    count = logits.shape[0]
+    logits = logits - np.max(logits, axis=1, keepdims=True)
+    probs = np.array(np.exp(logits), dtype=np.float64)
+    probs /= np.sum(probs, axis=1, keepdims=True)
+    prob_correct = probs[np.arange(count), targets[:count]]
+    probs[np.arange(count), targets[:count]] = 0
+    prob_wrong = np.sum(probs, axis=1)
+    conf = np.log(prob_correct + 1e-45) - np.log(prob_wrong + 1e-45)
+    return prob_correct, conf
+
+
+def _get_double_threshold_rates(pos_confs_, neg_confs_):
+    pos_diff = pos_confs_.max() - pos_confs_.min()
+    neg_diff = neg_confs_.max() - neg_confs_.min()
+    smallest = neg_diff if pos_diff > neg_diff else pos_diff
+    if pos_diff >= neg_diff:
+        pos_confs_, neg_confs_ = neg_confs_, pos_confs_
+    buffer = 2.0
+    width = smallest
+    min_ = np.asarray(pos_confs_.min() + width - buffer)
+    max_ = np.asarray(pos_confs_.max() + buffer)
+    num_right_thresholds = int(np.ceil((max_ - min_) * NUM_THRESHOLDS_PER_UNIT))
+    right_thresholds_ = np.linspace(min_, max_, num=num_right_thresholds)
+    width = np.asarray(width)
+    num_left_thresholds = int(np.ceil(2 * buffer * NUM_THRESHOLDS_PER_UNIT))
+    if num_right_thresholds > 0:
+        thr_left_ = np.concatenate(
+            [np.linspace(tr - width - buffer, tr - width + buffer, num=num_left_thresholds) for tr in right_thresholds_],
+            axis=0,
+        )
+    else:
+        thr_left_ = np.zeros(0)
+    thr_right_ = np.tile(np.reshape(right_thresholds_, (-1, 1)), (1, num_left_thresholds)).reshape((-1))
+    thresholds_flat = [(float(l), float(r)) for l, r in zip(thr_left_, thr_right_)]
+
+    def _is_pp(c):
+        return np.logical_and(thr_left_[None, :] <= c[:, None], c[:, None] <= thr_right_[None, :])
+
+    pp_pos = _is_pp(pos_confs_)
+    pp_neg = _is_pp(neg_confs_)
+    tpr = cuda_mean(pp_pos)
+    fnr = cuda_mean(~pp_pos)
+    fpr = cuda_mean(pp_neg)
+    tnr = cuda_mean(~pp_neg)
+    return tpr, fnr, fpr, tnr, thresholds_flat
+
+
+def _get_single_threshold_rates(pos_confs_, neg_confs_):
+    all_confs = np.concatenate([pos_confs_, neg_confs_])
+    min_val = all_confs.min()
+    max_val = all_confs.max()
+    num_thresholds = int(np.ceil((max_val - min_val) * NUM_THRESHOLDS_PER_UNIT))
+    thresholds_ = torch_linspace_f32(float(min_val), float(max_val), num_thresholds)
+    thresholds_flat = [float(t) for t in thresholds_]
+    # float64 confidences against float32 thresholds: torch promotes the thresholds to float64 (exactly).
+    thr = thresholds_.astype(np.float64)[None, :]
+    tpr = cuda_mean(pos_confs_[:, None] >= thr)
+    fpr = cuda_mean(neg_confs_[:, None] >= thr)
+    tnr = cuda_mean(neg_confs_[:, None] < thr)
+    fnr = cuda_mean(pos_confs_[:, None] < thr)
+    return tpr, fnr, fpr, tnr, thresholds_flat
+
+
+def _get_epsilons(pos_confs, neg_confs, delta):
+    epsilons = []
+    details = []
+    num_examples = pos_confs.shape[1]
+    for i in range(num_examples):
+        pos_confs_ = pos_confs[:, i].reshape(-1)
+        neg_confs_ = neg_confs[:, i].reshape(-1)
+        pos_diff = np.max(pos_confs_) - np.min(pos_confs_)
+        neg_diff = np.max(neg_confs_) - np.min(neg_confs_)
+        largest = pos_diff if pos_diff > neg_diff else neg_diff
+        smallest = neg_diff if pos_diff > neg_diff else pos_diff
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = smallest / largest
+        if ratio < 0.01:
+            epsilons.append(EPSILON_CAP)
+            details.append({"peaky": True})
+            continue
+        tpr_d, fnr_d, fpr_d, tnr_d, tf_d = _get_double_threshold_rates(pos_confs_, neg_confs_)
+        tpr_s, fnr_s, fpr_s, tnr_s, tf_s = _get_single_threshold_rates(pos_confs_, neg_confs_)
+        tpr = np.concatenate([tpr_d, tpr_s])
+        fnr = np.concatenate([fnr_d, fnr_s])
+        fpr = np.concatenate([fpr_d, fpr_s])
+        tnr = np.concatenate([tnr_d, tnr_s])
+        thresholds_flat = tf_d + tf_s
+        total = tpr.shape[0]
+        thr_eps = np.zeros(total, dtype=np.float32)
+        both_zero = (fpr + fnr) == np.zeros(total, dtype=np.float32)
+        both_one = (tpr + tnr) == 2 * np.ones(total, dtype=np.float32)
+        thr_eps = np.where(both_zero * both_one, np.float32(np.inf), thr_eps).astype(np.float32)
+        is_zero = thr_eps == 0
+        one_zero = (fpr * fnr) == 0
+        thr_eps = np.where(is_zero * one_zero, np.float32(np.nan), thr_eps).astype(np.float32)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            computed = np.clip(
+                np.nanmax(
+                    [
+                        np.log(1 - delta - fpr) - np.log(fnr),
+                        np.log(1 - delta - fnr) - np.log(fpr),
+                    ],
+                    axis=0,
+                ),
+                0,
+                None,
+            )
+        thr_eps = np.where(thr_eps == 0, computed, thr_eps).astype(np.float32)
+        keep = [ind for ind, te in enumerate(thr_eps) if not np.isnan(te)]
+        thr_eps = thr_eps[keep]
+        if thr_eps.size == 0:  # metric.py: `assert thr_eps, ...` (see module docstring)
+            epsilons.append(None)
+            details.append({"peaky": False, "all_discarded": True})
+            continue
+        epsilons.append(np.nanmax(thr_eps))
+        best = int(np.argmax(np.where(np.isnan(thr_eps), np.zeros_like(thr_eps), thr_eps)))
+        ind = keep[best]
+        th = thresholds_flat[ind]
+        details.append(
+            {
+                "peaky": False,
+                "best_index": ind,
+                "best_kind": "interval" if ind < len(tf_d) else "single",
+                "best_threshold": list(th) if isinstance(th, tuple) else [th],
+                "best_fpr": float(fpr[ind]),
+                "best_fnr": float(fnr[ind]),
+                "num_double": len(tf_d),
+                "num_single": len(tf_s),
+            }
+        )
+    clipped = [None if e is None else float(np.clip(e, 0, EPSILON_CAP)) for e in epsilons]
+    return clipped, details
+
+
+def compute_forget_score_from_confs(unlearned_confs, retrained_confs):
+    _, forget_set_size = retrained_confs.shape
+    retrain_means = np.median(retrained_confs, axis=0)
+    unlearned_means = np.median(unlearned_confs, axis=0)
+    retrain_is_positive = retrain_means > unlearned_means
+    pos_confs = np.where(retrain_is_positive, retrained_confs, unlearned_confs)
+    neg_confs = np.where(retrain_is_positive, unlearned_confs, retrained_confs)
+    eps, details = _get_epsilons(pos_confs, neg_confs, delta=DELTA)
+    num_models = unlearned_confs.shape[0]
+    with np.errstate(divide="ignore"):
+        max_epsilon = np.ceil(np.log(num_models - 1))
+    start_idx = 0
+    bucket_size = 0.5
+    end_idx = start_idx + bucket_size
+    points = 1
+    bucket_points = {}
+    while end_idx <= max_epsilon:
+        bucket_points[start_idx] = points
+        points /= 2
+        start_idx += bucket_size
+        end_idx = start_idx + bucket_size
+    forget_score = 0
+    scorable = all(e is not None for e in eps)
+    for e in eps:
+        if e is None:
+            continue
+        for start_idx, points in bucket_points.items():
+            if e < start_idx + bucket_size:
+                forget_score += points
+                break
+    forget_score /= forget_set_size
+    return {
+        "epsilons": eps,
+        "retrain_is_positive": [bool(b) for b in retrain_is_positive],
+        "details": details,
+        "forget_score": float(forget_score) if scorable else None,
+        "max_epsilon": float(max_epsilon),
+    }
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Cases
+# ---------------------------------------------------------------------------------------------------------------
+def _cases(rng):
+    """(name, retrained [N, E], unlearned [N, E]) with varied shapes of overlap."""
+    out = []
+
+    def add(name, r, u):
+        out.append((name, np.asarray(r, dtype=np.float64), np.asarray(u, dtype=np.float64)))
+
+    for n, e in [(8, 40), (16, 40), (64, 30), (512, 12)]:
+        # heavy overlap: same law
+        add(f"N{n}_same", rng.normal(0, 1, (n, e)), rng.normal(0, 1, (n, e)))
+        # shifted means, varied per example
+        shift = rng.uniform(-3, 3, e)
+        add(f"N{n}_shift", rng.normal(0, 1, (n, e)) + shift, rng.normal(0, 1, (n, e)))
+        # different spreads (interval attack territory), with a few near-peaky columns
+        scale = rng.uniform(0.05, 1.0, e)
+        add(f"N{n}_spread", rng.normal(0, 1, (n, e)) * scale, rng.normal(0.2, 1, (n, e)))
+    # ties: values on a coarse grid (thresholds may land exactly on data)
+    for n, e in [(8, 30), (16, 30), (64, 20)]:
+        add(f"N{n}_ties", np.round(rng.normal(0, 1, (n, e)) * 4) / 4, np.round(rng.normal(0.3, 1, (n, e)) * 4) / 4)
+        add(f"N{n}_ties_fine", np.round(rng.normal(0, 1, (n, e)), 2), np.round(rng.normal(0, 1.2, (n, e)), 2))
+    # identical distributions, literally the same values
+    base = rng.normal(0, 2, (16, 10))
+    add("N16_identical", base, base.copy())
+    # perfectly separated
+    for n in (8, 16, 64):
+        add(f"N{n}_separated", rng.normal(5, 0.5, (n, 8)), rng.normal(0, 0.5, (n, 8)))
+    # peaky: one side nearly constant; plus both constant (0/0 ratio) and one constant (0/x)
+    r = rng.normal(0, 1, (16, 6))
+    u = 0.3 + rng.normal(0, 1e-4, (16, 6))
+    u[:, 0] = 0.3
+    r[:, 1] = 0.7
+    u[:, 1] = 0.7
+    r[:, 2] = 0.7
+    u[:, 2] = -0.2
+    add("N16_peaky", r, u)
+    # logit-scaled-confidence-like values (wide range, skewed), more models
+    add("N64_logitlike", rng.gumbel(4, 2, (64, 16)), rng.gumbel(3, 3, (64, 16)))
+    # a non-power-of-two number of models: the CUDA mean multiplies by float(T)/float(N*T)
+    add("N24_shift", rng.normal(0, 1, (24, 20)) + rng.uniform(-2, 2, 20), rng.normal(0, 1, (24, 20)))
+    add("N100_spread", rng.normal(0, 1, (100, 10)) * rng.uniform(0.1, 1, 10), rng.normal(0, 1, (100, 10)))
+    return out
+
+
+def _num(x):
+    if x is None:
+        return None
+    if isinstance(x, float) and math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x
+
+
+def main():
+    rng = np.random.default_rng(20231)
+    cases = []
+    for name, r, u in _cases(rng):
+        res = compute_forget_score_from_confs(u, r)
+        cases.append(
+            {
+                "name": name,
+                "retrained": r.tolist(),
+                "unlearned": u.tolist(),
+                "epsilons": [_num(e) for e in res["epsilons"]],
+                "retrain_is_positive": res["retrain_is_positive"],
+                "details": res["details"],
+                "forget_score": res["forget_score"],
+                "max_epsilon": res["max_epsilon"],
+            }
+        )
+        print(name, r.shape, "F =", res["forget_score"], file=sys.stderr)
+    doc = {
+        "description": "Outputs of tests/peers/metric_port.py (a mechanical numpy port of google-deepmind/"
+        "unlearning_evaluation metric.py under torch 1.12.1 + CUDA semantics; see the script's docstring). "
+        "Matrices are [models][examples]. epsilons are metric.py's per-example values after np.clip(0, 50); "
+        "null = every threshold discarded (metric.py's assert). details[i].best_* = metric.py's best threshold "
+        "(first argmax), fpr/fnr relative to that family's positive class.",
+        "numpy": np.__version__,
+        "cases": cases,
+    }
+    os.makedirs(OUT_DIR, exist_ok=True)
+    path = os.path.join(OUT_DIR, "competition_official.json")
+    with open(path, "w") as f:
+        json.dump(doc, f, separators=(",", ":"))
+    print("wrote", path, os.path.getsize(path), "bytes", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
