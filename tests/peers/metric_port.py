@@ -27,8 +27,8 @@ is replaced by numpy code with the *same dtypes and the same rounding*:
   least one threshold survived"; this port asserts exactly that (`thr_eps.size > 0`). Where nothing survives the
   port records `None` (metric.py would crash).
 
-Running this file writes tests/fixtures/peers/competition_official.json (and the linspace/log/confidence fixtures
-when their generators are available). Needs numpy only (the pinned reference environment: numpy 2.4.6).
+Running this file writes tests/fixtures/peers/competition_official_{n8,n16,n64,n512,misc}.json,
+competition_numpy_f32.json and competition_confidence.json (torch_linspace.py writes the torch grid fixture). Needs numpy only (the pinned reference environment: numpy 2.4.6).
 """
 
 import json
@@ -290,23 +290,32 @@ def compute_forget_score_from_confs(unlearned_confs, retrained_confs):
 # Cases
 # ---------------------------------------------------------------------------------------------------------------
 def _cases(rng):
-    """(name, retrained [N, E], unlearned [N, E]) with varied shapes of overlap."""
+    """(file group, name, retrained [N, E], unlearned [N, E]) with varied shapes of overlap.
+
+    Inputs are rounded (6 decimals for N <= 24, 5 for N = 64 and 100, 3 for N = 512) to keep each fixture file
+    under 200 KB; rounding also puts many values on shared decimals, so grid thresholds can land on data.
+    """
     out = []
 
     def add(name, r, u):
-        out.append((name, np.asarray(r, dtype=np.float64), np.asarray(u, dtype=np.float64)))
+        n = np.shape(r)[0]
+        decimals = 6 if n <= 24 else (5 if n <= 100 else 3)
+        group = {8: "n8", 16: "n16", 64: "n64", 512: "n512"}.get(n, "misc")
+        r = np.round(np.asarray(r, dtype=np.float64), decimals)
+        u = np.round(np.asarray(u, dtype=np.float64), decimals)
+        out.append((group, name, r, u))
 
-    for n, e in [(8, 40), (16, 40), (64, 30), (512, 12)]:
+    for n, e in [(8, 40), (16, 40), (64, 24), (512, 8)]:
         # heavy overlap: same law
         add(f"N{n}_same", rng.normal(0, 1, (n, e)), rng.normal(0, 1, (n, e)))
         # shifted means, varied per example
         shift = rng.uniform(-3, 3, e)
         add(f"N{n}_shift", rng.normal(0, 1, (n, e)) + shift, rng.normal(0, 1, (n, e)))
-        # different spreads (interval attack territory), with a few near-peaky columns
-        scale = rng.uniform(0.05, 1.0, e)
+        # different spreads (interval attack territory), some close to the peaky cut-off
+        scale = rng.uniform(0.005, 1.0, e)
         add(f"N{n}_spread", rng.normal(0, 1, (n, e)) * scale, rng.normal(0.2, 1, (n, e)))
     # ties: values on a coarse grid (thresholds may land exactly on data)
-    for n, e in [(8, 30), (16, 30), (64, 20)]:
+    for n, e in [(8, 30), (16, 30), (64, 16)]:
         add(f"N{n}_ties", np.round(rng.normal(0, 1, (n, e)) * 4) / 4, np.round(rng.normal(0.3, 1, (n, e)) * 4) / 4)
         add(f"N{n}_ties_fine", np.round(rng.normal(0, 1, (n, e)), 2), np.round(rng.normal(0, 1.2, (n, e)), 2))
     # identical distributions, literally the same values
@@ -315,7 +324,7 @@ def _cases(rng):
     # perfectly separated
     for n in (8, 16, 64):
         add(f"N{n}_separated", rng.normal(5, 0.5, (n, 8)), rng.normal(0, 0.5, (n, 8)))
-    # peaky: one side nearly constant; plus both constant (0/0 ratio) and one constant (0/x)
+    # peaky: one side nearly constant; plus both constant (0/0 ratio, equal and unequal) and one constant (0/x)
     r = rng.normal(0, 1, (16, 6))
     u = 0.3 + rng.normal(0, 1e-4, (16, 6))
     u[:, 0] = 0.3
@@ -324,11 +333,12 @@ def _cases(rng):
     r[:, 2] = 0.7
     u[:, 2] = -0.2
     add("N16_peaky", r, u)
-    # logit-scaled-confidence-like values (wide range, skewed), more models
-    add("N64_logitlike", rng.gumbel(4, 2, (64, 16)), rng.gumbel(3, 3, (64, 16)))
-    # a non-power-of-two number of models: the CUDA mean multiplies by float(T)/float(N*T)
+    # logit-scaled-confidence-like values (wide range, skewed)
+    add("N64_logitlike", rng.gumbel(4, 2, (64, 12)), rng.gumbel(3, 3, (64, 12)))
+    # numbers of models that are not powers of two: the CUDA mean multiplies by float(T)/float(N*T)
     add("N24_shift", rng.normal(0, 1, (24, 20)) + rng.uniform(-2, 2, 20), rng.normal(0, 1, (24, 20)))
-    add("N100_spread", rng.normal(0, 1, (100, 10)) * rng.uniform(0.1, 1, 10), rng.normal(0, 1, (100, 10)))
+    add("N100_spread", rng.normal(0, 1, (100, 8)) * rng.uniform(0.1, 1, 8), rng.normal(0, 1, (100, 8)))
+    add("N3_small", rng.normal(0, 1, (3, 20)), rng.normal(0.5, 1, (3, 20)))
     return out
 
 
@@ -340,12 +350,79 @@ def _num(x):
     return x
 
 
-def main():
-    rng = np.random.default_rng(20231)
+# ---------------------------------------------------------------------------------------------------------------
+# numpy float32 log/exp and the confidence transform, for the Rust emulations
+# ---------------------------------------------------------------------------------------------------------------
+def _bits32(a):
+    return "".join(f"{int(b):08x}" for b in np.asarray(a, dtype=np.float32).view(np.uint32))
+
+
+def write_numpy_f32(rng):
+    """np.log / np.exp on float32 arrays (this machine's numpy SIMD kernels), inputs and outputs as bit patterns."""
+    logs = []
+    for n in [3, 7, 8, 10, 16, 24, 64, 100, 512, 1000]:
+        k = np.arange(1, n + 1, dtype=np.float32)
+        logs.append(k * np.float32(np.float32(n) / np.float32(n * 160000)))  # CUDA-mean rates
+        logs.append(np.float32(1 - DELTA) - k / np.float32(n))
+    logs.append(rng.uniform(1e-8, 1.0, 1500).astype(np.float32))
+    logs.append(np.exp(rng.uniform(-80, 80, 500)).astype(np.float32))
+    logs.append(np.array([1e-45, 1e-40, 1.17549435e-38, 0.0, 1.0, np.inf, -1.0, np.nan], dtype=np.float32))
+    x_log = np.concatenate(logs).astype(np.float32)
+    x_exp = np.concatenate(
+        [rng.uniform(-110, 95, 1500), -rng.exponential(3.0, 1500), [0.0, -0.0, 88.7228, -103.97, np.nan]]
+    ).astype(np.float32)
+    with np.errstate(all="ignore"):
+        y_log = np.log(x_log)
+        y_exp = np.exp(x_exp)
+    # Checksums of np.log over every positive float32, in 128 blocks of 2^24 bit patterns starting at 0.
+    blocks = []
+    for b in range(128):
+        bits = np.arange(b << 24, (b + 1) << 24, dtype=np.uint64).astype(np.uint32)
+        with np.errstate(all="ignore"):
+            out = np.log(bits.view(np.float32)).view(np.uint32).astype(np.uint64)
+        blocks.append([int(out.sum(dtype=np.uint64)), int(np.bitwise_xor.reduce(out * (np.arange(out.size, dtype=np.uint64) | 1)))])
+    doc = {
+        "description": "numpy " + np.__version__ + " float32 np.log / np.exp on x86-64 (SIMD kernels of "
+        "loops_exponent_log.dispatch.c.src), bit patterns as concatenated 8-hex-digit strings. log_blocks[b] = "
+        "[sum of output bits, xor of output bits * (i | 1)] over input bits b*2^24 .. (b+1)*2^24 - 1 (u64 wrapping).",
+        "log_in": _bits32(x_log),
+        "log_out": _bits32(y_log),
+        "exp_in": _bits32(x_exp),
+        "exp_out": _bits32(y_exp),
+        "log_blocks": blocks,
+    }
+    path = os.path.join(OUT_DIR, "competition_numpy_f32.json")
+    with open(path, "w") as f:
+        json.dump(doc, f, separators=(",", ":"))
+    print("wrote", path, os.path.getsize(path), "bytes", file=sys.stderr)
+
+
+def write_confidence(rng):
+    """compute_logit_scaled_confidence on float32 (as the competition's networks produce) and float64 logits."""
     cases = []
-    for name, r, u in _cases(rng):
+    for dtype, classes, rows, scale in [("float32", 10, 40, 4.0), ("float32", 3, 20, 30.0), ("float64", 10, 40, 4.0),
+                                         ("float64", 200, 5, 2.0), ("float32", 12, 10, 60.0)]:
+        logits = (rng.normal(0, scale, (rows, classes))).astype(dtype)
+        labels = rng.integers(0, classes, rows)
+        prob, conf = compute_logit_scaled_confidence(logits.copy(), labels)
+        cases.append({"dtype": dtype, "logits": logits.astype(np.float64).tolist(), "labels": labels.tolist(),
+                      "prob_correct": prob.tolist(), "confidence": conf.tolist()})
+    doc = {"description": "metric.py compute_logit_scaled_confidence (numpy " + np.__version__ + "), logits given "
+           "exactly (float32 cases are float32 values)", "cases": cases}
+    path = os.path.join(OUT_DIR, "competition_confidence.json")
+    with open(path, "w") as f:
+        json.dump(doc, f, separators=(",", ":"))
+    print("wrote", path, os.path.getsize(path), "bytes", file=sys.stderr)
+
+
+def main():
+    write_numpy_f32(np.random.default_rng(7))
+    write_confidence(np.random.default_rng(8))
+    rng = np.random.default_rng(20231)
+    groups = {}
+    for group, name, r, u in _cases(rng):
         res = compute_forget_score_from_confs(u, r)
-        cases.append(
+        groups.setdefault(group, []).append(
             {
                 "name": name,
                 "retrained": r.tolist(),
@@ -358,20 +435,21 @@ def main():
             }
         )
         print(name, r.shape, "F =", res["forget_score"], file=sys.stderr)
-    doc = {
-        "description": "Outputs of tests/peers/metric_port.py (a mechanical numpy port of google-deepmind/"
-        "unlearning_evaluation metric.py under torch 1.12.1 + CUDA semantics; see the script's docstring). "
-        "Matrices are [models][examples]. epsilons are metric.py's per-example values after np.clip(0, 50); "
-        "null = every threshold discarded (metric.py's assert). details[i].best_* = metric.py's best threshold "
-        "(first argmax), fpr/fnr relative to that family's positive class.",
-        "numpy": np.__version__,
-        "cases": cases,
-    }
-    os.makedirs(OUT_DIR, exist_ok=True)
-    path = os.path.join(OUT_DIR, "competition_official.json")
-    with open(path, "w") as f:
-        json.dump(doc, f, separators=(",", ":"))
-    print("wrote", path, os.path.getsize(path), "bytes", file=sys.stderr)
+    for group, cases in groups.items():
+        doc = {
+            "description": "Outputs of tests/peers/metric_port.py (a mechanical numpy port of google-deepmind/"
+            "unlearning_evaluation metric.py under torch 1.12.1 + CUDA semantics; see the script's docstring). "
+            "Matrices are [models][examples]. epsilons are metric.py's per-example values after np.clip(0, 50); "
+            "null = every threshold discarded (metric.py's assert). details[i].best_* = metric.py's best threshold "
+            "(first argmax), fpr/fnr relative to that family's positive class. forget_score is null when an "
+            "example has no surviving threshold (metric.py would have stopped).",
+            "numpy": np.__version__,
+            "cases": cases,
+        }
+        path = os.path.join(OUT_DIR, f"competition_official_{group}.json")
+        with open(path, "w") as f:
+            json.dump(doc, f, separators=(",", ":"))
+        print("wrote", path, os.path.getsize(path), "bytes", file=sys.stderr)
 
 
 if __name__ == "__main__":

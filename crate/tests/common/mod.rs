@@ -15,6 +15,9 @@ pub mod tol {
     pub const SPECIAL_FN: f64 = 1e-10;
     /// Sums over n² kernel entries in f64.
     pub const KERNEL_SUM: f64 = 1e-11;
+    /// A difference of two float64 logs taken by different libms (numpy's SVML vs the platform's): ≤ 1 ulp each,
+    /// i.e. ~2e-16 relative of values up to |log 1e-45| ≈ 104; used as both atol and rtol.
+    pub const LOG_ULPS: f64 = 1e-13;
 }
 
 pub fn fixture_path(name: &str) -> PathBuf {
