@@ -13,20 +13,24 @@
 //!   `tests/peers/torch_linspace.cpp`.
 //! - `peers/competition_numpy_f32.json`, `peers/competition_confidence.json`: numpy 2.4.6 `np.log`/`np.exp` on
 //!   float32 and metric.py's `compute_logit_scaled_confidence`, via `metric_port.py`.
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 mod common;
 use common::*;
 
 use lethe::competition::emulate::{numpy_exp_f32, numpy_log_f32, torch_linspace_f32};
 use lethe::competition::{
-    Accuracies, AttackRule, CompetitionParams, EpsMax, Variant, bucket_table, example_epsilon, exhaustive_attacks,
-    final_score, forget_score, logit_scaled_confidence, official_eps_max, score_epsilon,
+    Accuracies, AttackRule, CompetitionParams, EpsMax, Variant, bucket_table, example_epsilon,
+    exhaustive_attacks, final_score, forget_score, logit_scaled_confidence, official_eps_max,
+    score_epsilon,
 };
 use lethe::{Matrix, MatrixRef};
 use serde_json::Value;
 
 fn peer(name: &str) -> Value {
     let p = fixture_path("peers").join(name);
-    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()));
+    let text =
+        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", p.display()))
 }
 
@@ -38,7 +42,11 @@ fn hex32(s: &str) -> Vec<u32> {
 }
 
 fn params(variant: Variant, delta: f64, eps_max: EpsMax) -> CompetitionParams {
-    CompetitionParams { variant, delta, eps_max }
+    CompetitionParams {
+        variant,
+        delta,
+        eps_max,
+    }
 }
 
 // ----------------------------------------------------------------------------------------------------------------
@@ -50,9 +58,16 @@ fn torch_linspace_matches_torch_1_12_1_bitwise() {
     let g = peer("competition_torch_linspace.json");
     let mut points = 0;
     for c in g["cases"].as_array().unwrap() {
-        let (start, end, steps) = (num(&c["start"]), num(&c["end"]), c["steps"].as_u64().unwrap() as usize);
+        let (start, end, steps) = (
+            num(&c["start"]),
+            num(&c["end"]),
+            c["steps"].as_u64().unwrap() as usize,
+        );
         let want = hex32(c["bits"].as_str().unwrap());
-        let got: Vec<u32> = torch_linspace_f32(start, end, steps).iter().map(|v| v.to_bits()).collect();
+        let got: Vec<u32> = torch_linspace_f32(start, end, steps)
+            .iter()
+            .map(|v| v.to_bits())
+            .collect();
         assert_eq!(got.len(), want.len(), "steps {steps}");
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             assert_eq!(g, w, "linspace({start}, {end}, {steps})[{i}]");
@@ -82,7 +97,10 @@ fn numpy_float32_log_and_exp_match_numpy_bitwise() {
                 f32::from_bits(xi)
             );
         }
-        println!("numpy float32 {fin}: {} values bitwise equal (max deviation 0 ulp)", x.len());
+        println!(
+            "numpy float32 {fin}: {} values bitwise equal (max deviation 0 ulp)",
+            x.len()
+        );
     }
 }
 
@@ -111,19 +129,38 @@ fn logit_scaled_confidence_matches_metric_py() {
     let (mut dev32, mut dev64) = (MaxDev::default(), MaxDev::default());
     for c in g["cases"].as_array().unwrap() {
         let logits = matrix(&c["logits"]);
-        let labels: Vec<usize> = c["labels"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
+        let labels: Vec<usize> = c["labels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap() as usize)
+            .collect();
         let want = nums(&c["confidence"]);
         let got = if c["dtype"] == "float32" {
             let l32: Vec<f32> = logits.as_slice().iter().map(|&v| v as f32).collect();
-            logit_scaled_confidence(MatrixRef::new(logits.rows(), logits.cols(), &l32).unwrap(), &labels).unwrap()
+            logit_scaled_confidence(
+                MatrixRef::new(logits.rows(), logits.cols(), &l32).unwrap(),
+                &labels,
+            )
+            .unwrap()
         } else {
             logit_scaled_confidence(logits.view(), &labels).unwrap()
         };
-        let dev = if c["dtype"] == "float32" { &mut dev32 } else { &mut dev64 };
+        let dev = if c["dtype"] == "float32" {
+            &mut dev32
+        } else {
+            &mut dev64
+        };
         for (g, w) in got.iter().zip(&want) {
             dev.add(*g, *w);
             // exp/sums are numpy's to the bit; the two float64 logs are the platform's (≤ 1 ulp each).
-            assert_close(*g, *w, tol::LOG_ULPS, tol::LOG_ULPS, format!("{} logits", c["dtype"]));
+            assert_close(
+                *g,
+                *w,
+                tol::LOG_ULPS,
+                tol::LOG_ULPS,
+                format!("{} logits", c["dtype"]),
+            );
         }
     }
     dev32.report("logit-scaled confidence, float32 logits, vs metric.py");
@@ -152,11 +189,23 @@ fn official_epsilons_match_metric_py_port_bitwise() {
                 let d = &details[e];
                 match &c["epsilons"][e] {
                     Value::Null => {
-                        assert!(ex.best_attack.is_none() && !ex.peaky && ex.epsilon == 0.0, "{ctx}");
-                        assert!(!res.warnings.is_empty(), "{ctx}: no warning for an unscored example");
+                        assert!(
+                            ex.best_attack.is_none() && !ex.peaky && ex.epsilon == 0.0,
+                            "{ctx}"
+                        );
+                        assert!(
+                            !res.warnings.is_empty(),
+                            "{ctx}: no warning for an unscored example"
+                        );
                     }
                     want => {
-                        assert_eq!(ex.epsilon.to_bits(), num(want).to_bits(), "{ctx}: {} vs {}", ex.epsilon, num(want));
+                        assert_eq!(
+                            ex.epsilon.to_bits(),
+                            num(want).to_bits(),
+                            "{ctx}: {} vs {}",
+                            ex.epsilon,
+                            num(want)
+                        );
                         assert_eq!(ex.peaky, d["peaky"].as_bool().unwrap(), "{ctx}");
                         if let Some(a) = ex.best_attack {
                             assert_eq!(a.index as u64, d["best_index"].as_u64().unwrap(), "{ctx}");
@@ -164,12 +213,16 @@ fn official_epsilons_match_metric_py_port_bitwise() {
                             assert_eq!(a.fnr, num(&d["best_fnr"]), "{ctx}");
                             let th = nums(&d["best_threshold"]);
                             match a.rule {
-                                AttackRule::Interval { left, right } => assert_eq!([left, right], [th[0], th[1]], "{ctx}"),
+                                AttackRule::Interval { left, right } => {
+                                    assert_eq!([left, right], [th[0], th[1]], "{ctx}")
+                                }
                                 AttackRule::AtLeast { threshold } => {
                                     single_best += 1;
                                     assert_eq!(threshold, th[0], "{ctx}");
                                 }
-                                AttackRule::Below { .. } => panic!("{ctx}: the official family has no `<` rule"),
+                                AttackRule::Below { .. } => {
+                                    panic!("{ctx}: the official family has no `<` rule")
+                                }
                             }
                         } else {
                             assert!(ex.peaky, "{ctx}");
@@ -203,7 +256,10 @@ fn official_matches_golden_official_port() {
     }
     assert_eq!(res.forget_score, num(&c["official_port_forget_score"]));
     assert_eq!(res.eps_max, num(&c["official_eps_max"]));
-    println!("official vs golden official_port_epsilons: {} examples bitwise equal (max deviation 0)", want.len());
+    println!(
+        "official vs golden official_port_epsilons: {} examples bitwise equal (max deviation 0)",
+        want.len()
+    );
 }
 
 // ----------------------------------------------------------------------------------------------------------------
@@ -221,15 +277,29 @@ fn exhaustive_epsilons_and_scores_match_reference() {
         for res in c["results"].as_array().unwrap() {
             let delta = num(&res["delta"]);
             let ctx = format!("{name} delta={delta}");
-            let ex = example_epsilon(&r, &u, &params(Variant::Exhaustive, delta, EpsMax::Fixed(6.5))).unwrap();
+            let ex = example_epsilon(
+                &r,
+                &u,
+                &params(Variant::Exhaustive, delta, EpsMax::Fixed(6.5)),
+            )
+            .unwrap();
             let want = num(&res["ref_epsilon"]);
             dev_eps.add(ex.epsilon, want);
             assert_close(ex.epsilon, want, tol::TIGHT, 0.0, &ctx);
             assert_eq!(ex.points, num(&res["ref_score_eps_max_6_5"]), "{ctx}");
             let official_max = official_eps_max(u.len());
             assert_eq!(official_max, num(&res["official_eps_max"]), "{ctx}");
-            let ex_off = example_epsilon(&r, &u, &params(Variant::Exhaustive, delta, EpsMax::Official)).unwrap();
-            assert_eq!(ex_off.points, num(&res["ref_score_eps_max_official"]), "{ctx}");
+            let ex_off = example_epsilon(
+                &r,
+                &u,
+                &params(Variant::Exhaustive, delta, EpsMax::Official),
+            )
+            .unwrap();
+            assert_eq!(
+                ex_off.points,
+                num(&res["ref_score_eps_max_official"]),
+                "{ctx}"
+            );
             for (key, alpha) in [
                 ("ref_epsilon_lower_bound_cp_alpha_0_05", 0.05),
                 ("ref_epsilon_lower_bound_cp_alpha_0_5", 0.5),
@@ -254,7 +324,9 @@ fn exhaustive_attack_tables_match_reference() {
     let mut dev = MaxDev::default();
     let mut rows = 0;
     for c in g["example_cases"].as_array().unwrap() {
-        let Some(table) = c.get("attack_table").and_then(Value::as_array) else { continue };
+        let Some(table) = c.get("attack_table").and_then(Value::as_array) else {
+            continue;
+        };
         let got = exhaustive_attacks(&nums(&c["retrained"]), &nums(&c["unlearned"]), 1e-5).unwrap();
         assert_eq!(got.len(), table.len());
         for (a, w) in got.iter().zip(table) {
@@ -270,7 +342,13 @@ fn exhaustive_attack_tables_match_reference() {
             assert_eq!((a.fpr, a.fnr), (num(&w["fpr"]), num(&w["fnr"])));
             let want = num(&w["ref_epsilon_delta_1e-5"]);
             dev.add(a.epsilon, want);
-            assert_close(a.epsilon, want, tol::TIGHT, 0.0, format!("{} {dir} {rule_t}", c["name"]));
+            assert_close(
+                a.epsilon,
+                want,
+                tol::TIGHT,
+                0.0,
+                format!("{} {dir} {rule_t}", c["name"]),
+            );
             rows += 1;
         }
     }
@@ -294,7 +372,12 @@ fn forgetting_quality_and_final_score_match_reference() {
     let c = &g["forgetting_quality_case"];
     let (r, u) = (matrix(&c["retrained_confs"]), matrix(&c["unlearned_confs"]));
     let delta = num(&c["delta"]);
-    let res = forget_score(r.view(), u.view(), &params(Variant::Exhaustive, delta, EpsMax::Fixed(6.5))).unwrap();
+    let res = forget_score(
+        r.view(),
+        u.view(),
+        &params(Variant::Exhaustive, delta, EpsMax::Fixed(6.5)),
+    )
+    .unwrap();
     let mut dev = MaxDev::default();
     for (ex, w) in res.per_example.iter().zip(nums(&c["ref_example_epsilons"])) {
         dev.add(ex.epsilon, w);
@@ -302,7 +385,12 @@ fn forgetting_quality_and_final_score_match_reference() {
     }
     dev.report("forgetting-quality case, exhaustive epsilons vs golden");
     assert_eq!(res.forget_score, num(&c["ref_F_eps_max_6_5"]));
-    let off = forget_score(r.view(), u.view(), &params(Variant::Exhaustive, delta, EpsMax::Official)).unwrap();
+    let off = forget_score(
+        r.view(),
+        u.view(),
+        &params(Variant::Exhaustive, delta, EpsMax::Official),
+    )
+    .unwrap();
     assert_eq!(off.forget_score, num(&c["ref_F_eps_max_official"]));
     let a = &c["accuracies"];
     let acc = Accuracies {
@@ -312,8 +400,17 @@ fn forgetting_quality_and_final_score_match_reference() {
         test_retrained: num(&a["ta_r"]),
     };
     let s = final_score(res.forget_score, &acc).unwrap();
-    assert_close(s, num(&c["ref_final_score_eps_max_6_5"]), tol::TIGHT, 0.0, "final score");
-    println!("final score: |diff| = {:.3e}", (s - num(&c["ref_final_score_eps_max_6_5"])).abs());
+    assert_close(
+        s,
+        num(&c["ref_final_score_eps_max_6_5"]),
+        tol::TIGHT,
+        0.0,
+        "final score",
+    );
+    println!(
+        "final score: |diff| = {:.3e}",
+        (s - num(&c["ref_final_score_eps_max_6_5"])).abs()
+    );
 }
 
 #[test]

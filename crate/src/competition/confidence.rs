@@ -30,7 +30,10 @@ use crate::error::{Error, Result};
 /// let conf = logit_scaled_confidence(MatrixRef::new(2, 2, &logits).unwrap(), &[0, 0]).unwrap();
 /// assert!((conf[0] - 2.0).abs() < 1e-12 && (conf[1] + 2.0).abs() < 1e-12);
 /// ```
-pub fn logit_scaled_confidence<T: Scalar + Exp>(logits: MatrixRef<'_, T>, labels: &[usize]) -> Result<Vec<f64>> {
+pub fn logit_scaled_confidence<T: Scalar + Exp>(
+    logits: MatrixRef<'_, T>,
+    labels: &[usize],
+) -> Result<Vec<f64>> {
     crate::check::matrix("logits", logits, 1, "the logit-scaled confidence")?;
     if labels.len() != logits.rows() {
         return Err(Error::ShapeMismatch {
@@ -52,7 +55,10 @@ pub fn logit_scaled_confidence<T: Scalar + Exp>(logits: MatrixRef<'_, T>, labels
     let mut probs = vec![0.0f64; classes];
     let mut out = Vec::with_capacity(logits.rows());
     for (row, &y) in logits.as_slice().chunks_exact(classes).zip(labels) {
-        let max = row.iter().copied().fold(row[0], |m, v| if v > m { v } else { m });
+        let max = row
+            .iter()
+            .copied()
+            .fold(row[0], |m, v| if v > m { v } else { m });
         for (p, &v) in probs.iter_mut().zip(row) {
             *p = v.sub_exp(max);
         }

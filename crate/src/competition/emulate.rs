@@ -16,6 +16,10 @@
 //!
 //! Each is checked against the real library's output in `crate/tests/golden_competition.rs`.
 
+// The constants below are numpy's decimal literals verbatim, so they can be compared with its source; the compiler
+// rounds them to f32 exactly as the C compiler does.
+#![allow(clippy::excessive_precision)]
+
 /// torch 1.12.1's `torch.linspace(start, end, steps)` with the default dtype (float32), as computed by its CPU kernel.
 ///
 /// `start`/`end` are rounded to float32, `step = f32(end − start) / f32(steps − 1)`, and points are produced by the
@@ -154,12 +158,10 @@ const LOG_Q: [f32; 6] = [
     1.546476374983906719538e-01,
     5.875095403124574342950e-03,
 ];
-#[allow(clippy::excessive_precision)]
-const NPY_LOGE2F: f32 = 0.693147180559945309417232121458176568;
-#[allow(clippy::excessive_precision)]
-const NPY_SQRT1_2F: f32 = 0.707106781186547524400844362104849039;
-#[allow(clippy::excessive_precision)]
-const NPY_LOG2EF: f32 = 1.442695040888963407359924681001892137;
+// NPY_LOGE2f, NPY_SQRT1_2f, NPY_LOG2Ef: the same correctly rounded f32 values as std's constants.
+const NPY_LOGE2F: f32 = std::f32::consts::LN_2;
+const NPY_SQRT1_2F: f32 = std::f32::consts::FRAC_1_SQRT_2;
+const NPY_LOG2EF: f32 = std::f32::consts::LOG2_E;
 const EXP_P: [f32; 6] = [
     9.999999999980870924916e-01,
     7.257664613233124478488e-01,
@@ -310,6 +312,7 @@ fn pairwise(x: &[f64]) -> f64 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -332,7 +335,10 @@ mod tests {
             let x = k as f32 / 4096.0;
             let got = f64::from(numpy_log_f32(x));
             let want = f64::from(x).ln();
-            assert!((got - want).abs() <= 4.0 * f64::from(f32::EPSILON) * want.abs().max(1.0), "x = {x}");
+            assert!(
+                (got - want).abs() <= 4.0 * f64::from(f32::EPSILON) * want.abs().max(1.0),
+                "x = {x}"
+            );
         }
         assert!(numpy_log_f32(-1.0).is_nan());
         assert_eq!(numpy_log_f32(f32::INFINITY), f32::INFINITY);
@@ -346,7 +352,10 @@ mod tests {
             let x = k as f32 / 10.0;
             let got = f64::from(numpy_exp_f32(x));
             let want = f64::from(x).exp();
-            assert!((got - want).abs() <= 3.0 * f64::from(f32::EPSILON) * want + 1e-44, "x = {x}");
+            assert!(
+                (got - want).abs() <= 3.0 * f64::from(f32::EPSILON) * want + 1e-44,
+                "x = {x}"
+            );
         }
         assert_eq!(numpy_exp_f32(100.0), f32::INFINITY);
         assert!(numpy_exp_f32(f32::NAN).is_nan());

@@ -54,6 +54,7 @@ pub mod emulate;
 mod exhaustive;
 mod official;
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests;
 
 pub use confidence::{Exp, logit_scaled_confidence};
@@ -275,9 +276,11 @@ pub fn forget_score(
         ));
     }
     let cp = match params.variant {
-        Variant::HighProbability { alpha } => {
-            Some(exhaustive::CpTables::new(unlearned.rows(), retrained.rows(), alpha)?)
-        }
+        Variant::HighProbability { alpha } => Some(exhaustive::CpTables::new(
+            unlearned.rows(),
+            retrained.rows(),
+            alpha,
+        )?),
         _ => None,
     };
 
@@ -333,17 +336,26 @@ pub fn forget_score(
 /// # Examples
 /// ```
 /// use lethe::competition::{example_epsilon, CompetitionParams, Variant};
-/// let r = [1.05, 1.78, -2.55, -0.14, 1.01, 1.35, 0.65, 1.50];
-/// let u = [0.79, 1.05, 0.68, -0.57, -0.35, 0.88, -0.08, 1.77];
+/// // Rule x ≥ 3.5 flags 3 of 4 retrained and 1 of 4 unlearned: FPR = FNR = 1/4.
+/// let r = [3.0, 4.0, 5.0, 6.0];
+/// let u = [0.0, 1.0, 2.0, 3.5];
 /// let ex = example_epsilon(&r, &u, &CompetitionParams::with_variant(Variant::Exhaustive)).unwrap();
-/// assert!((ex.epsilon - (4.0f64 - 4e-5 * 2.0).ln()).abs() < 1e-4); // FPR = 1/8, FNR = 1/2
+/// assert!((ex.epsilon - ((0.75f64 - 1e-5) / 0.25).ln()).abs() < 1e-12);
 /// ```
-pub fn example_epsilon(retrained: &[f64], unlearned: &[f64], params: &CompetitionParams) -> Result<ExampleEpsilon> {
+pub fn example_epsilon(
+    retrained: &[f64],
+    unlearned: &[f64],
+    params: &CompetitionParams,
+) -> Result<ExampleEpsilon> {
     crate::check::sample("retrained", retrained)?;
     crate::check::sample("unlearned", unlearned)?;
     validate(params, retrained.len(), unlearned.len())?;
     let cp = match params.variant {
-        Variant::HighProbability { alpha } => Some(exhaustive::CpTables::new(unlearned.len(), retrained.len(), alpha)?),
+        Variant::HighProbability { alpha } => Some(exhaustive::CpTables::new(
+            unlearned.len(),
+            retrained.len(),
+            alpha,
+        )?),
         _ => None,
     };
     let (mut ex, _) = example_with(retrained, unlearned, params, cp.as_ref())?;
@@ -371,7 +383,11 @@ pub fn example_epsilon(retrained: &[f64], unlearned: &[f64], params: &Competitio
 /// assert_eq!(t.len(), 6); // 3 distinct values × 2 directions
 /// assert_eq!((t[2].false_positives, t[2].false_negatives), (0, 1)); // x ≥ 2
 /// ```
-pub fn exhaustive_attacks(retrained: &[f64], unlearned: &[f64], delta: f64) -> Result<Vec<ThresholdAttack>> {
+pub fn exhaustive_attacks(
+    retrained: &[f64],
+    unlearned: &[f64],
+    delta: f64,
+) -> Result<Vec<ThresholdAttack>> {
     crate::check::sample("retrained", retrained)?;
     crate::check::sample("unlearned", unlearned)?;
     check_delta(delta)?;
@@ -463,10 +479,15 @@ pub fn final_score(forget_quality: f64, accuracies: &Accuracies) -> Result<f64> 
         ("test_retrained", accuracies.test_retrained),
     ] {
         if v == 0.0 {
-            return Err(Error::param(name, v, "a positive accuracy (it divides the score)"));
+            return Err(Error::param(
+                name,
+                v,
+                "a positive accuracy (it divides the score)",
+            ));
         }
     }
-    Ok(forget_quality * (accuracies.retain_unlearned / accuracies.retain_retrained)
+    Ok(forget_quality
+        * (accuracies.retain_unlearned / accuracies.retain_retrained)
         * (accuracies.test_unlearned / accuracies.test_retrained))
 }
 
@@ -474,7 +495,11 @@ fn check_delta(delta: f64) -> Result<()> {
     if (0.0..1.0).contains(&delta) {
         Ok(())
     } else {
-        Err(Error::param("delta", delta, "a number in [0, 1) (the competition uses 1e-5)"))
+        Err(Error::param(
+            "delta",
+            delta,
+            "a number in [0, 1) (the competition uses 1e-5)",
+        ))
     }
 }
 
@@ -483,7 +508,11 @@ fn validate(params: &CompetitionParams, n_retrained: usize, n_unlearned: usize) 
     if let EpsMax::Fixed(v) = params.eps_max
         && !(v.is_finite() && v >= 0.0)
     {
-        return Err(Error::param("eps_max", v, "a finite number ≥ 0 (the document uses 6.5)"));
+        return Err(Error::param(
+            "eps_max",
+            v,
+            "a finite number ≥ 0 (the document uses 6.5)",
+        ));
     }
     match params.variant {
         Variant::Official if n_retrained != n_unlearned => Err(Error::ShapeMismatch {
@@ -511,10 +540,17 @@ fn example_with(
             } else {
                 (unlearned, retrained)
             };
-            Ok(official::example(pos, neg, retrained_is_positive, params.delta))
+            Ok(official::example(
+                pos,
+                neg,
+                retrained_is_positive,
+                params.delta,
+            ))
         }
         Variant::Exhaustive => exhaustive::example(retrained, unlearned, params.delta, None),
-        Variant::HighProbability { .. } => exhaustive::example(retrained, unlearned, params.delta, cp),
+        Variant::HighProbability { .. } => {
+            exhaustive::example(retrained, unlearned, params.delta, cp)
+        }
     }
 }
 
@@ -534,7 +570,9 @@ fn pooled_range(a: &[f64], b: &[f64]) -> f64 {
     let (lo, hi) = a
         .iter()
         .chain(b)
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        });
     hi - lo
 }
 

@@ -9,7 +9,9 @@
 //! operations. Counts come from binary searches and monotone pointer sweeps over the sorted samples; the grids
 //! themselves are generated point for point as numpy/torch generate them (see [`super::emulate`]).
 
-use super::emulate::{cuda_mean_factor, cuda_rate, numpy_linspace_into, numpy_log_f32, torch_linspace_f32};
+use super::emulate::{
+    cuda_mean_factor, cuda_rate, numpy_linspace_into, numpy_log_f32, torch_linspace_f32,
+};
 use super::{Attack, AttackRule, EPSILON_CAP, ExampleEpsilon};
 
 /// Thresholds per unit of confidence in both grids (`NUM_THRESHOLDS_PER_UNIT`).
@@ -51,7 +53,11 @@ impl Sorted {
 /// `ceil(span · 100)` as metric.py turns it into a count; a non-finite or negative span gives no thresholds.
 fn grid_size(span: f64) -> usize {
     let n = (span * PER_UNIT).ceil();
-    if n.is_finite() && n > 0.0 { n as usize } else { 0 }
+    if n.is_finite() && n > 0.0 {
+        n as usize
+    } else {
+        0
+    }
 }
 
 /// Per-`c_fn` minimum of `c_fp ≥ 1` over one family, with the first attack index reaching it, plus the first
@@ -116,7 +122,11 @@ impl IntervalGrid {
     fn new(pos: &Sorted, neg: &Sorted) -> Self {
         let pos_diff = pos.max() - pos.min();
         let neg_diff = neg.max() - neg.min();
-        let smallest = if pos_diff > neg_diff { neg_diff } else { pos_diff };
+        let smallest = if pos_diff > neg_diff {
+            neg_diff
+        } else {
+            pos_diff
+        };
         let swapped = pos_diff >= neg_diff;
         let p = if swapped { neg } else { pos };
         let min = p.min() + smallest - BUFFER;
@@ -150,7 +160,11 @@ struct Sweep<'a> {
 impl<'a> Sweep<'a> {
     fn new(s: &'a Sorted, first: f64) -> Self {
         let pos = s.count_lt(first);
-        Sweep { v: &s.v, pos, last: first }
+        Sweep {
+            v: &s.v,
+            pos,
+            last: first,
+        }
     }
     /// Number of values `< l`.
     #[inline]
@@ -169,15 +183,28 @@ impl<'a> Sweep<'a> {
 
 /// One example under the official rules. `pos`/`neg` are metric.py's positive (larger median) and negative
 /// samples, of equal length `n ≥ 1`.
-pub(crate) fn example(pos: &[f64], neg: &[f64], positive_is_retrained: bool, delta: f64) -> (ExampleEpsilon, bool) {
+pub(crate) fn example(
+    pos: &[f64],
+    neg: &[f64],
+    positive_is_retrained: bool,
+    delta: f64,
+) -> (ExampleEpsilon, bool) {
     let n = pos.len();
     let sp = Sorted::new(pos);
     let sn = Sorted::new(neg);
 
     let pos_diff = sp.max() - sp.min();
     let neg_diff = sn.max() - sn.min();
-    let largest = if pos_diff > neg_diff { pos_diff } else { neg_diff };
-    let smallest = if pos_diff > neg_diff { neg_diff } else { pos_diff };
+    let largest = if pos_diff > neg_diff {
+        pos_diff
+    } else {
+        neg_diff
+    };
+    let smallest = if pos_diff > neg_diff {
+        neg_diff
+    } else {
+        pos_diff
+    };
     // 0/0 (both samples constant) is NaN, and NaN < 0.01 is false: metric.py goes on to the attacks.
     if smallest / largest < PEAKY_RATIO {
         return (
@@ -251,7 +278,11 @@ pub(crate) fn example(pos: &[f64], neg: &[f64], positive_is_retrained: bool, del
             if c_fp == usize::MAX {
                 continue;
             }
-            if let Some(eps) = pair_epsilon(cuda_rate(c_fp, factor), cuda_rate(c_fn, factor), one_minus_delta) {
+            if let Some(eps) = pair_epsilon(
+                cuda_rate(c_fp, factor),
+                cuda_rate(c_fn, factor),
+                one_minus_delta,
+            ) {
                 consider(&mut best, eps, index, c_fp, c_fn);
             }
         }
@@ -271,7 +302,16 @@ pub(crate) fn example(pos: &[f64], neg: &[f64], positive_is_retrained: bool, del
             false,
         );
     };
-    let attack = describe(index, c_fp, c_fn, n, &grid, &singles, positive_is_retrained, &mut left);
+    let attack = describe(
+        index,
+        c_fp,
+        c_fn,
+        n,
+        &grid,
+        &singles,
+        positive_is_retrained,
+        &mut left,
+    );
     (
         ExampleEpsilon {
             epsilon: f64::from(eps).clamp(0.0, EPSILON_CAP),
@@ -286,7 +326,13 @@ pub(crate) fn example(pos: &[f64], neg: &[f64], positive_is_retrained: bool, del
 }
 
 /// Keeps the largest epsilon, and among equal ones the earliest attack (numpy's `argmax`).
-fn consider(best: &mut Option<(f32, usize, usize, usize)>, eps: f32, index: usize, c_fp: usize, c_fn: usize) {
+fn consider(
+    best: &mut Option<(f32, usize, usize, usize)>,
+    eps: f32,
+    index: usize,
+    c_fp: usize,
+    c_fn: usize,
+) {
     match best {
         Some((b, i, _, _)) if eps < *b || (eps == *b && index > *i) => {}
         _ => *best = Some((eps, index, c_fp, c_fn)),
@@ -305,7 +351,11 @@ fn describe(
     left: &mut Vec<f64>,
 ) -> Attack {
     let interval_len = grid.len();
-    let factor_len = if index < interval_len { interval_len } else { singles.len() };
+    let factor_len = if index < interval_len {
+        interval_len
+    } else {
+        singles.len()
+    };
     let factor = cuda_mean_factor(n, factor_len);
     let (rule, family_positive_is_retrained) = if index < interval_len {
         let (i, j) = (index / NUM_LEFT, index % NUM_LEFT);
@@ -317,7 +367,10 @@ fn describe(
             positive_is_retrained != grid.swapped,
         )
     } else {
-        let t = singles.get(index - interval_len).copied().map_or(f64::NAN, f64::from);
+        let t = singles
+            .get(index - interval_len)
+            .copied()
+            .map_or(f64::NAN, f64::from);
         (AttackRule::AtLeast { threshold: t }, positive_is_retrained)
     };
     Attack {
@@ -339,8 +392,16 @@ pub(crate) fn example_dense(pos: &[f64], neg: &[f64], delta: f64) -> Option<(f32
     let (sp, sn) = (Sorted::new(pos), Sorted::new(neg));
     let pos_diff = sp.max() - sp.min();
     let neg_diff = sn.max() - sn.min();
-    let largest = if pos_diff > neg_diff { pos_diff } else { neg_diff };
-    let smallest = if pos_diff > neg_diff { neg_diff } else { pos_diff };
+    let largest = if pos_diff > neg_diff {
+        pos_diff
+    } else {
+        neg_diff
+    };
+    let smallest = if pos_diff > neg_diff {
+        neg_diff
+    } else {
+        pos_diff
+    };
     if smallest / largest < PEAKY_RATIO {
         return Some((EPSILON_CAP as f32, usize::MAX));
     }
@@ -356,7 +417,12 @@ pub(crate) fn example_dense(pos: &[f64], neg: &[f64], delta: f64) -> Option<(f32
         for &l in &left {
             let pp_p = p.iter().filter(|&&x| l <= x && x <= r).count();
             let pp_q = q.iter().filter(|&&x| l <= x && x <= r).count();
-            rates.push((cuda_rate(pp_p, fd), cuda_rate(n - pp_p, fd), cuda_rate(pp_q, fd), cuda_rate(n - pp_q, fd)));
+            rates.push((
+                cuda_rate(pp_p, fd),
+                cuda_rate(n - pp_p, fd),
+                cuda_rate(pp_q, fd),
+                cuda_rate(n - pp_q, fd),
+            ));
         }
     }
     let lo = sp.min().min(sn.min());
@@ -367,7 +433,12 @@ pub(crate) fn example_dense(pos: &[f64], neg: &[f64], delta: f64) -> Option<(f32
         let t = f64::from(t);
         let tp = pos.iter().filter(|&&x| x >= t).count();
         let fp = neg.iter().filter(|&&x| x >= t).count();
-        rates.push((cuda_rate(tp, fs), cuda_rate(n - tp, fs), cuda_rate(fp, fs), cuda_rate(n - fp, fs)));
+        rates.push((
+            cuda_rate(tp, fs),
+            cuda_rate(n - tp, fs),
+            cuda_rate(fp, fs),
+            cuda_rate(n - fp, fs),
+        ));
     }
     let mut best: Option<(f32, usize)> = None;
     for (i, &(tpr, fnr, fpr, tnr)) in rates.iter().enumerate() {

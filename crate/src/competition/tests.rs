@@ -47,12 +47,23 @@ fn fast_official_epsilon_equals_dense_grid() {
         let (fast, _) = official_pair(&pos, &neg);
         let dense = official::example_dense(&pos, &neg, DELTA);
         match dense {
-            None => assert!(fast.best_attack.is_none() && !fast.peaky && fast.epsilon == 0.0, "case {case}"),
+            None => assert!(
+                fast.best_attack.is_none() && !fast.peaky && fast.epsilon == 0.0,
+                "case {case}"
+            ),
             Some((eps, index)) => {
                 let want = f64::from(eps).clamp(0.0, EPSILON_CAP);
-                assert_eq!(fast.epsilon.to_bits(), want.to_bits(), "case {case}: {pos:?} {neg:?}");
+                assert_eq!(
+                    fast.epsilon.to_bits(),
+                    want.to_bits(),
+                    "case {case}: {pos:?} {neg:?}"
+                );
                 if index != usize::MAX {
-                    assert_eq!(fast.best_attack.map(|a| a.index), Some(index), "case {case}");
+                    assert_eq!(
+                        fast.best_attack.map(|a| a.index),
+                        Some(index),
+                        "case {case}"
+                    );
                 }
                 checked += 1;
             }
@@ -83,7 +94,11 @@ fn peaky_rule_and_zero_ranges() {
 
 #[test]
 fn single_model_does_not_panic() {
-    for variant in [Variant::Official, Variant::Exhaustive, Variant::HighProbability { alpha: 0.05 }] {
+    for variant in [
+        Variant::Official,
+        Variant::Exhaustive,
+        Variant::HighProbability { alpha: 0.05 },
+    ] {
         let p = CompetitionParams::with_variant(variant);
         let r = example_epsilon(&[1.0], &[0.0], &p).unwrap();
         assert!(r.epsilon >= 0.0);
@@ -102,16 +117,31 @@ fn invalid_inputs_are_errors() {
     let b = Matrix::from_rows(&[[1.0, 2.0, 3.0], [3.0, 4.0, 5.0]]).unwrap();
     let c = Matrix::from_rows(&[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]).unwrap();
     let d = CompetitionParams::default();
-    assert!(matches!(forget_score(a.view(), b.view(), &d), Err(Error::ShapeMismatch { .. })));
-    assert!(matches!(forget_score(a.view(), c.view(), &d), Err(Error::ShapeMismatch { .. })));
+    assert!(matches!(
+        forget_score(a.view(), b.view(), &d),
+        Err(Error::ShapeMismatch { .. })
+    ));
+    assert!(matches!(
+        forget_score(a.view(), c.view(), &d),
+        Err(Error::ShapeMismatch { .. })
+    ));
     let ex = CompetitionParams::with_variant(Variant::Exhaustive);
     assert!(forget_score(a.view(), c.view(), &ex).is_ok());
     let nan = Matrix::from_rows(&[[1.0, f64::NAN], [3.0, 4.0]]).unwrap();
-    assert!(matches!(forget_score(nan.view(), a.view(), &d), Err(Error::NonFinite { .. })));
+    assert!(matches!(
+        forget_score(nan.view(), a.view(), &d),
+        Err(Error::NonFinite { .. })
+    ));
     let inf = Matrix::from_rows(&[[1.0, f64::INFINITY], [3.0, 4.0]]).unwrap();
-    assert!(matches!(forget_score(a.view(), inf.view(), &d), Err(Error::NonFinite { .. })));
+    assert!(matches!(
+        forget_score(a.view(), inf.view(), &d),
+        Err(Error::NonFinite { .. })
+    ));
     let bad_delta = CompetitionParams { delta: 1.0, ..d };
-    assert!(matches!(forget_score(a.view(), a.view(), &bad_delta), Err(Error::InvalidParameter { .. })));
+    assert!(matches!(
+        forget_score(a.view(), a.view(), &bad_delta),
+        Err(Error::InvalidParameter { .. })
+    ));
     let bad_alpha = CompetitionParams::with_variant(Variant::HighProbability { alpha: 0.0 });
     assert!(forget_score(a.view(), a.view(), &bad_alpha).is_err());
     let bad_max = CompetitionParams {
@@ -128,15 +158,30 @@ fn invalid_inputs_are_errors() {
         test_retrained: 0.9,
     };
     assert!(final_score(0.5, &acc).is_err());
-    assert!(final_score(1.5, &Accuracies { retain_retrained: 0.9, ..acc }).is_err());
+    assert!(
+        final_score(
+            1.5,
+            &Accuracies {
+                retain_retrained: 0.9,
+                ..acc
+            }
+        )
+        .is_err()
+    );
 }
 
 #[test]
 fn logit_confidence_checks_labels() {
     let logits = [1.0f64, 2.0, 3.0, 0.5, 0.5, 0.5];
     let m = MatrixRef::new(2, 3, &logits).unwrap();
-    assert!(matches!(logit_scaled_confidence(m, &[0, 3]), Err(Error::IndexOutOfRange { .. })));
-    assert!(matches!(logit_scaled_confidence(m, &[0]), Err(Error::ShapeMismatch { .. })));
+    assert!(matches!(
+        logit_scaled_confidence(m, &[0, 3]),
+        Err(Error::IndexOutOfRange { .. })
+    ));
+    assert!(matches!(
+        logit_scaled_confidence(m, &[0]),
+        Err(Error::ShapeMismatch { .. })
+    ));
     let c = logit_scaled_confidence(m, &[2, 1]).unwrap();
     // Uniform row: p = 1/3, log(1/3) − log(2/3) = −ln 2.
     assert!((c[1] + std::f64::consts::LN_2).abs() < 1e-15);
@@ -151,14 +196,33 @@ fn exhaustive_is_symmetric_in_direction_and_bounded_by_cp() {
     for _ in 0..20 {
         let r = rng.sample(20, 0.7, 1.0, None);
         let u = rng.sample(20, 0.0, 1.0, None);
-        let point = example_epsilon(&r, &u, &CompetitionParams::with_variant(Variant::Exhaustive)).unwrap();
-        let bound = example_epsilon(&r, &u, &CompetitionParams::with_variant(Variant::HighProbability { alpha: 0.05 }))
-            .unwrap();
-        assert!(bound.epsilon <= point.epsilon, "{} > {}", bound.epsilon, point.epsilon);
+        let point = example_epsilon(
+            &r,
+            &u,
+            &CompetitionParams::with_variant(Variant::Exhaustive),
+        )
+        .unwrap();
+        let bound = example_epsilon(
+            &r,
+            &u,
+            &CompetitionParams::with_variant(Variant::HighProbability { alpha: 0.05 }),
+        )
+        .unwrap();
+        assert!(
+            bound.epsilon <= point.epsilon,
+            "{} > {}",
+            bound.epsilon,
+            point.epsilon
+        );
         // Mirroring the data swaps the two directions: the epsilon is unchanged.
         let rm: Vec<f64> = r.iter().map(|v| -v).collect();
         let um: Vec<f64> = u.iter().map(|v| -v).collect();
-        let mirrored = example_epsilon(&rm, &um, &CompetitionParams::with_variant(Variant::Exhaustive)).unwrap();
+        let mirrored = example_epsilon(
+            &rm,
+            &um,
+            &CompetitionParams::with_variant(Variant::Exhaustive),
+        )
+        .unwrap();
         assert!((mirrored.epsilon - point.epsilon).abs() < 1e-12);
     }
 }

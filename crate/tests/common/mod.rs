@@ -21,13 +21,16 @@ pub mod tol {
 }
 
 pub fn fixture_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(name)
 }
 
 /// Loads a golden JSON file by file name, e.g. `golden("hsic.json")`.
 pub fn golden(name: &str) -> Value {
     let p = fixture_path("golden").join(name);
-    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()));
+    let text =
+        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", p.display()))
 }
 
@@ -51,7 +54,11 @@ pub fn nums(v: &Value) -> Vec<f64> {
 }
 
 pub fn bools(v: &Value) -> Vec<bool> {
-    v.as_array().expect("array").iter().map(|b| b.as_bool().expect("bool")).collect()
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|b| b.as_bool().expect("bool"))
+        .collect()
 }
 
 pub fn matrix(v: &Value) -> Matrix {
@@ -97,6 +104,9 @@ impl MaxDev {
         }
     }
     pub fn report(&self, what: &str) {
-        println!("max deviation [{what}]: abs {:.3e}, rel {:.3e}", self.abs, self.rel);
+        println!(
+            "max deviation [{what}]: abs {:.3e}, rel {:.3e}",
+            self.abs, self.rel
+        );
     }
 }
