@@ -70,6 +70,9 @@ pub const EPSILON_CAP: f64 = 50.0;
 pub const DELTA: f64 = 1e-5;
 /// Width of the scoring buckets.
 pub const BUCKET_WIDTH: f64 = 0.5;
+/// Most single-threshold grid points the official variant builds for one example (2^24, where float32 stops
+/// counting exactly): a pooled range above 167,772 units is refused rather than exhausting memory.
+pub const MAX_OFFICIAL_GRID: f64 = 16_777_216.0;
 
 /// Which attack family and estimate to use.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
@@ -160,7 +163,8 @@ pub struct Attack {
 pub struct ExampleEpsilon {
     /// `ε_s` (official: clipped to `[0, 50]`; exhaustive: may be `inf`).
     pub epsilon: f64,
-    /// `None` for peaky examples and where every attack was discarded.
+    /// `None` for peaky examples and where every attack was discarded (then `epsilon` is 0 and the result carries
+    /// a warning; metric.py itself stops at its `assert` there).
     pub best_attack: Option<Attack>,
     /// Official variant: whether the retrained sample had the larger median (metric.py's positive class).
     /// Always true for the other variants.
@@ -229,7 +233,9 @@ pub struct Accuracies {
 /// [`Error::Empty`]/[`Error::NonFinite`] for an empty or non-finite matrix; [`Error::ShapeMismatch`] when the
 /// matrices have different numbers of examples (columns), or, for the official variant, different numbers of
 /// models (metric.py's `np.where` needs equal shapes); [`Error::InvalidParameter`] for `delta ∉ [0, 1)`,
-/// `alpha ∉ (0, 1)` or a non-finite or negative fixed `eps_max`.
+/// `alpha ∉ (0, 1)` or a non-finite or negative fixed `eps_max`; [`Error::OutOfDomain`] when, for the official
+/// variant, an example's pooled range exceeds 167,772 units (its threshold grid would exceed
+/// [`MAX_OFFICIAL_GRID`] points; metric.py would try to allocate it).
 ///
 /// # Examples
 /// ```
@@ -287,6 +293,9 @@ pub fn forget_score(
     let mut per_example = Vec::with_capacity(columns_r.len());
     let mut unscored = Vec::new();
     for (e, (r, u)) in columns_r.iter().zip(&columns_u).enumerate() {
+        if params.variant == Variant::Official {
+            check_official_grid(r, u, Some(e))?;
+        }
         let (mut ex, scored) = example_with(r, u, params, cp.as_ref())?;
         if !scored {
             unscored.push(e);
@@ -330,8 +339,8 @@ pub fn forget_score(
 /// (bucket and points are filled in with `params.eps_max`, using `N = unlearned.len()` for the official `ε_max`).
 ///
 /// # Errors
-/// As [`forget_score`]: empty or non-finite samples, unequal sample sizes for the official variant, invalid
-/// parameters.
+/// As [`forget_score`]: empty or non-finite samples, unequal sample sizes or an over-wide range for the official
+/// variant, invalid parameters.
 ///
 /// # Examples
 /// ```
@@ -358,6 +367,9 @@ pub fn example_epsilon(
         )?),
         _ => None,
     };
+    if params.variant == Variant::Official {
+        check_official_grid(retrained, unlearned, None)?;
+    }
     let (mut ex, _) = example_with(retrained, unlearned, params, cp.as_ref())?;
     let eps_max = match params.eps_max {
         EpsMax::Official => official_eps_max(unlearned.len()),
@@ -564,6 +576,22 @@ fn numpy_median(x: &[f64]) -> f64 {
         _ if n % 2 == 1 => v[n / 2],
         _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
     }
+}
+
+/// The official single-threshold grid has `⌈100 · pooled range⌉` points; refuse ranges that would not fit.
+fn check_official_grid(retrained: &[f64], unlearned: &[f64], example: Option<usize>) -> Result<()> {
+    let range = pooled_range(retrained, unlearned);
+    if range * 100.0 <= MAX_OFFICIAL_GRID {
+        return Ok(());
+    }
+    let which = example.map_or(String::new(), |e| format!(" of example {e}"));
+    Err(Error::OutOfDomain {
+        input: "retrained and unlearned".into(),
+        value: range,
+        location: format!("the pooled range (max − min){which}"),
+        domain: "ranges up to 167,772 units (the official score's 0.01 threshold grid would need more than 2^24 \
+                 points); rescale the outputs or use the exhaustive variant",
+    })
 }
 
 fn pooled_range(a: &[f64], b: &[f64]) -> f64 {

@@ -150,6 +150,16 @@ fn invalid_inputs_are_errors() {
     };
     assert!(forget_score(a.view(), a.view(), &bad_max).is_err());
     assert!(example_epsilon(&[], &[1.0], &d).is_err());
+    // A pooled range whose 0.01 grid would exceed 2^24 points, or overflow: refused, not allocated.
+    assert!(matches!(
+        example_epsilon(&[0.0, 1e6], &[1.0, 2.0], &d),
+        Err(Error::OutOfDomain { .. })
+    ));
+    assert!(matches!(
+        example_epsilon(&[-1e308, 1e308], &[1.0, 2.0], &d),
+        Err(Error::OutOfDomain { .. })
+    ));
+    assert!(example_epsilon(&[-1e308, 1e308], &[1.0, 2.0], &ex).is_ok());
     assert!(exhaustive_attacks(&[1.0], &[f64::NAN], 1e-5).is_err());
     let acc = Accuracies {
         retain_unlearned: 0.9,
