@@ -9,7 +9,8 @@ is replaced by numpy code with the *same dtypes and the same rounding*:
   dtype, float32 (`linspace_logspace_infer_options` falls back to `get_default_dtype()`), computed on the CPU
   (no `device=`) and only then moved to the GPU. `torch_linspace_f32` below reproduces torch 1.12.1's CPU kernel
   (`aten/src/ATen/native/cpu/RangeFactoriesKernel.cpp`, vectorised `cpu_serial_kernel_vec` path, 8 float lanes,
-  AVX2 dispatch, which is what a CPU with AVX2+FMA gets; AVX-512 dispatch is disabled by default in 1.12.1).
+  AVX2 dispatch, which is what any CPU with AVX2+FMA gets: the 1.12.1 wheel ships no AVX-512 kernels and rejects
+  ATEN_CPU_CAPABILITY=avx512 as invalid).
   How this was established: the formula was checked bit for bit against the real torch 1.12.1 wheel
   (`torch-1.12.1-cp310-cp310-manylinux1_x86_64.whl` from PyPI, its `libtorch_cpu.so` called from a small C++
   harness through `at::linspace(Scalar, Scalar, steps, kFloat)`) on 3,084,855 points of 2,997 random grids:
@@ -24,11 +25,17 @@ is replaced by numpy code with the *same dtypes and the same rounding*:
   the same here).
 * `assert thr_eps` in metric.py is applied to a numpy array, which raises ValueError whenever more than one
   threshold survives (and AssertionError when exactly one survives with epsilon 0.0). The evident intent is "at
-  least one threshold survived"; this port asserts exactly that (`thr_eps.size > 0`). Where nothing survives the
-  port records `None` (metric.py would crash).
+  least one threshold survived"; where none survives this port records `None` for the example (metric.py would
+  stop) and the case's forget score as `None`.
+
+How much these details matter, measured on this file's 588 examples (2026-11): replacing the float32 torch grid by
+a float64 one (numpy.linspace, or torch's symmetric formula in float64) changed no epsilon; replacing the CUDA mean
+by the CPU one (sum / N) changed 3 of the 48 epsilons with N not a power of two (N = 24, 100, 3), no forget score.
+For N a power of two the two means coincide.
 
 Running this file writes tests/fixtures/peers/competition_official_{n8,n16,n64,n512,misc}.json,
-competition_numpy_f32.json and competition_confidence.json (torch_linspace.py writes the torch grid fixture). Needs numpy only (the pinned reference environment: numpy 2.4.6).
+competition_numpy_f32.json and competition_confidence.json (torch_linspace.py writes the torch grid fixture).
+Needs numpy only (the pinned reference environment: numpy 2.4.6); takes about 2.5 minutes.
 """
 
 import json
