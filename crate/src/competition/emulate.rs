@@ -34,9 +34,8 @@
 ///
 /// `steps = 1` gives `[start]` (torch's `fill_`), `steps = 0` an empty vector. This was established bit for bit
 /// against the torch 1.12.1 wheel's `libtorch_cpu.so` (AVX2 dispatch; the wheel has no AVX-512 kernels) on 3.08
-/// million points; under
-/// `ATEN_CPU_CAPABILITY=default` torch uses the same blocks without fused multiply-adds, and torch ≥ 2.0 uses
-/// the scalar formula only. For more than 32,768 points torch splits the range across OpenMP threads (each chunk
+/// million points. Under `ATEN_CPU_CAPABILITY=default` torch uses the same blocks without fused multiply-adds, and
+/// torch ≥ 2.0 uses the scalar formula only. For more than 32,768 points torch splits the range across OpenMP threads (each chunk
 /// restarting the 16-point blocking), so its output then depends on the thread count; this function is the
 /// single-chunk result.
 ///
