@@ -1,7 +1,7 @@
 //! The exhaustive threshold attack (every distinct pooled value, both directions) and its Clopper–Pearson
 //! high-probability version. Positives are always the retrained outputs.
 
-use super::{Attack, AttackRule, ExampleEpsilon, ThresholdAttack};
+use super::{Attack, AttackRule, ExampleEpsilon, Outcome, ThresholdAttack};
 use crate::binomial;
 use crate::error::Result;
 
@@ -87,7 +87,7 @@ pub(crate) fn example(
     unlearned: &[f64],
     delta: f64,
     cp: Option<&CpTables>,
-) -> Result<(ExampleEpsilon, bool)> {
+) -> Result<(ExampleEpsilon, Outcome)> {
     let (nr, nu) = (retrained.len(), unlearned.len());
     let mut best: Option<(f64, usize, AttackRule, usize, usize, f64, f64)> = None;
     for (index, (rule, fp, fn_)) in attacks(retrained, unlearned).into_iter().enumerate() {
@@ -112,7 +112,11 @@ pub(crate) fn example(
             best = Some((eps, index, rule, fp, fn_, fpr, fnr));
         }
     }
-    let scored = best.is_some();
+    let outcome = if best.is_some() {
+        Outcome::Scored
+    } else {
+        Outcome::NoAttack
+    };
     let (epsilon, best_attack) = match best {
         Some((eps, index, rule, fp, fn_, fpr, fnr)) => (
             eps,
@@ -137,7 +141,7 @@ pub(crate) fn example(
             bucket: None,
             points: 0.0,
         },
-        scored,
+        outcome,
     ))
 }
 

@@ -45,8 +45,11 @@
 //! # Deviations from metric.py, all documented where they apply
 //!
 //! * metric.py ends with `assert thr_eps` on a numpy array, which raises whenever more than one attack survives (and
-//!   also when exactly one survives with `ε = 0`); the evident intent is "some attack survived". Where none does
-//!   (e.g. both samples constant and equal), metric.py stops; Lethe scores the example `ε_s = 0` and warns.
+//!   also when exactly one survives with `ε = 0`); the evident intent is "some attack survived". Where none does,
+//!   metric.py stops; Lethe warns and scores the example `ε_s = 0` when no attack separates the samples (e.g. both
+//!   constant and equal), or `ε_s = 50` when some attack separates them perfectly but metric.py's float32 CUDA rates
+//!   fail to recognise it: `TPR + TNR == 2` needs `fl(N · fl(T/(N·T))) == 1`, false for 137 of the `N ≤ 1024`
+//!   (41, 47, 55, …), where perfectly separated samples have every attack discarded.
 //! * metric.py requires a CUDA GPU; Lethe computes the same numbers on the CPU and in the browser.
 
 mod confidence;
@@ -210,6 +213,18 @@ pub struct ThresholdAttack {
     pub epsilon: f64,
 }
 
+/// How an example's epsilon came about, for the warnings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Some attack survived (or the peaky rule applied): the reference's own number.
+    Scored,
+    /// Every attack was discarded and none separated the samples: scored 0.
+    NoAttack,
+    /// Every attack was discarded, but some separated the samples perfectly and metric.py's float32 rates did not
+    /// recognise it (`N·factor ≠ 1`): scored as the cap.
+    UnrecognisedPerfect,
+}
+
 /// Mean accuracies for [`final_score`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Accuracies {
@@ -291,14 +306,16 @@ pub fn forget_score(
     };
 
     let mut per_example = Vec::with_capacity(columns_r.len());
-    let mut unscored = Vec::new();
+    let (mut unscored, mut unrecognised) = (Vec::new(), Vec::new());
     for (e, (r, u)) in columns_r.iter().zip(&columns_u).enumerate() {
         if params.variant == Variant::Official {
             check_official_grid(r, u, Some(e))?;
         }
-        let (mut ex, scored) = example_with(r, u, params, cp.as_ref())?;
-        if !scored {
-            unscored.push(e);
+        let (mut ex, outcome) = example_with(r, u, params, cp.as_ref())?;
+        match outcome {
+            Outcome::Scored => {}
+            Outcome::NoAttack => unscored.push(e),
+            Outcome::UnrecognisedPerfect => unrecognised.push(e),
         }
         let (bucket, points) = score_epsilon(ex.epsilon, &buckets);
         ex.bucket = bucket;
@@ -307,6 +324,14 @@ pub fn forget_score(
     }
     if !unscored.is_empty() {
         warnings.push(unscored_warning(&unscored, params.variant));
+    }
+    if !unrecognised.is_empty() {
+        warnings.push(format!(
+            "example(s) {}: the samples are perfectly separated, but with N = {n_models} metric.py's float32 CUDA \
+             rates give TPR + TNR ≠ 2, so it discards the separating attacks like every other one and stops at its \
+             `assert thr_eps`; Lethe scores them epsilon = {EPSILON_CAP} (perfect separation, capped)",
+            list_examples(&unrecognised)
+        ));
     }
     if params.variant == Variant::Official {
         let wide = columns_r
@@ -543,7 +568,7 @@ fn example_with(
     unlearned: &[f64],
     params: &CompetitionParams,
     cp: Option<&exhaustive::CpTables>,
-) -> Result<(ExampleEpsilon, bool)> {
+) -> Result<(ExampleEpsilon, Outcome)> {
     match params.variant {
         Variant::Official => {
             let retrained_is_positive = numpy_median(retrained) > numpy_median(unlearned);
@@ -615,13 +640,17 @@ fn columns(m: MatrixRef<'_, f64>) -> Vec<Vec<f64>> {
     out
 }
 
-fn unscored_warning(examples: &[usize], variant: Variant) -> String {
+fn list_examples(examples: &[usize]) -> String {
     let shown: Vec<String> = examples.iter().take(10).map(usize::to_string).collect();
     let more = if examples.len() > 10 {
         format!(" and {} more", examples.len() - 10)
     } else {
         String::new()
     };
+    format!("{}{more}", shown.join(", "))
+}
+
+fn unscored_warning(examples: &[usize], variant: Variant) -> String {
     let why = if variant == Variant::Official {
         "every attack was discarded (exactly one of FPR, FNR was 0 for each; metric.py would stop at its \
          `assert thr_eps`)"
@@ -629,8 +658,8 @@ fn unscored_warning(examples: &[usize], variant: Variant) -> String {
         "every attack was discarded (exactly one of FPR, FNR was 0 for each)"
     };
     format!(
-        "example(s) {}{more}: {why}; scored with epsilon = 0. This happens when the samples carry no usable \
-         signal, e.g. both are constant",
-        shown.join(", ")
+        "example(s) {}: {why}; scored with epsilon = 0. This happens when the samples carry no usable signal, \
+         e.g. both are constant",
+        list_examples(examples)
     )
 }

@@ -12,7 +12,7 @@
 use super::emulate::{
     cuda_mean_factor, cuda_rate, numpy_linspace_into, numpy_log_f32, torch_linspace_f32,
 };
-use super::{Attack, AttackRule, EPSILON_CAP, ExampleEpsilon};
+use super::{Attack, AttackRule, EPSILON_CAP, ExampleEpsilon, Outcome};
 
 /// Thresholds per unit of confidence in both grids (`NUM_THRESHOLDS_PER_UNIT`).
 const PER_UNIT: f64 = 100.0;
@@ -188,7 +188,7 @@ pub(crate) fn example(
     neg: &[f64],
     positive_is_retrained: bool,
     delta: f64,
-) -> (ExampleEpsilon, bool) {
+) -> (ExampleEpsilon, Outcome) {
     let n = pos.len();
     let sp = Sorted::new(pos);
     let sn = Sorted::new(neg);
@@ -216,7 +216,7 @@ pub(crate) fn example(
                 bucket: None,
                 points: 0.0,
             },
-            true,
+            Outcome::Scored,
         );
     }
 
@@ -289,17 +289,37 @@ pub(crate) fn example(
     }
 
     let Some((eps, index, c_fp, c_fn)) = best else {
-        // metric.py's `assert thr_eps` would stop here.
+        // metric.py's `assert thr_eps` would stop here. A perfect separation that the float32 rates failed to
+        // recognise (N·factor ≠ 1, e.g. N = 41) is what metric.py's rules mean by ε = ∞: score it as the cap.
+        // Otherwise nothing distinguishes the samples (e.g. both constant and equal): ε = 0.
+        let perfect = interval.first_perfect.or(single.first_perfect);
+        let (epsilon, best_attack, outcome) = match perfect {
+            Some(index) => (
+                EPSILON_CAP,
+                Some(describe(
+                    index,
+                    0,
+                    0,
+                    n,
+                    &grid,
+                    &singles,
+                    positive_is_retrained,
+                    &mut left,
+                )),
+                Outcome::UnrecognisedPerfect,
+            ),
+            None => (0.0, None, Outcome::NoAttack),
+        };
         return (
             ExampleEpsilon {
-                epsilon: 0.0,
-                best_attack: None,
+                epsilon,
+                best_attack,
                 positive_is_retrained,
                 peaky: false,
                 bucket: None,
                 points: 0.0,
             },
-            false,
+            outcome,
         );
     };
     let attack = describe(
@@ -321,7 +341,7 @@ pub(crate) fn example(
             bucket: None,
             points: 0.0,
         },
-        true,
+        Outcome::Scored,
     )
 }
 

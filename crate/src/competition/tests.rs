@@ -29,7 +29,7 @@ impl Rng {
     }
 }
 
-fn official_pair(pos: &[f64], neg: &[f64]) -> (ExampleEpsilon, bool) {
+fn official_pair(pos: &[f64], neg: &[f64]) -> (ExampleEpsilon, Outcome) {
     official::example(pos, neg, true, DELTA)
 }
 
@@ -84,12 +84,42 @@ fn peaky_rule_and_zero_ranges() {
     let (ex, _) = official_pair(&pos, &[0.3; 4]);
     assert!(ex.peaky);
     // Both constant: 0/0 is NaN, not peaky; constant and equal leaves no usable attack.
-    let (ex, scored) = official_pair(&[0.7; 4], &[0.7; 4]);
-    assert!(!ex.peaky && !scored && ex.epsilon == 0.0 && ex.best_attack.is_none());
+    let (ex, outcome) = official_pair(&[0.7; 4], &[0.7; 4]);
+    assert!(
+        !ex.peaky && outcome == Outcome::NoAttack && ex.epsilon == 0.0 && ex.best_attack.is_none()
+    );
     // Both constant and different: perfect separation → inf → capped at 50, not peaky.
-    let (ex, scored) = official_pair(&[0.9; 4], &[0.2; 4]);
-    assert!(!ex.peaky && scored);
+    let (ex, outcome) = official_pair(&[0.9; 4], &[0.2; 4]);
+    assert!(!ex.peaky && outcome == Outcome::Scored);
     assert_eq!(ex.epsilon, EPSILON_CAP);
+}
+
+#[test]
+fn perfect_separation_with_41_models() {
+    // 41·f32(1/41) rounds below 1: metric.py's CUDA rates give TPR + TNR ≠ 2, so separating attacks are discarded
+    // and, the samples being separated, so is every other attack. Lethe scores the cap and warns.
+    let mut rng = Rng(41);
+    let r = Matrix::from_vec(41, 1, rng.sample(41, 5.0, 0.5, None)).unwrap();
+    let u = Matrix::from_vec(41, 1, rng.sample(41, 0.0, 0.5, None)).unwrap();
+    assert!(official::example_dense(r.as_slice(), u.as_slice(), DELTA).is_none());
+    let res = forget_score(r.view(), u.view(), &CompetitionParams::default()).unwrap();
+    let ex = &res.per_example[0];
+    assert_eq!(ex.epsilon, EPSILON_CAP);
+    assert!(
+        ex.best_attack
+            .is_some_and(|a| a.false_positives == 0 && a.false_negatives == 0)
+    );
+    assert!(
+        res.warnings
+            .iter()
+            .any(|w| w.contains("perfectly separated"))
+    );
+    // With 40 models the rates are recognised: the same answer without a warning.
+    let r40 = Matrix::from_vec(40, 1, r.as_slice()[..40].to_vec()).unwrap();
+    let u40 = Matrix::from_vec(40, 1, u.as_slice()[..40].to_vec()).unwrap();
+    let res = forget_score(r40.view(), u40.view(), &CompetitionParams::default()).unwrap();
+    assert_eq!(res.per_example[0].epsilon, EPSILON_CAP);
+    assert!(res.warnings.is_empty());
 }
 
 #[test]
