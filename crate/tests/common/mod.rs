@@ -26,16 +26,22 @@ pub mod tol {
     /// relative, with an absolute floor for p-values near 0.
     pub const NORMAL_P_REL: f64 = 1e-14;
     pub const NORMAL_P_ABS: f64 = 1e-300;
+    /// A difference of two float64 logs taken by different libms (numpy's SVML vs the platform's): ≤ 1 ulp each,
+    /// i.e. ~2e-16 relative of values up to |log 1e-45| ≈ 104; used as both atol and rtol.
+    pub const LOG_ULPS: f64 = 1e-13;
 }
 
 pub fn fixture_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(name)
 }
 
 /// Loads a golden JSON file by file name, e.g. `golden("hsic.json")`.
 pub fn golden(name: &str) -> Value {
     let p = fixture_path("golden").join(name);
-    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()));
+    let text =
+        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", p.display()))
 }
 
@@ -66,7 +72,11 @@ pub fn nums(v: &Value) -> Vec<f64> {
 }
 
 pub fn bools(v: &Value) -> Vec<bool> {
-    v.as_array().expect("array").iter().map(|b| b.as_bool().expect("bool")).collect()
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|b| b.as_bool().expect("bool"))
+        .collect()
 }
 
 pub fn matrix(v: &Value) -> Matrix {
@@ -113,6 +123,9 @@ impl MaxDev {
         }
     }
     pub fn report(&self, what: &str) {
-        println!("max deviation [{what}]: abs {:.3e}, rel {:.3e}", self.abs, self.rel);
+        println!(
+            "max deviation [{what}]: abs {:.3e}, rel {:.3e}",
+            self.abs, self.rel
+        );
     }
 }
