@@ -165,6 +165,7 @@ pub struct Attack {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExampleEpsilon {
     /// `ε_s` (official: clipped to `[0, 50]`; exhaustive: may be `inf`).
+    #[serde(serialize_with = "crate::json::f64")]
     pub epsilon: f64,
     /// `None` for peaky examples and where every attack was discarded (then `epsilon` is 0 and the result carries
     /// a warning; metric.py itself stops at its `assert` there).
@@ -210,6 +211,7 @@ pub struct ThresholdAttack {
     pub fpr: f64,
     pub fnr: f64,
     /// Eq. 1 epsilon of this attack, `inf` for perfect separation, NaN where it is discarded.
+    #[serde(serialize_with = "crate::json::f64")]
     pub epsilon: f64,
 }
 
