@@ -225,11 +225,44 @@ pub(crate) fn alloc<T: Scalar>(input: &str, len: usize) -> Result<Vec<T>, DataEr
     Ok(v)
 }
 
-fn bytes_buf(input: &str, len: usize) -> Result<Vec<u8>, DataError> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| oom(input, len as u64))?;
-    v.resize(len, 0);
-    Ok(v)
+/// Reads `out.len()` elements starting at byte `at` of `src`, at most [`CHUNK`] bytes at a time.
+fn read_elems_at<T: Scalar>(
+    input: &str,
+    src: &dyn ByteSource,
+    at: u64,
+    dt: DType,
+    out: &mut [T],
+    buf: &mut Vec<u8>,
+) -> Result<(), DataError> {
+    let per = (CHUNK / dt.size).max(1);
+    let mut pos = at;
+    for part in out.chunks_mut(per) {
+        buf.clear();
+        buf.resize(part.len() * dt.size, 0);
+        src.read_at(pos, buf)
+            .map_err(|e| io_error(input, "the array data", &e))?;
+        dtype::decode(dt, buf, part);
+        pos = pos.saturating_add(buf.len() as u64);
+    }
+    Ok(())
+}
+
+/// Reads `out.len()` elements from a stream, at most [`CHUNK`] bytes at a time.
+fn read_elems<T: Scalar>(
+    input: &str,
+    r: &mut dyn Read,
+    dt: DType,
+    out: &mut [T],
+    buf: &mut Vec<u8>,
+) -> Result<(), DataError> {
+    let per = (CHUNK / dt.size).max(1);
+    for part in out.chunks_mut(per) {
+        buf.clear();
+        buf.resize(part.len() * dt.size, 0);
+        r.read_exact(buf).map_err(|e| io_error(input, "the array data", &e))?;
+        dtype::decode(dt, buf, part);
+    }
+    Ok(())
 }
 
 /// Reads the planned rows from `src`, whose array data starts at byte `offset`.
@@ -240,42 +273,25 @@ pub(crate) fn read_random<T: Scalar>(
     plan: &Plan<'_>,
 ) -> Result<Vec<T>, DataError> {
     if plan.fortran {
-        let mut r = io::BufReader::with_capacity(CHUNK.min(1 << 16), SourceReader::new(src, offset));
+        let mut r = io::BufReader::with_capacity(1 << 16, SourceReader::new(src, offset));
         return read_stream(input, &mut r, plan);
     }
     let cols = plan.cols;
-    let row_bytes = cols * plan.dt.size;
-    let per_chunk = (CHUNK / row_bytes.max(1)).max(1);
+    let row_bytes = (cols * plan.dt.size) as u64;
     let mut out = alloc::<T>(input, plan.out_rows() * cols)?;
     let mut buf = Vec::new();
-    let read_rows = |first: usize, count: usize, dest: &mut [T], buf: &mut Vec<u8>| {
-        buf.clear();
-        buf.try_reserve(count * row_bytes)
-            .map_err(|_| oom(input, (count * row_bytes) as u64))?;
-        buf.resize(count * row_bytes, 0);
-        let at = offset.saturating_add((first as u64).saturating_mul(row_bytes as u64));
-        src.read_at(at, buf)
-            .map_err(|e| io_error(input, "the array data", &e))?;
-        dtype::decode(plan.dt, buf, dest);
-        Ok::<(), DataError>(())
-    };
     match plan.rows {
-        None => {
-            let mut start = 0;
-            while start < plan.n {
-                let k = per_chunk.min(plan.n - start);
-                read_rows(start, k, &mut out[start * cols..(start + k) * cols], &mut buf)?;
-                start += k;
-            }
-        }
+        None => read_elems_at(input, src, offset, plan.dt, &mut out, &mut buf)?,
         Some(sel) => {
+            // Runs of consecutive rows are read together.
             let mut i = 0;
             while i < sel.len() {
                 let mut j = i + 1;
-                while j < sel.len() && j - i < per_chunk && sel[j] == sel[j - 1] + 1 {
+                while j < sel.len() && sel[j] == sel[j - 1] + 1 {
                     j += 1;
                 }
-                read_rows(sel[i], j - i, &mut out[i * cols..j * cols], &mut buf)?;
+                let at = offset.saturating_add((sel[i] as u64).saturating_mul(row_bytes));
+                read_elems_at(input, src, at, plan.dt, &mut out[i * cols..j * cols], &mut buf)?;
                 i = j;
             }
         }
@@ -304,10 +320,6 @@ fn fortran_columns(trailing: &[usize], cols: usize) -> Vec<usize> {
     map
 }
 
-fn read_exact(input: &str, r: &mut dyn Read, buf: &mut [u8]) -> Result<(), DataError> {
-    r.read_exact(buf).map_err(|e| io_error(input, "the array data", &e))
-}
-
 fn skip(input: &str, r: &mut dyn Read, bytes: u64) -> Result<(), DataError> {
     let got = io::copy(&mut r.take(bytes), &mut io::sink()).map_err(|e| io_error(input, "the array data", &e))?;
     if got < bytes {
@@ -333,25 +345,12 @@ pub(crate) fn read_stream<T: Scalar>(input: &str, r: &mut dyn Read, plan: &Plan<
     let mut buf = Vec::new();
     if !plan.fortran {
         match &uniq {
-            None => {
-                let per_chunk = (CHUNK / row_bytes.max(1)).max(1);
-                let mut start = 0;
-                while start < plan.n {
-                    let k = per_chunk.min(plan.n - start);
-                    buf.clear();
-                    buf.resize(k * row_bytes, 0);
-                    read_exact(input, r, &mut buf)?;
-                    dtype::decode(plan.dt, &buf, &mut compact[start * cols..(start + k) * cols]);
-                    start += k;
-                }
-            }
+            None => read_elems(input, r, plan.dt, &mut compact, &mut buf)?,
             Some(u) => {
-                buf = bytes_buf(input, row_bytes)?;
                 let mut next = 0usize;
                 for (k, &row) in u.iter().enumerate() {
                     skip(input, r, (row - next) as u64 * row_bytes as u64)?;
-                    read_exact(input, r, &mut buf)?;
-                    dtype::decode(plan.dt, &buf, &mut compact[k * cols..(k + 1) * cols]);
+                    read_elems(input, r, plan.dt, &mut compact[k * cols..(k + 1) * cols], &mut buf)?;
                     next = row + 1;
                 }
             }
@@ -360,14 +359,12 @@ pub(crate) fn read_stream<T: Scalar>(input: &str, r: &mut dyn Read, plan: &Plan<
         let colmap = fortran_columns(&plan.trailing, cols);
         let per_chunk = (CHUNK / size).max(1).min(plan.n);
         let mut tmp = alloc::<T>(input, per_chunk)?;
-        buf = bytes_buf(input, per_chunk * size)?;
         for &c in &colmap {
             let mut p = 0usize;
             let mut start = 0;
             while start < plan.n {
                 let k = per_chunk.min(plan.n - start);
-                read_exact(input, r, &mut buf[..k * size])?;
-                dtype::decode(plan.dt, &buf[..k * size], &mut tmp[..k]);
+                read_elems(input, r, plan.dt, &mut tmp[..k], &mut buf)?;
                 match &uniq {
                     None => {
                         for (t, &v) in tmp[..k].iter().enumerate() {
