@@ -351,7 +351,7 @@ impl ByteSource for Counting<'_> {
 
 #[test]
 fn row_subsets_equal_the_same_rows_of_the_full_load_in_every_format() {
-    let sel = vec![2, 0, 2, 1];
+    let sel = [2, 0, 2, 1];
     for (rel, name) in [
         ("npy/f8_le_C.npy", None),
         ("npy/f4_be_F.npy", None),
@@ -418,6 +418,35 @@ fn c_order_row_subset_reads_only_the_selected_rows() {
     data::load::<f64>("x.npy", &src, &o).unwrap();
     // Detection (64 bytes), the 12-byte preamble, the rest of the header, two rows of 4 × 8 bytes.
     assert_eq!(src.read.get(), 64 + 12 + (128 - 10) + 2 * 32);
+}
+
+#[test]
+fn rows_wider_than_a_read_chunk_load_exactly() {
+    // 3 × 200 000 float64: each row is 1.6 MB, more than the 1 MiB the readers decode per step.
+    let (n, d) = (3usize, 200_000usize);
+    let value = |i: usize, j: usize| (i * d + j) as f64 * 0.5 - 7.0;
+    for fortran in [false, true] {
+        let mut b = npy_header_order("<f8", &format!("({n}, {d})"), fortran);
+        for k in 0..n * d {
+            let (i, j) = if fortran { (k % n, k / n) } else { (k / d, k % d) };
+            b.extend_from_slice(&value(i, j).to_le_bytes());
+        }
+        for rows in [None, Some(vec![2, 0])] {
+            let o = LoadOptions {
+                rows: rows.clone(),
+                ..opts()
+            };
+            let m = data::load_bytes::<f64>("wide.npy", &b, &o).unwrap().matrix;
+            let want: Vec<usize> = rows.unwrap_or_else(|| (0..n).collect());
+            assert_eq!((m.rows(), m.cols()), (want.len(), d));
+            for (r, &i) in want.iter().enumerate() {
+                assert!(
+                    m.row(r).iter().enumerate().all(|(j, &v)| v == value(i, j)),
+                    "fortran {fortran} row {i}"
+                );
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -573,9 +602,14 @@ fn unusable_arrays_are_refused_with_the_reason() {
     assert!(matches!(e, DataError::Empty { .. }), "{e}");
 }
 
-/// A .npy header for `shape` of float64, padded as numpy pads it.
+/// A .npy header, padded as numpy pads it.
 fn npy_header(descr: &str, shape: &str) -> Vec<u8> {
-    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    npy_header_order(descr, shape, false)
+}
+
+fn npy_header_order(descr: &str, shape: &str, fortran: bool) -> Vec<u8> {
+    let order = if fortran { "True" } else { "False" };
+    let mut h = format!("{{'descr': '{descr}', 'fortran_order': {order}, 'shape': {shape}, }}");
     while (10 + h.len() + 1) % 64 != 0 {
         h.push(' ');
     }
