@@ -11,7 +11,7 @@
 //! | anything else that is UTF-8 text | CSV/TSV |
 //!
 //! [`inspect`] reads headers only; [`load`] checks [`LoadOptions::max_bytes`] from the header before it reads
-//! any data, and reads only the selected rows where the format allows it (see [`super::array`]).
+//! any data, and reads only the selected rows where the format allows it.
 
 use serde::{Deserialize, Serialize};
 

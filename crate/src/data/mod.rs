@@ -2,12 +2,12 @@
 //!
 //! Readers for .npy, .npz, .safetensors, CSV/TSV and JSON turn a file into a row-major [`Matrix`] (one row per
 //! example). They work header-first over a random-access [`ByteSource`]: [`inspect`] reads only headers, and
-//! [`load`] checks the size against [`LoadOptions::max_bytes`] before reading any data and then reads only the
+//! [`load()`] checks the size against [`LoadOptions::max_bytes`] before reading any data and then reads only the
 //! rows asked for where the format allows it. Every bad input is a [`DataError`] naming the input, the problem
 //! and the fix — never a panic, a hang or an allocation sized by an unchecked header field.
 //!
 //! What Lethe writes itself and why: the .npy header parser ([`npy`]: `npyz` wants a sequential reader and
-//! allocates the declared header length unchecked), the array reader ([`array`]: row subsets by byte offset,
+//! allocates the declared header length unchecked), the array reader (`array.rs`: row subsets by byte offset,
 //! Fortran order, chunked decoding), the delimiter/header/label sniffing for text ([`text`]) and a streaming
 //! JSON visitor ([`json`]). Crates do the rest: `zip` (central directory, inflate), `safetensors` (header
 //! validation), `csv` (quoting), `serde_json`, `half`.

@@ -461,7 +461,7 @@ pub(crate) fn check_size(input: &str, h: &Header, len: u64) -> Result<Option<Str
 ///
 /// # Examples
 /// ```
-/// let bytes: &[u8] = b"\x93NUMPY\x01\x00\x36\x00{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }\n\
+/// let bytes: &[u8] = b"\x93NUMPY\x01\x00\x3a\x00{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }\n\
 ///               \x00\x00\x00\x00\x00\x00\xf0\x3f\x00\x00\x00\x00\x00\x00\x00\x40";
 /// let info = lethe::data::npy::inspect("x.npy", &bytes).unwrap();
 /// assert_eq!(info.arrays[0].shape, vec![2]);
@@ -479,7 +479,7 @@ pub fn inspect(input: &str, src: &dyn ByteSource) -> Result<FileInfo, DataError>
     })
 }
 
-/// Loads the array of a .npy file as a matrix; see [`crate::data::load`] for the options.
+/// Loads the array of a .npy file as a matrix; see [`crate::data::load()`] for the options.
 ///
 /// Only the header and the data of the selected rows are read (C order); Fortran-order data is streamed once.
 ///
@@ -491,7 +491,7 @@ pub fn inspect(input: &str, src: &dyn ByteSource) -> Result<FileInfo, DataError>
 /// # Examples
 /// ```
 /// use lethe::data::{LoadOptions, npy};
-/// let bytes: &[u8] = b"\x93NUMPY\x01\x00\x36\x00{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }\n\
+/// let bytes: &[u8] = b"\x93NUMPY\x01\x00\x3a\x00{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }\n\
 ///               \x00\x00\x00\x00\x00\x00\xf0\x3f\x00\x00\x00\x00\x00\x00\x00\x40";
 /// let m = npy::load::<f64>("x.npy", &bytes, &LoadOptions::default()).unwrap().matrix;
 /// assert_eq!((m.rows(), m.cols(), m.as_slice()), (2, 1, &[1.0, 2.0][..]));
