@@ -146,7 +146,7 @@ pub(crate) fn plan<'a, T: Scalar>(
         .unwrap_or(u64::MAX);
     let read_bytes = match (rows, access, layout.fortran) {
         (None, _, _) | (_, _, true) => data_bytes,
-        (Some(sel), Access::Random, false) => sel.len() as u64 * row_bytes,
+        (Some(sel), Access::Random, false) => (sel.len() as u64).saturating_mul(row_bytes),
         (Some(sel), Access::Stream, false) => {
             let last = sel.iter().copied().max().unwrap_or(0) as u64;
             (last + 1) * row_bytes
