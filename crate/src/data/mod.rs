@@ -1,8 +1,35 @@
 //! Data in: dense matrices and the file formats they are read from.
+//!
+//! Readers for .npy, .npz, .safetensors, CSV/TSV and JSON turn a file into a row-major [`Matrix`] (one row per
+//! example). They work header-first over a random-access [`ByteSource`]: [`inspect`] reads only headers, and
+//! [`load()`] checks the size against [`LoadOptions::max_bytes`] before reading any data and then reads only the
+//! rows asked for where the format allows it. Every bad input is a [`DataError`] naming the input, the problem
+//! and the fix — never a panic, a hang or an allocation sized by an unchecked header field.
+//!
+//! What Lethe writes itself and why: the .npy header parser ([`npy`]: `npyz` wants a sequential reader and
+//! allocates the declared header length unchecked), the array reader (`array.rs`: row subsets by byte offset,
+//! Fortran order, chunked decoding), the delimiter/header/label sniffing for text ([`text`]) and a streaming
+//! JSON visitor ([`json`]). Crates do the rest: `zip` (central directory, inflate), `safetensors` (header
+//! validation), `csv` (quoting), `serde_json`, `half`.
 
+mod array;
+mod dtype;
+pub mod json;
+mod load;
 mod matrix;
+pub mod npy;
+pub mod npz;
+pub mod safetensors;
+mod source;
+pub mod text;
 
+pub use load::{
+    ArrayInfo, DEFAULT_MAX_BYTES, FileInfo, Format, LabelColumn, LoadOptions, Loaded, detect, inspect, load, load_bytes,
+};
+#[cfg(not(target_arch = "wasm32"))]
+pub use load::{inspect_path, load_path};
 pub use matrix::{Matrix, MatrixRef, Scalar};
+pub use source::ByteSource;
 
 /// What went wrong reading an input file.
 ///
@@ -35,7 +62,7 @@ pub enum DataError {
     #[error("`{input}` has shape {shape:?}, but {expected}")]
     BadShape {
         input: String,
-        shape: Vec<usize>,
+        shape: Vec<u64>,
         expected: String,
     },
 
@@ -58,11 +85,48 @@ pub enum DataError {
     },
 
     /// A text value could not be parsed as a number.
-    #[error("`{input}`: cannot parse `{text}` as a number at line {line}, column {column}")]
+    #[error("`{input}`: cannot parse `{text}` as a number at line {line}, column {column}{hint}")]
     Parse {
         input: String,
         text: String,
         line: usize,
         column: usize,
+        /// What would fix it, starting with "; " (or empty).
+        hint: String,
     },
+
+    /// Reading the bytes failed (the file could not be opened or read).
+    #[error("`{input}`: {detail}")]
+    Io { input: String, detail: String },
+
+    /// There is nothing to load.
+    #[error("`{input}` has no data: {detail}")]
+    Empty { input: String, detail: String },
+
+    /// The file holds several arrays and none was named.
+    #[error("`{input}` holds several {what}s ({available}); say which one to load (LoadOptions::name, `--name`)")]
+    Ambiguous {
+        input: String,
+        what: &'static str,
+        available: String,
+    },
+
+    /// A requested row index is past the last row.
+    #[error("row index {index} is out of range for `{input}`, which has {rows} rows (valid indices are 0..{rows})")]
+    RowOutOfRange { input: String, index: usize, rows: u64 },
+
+    /// Rows of a table differ in length.
+    #[error(
+        "`{input}`: {location} has {got} values but the rows before it have {expected}; every row needs the same number of columns"
+    )]
+    Ragged {
+        input: String,
+        location: String,
+        got: usize,
+        expected: usize,
+    },
+
+    /// Memory for the result could not be allocated.
+    #[error("`{input}`: could not allocate {bytes} bytes; load a subset of rows or use a machine with more memory")]
+    OutOfMemory { input: String, bytes: u64 },
 }
