@@ -22,7 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::rank::numpy_sum;
+use crate::numpy::sum as numpy_sum;
 
 /// Default number of histogram bins for [`jsd`] (the value the SDE decision cases use).
 pub const DEFAULT_JSD_BINS: usize = 30;

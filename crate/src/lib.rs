@@ -19,6 +19,7 @@ pub mod leakage;
 pub mod mann_whitney;
 pub mod mmd;
 pub mod multiple_testing;
+pub mod numpy;
 pub mod options;
 pub mod permute;
 pub mod progress;

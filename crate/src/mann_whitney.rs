@@ -29,7 +29,8 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::options::{Alternative, PValueMethod};
-use crate::rank::{ndtr, numpy_sum, rank_average, reject_nan, tie_correction_term};
+use crate::numpy::sum as numpy_sum;
+use crate::rank::{ndtr, rank_average, reject_nan, tie_correction_term};
 
 /// Largest exact-distribution job accepted, in wide-integer limb operations (about half a second native, a few
 /// times that in a browser): 200 × 200 needs ~3e7, the limit sits near 400 × 400 with `U ≈ n₁n₂/2`.

@@ -130,39 +130,6 @@ pub(crate) fn rank_average(x: &[f64]) -> TieRanks {
     TieRanks { ranks, tie_counts }
 }
 
-/// `numpy.sum` of a contiguous float64 array, bit for bit: numpy's pairwise summation (8-way unrolled blocks of at
-/// most 128, recursive halving above). Used where matching scipy to the last ulp is cheap.
-pub(crate) fn numpy_sum(a: &[f64]) -> f64 {
-    const BLOCK: usize = 128;
-    let n = a.len();
-    if n < 8 {
-        let mut res = 0.0;
-        for &v in a {
-            res += v;
-        }
-        res
-    } else if n <= BLOCK {
-        let mut r = [0.0; 8];
-        r.copy_from_slice(&a[..8]);
-        let mut i = 8;
-        while i < n - n % 8 {
-            for (j, rj) in r.iter_mut().enumerate() {
-                *rj += a[i + j];
-            }
-            i += 8;
-        }
-        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for &v in &a[i..] {
-            res += v;
-        }
-        res
-    } else {
-        let mut n2 = n / 2;
-        n2 -= n2 % 8;
-        numpy_sum(&a[..n2]) + numpy_sum(&a[n2..])
-    }
-}
-
 /// Standard normal CDF, as `scipy.special.ndtr` (scipy 1.17.1 evaluates it with Cephes' `ndtr`, ported here
 /// with the same coefficients and operation order so rank-test p-values agree with scipy to the last bit or so).
 ///
@@ -328,13 +295,6 @@ mod tests {
         assert_eq!(tie_correction_term(&[4]), 60.0);
     }
 
-    #[test]
-    fn numpy_sum_small_and_blocked() {
-        assert_eq!(numpy_sum(&[]), 0.0);
-        assert_eq!(numpy_sum(&[1.0, 2.0, 3.0]), 6.0);
-        let v: Vec<f64> = (1..=1000).map(f64::from).collect();
-        assert_eq!(numpy_sum(&v), 500_500.0);
-    }
 
     #[test]
     fn ndtr_matches_scipy_peers() {

@@ -11,7 +11,8 @@
 //!     v_f = max_r ⟨u_f, u_r⟩,  w_r = max_{r' ≠ r} ⟨u_r, u_r'⟩   (unlearned model only, leave-one-out)
 //! ```
 //!
-//! Defaults follow the authors' code (gcosma/RULER `ruler/metrics.py`): ε = 1e-12; inputs must be 2-D, non-empty
+//! Defaults follow the authors' code (gcosma/RULER `ruler/metrics.py`), including its numpy arithmetic (row norms,
+//! row-wise dot products and means are numpy's pairwise sums, [`crate::numpy`]): ε = 1e-12; inputs must be 2-D, non-empty
 //! and finite; a row whose squared norm overflows, or a non-zero row whose norm underflows to 0, is an error
 //! (rescale: the metrics are scale-free); the row-wise cosines are clipped to [−1, 1] but the nearest-neighbour
 //! similarities are not; ties in m4 count as `≤` (`np.searchsorted(..., side="right")`). [`TieRule::Half`]
@@ -22,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::{Matrix, MatrixRef, Scalar};
 use crate::error::{Error, Result};
+use crate::numpy::{self, mean};
 
 /// Guards division by zero for an all-zero embedding (RULER `_EPS`).
 pub const NORM_EPS: f64 = 1e-12;
@@ -53,7 +55,8 @@ pub fn normalise<S: Scalar>(x: MatrixRef<'_, S>, name: &str) -> Result<Matrix<f6
     let mut out = Vec::with_capacity(x.rows() * d);
     for i in 0..x.rows() {
         let row = x.row(i);
-        let norm = row.iter().map(|v| v.to_f64() * v.to_f64()).sum::<f64>().sqrt();
+        let sq: Vec<f64> = row.iter().map(|v| v.to_f64() * v.to_f64()).collect();
+        let norm = numpy::sum(&sq).sqrt();
         if !norm.is_finite() {
             return Err(Error::OutOfDomain {
                 input: name.into(),
@@ -116,11 +119,16 @@ pub fn cosine_rowwise<S: Scalar>(a: MatrixRef<'_, S>, b: MatrixRef<'_, S>, names
             ),
         });
     }
-    Ok((0..na.rows()).map(|i| dot(na.row(i), nb.row(i)).clamp(-1.0, 1.0)).collect())
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
+    // `np.sum(left * right, axis=1)`: products, then numpy's pairwise sum, as the authors' code.
+    let mut prod = vec![0.0; na.cols()];
+    Ok((0..na.rows())
+        .map(|i| {
+            for ((p, a), b) in prod.iter_mut().zip(na.row(i)).zip(nb.row(i)) {
+                *p = a * b;
+            }
+            numpy::sum(&prod).clamp(-1.0, 1.0)
+        })
+        .collect())
 }
 
 /// m1: mean cosine similarity of forget records between the unlearned model and the oracle (Eq. 2).
@@ -158,7 +166,8 @@ pub fn representation_shift<S: Scalar>(
 ) -> Result<f64> {
     let after = cosine_rowwise(unlearned_forget, oracle_forget, ("unlearned_forget", "oracle_forget"))?;
     let before = cosine_rowwise(original_forget, oracle_forget, ("original_forget", "oracle_forget"))?;
-    Ok(after.iter().zip(&before).map(|(a, b)| a - b).sum::<f64>() / after.len() as f64)
+    let diff: Vec<f64> = after.iter().zip(&before).map(|(a, b)| a - b).collect();
+    Ok(mean(&diff))
 }
 
 /// m4 with its per-record parts.

@@ -39,7 +39,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::options::{Alternative, PValueMethod};
-use crate::rank::{ndtr, numpy_sum, rank_average, reject_nan, tie_correction_term};
+use crate::numpy::sum as numpy_sum;
+use crate::rank::{ndtr, rank_average, reject_nan, tie_correction_term};
 
 /// Above this `n`, `Auto` goes asymptotic without looking at ties (scipy 1.17.1).
 const AUTO_ASYMPTOTIC_ABOVE: usize = 50;

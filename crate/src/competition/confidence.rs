@@ -1,6 +1,7 @@
 //! Logit-scaled confidence, metric.py's `compute_logit_scaled_confidence` (adapted there from the LiRA code).
 
-use super::emulate::{numpy_exp_f32, numpy_pairwise_sum};
+use super::emulate::numpy_exp_f32;
+use crate::numpy::sum as numpy_pairwise_sum;
 use crate::data::{MatrixRef, Scalar};
 use crate::error::{Error, Result};
 

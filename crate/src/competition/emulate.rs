@@ -6,13 +6,13 @@
 //!
 //! * [`torch_linspace_f32`]: `torch.linspace(a, b, n)` with torch's default dtype (float32), torch 1.12.1's CPU
 //!   kernel under its AVX2 dispatch (the default on any x86-64 with AVX2 + FMA).
-//! * [`numpy_linspace`]: `numpy.linspace(a, b, n)` in float64.
 //! * [`cuda_mean_factor`] / [`cuda_rate`]: `torch.mean(x.float(), 0)` on CUDA, which multiplies the float32 sum by
 //!   `float(T) / float(N·T)` instead of dividing by `N`.
 //! * [`numpy_log_f32`], [`numpy_exp_f32`]: numpy's float32 `log`/`exp` ufuncs on x86-64 with AVX2+FMA3 or AVX-512F
 //!   (the SIMD rational approximations of `loops_exponent_log.dispatch.c.src`, max error 3.83 / 2.52 ulp, not
 //!   correctly rounded), transcribed lane by lane with fused multiply-adds.
-//! * [`numpy_pairwise_sum`]: numpy's pairwise summation for contiguous float64 reductions (`np.sum(axis=-1)`).
+//!
+//! numpy's float64 `linspace` and pairwise `sum` live in [`crate::numpy`].
 //!
 //! Each is checked against the real library's output in `crate/tests/golden_competition.rs`.
 
@@ -74,45 +74,6 @@ pub fn torch_linspace_f32(start: f64, end: f64, steps: usize) -> Vec<f32> {
     }
     out.extend((nvec..steps).map(point));
     out
-}
-
-/// `numpy.linspace(start, stop, num)` in float64 (endpoint included), numpy 1.x/2.x semantics:
-/// `y[i] = i·step + start` with `step = (stop − start)/(num − 1)`, the last point set to `stop`; when `step == 0`
-/// numpy computes `(i/(num − 1))·delta + start` instead.
-///
-/// # Examples
-/// ```
-/// use lethe::competition::emulate::numpy_linspace;
-/// assert_eq!(numpy_linspace(0.0, 1.0, 3), vec![0.0, 0.5, 1.0]);
-/// assert_eq!(numpy_linspace(2.0, 3.0, 1), vec![2.0]);
-/// ```
-pub fn numpy_linspace(start: f64, stop: f64, num: usize) -> Vec<f64> {
-    let mut out = Vec::with_capacity(num);
-    numpy_linspace_into(start, stop, num, &mut out);
-    out
-}
-
-/// [`numpy_linspace`] into a caller buffer (cleared first), so hot loops reuse one allocation.
-pub(crate) fn numpy_linspace_into(start: f64, stop: f64, num: usize, out: &mut Vec<f64>) {
-    out.clear();
-    if num == 0 {
-        return;
-    }
-    let delta = stop - start;
-    if num == 1 {
-        out.push(0.0 * delta + start);
-        return;
-    }
-    let div = (num - 1) as f64;
-    let step = delta / div;
-    if step == 0.0 {
-        out.extend((0..num).map(|i| (i as f64 / div) * delta + start));
-    } else {
-        out.extend((0..num).map(|i| i as f64 * step + start));
-    }
-    if let Some(last) = out.last_mut() {
-        *last = stop;
-    }
 }
 
 /// The float32 factor torch's CUDA `mean` multiplies a column sum by, for a `[n_rows, n_cols]` input reduced over
@@ -272,45 +233,6 @@ pub fn numpy_exp_f32(x: f32) -> f32 {
     (f64::from(poly) * 2f64.powi(quadrant as i32)) as f32
 }
 
-/// numpy's `np.add.reduce` over a contiguous float64 axis: `0.0 + pairwise(x)`, where `pairwise` adds sequentially
-/// below 8 elements, uses 8 interleaved accumulators up to 128, and splits larger blocks at a multiple of 8 below
-/// the middle (`pairwise_sum_DOUBLE` in `loops_utils.h.src`).
-///
-/// # Examples
-/// ```
-/// use lethe::competition::emulate::numpy_pairwise_sum;
-/// assert_eq!(numpy_pairwise_sum(&[1.0, 2.0, 3.0]), 6.0);
-/// assert_eq!(numpy_pairwise_sum(&[]), 0.0);
-/// ```
-pub fn numpy_pairwise_sum(x: &[f64]) -> f64 {
-    0.0 + pairwise(x)
-}
-
-fn pairwise(x: &[f64]) -> f64 {
-    let n = x.len();
-    if n < 8 {
-        x.iter().fold(0.0, |acc, &v| acc + v)
-    } else if n <= 128 {
-        let mut r = [0.0f64; 8];
-        r.copy_from_slice(&x[..8]);
-        let body = n - n % 8;
-        for chunk in x[8..body].chunks_exact(8) {
-            for (acc, v) in r.iter_mut().zip(chunk) {
-                *acc += v;
-            }
-        }
-        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for v in &x[body..] {
-            res += v;
-        }
-        res
-    } else {
-        let mut n2 = n / 2;
-        n2 -= n2 % 8;
-        pairwise(&x[..n2]) + pairwise(&x[n2..])
-    }
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -323,10 +245,6 @@ mod tests {
         assert_eq!(t[0], -1.5);
         assert_eq!(t[39], 2.25);
         assert_eq!(torch_linspace_f32(0.3, 0.7, 1), vec![0.3f32]);
-        let n = numpy_linspace(-1.0, 1.0, 5);
-        assert_eq!(n, vec![-1.0, -0.5, 0.0, 0.5, 1.0]);
-        assert_eq!(numpy_linspace(1.0, 1.0, 4), vec![1.0; 4]);
-        assert!(numpy_linspace(0.0, 1.0, 0).is_empty());
     }
 
     #[test]
@@ -361,13 +279,6 @@ mod tests {
         assert!(numpy_exp_f32(f32::NAN).is_nan());
     }
 
-    #[test]
-    fn pairwise_sum_groups_like_numpy() {
-        let x: Vec<f64> = (0..300).map(|i| 1.0 / f64::from(i + 1)).collect();
-        let seq: f64 = x.iter().sum();
-        assert!((numpy_pairwise_sum(&x) - seq).abs() < 1e-13);
-        assert_eq!(numpy_pairwise_sum(&[-0.0]).to_bits(), 0.0f64.to_bits());
-    }
 
     #[test]
     fn cuda_factor_power_of_two_is_exact() {

@@ -10,7 +10,7 @@
 //! themselves are generated point for point as numpy/torch generate them (see [`super::emulate`]).
 
 use super::emulate::{
-    cuda_mean_factor, cuda_rate, numpy_linspace_into, numpy_log_f32, torch_linspace_f32,
+    cuda_mean_factor, cuda_rate, numpy_log_f32, torch_linspace_f32,
 };
 use super::{Attack, AttackRule, EPSILON_CAP, ExampleEpsilon, Outcome};
 
@@ -132,7 +132,7 @@ impl IntervalGrid {
         let min = p.min() + smallest - BUFFER;
         let max = p.max() + BUFFER;
         let mut right = Vec::new();
-        numpy_linspace_into(min, max, grid_size(max - min), &mut right);
+        crate::numpy::linspace_into(min, max, grid_size(max - min), &mut right);
         IntervalGrid {
             right,
             width: smallest,
@@ -141,7 +141,7 @@ impl IntervalGrid {
     }
     fn left_into(&self, right: f64, out: &mut Vec<f64>) {
         let centre = right - self.width;
-        numpy_linspace_into(centre - BUFFER, centre + BUFFER, NUM_LEFT, out);
+        crate::numpy::linspace_into(centre - BUFFER, centre + BUFFER, NUM_LEFT, out);
     }
     fn len(&self) -> usize {
         self.right.len() * NUM_LEFT

@@ -589,6 +589,7 @@ pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) ->
     }
     warnings.extend(nonfinite_warning(input, &matrix));
     Ok(Loaded {
+        format: Format::Json,
         matrix,
         labels: None,
         column_names: None,

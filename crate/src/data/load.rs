@@ -146,6 +146,8 @@ pub struct FileInfo {
 /// A loaded matrix and what came with it.
 #[derive(Clone, Debug)]
 pub struct Loaded<T: Scalar = f64> {
+    /// The container format the data came from.
+    pub format: Format,
     /// Row-major, one row per example (the selected rows, in the order asked for).
     pub matrix: Matrix<T>,
     /// Row labels (text label column), for the rows loaded.
@@ -188,6 +190,7 @@ pub(crate) fn nonfinite_warning<T: Scalar>(input: &str, m: &Matrix<T>) -> Option
 
 /// Wraps planned array data as a [`Loaded`].
 pub(crate) fn finish<T: Scalar>(
+    format: Format,
     input: &str,
     plan: &Plan<'_>,
     data: Vec<T>,
@@ -200,6 +203,7 @@ pub(crate) fn finish<T: Scalar>(
     })?;
     warnings.extend(nonfinite_warning(input, &matrix));
     Ok(Loaded {
+        format,
         matrix,
         labels: None,
         column_names: None,

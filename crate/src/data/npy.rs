@@ -509,7 +509,7 @@ pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) ->
     let layout = h.layout().ok_or_else(|| unsupported(input, &info.dtype))?;
     let plan = array::plan::<T>(input, &layout, opts.rows.as_deref(), opts.max_bytes, Access::Random)?;
     let data = array::read_random::<T>(input, src, h.data_offset, &plan)?;
-    finish(input, &plan, data, info, warnings)
+    finish(Format::Npy, input, &plan, data, info, warnings)
 }
 
 #[cfg(test)]

@@ -237,7 +237,7 @@ pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) ->
             let plan = array::plan::<T>(&label, &layout, rows, opts.max_bytes, Access::Random)?;
             let sub = SubSource::new(src, start, m.size);
             let data = array::read_random::<T>(&label, &sub, h.data_offset, &plan)?;
-            finish(&label, &plan, data, info, warnings)
+            finish(Format::Npz, &label, &plan, data, info, warnings)
         }
         _ => {
             let plan = array::plan::<T>(&label, &layout, rows, opts.max_bytes, Access::Stream)?;
@@ -251,7 +251,7 @@ pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) ->
                     Err(e) => return Err(array::io_error(&label, "the member", &e)),
                 }
             }
-            finish(&label, &plan, data, info, warnings)
+            finish(Format::Npz, &label, &plan, data, info, warnings)
         }
     }
 }

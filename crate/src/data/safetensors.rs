@@ -199,5 +199,5 @@ pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) ->
     let plan = array::plan::<T>(input, &layout, opts.rows.as_deref(), opts.max_bytes, Access::Random)?;
     let start = info.data_offset.unwrap_or(p.data_start);
     let data = array::read_random::<T>(input, src, start, &plan)?;
-    finish(input, &plan, data, info, Vec::new())
+    finish(Format::Safetensors, input, &plan, data, info, Vec::new())
 }

@@ -473,6 +473,7 @@ fn into_loaded<T: Scalar>(
     warnings.extend(t.warnings);
     warnings.extend(nonfinite_warning(input, &matrix));
     Ok(Loaded {
+        format: Format::Csv,
         matrix,
         labels: t.labels,
         column_names: t.columns,

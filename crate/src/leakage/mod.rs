@@ -32,10 +32,9 @@
 //!
 //! # Exactness
 //!
-//! Sums are numpy's pairwise sums and grids are `np.linspace`'s points (module `numpy`), so the bounds equal
+//! Sums are numpy's pairwise sums and grids are `np.linspace`'s points ([`crate::numpy`]), so the bounds equal
 //! conbo's bit for bit up to the last-ulp differences of `ln`/`sqrt` between numpy and Rust's libm.
 
-mod numpy;
 mod plan;
 mod report;
 mod variance;
@@ -47,6 +46,7 @@ pub use plan::{SampleSizeParams, SampleSizePlan, binomial_sample_size, dkw_sampl
 pub use variance::{SdMethod, StdBounds, VarianceBounds, VarianceParams, std_bounds, variance_bounds};
 
 use crate::binomial;
+use crate::numpy;
 use crate::check;
 use crate::error::{Error, Result};
 
@@ -455,7 +455,7 @@ struct GridBand {
 
 impl GridBand {
     fn new(ecdf: &Ecdf, alpha: f64, stepsize: usize) -> Self {
-        let t = numpy::linspace01(stepsize);
+        let t = numpy::linspace(0.0, 1.0, stepsize);
         let eps = eps_unchecked(ecdf.n(), alpha, Sidedness::TwoSided);
         let cdf: Vec<f64> = t.iter().map(|&v| ecdf.at(v)).collect();
         GridBand {
