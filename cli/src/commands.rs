@@ -1,0 +1,994 @@
+//! The subcommands: argument definitions, loading, calling the core, printing.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use lethe::competition::{self, Accuracies, CompetitionParams, EpsMax, Variant};
+use lethe::divergence::{self, LogBase};
+use lethe::hsic::{self, HsicTestParams};
+use lethe::kernel::Bandwidth;
+use lethe::leakage::{self, LeakageParams, SdMethod, Sidedness};
+use lethe::mann_whitney;
+use lethe::mmd::{self, MmdEstimator};
+use lethe::multiple_testing;
+use lethe::ruler::{self, RulerInputs, TieRule};
+use lethe::sde::{self, SdeParams, Split, Target};
+use lethe::wilcoxon::{self, WilcoxonParams, ZeroMethod};
+use lethe::{rouge, wasserstein, Alternative, Matrix, PValueMethod};
+use serde::Serialize;
+
+use crate::input::{self, InputRecord, InputSpec, RowSpec};
+use crate::report::{fmt_num, Report};
+use crate::CliError;
+
+#[derive(Parser)]
+#[command(
+    name = "lethe",
+    version,
+    about = "Machine-unlearning and membership evaluation statistics (SDE/HSIC, RULER, NeurIPS 2023 epsilon, leakage bounds)",
+    after_help = "Inputs are PATH[#TENSOR][@ROWS]: ROWS is a..b, i,j,k, or an index file. See docs/cli.md."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Show a file's format, arrays, dtypes and shapes (reads headers only)
+    Inspect(InspectArgs),
+    /// HSIC between paired rows of two inputs, with a permutation test
+    Hsic(HsicArgs),
+    /// Split-half dependence evaluation (SDE): in/out-of-training verdicts, OTR, F1, baselines
+    Sde(SdeArgs),
+    /// RULER representation-level metrics (m1–m4), with Wilcoxon + Benjamini–Hochberg across runs
+    Ruler(RulerArgs),
+    /// NeurIPS 2023 unlearning competition: per-example epsilon, forget score, final score
+    Epsilon(EpsilonArgs),
+    /// Leakage bounds on scores in [0, 1]: M_bin, M_gen(x), expectation/SD bounds, ED score, sample size
+    Bounds(BoundsArgs),
+    /// ROUGE-L of generations (one per line) against a reference, optionally with leakage bounds
+    Rouge(RougeArgs),
+    /// Mann–Whitney U test (as scipy.stats.mannwhitneyu)
+    Mwu(MwuArgs),
+    /// Wilcoxon signed-rank test (as scipy.stats.wilcoxon) with the rank-biserial effect size
+    Wilcoxon(WilcoxonArgs),
+    /// Jensen–Shannon divergence of two samples' histograms on shared bins
+    Jsd(JsdArgs),
+    /// Maximum mean discrepancy between two sets of rows
+    Mmd(MmdArgs),
+    /// Exact Wasserstein-1 distance between two sets of rows
+    Wasserstein(WassersteinArgs),
+}
+
+#[derive(Args)]
+pub struct Out {
+    /// Print the JSON report (schema in docs/cli.md) instead of a summary
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct InspectArgs {
+    file: PathBuf,
+    #[command(flatten)]
+    out: Out,
+}
+
+#[derive(Args, Serialize)]
+pub struct HsicArgs {
+    x: InputSpecArg,
+    y: InputSpecArg,
+    /// Bandwidth of x: sqrt_dim, median, or a number
+    #[arg(long, default_value = "sqrt_dim")]
+    sigma_x: String,
+    #[arg(long, default_value = "sqrt_dim")]
+    sigma_y: String,
+    #[arg(long, default_value_t = 1000)]
+    permutations: usize,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long, default_value = "f64")]
+    precision: String,
+    #[command(flatten)]
+    #[serde(skip)]
+    out: Out,
+}
+
+/// An input spec kept as text for clap and the report, parsed on use.
+type InputSpecArg = String;
+
+fn spec(s: &str) -> Result<InputSpec, CliError> {
+    s.parse().map_err(|e: String| CliError::msg(format!("bad input `{s}`: {e}")))
+}
+
+#[derive(Args, Serialize)]
+pub struct SdeArgs {
+    /// In-training reference subset (e.g. act.npy@retain_ref.txt)
+    #[arg(long)]
+    it: InputSpecArg,
+    /// Out-of-training reference subset (e.g. act.npy@test_ref.txt)
+    #[arg(long)]
+    oot: InputSpecArg,
+    /// A target subset (repeatable); unlabelled
+    #[arg(long)]
+    target: Vec<InputSpecArg>,
+    /// A target known to be in training (repeatable; enables F1)
+    #[arg(long)]
+    target_in: Vec<InputSpecArg>,
+    /// A target known to be out of training (repeatable; enables F1)
+    #[arg(long)]
+    target_out: Vec<InputSpecArg>,
+    /// Draw --draw unlabelled targets of --size rows from this pool (Algorithm 3: the forget set)
+    #[arg(long)]
+    draw_from: Option<InputSpecArg>,
+    /// Draw --draw targets labelled in-training from this pool (controlled experiment)
+    #[arg(long)]
+    draw_in: Option<InputSpecArg>,
+    /// Draw --draw targets labelled out-of-training from this pool (controlled experiment)
+    #[arg(long)]
+    draw_out: Option<InputSpecArg>,
+    /// Number of targets drawn from each pool
+    #[arg(long, default_value_t = 10)]
+    draw: usize,
+    /// Rows per drawn target
+    #[arg(long)]
+    size: Option<usize>,
+    /// Bandwidth: sqrt_dim (paper default), median, or a number
+    #[arg(long, default_value = "sqrt_dim")]
+    sigma: String,
+    /// Shuffles of the second half per subset (T)
+    #[arg(long, default_value_t = 200)]
+    shuffles: usize,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long, value_enum, default_value = "first")]
+    split: SplitArg,
+    /// Histogram bins of the JSD
+    #[arg(long, default_value_t = 30)]
+    bins: usize,
+    #[arg(long, default_value = "f64")]
+    precision: String,
+    /// Also compute the MMD and Wasserstein-1 baseline verdicts
+    #[arg(long)]
+    baselines: bool,
+    #[command(flatten)]
+    #[serde(skip)]
+    out: Out,
+}
+
+#[derive(Clone, Copy, ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum SplitArg {
+    First,
+    Random,
+}
+
+#[derive(Args, Serialize)]
+pub struct RulerArgs {
+    /// Unlearned model's embeddings of all rows (repeat once per run)
+    #[arg(long, required = true)]
+    unlearned: Vec<InputSpecArg>,
+    /// Retrain oracle's embeddings (same rows; one per run)
+    #[arg(long)]
+    oracle: Vec<InputSpecArg>,
+    /// Original model's embeddings (same rows; one per run; enables m3)
+    #[arg(long)]
+    original: Vec<InputSpecArg>,
+    /// Forget rows (a..b, i,j,k, or an index file), applied to every model file
+    #[arg(long)]
+    forget: String,
+    /// Retain rows, applied to every model file
+    #[arg(long)]
+    retain: String,
+    #[arg(long, value_enum, default_value = "at-most")]
+    ties: TiesArg,
+    /// FDR level of the Benjamini–Hochberg correction across metrics (several runs)
+    #[arg(long, default_value_t = 0.05)]
+    fdr: f64,
+    #[command(flatten)]
+    #[serde(skip)]
+    out: Out,
+}
+
+#[derive(Clone, Copy, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+enum TiesArg {
+    AtMost,
+    Half,
+}
+
+#[derive(Args, Serialize)]
+pub struct EpsilonArgs {
+    /// Retrained models' confidences: models × forget examples
+    #[arg(long)]
+    retrained: Option<InputSpecArg>,
+    /// Unlearned models' confidences: models × forget examples
+    #[arg(long)]
+    unlearned: Option<InputSpecArg>,
+    /// Retrained models' logits: models × examples × classes (turned into logit-scaled confidences)
+    #[arg(long)]
+    retrained_logits: Option<InputSpecArg>,
+    #[arg(long)]
+    unlearned_logits: Option<InputSpecArg>,
+    /// True class of each example (with the logits inputs)
+    #[arg(long)]
+    labels: Option<InputSpecArg>,
+    #[arg(long, value_enum, default_value = "official")]
+    variant: VariantArg,
+    /// Two-sided level of the Clopper–Pearson variant
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    /// Bucket cut-off: "official" = ceil(ln(N−1)), or a number
+    #[arg(long, default_value = "official")]
+    eps_max: String,
+    #[arg(long, default_value_t = competition::DELTA)]
+    delta: f64,
+    /// RA_unlearned,RA_retrained,TA_unlearned,TA_retrained for the final score
+    #[arg(long, value_delimiter = ',')]
+    accuracies: Option<Vec<f64>>,
+    #[command(flatten)]
+    #[serde(skip)]
+    out: Out,
+}
+
+#[derive(Clone, Copy, ValueEnum, Serialize, PartialEq)]
+#[serde(rename_all = "kebab-case")]
+enum VariantArg {
+    Official,
+    Exhaustive,
+    ClopperPearson,
+    All,
+}
+
+#[derive(Args, Serialize)]
+pub struct BoundArgs {
+    /// Significance level (two-sided unless --one-sided)
+    #[arg(long, default_value_t = leakage::DEFAULT_ALPHA)]
+    alpha: f64,
+    /// Spend alpha one-sided for M_bin and M_gen (the paper's form; the default is conbo's two-sided)
+    #[arg(long)]
+    one_sided: bool,
+    /// Points x for M_gen(x) (repeatable)
+    #[arg(long = "x")]
+    x: Vec<f64>,
+    #[arg(long, default_value_t = leakage::DEFAULT_STEPSIZE)]
+    stepsize: usize,
+    #[arg(long, value_enum, default_value = "conbo")]
+    sd_method: SdMethodArg,
+    /// Count the mass at 0 in the first cell (perbin and lp)
+    #[arg(long)]
+    atom_at_zero: bool,
+    #[arg(long, default_value_t = leakage::DEFAULT_RHO)]
+    rho: f64,
+    /// Half-width asked of the sample-size planner
+    #[arg(long, default_value_t = 0.05)]
+    plan_width: f64,
+}
+
+#[derive(Clone, Copy, ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum SdMethodArg {
+    Conbo,
+    Perbin,
+    Lp,
+}
+
+impl BoundArgs {
+    fn params(&self) -> LeakageParams {
+        let method = match self.sd_method {
+            SdMethodArg::Conbo => SdMethod::Conbo,
+            SdMethodArg::Perbin => SdMethod::PerBin { atom_at_zero: self.atom_at_zero },
+            SdMethodArg::Lp => SdMethod::Lp { atom_at_zero: self.atom_at_zero },
+        };
+        let d = LeakageParams::default();
+        LeakageParams {
+            alpha: self.alpha,
+            sidedness: if self.one_sided { Sidedness::OneSided } else { Sidedness::TwoSided },
+            x: if self.x.is_empty() { d.x } else { self.x.clone() },
+            stepsize: self.stepsize,
+            sd_method: method,
+            rho: self.rho,
+            plan_width: self.plan_width,
+        }
+    }
+}
+
+#[derive(Args, Serialize)]
+pub struct BoundsArgs {
+    /// Scores in [0, 1] (or 0/1 leak flags): a 1-D file
+    scores: InputSpecArg,
+    #[command(flatten)]
+    bounds: BoundArgs,
+    #[command(flatten)]
+    #[serde(skip)]
+    out: Out,
+}
+
+#[derive(Args, Serialize)]
+pub struct RougeArgs {
+    /// Generations, one per line
+    #[arg(long)]
+    predictions: PathBuf,
+    /// Reference file: one line per prediction, or a single line used for all
+    #[arg(long, conflicts_with = "reference_text")]
+    reference: Option<PathBuf>,
+    /// Reference text used for every prediction
+    #[arg(long)]
+    reference_text: Option<String>,
+    /// Porter-stem tokens (rouge-score's use_stemmer=True)
+    #[arg(long)]
+    stemmer: bool,
+    /// Also compute the leakage bounds on the per-generation ROUGE-L F-measures
+    #[arg(long)]
+    bounds: bool,
+    #[command(flatten)]
+    bound_args: BoundArgs,
+    #[command(flatten)]
+    #[serde(skip)]
+    out: Out,
+}
+
+#[derive(Args, Serialize)]
+pub struct TwoSamples {
+    x: InputSpecArg,
+    y: InputSpecArg,
+}
+
+#[derive(Args, Serialize)]
+pub struct MwuArgs {
+    #[command(flatten)]
+    samples: TwoSamples,
+    #[arg(long, default_value = "two-sided")]
+    alternative: String,
+    #[arg(long, default_value = "auto")]
+    method: String,
+    /// Disable the continuity correction of the asymptotic p-value
+    #[arg(long)]
+    no_continuity: bool,
+    #[command(flatten)]
+    #[serde(skip)]
+    out: Out,
+}
+
+#[derive(Args, Serialize)]
+pub struct WilcoxonArgs {
+    x: InputSpecArg,
+    /// Paired second sample (differences x − y); without it, x are the differences
+    y: Option<InputSpecArg>,
+    /// wilcox, pratt or zsplit
+    #[arg(long, default_value = "wilcox")]
+    zero_method: String,
+    #[arg(long, default_value = "two-sided")]
+    alternative: String,
+    #[arg(long, default_value = "auto")]
+    method: String,
+    /// Continuity correction of the asymptotic p-value
+    #[arg(long)]
+    correction: bool,
+    #[command(flatten)]
+    #[serde(skip)]
+    out: Out,
+}
+
+#[derive(Args, Serialize)]
+pub struct JsdArgs {
+    #[command(flatten)]
+    samples: TwoSamples,
+    #[arg(long, default_value_t = 30)]
+    bins: usize,
+    /// Logarithm base: e (default) or 2
+    #[arg(long, default_value = "e")]
+    base: String,
+    #[command(flatten)]
+    #[serde(skip)]
+    out: Out,
+}
+
+#[derive(Args, Serialize)]
+pub struct MmdArgs {
+    #[command(flatten)]
+    samples: TwoSamples,
+    #[arg(long, default_value = "sqrt_dim")]
+    sigma: String,
+    #[arg(long)]
+    unbiased: bool,
+    #[command(flatten)]
+    #[serde(skip)]
+    out: Out,
+}
+
+#[derive(Args, Serialize)]
+pub struct WassersteinArgs {
+    #[command(flatten)]
+    samples: TwoSamples,
+    #[command(flatten)]
+    #[serde(skip)]
+    out: Out,
+}
+
+pub fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Inspect(a) => inspect(a),
+        Command::Hsic(a) => hsic_cmd(a),
+        Command::Sde(a) => sde_cmd(a),
+        Command::Ruler(a) => ruler_cmd(a),
+        Command::Epsilon(a) => epsilon_cmd(a),
+        Command::Bounds(a) => bounds_cmd(a),
+        Command::Rouge(a) => rouge_cmd(a),
+        Command::Mwu(a) => mwu_cmd(a),
+        Command::Wilcoxon(a) => wilcoxon_cmd(a),
+        Command::Jsd(a) => jsd_cmd(a),
+        Command::Mmd(a) => mmd_cmd(a),
+        Command::Wasserstein(a) => wasserstein_cmd(a),
+    }
+}
+
+fn parse<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> Result<T, CliError> {
+    s.parse().map_err(CliError::from)
+}
+
+fn inspect(a: InspectArgs) -> Result<(), CliError> {
+    let info = lethe::data::inspect_path(&a.file).map_err(|e| CliError::input("file", &a.file, e.into()))?;
+    if a.out.json {
+        let s = serde_json::to_string_pretty(&info).map_err(|e| CliError::msg(e.to_string()))?;
+        println!("{s}");
+        return Ok(());
+    }
+    println!("{}: {:?}, {} bytes", a.file.display(), info.format, info.file_size);
+    for arr in &info.arrays {
+        println!(
+            "  {:<20} {:<10} shape {:?}{}",
+            arr.name.as_deref().unwrap_or("-"),
+            arr.dtype,
+            arr.shape,
+            arr.problem.as_ref().map(|p| format!("  ({p})")).unwrap_or_default()
+        );
+    }
+    for w in &info.warnings {
+        println!("  warning: {w}");
+    }
+    Ok(())
+}
+
+fn hsic_cmd(a: HsicArgs) -> Result<(), CliError> {
+    let x = input::load("x", &spec(&a.x)?)?;
+    let y = input::load("y", &spec(&a.y)?)?;
+    let p = HsicTestParams {
+        bandwidth_x: parse(&a.sigma_x)?,
+        bandwidth_y: parse(&a.sigma_y)?,
+        permutations: a.permutations,
+        seed: a.seed,
+        precision: parse(&a.precision)?,
+    };
+    let r = hsic::hsic_test(x.matrix.view(), y.matrix.view(), &p)?;
+    Report::new("hsic", &a, Some(a.seed), vec![x.record, y.record], r).emit(a.out.json, |r| {
+        format!(
+            "HSIC = {} (n = {}, sigma_x = {}, sigma_y = {})\npermutation test: p = {} ({} of {} shuffles ≥ observed; {})\n",
+            fmt_num(r.statistic),
+            r.n,
+            fmt_num(r.sigma_x),
+            fmt_num(r.sigma_y),
+            fmt_num(r.p_value),
+            r.exceedances,
+            r.permutations_done,
+            r.rng
+        )
+    })
+}
+
+/// Subsets of a pool's rows drawn as targets.
+fn draw_targets(
+    pool: &input::Input,
+    role: &str,
+    count: usize,
+    size: Option<usize>,
+    seed: u64,
+) -> Result<Vec<(String, Matrix)>, CliError> {
+    let size = size.ok_or_else(|| CliError::msg(format!("--{role} needs --size (rows per drawn target)")))?;
+    let positions: Vec<usize> = (0..pool.matrix.rows()).collect();
+    // Each pool gets its own seed offset so --draw-in and --draw-out draw independently.
+    let offset = match role {
+        "draw-in" => 1,
+        "draw-out" => 2,
+        _ => 0,
+    };
+    let draws = sde::draw_subsets(&positions, count, size, seed.wrapping_add(offset))
+        .map_err(|e| CliError::input(role, std::path::Path::new(&pool.record.path), e))?;
+    draws
+        .iter()
+        .enumerate()
+        .map(|(k, rows)| Ok((format!("{role}[{k}]"), pool.matrix.select_rows(rows, role)?)))
+        .collect()
+}
+
+fn sde_cmd(a: SdeArgs) -> Result<(), CliError> {
+    let it = input::load("in_training", &spec(&a.it)?)?;
+    let oot = input::load("out_of_training", &spec(&a.oot)?)?;
+    let mut records = vec![it.record.clone(), oot.record.clone()];
+    let mut owned: Vec<(String, Matrix, Option<bool>)> = Vec::new();
+    for (list, label, role) in [(&a.target, None, "target"), (&a.target_in, Some(true), "target_in"), (&a.target_out, Some(false), "target_out")] {
+        for (k, s) in list.iter().enumerate() {
+            let t = input::load(role, &spec(s)?)?;
+            records.push(t.record);
+            owned.push((format!("{role}[{k}]"), t.matrix, label));
+        }
+    }
+    for (pool, label, role) in [(&a.draw_from, None, "draw-from"), (&a.draw_in, Some(true), "draw-in"), (&a.draw_out, Some(false), "draw-out")] {
+        if let Some(s) = pool {
+            let p = input::load(role, &spec(s)?)?;
+            for (name, m) in draw_targets(&p, role, a.draw, a.size, a.seed)? {
+                owned.push((name, m, label));
+            }
+            records.push(p.record);
+        }
+    }
+    let targets: Vec<Target<'_, f64>> =
+        owned.iter().map(|(name, m, label)| Target { name, data: m.view(), label: *label }).collect();
+    let params = SdeParams {
+        bandwidth: parse(&a.sigma)?,
+        shuffles: a.shuffles,
+        seed: a.seed,
+        split: match a.split {
+            SplitArg::First => Split::First,
+            SplitArg::Random => Split::Random,
+        },
+        bins: a.bins,
+        precision: parse(&a.precision)?,
+        baselines: a.baselines,
+    };
+    let r = sde::sde(it.matrix.view(), oot.matrix.view(), &targets, &params)?;
+    Report::new("sde", &a, Some(a.seed), records, r).emit(a.out.json, |r| {
+        let mut s = String::new();
+        let dist = |h: &sde::SplitHalf| {
+            let mean = h.values.iter().sum::<f64>() / h.values.len().max(1) as f64;
+            format!("mean H = {} over {} shuffles (halves of {}, sigma {} / {})", fmt_num(mean), h.values.len(), h.half, fmt_num(h.sigma_1), fmt_num(h.sigma_2))
+        };
+        let _ = writeln!(s, "in-training reference:      {}", dist(&r.in_training_reference));
+        if let Some(o) = &r.out_of_training_reference {
+            let _ = writeln!(s, "out-of-training reference:  {}", dist(o));
+        }
+        if let Some(m) = &r.reference_separation {
+            let _ = writeln!(s, "references separable? one-sided Mann–Whitney H(IT) > H(OOT): p = {}", fmt_num(m.p_value));
+        }
+        for t in &r.targets {
+            let _ = writeln!(
+                s,
+                "  {:<16} JSD to IT {}  to OOT {}  → {}{}",
+                t.name,
+                fmt_num(t.verdict.jsd_target_it),
+                fmt_num(t.verdict.jsd_target_oot),
+                if t.verdict.in_training { "in training" } else { "out of training" },
+                t.label.map(|l| if l { "  (label: in)" } else { "  (label: out)" }).unwrap_or("")
+            );
+        }
+        if let Some(otr) = r.out_of_training_rate {
+            let _ = writeln!(s, "out-of-training rate (OTR): {} of {} targets", fmt_num(otr), r.targets.len());
+        }
+        for (name, f) in [("SDE", &r.f1), ("MMD", &r.f1_mmd), ("Wasserstein", &r.f1_wasserstein)] {
+            if let Some(f) = f {
+                let _ = writeln!(s, "F1 ({name}, in-training positive): {}", fmt_num(f.f1));
+            }
+        }
+        for w in &r.warnings {
+            let _ = writeln!(s, "warning: {w}");
+        }
+        s
+    })
+}
+
+#[derive(Serialize)]
+struct MetricAcrossRuns {
+    metric: &'static str,
+    null: f64,
+    values: Vec<f64>,
+    wilcoxon: wilcoxon::WilcoxonResult,
+    rank_biserial: Option<f64>,
+    p_adjusted: f64,
+    reject: bool,
+}
+
+#[derive(Serialize)]
+struct RulerOutput {
+    runs: Vec<ruler::RulerReport>,
+    /// Wilcoxon signed-rank of each metric against its null across runs, BH-adjusted (two or more runs).
+    across_runs: Vec<MetricAcrossRuns>,
+    warnings: Vec<String>,
+}
+
+fn ruler_cmd(a: RulerArgs) -> Result<(), CliError> {
+    let runs = a.unlearned.len();
+    for (flag, v) in [("--oracle", &a.oracle), ("--original", &a.original)] {
+        if !v.is_empty() && v.len() != runs {
+            return Err(CliError::msg(format!("{flag} was given {} times but --unlearned {runs} times; give one per run", v.len())));
+        }
+    }
+    let forget_spec: RowSpec = a.forget.parse().map_err(CliError::msg)?;
+    let retain_spec: RowSpec = a.retain.parse().map_err(CliError::msg)?;
+    let (forget, _) = input::load_rows(&forget_spec)?;
+    let (retain, _) = input::load_rows(&retain_spec)?;
+    let tie = match a.ties {
+        TiesArg::AtMost => TieRule::AtMost,
+        TiesArg::Half => TieRule::Half,
+    };
+    let mut records = Vec::new();
+    let mut reports = Vec::new();
+    for k in 0..runs {
+        let load = |role: &str, s: &str| -> Result<(Matrix, Matrix, InputRecord), CliError> {
+            let inp = input::load(role, &spec(s)?)?;
+            let f = inp.matrix.select_rows(&forget, &format!("{role} (forget rows)"))?;
+            let r = inp.matrix.select_rows(&retain, &format!("{role} (retain rows)"))?;
+            Ok((f, r, inp.record))
+        };
+        let (uf, ur, rec) = load("unlearned", &a.unlearned[k])?;
+        records.push(rec);
+        let oracle = a.oracle.get(k).map(|s| load("oracle", s)).transpose()?;
+        let original = a.original.get(k).map(|s| load("original", s)).transpose()?;
+        let inputs = RulerInputs {
+            unlearned_forget: uf.view(),
+            unlearned_retain: ur.view(),
+            oracle_forget: oracle.as_ref().map(|o| o.0.view()),
+            oracle_retain: oracle.as_ref().map(|o| o.1.view()),
+            original_forget: original.as_ref().map(|o| o.0.view()),
+        };
+        reports.push(ruler::all_metrics(&inputs, tie)?);
+        records.extend(oracle.map(|o| o.2));
+        records.extend(original.map(|o| o.2));
+    }
+    let mut across = Vec::new();
+    let mut warnings = Vec::new();
+    if runs >= 2 {
+        let series: [(&str, f64, Vec<Option<f64>>); 3] = [
+            ("calibration_gap", ruler::NULLS.calibration_gap, reports.iter().map(|r| r.calibration_gap).collect()),
+            ("representation_shift", ruler::NULLS.representation_shift, reports.iter().map(|r| r.representation_shift).collect()),
+            ("nn_percentile_rank", ruler::NULLS.nn_percentile_rank, reports.iter().map(|r| Some(r.nn_percentile_rank.value)).collect()),
+        ];
+        let mut tests = Vec::new();
+        for (metric, null, vals) in series {
+            let Some(values) = vals.into_iter().collect::<Option<Vec<f64>>>() else { continue };
+            let d: Vec<f64> = values.iter().map(|v| v - null).collect();
+            match wilcoxon::wilcoxon(&d, None, &WilcoxonParams::default()) {
+                Ok(w) => {
+                    let rb = wilcoxon::rank_biserial(&d, None, ZeroMethod::Wilcox).ok();
+                    tests.push((metric, null, values, w, rb));
+                }
+                Err(e) => warnings.push(format!("{metric}: Wilcoxon across runs not computed: {e}")),
+            }
+        }
+        if !tests.is_empty() {
+            let p: Vec<f64> = tests.iter().map(|t| t.3.p_value).collect();
+            let bh = multiple_testing::benjamini_hochberg(&p, a.fdr)?;
+            for ((metric, null, values, w, rb), (adj, rej)) in tests.into_iter().zip(bh.p_adjusted.iter().zip(&bh.reject)) {
+                across.push(MetricAcrossRuns { metric, null, values, wilcoxon: w, rank_biserial: rb, p_adjusted: *adj, reject: *rej });
+            }
+        }
+    }
+    let out = RulerOutput { runs: reports, across_runs: across, warnings };
+    Report::new("ruler", &a, None, records, out).emit(a.out.json, |o| {
+        let mut s = String::new();
+        let opt = |v: Option<f64>| v.map_or("-".to_string(), fmt_num);
+        for (k, r) in o.runs.iter().enumerate() {
+            let m4 = &r.nn_percentile_rank;
+            let _ = writeln!(
+                s,
+                "run {k}: m1 oracle similarity {}  m2 calibration gap {} (null 0)  m3 shift {} (null 0)  m4 NN rank {} (null 0.5 ± {} sd)  [{} forget, {} retain]",
+                opt(r.oracle_similarity),
+                opt(r.calibration_gap),
+                opt(r.representation_shift),
+                fmt_num(m4.value),
+                fmt_num(m4.null_sd),
+                r.n_forget,
+                r.n_retain
+            );
+        }
+        for m in &o.across_runs {
+            let _ = writeln!(
+                s,
+                "{} across {} runs vs null {}: Wilcoxon p = {}, BH-adjusted {} ({})",
+                m.metric,
+                m.values.len(),
+                m.null,
+                fmt_num(m.wilcoxon.p_value),
+                fmt_num(m.p_adjusted),
+                if m.reject { "significant" } else { "not significant" }
+            );
+        }
+        for w in &o.warnings {
+            let _ = writeln!(s, "warning: {w}");
+        }
+        s
+    })
+}
+
+#[derive(Serialize)]
+struct EpsilonOutput {
+    results: Vec<competition::CompetitionResult>,
+    final_scores: Vec<Option<f64>>,
+}
+
+fn logit_confidences(role: &str, s: &str, labels: &[usize]) -> Result<(Matrix, InputRecord), CliError> {
+    let inp = input::load(role, &spec(s)?)?;
+    let e = labels.len();
+    let (models, width) = (inp.matrix.rows(), inp.matrix.cols());
+    if e == 0 || width % e != 0 {
+        return Err(CliError::input(
+            role,
+            std::path::Path::new(&inp.record.path),
+            lethe::Error::ShapeMismatch {
+                message: format!("logits are {models}×{width} after flattening, not models × {e} examples × classes"),
+            },
+        ));
+    }
+    let classes = width / e;
+    let mut out = Vec::with_capacity(models * e);
+    for m in 0..models {
+        let block = lethe::MatrixRef::new(e, classes, inp.matrix.row(m))?;
+        out.extend(competition::logit_scaled_confidence(block, labels)?);
+    }
+    Ok((Matrix::from_vec(models, e, out)?, inp.record))
+}
+
+fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
+    let mut records = Vec::new();
+    let (retrained, unlearned) = match (&a.retrained, &a.unlearned, &a.retrained_logits, &a.unlearned_logits) {
+        (Some(r), Some(u), None, None) => {
+            let (r, u) = (input::load("retrained", &spec(r)?)?, input::load("unlearned", &spec(u)?)?);
+            records.push(r.record);
+            records.push(u.record);
+            (r.matrix, u.matrix)
+        }
+        (None, None, Some(r), Some(u)) => {
+            let ls = a.labels.as_ref().ok_or_else(|| CliError::msg("--retrained-logits needs --labels"))?;
+            let (lab, rec) = input::load_vector("labels", &spec(ls)?)?;
+            let labels: Vec<usize> = lab.iter().map(|&v| v as usize).collect();
+            if lab.iter().any(|&v| v < 0.0 || v.fract() != 0.0) {
+                return Err(CliError::msg("labels must be non-negative integers (class indices)"));
+            }
+            records.push(rec);
+            let (rm, rr) = logit_confidences("retrained_logits", r, &labels)?;
+            let (um, ur) = logit_confidences("unlearned_logits", u, &labels)?;
+            records.push(rr);
+            records.push(ur);
+            (rm, um)
+        }
+        _ => {
+            return Err(CliError::msg(
+                "give either --retrained and --unlearned (confidences), or --retrained-logits, --unlearned-logits and --labels",
+            ))
+        }
+    };
+    let eps_max = if a.eps_max == "official" {
+        EpsMax::Official
+    } else {
+        EpsMax::Fixed(a.eps_max.parse().map_err(|_| CliError::msg("--eps-max takes `official` or a number"))?)
+    };
+    let variants: Vec<Variant> = match a.variant {
+        VariantArg::Official => vec![Variant::Official],
+        VariantArg::Exhaustive => vec![Variant::Exhaustive],
+        VariantArg::ClopperPearson => vec![Variant::HighProbability { alpha: a.alpha }],
+        VariantArg::All => vec![Variant::Official, Variant::Exhaustive, Variant::HighProbability { alpha: a.alpha }],
+    };
+    let accuracies = match a.accuracies.as_deref() {
+        None => None,
+        Some(&[ra_u, ra_r, ta_u, ta_r]) => Some(Accuracies {
+            retain_unlearned: ra_u,
+            retain_retrained: ra_r,
+            test_unlearned: ta_u,
+            test_retrained: ta_r,
+        }),
+        Some(v) => {
+            return Err(CliError::msg(format!(
+                "--accuracies takes 4 comma-separated numbers RA_unlearned,RA_retrained,TA_unlearned,TA_retrained; got {}",
+                v.len()
+            )))
+        }
+    };
+    let mut results = Vec::new();
+    let mut finals = Vec::new();
+    for variant in variants {
+        let p = CompetitionParams { variant, delta: a.delta, eps_max };
+        let r = competition::forget_score(retrained.view(), unlearned.view(), &p)?;
+        finals.push(accuracies.as_ref().map(|acc| competition::final_score(r.forget_score, acc)).transpose()?);
+        results.push(r);
+    }
+    let out = EpsilonOutput { results, final_scores: finals };
+    Report::new("epsilon", &a, None, records, out).emit(a.out.json, |o| {
+        let mut s = String::new();
+        for (r, f) in o.results.iter().zip(&o.final_scores) {
+            let eps: Vec<f64> = r.per_example.iter().map(|e| e.epsilon).collect();
+            let finite: Vec<f64> = eps.iter().copied().filter(|e| e.is_finite()).collect();
+            let mean = finite.iter().sum::<f64>() / finite.len().max(1) as f64;
+            let _ = writeln!(
+                s,
+                "{:?}: forget quality F = {} over {} examples (eps_max {}; mean finite epsilon {}, {} infinite){}",
+                r.variant,
+                fmt_num(r.forget_score),
+                eps.len(),
+                fmt_num(r.eps_max),
+                fmt_num(mean),
+                eps.len() - finite.len(),
+                f.map(|f| format!("; final score {}", fmt_num(f))).unwrap_or_default()
+            );
+            for w in &r.warnings {
+                let _ = writeln!(s, "  warning: {w}");
+            }
+        }
+        s
+    })
+}
+
+fn bounds_human(r: &leakage::LeakageReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "n = {} scores (alpha = {}, {:?})", r.n, r.params.alpha, r.params.sidedness);
+    if let Some(b) = &r.binary {
+        let _ = writeln!(s, "M_bin: {} leaks of {} → leak probability ≤ {}", b.leaks, b.n, fmt_num(b.upper));
+    }
+    for (x, u) in r.general.x.iter().zip(&r.general.upper) {
+        let _ = writeln!(s, "M_gen({x}): Pr(X > {x}) ≤ {}", fmt_num(*u));
+    }
+    let _ = writeln!(s, "E[X] in [{}, {}] (mean {})", fmt_num(r.expectation.lower), fmt_num(r.expectation.upper), fmt_num(r.expectation.mean));
+    let _ = writeln!(s, "SD(X) ≤ {} (sample sd {})", fmt_num(r.std.upper), fmt_num(r.std.sample_std));
+    let _ = writeln!(s, "ED score (mean + {}·sd) = {}", r.ed.rho, fmt_num(r.ed.score));
+    let _ = writeln!(s, "samples for a ±{} band: {}", r.params.plan_width, r.plan.n);
+    for w in &r.warnings {
+        let _ = writeln!(s, "warning: {w}");
+    }
+    s
+}
+
+fn bounds_cmd(a: BoundsArgs) -> Result<(), CliError> {
+    let (scores, rec) = input::load_vector("scores", &spec(&a.scores)?)?;
+    let r = leakage::report(&scores, &a.bounds.params())?;
+    Report::new("bounds", &a, None, vec![rec], r).emit(a.out.json, bounds_human)
+}
+
+#[derive(Serialize)]
+struct RougeOutput {
+    scores: rouge::RougeBatch,
+    bounds: Option<leakage::LeakageReport>,
+}
+
+fn rouge_cmd(a: RougeArgs) -> Result<(), CliError> {
+    let (preds, pd) = input::read_lines("predictions", &a.predictions)?;
+    let mut records = vec![file_record("predictions", pd, preds.len())];
+    let refs: Vec<String> = match (&a.reference, &a.reference_text) {
+        (Some(p), None) => {
+            let (r, d) = input::read_lines("reference", p)?;
+            records.push(file_record("reference", d, r.len()));
+            r
+        }
+        (None, Some(t)) => vec![t.clone()],
+        _ => return Err(CliError::msg("give --reference FILE or --reference-text TEXT")),
+    };
+    let scores = match refs.len() {
+        1 => rouge::rouge_l_against(&refs[0], &preds, a.stemmer),
+        n if n == preds.len() => rouge::rouge_l_pairs(&refs, &preds, a.stemmer)?,
+        n => {
+            return Err(CliError::msg(format!(
+                "the reference file has {n} lines and the predictions {}: give one reference line per prediction, or one for all",
+                preds.len()
+            )))
+        }
+    };
+    let bounds = if a.bounds { Some(leakage::report(&scores.fmeasure, &a.bound_args.params())?) } else { None };
+    let out = RougeOutput { scores, bounds };
+    Report::new("rouge", &a, None, records, out).emit(a.out.json, |o| {
+        let f = &o.scores.fmeasure;
+        let mean = f.iter().sum::<f64>() / f.len() as f64;
+        let mut s = format!("ROUGE-L F-measure: mean {} over {} generations (max {})\n", fmt_num(mean), f.len(), fmt_num(f.iter().copied().fold(0.0, f64::max)));
+        if let Some(b) = &o.bounds {
+            s.push_str(&bounds_human(b));
+        }
+        s
+    })
+}
+
+fn file_record(role: &str, d: input::FileDigest, rows: usize) -> InputRecord {
+    InputRecord {
+        role: role.into(),
+        spec: d.path.clone(),
+        path: d.path,
+        sha256: d.sha256,
+        format: "text".into(),
+        dtype: "utf-8 lines".into(),
+        shape: vec![rows as u64],
+        tensor: None,
+        rows_used: rows,
+        row_file: None,
+    }
+}
+
+/// Two 1-D samples and their input records.
+type TwoVectors = (Vec<f64>, Vec<f64>, Vec<InputRecord>);
+
+fn two_vectors(t: &TwoSamples) -> Result<TwoVectors, CliError> {
+    let (x, rx) = input::load_vector("x", &spec(&t.x)?)?;
+    let (y, ry) = input::load_vector("y", &spec(&t.y)?)?;
+    Ok((x, y, vec![rx, ry]))
+}
+
+fn mwu_cmd(a: MwuArgs) -> Result<(), CliError> {
+    let (x, y, rec) = two_vectors(&a.samples)?;
+    let alt: Alternative = parse(&a.alternative)?;
+    let method: PValueMethod = parse(&a.method)?;
+    let r = mann_whitney::mann_whitney_u(&x, &y, alt, method, !a.no_continuity)?;
+    Report::new("mwu", &a, None, rec, r).emit(a.out.json, |r| {
+        format!(
+            "Mann–Whitney U = {} ({:?}, {:?}): p = {}; rank-biserial r = {}\n",
+            fmt_num(r.statistic),
+            r.alternative,
+            r.method_used,
+            fmt_num(r.p_value),
+            fmt_num(r.rank_biserial)
+        )
+    })
+}
+
+#[derive(Serialize)]
+struct WilcoxonOutput {
+    test: wilcoxon::WilcoxonResult,
+    rank_biserial: Option<f64>,
+}
+
+fn wilcoxon_cmd(a: WilcoxonArgs) -> Result<(), CliError> {
+    let (x, rx) = input::load_vector("x", &spec(&a.x)?)?;
+    let mut rec = vec![rx];
+    let y = match &a.y {
+        Some(s) => {
+            let (y, ry) = input::load_vector("y", &spec(s)?)?;
+            rec.push(ry);
+            Some(y)
+        }
+        None => None,
+    };
+    let zero: ZeroMethod = parse(&a.zero_method)?;
+    let p = WilcoxonParams { zero_method: zero, correction: a.correction, alternative: parse(&a.alternative)?, method: parse(&a.method)? };
+    let test = wilcoxon::wilcoxon(&x, y.as_deref(), &p)?;
+    let rb = wilcoxon::rank_biserial(&x, y.as_deref(), zero).ok();
+    Report::new("wilcoxon", &a, None, rec, WilcoxonOutput { test, rank_biserial: rb }).emit(a.out.json, |o| {
+        format!(
+            "Wilcoxon signed-rank: statistic {}, p = {} ({:?}, n used {}, zeros {}); rank-biserial {}\n",
+            fmt_num(o.test.statistic),
+            fmt_num(o.test.p_value),
+            o.test.method_used,
+            o.test.n_used,
+            o.test.n_zero,
+            o.rank_biserial.map_or("-".into(), fmt_num)
+        )
+    })
+}
+
+fn jsd_cmd(a: JsdArgs) -> Result<(), CliError> {
+    let (x, y, rec) = two_vectors(&a.samples)?;
+    let base = match a.base.as_str() {
+        "e" => LogBase::Natural,
+        "2" => LogBase::Two,
+        other => return Err(CliError::msg(format!("--base takes e or 2, got {other}"))),
+    };
+    let r = divergence::jsd_with_base(&x, &y, a.bins, base)?;
+    Report::new("jsd", &a, None, rec, r).emit(a.out.json, |r| {
+        format!("JSD = {} ({:?} log, {} bins); scipy jensenshannon (sqrt) = {}\n", fmt_num(r.jsd), r.base, r.edges.len().saturating_sub(1), fmt_num(r.jsd_sqrt))
+    })
+}
+
+fn two_matrices(t: &TwoSamples) -> Result<(input::Input, input::Input), CliError> {
+    Ok((input::load("x", &spec(&t.x)?)?, input::load("y", &spec(&t.y)?)?))
+}
+
+fn mmd_cmd(a: MmdArgs) -> Result<(), CliError> {
+    let (x, y) = two_matrices(&a.samples)?;
+    let bw: Bandwidth = parse(&a.sigma)?;
+    let est = if a.unbiased { MmdEstimator::Unbiased } else { MmdEstimator::Biased };
+    let r = mmd::mmd(x.matrix.view(), y.matrix.view(), bw, est)?;
+    Report::new("mmd", &a, None, vec![x.record, y.record], r).emit(a.out.json, |r| {
+        format!("MMD² ({:?}) = {} (sigma {}, n_x {}, n_y {})\n", r.estimator, fmt_num(r.mmd2), fmt_num(r.sigma), r.n_x, r.n_y)
+    })
+}
+
+fn wasserstein_cmd(a: WassersteinArgs) -> Result<(), CliError> {
+    let (x, y) = two_matrices(&a.samples)?;
+    let r = wasserstein::wasserstein1(x.matrix.view(), y.matrix.view())?;
+    Report::new("wasserstein", &a, None, vec![x.record, y.record], r)
+        .emit(a.out.json, |r| format!("Wasserstein-1 = {} ({}, n_x {}, n_y {})\n", fmt_num(r.distance), r.method, r.n_x, r.n_y))
+}
