@@ -6,14 +6,12 @@
 //! arrays work too).
 
 use std::fmt;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use lethe::data::{self, LoadOptions};
 use lethe::Matrix;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use crate::CliError;
 
@@ -117,17 +115,8 @@ pub struct FileDigest {
 
 /// SHA-256 of a file, streamed.
 pub fn sha256_file(path: &Path) -> Result<String, CliError> {
-    let mut f = std::fs::File::open(path).map_err(|e| CliError::io(path, &e))?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = f.read(&mut buf).map_err(|e| CliError::io(path, &e))?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
-    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    let f = std::fs::File::open(path).map_err(|e| CliError::io(path, &e))?;
+    lethe::digest::sha256_hex(&f, |_, _| ()).map_err(|e| CliError::io(path, &e))
 }
 
 /// Loads the indices of a row spec (for a file: the digest too).

@@ -10,6 +10,7 @@ pub mod check;
 pub mod classification;
 pub mod competition;
 pub mod data;
+pub mod digest;
 pub mod divergence;
 pub mod error;
 pub mod hsic;
