@@ -8,7 +8,7 @@
 use super::{check_perms, Backend, BackendInfo, PairStats, Precision, PreparedPair};
 use crate::data::{MatrixRef, Scalar};
 use crate::error::Result;
-use crate::kernel::{self, Bandwidth, Real};
+use crate::kernel::{self, Bandwidth, MatrixSums, Real};
 
 /// Shuffles scored per pass over the upper triangle.
 const GROUP: usize = 8;
@@ -59,16 +59,15 @@ fn prepare_t<S: Scalar, T: Real>(
     let kx = kernel::rbf::<S, T>(x, bw_x)?;
     let ly = kernel::rbf::<S, T>(y, bw_y)?;
     let n = x.rows();
-    Ok(Pair {
+    let kc = kernel::center_kernel(&kx.values, n);
+    let stats = PairStats {
         n,
-        kc: kernel::center_kernel(&kx.values, n),
-        l: ly.values,
-        stats: PairStats {
-            n,
-            x: kx.stats,
-            y: ly.stats,
-        },
-    })
+        x: kx.stats,
+        y: ly.stats,
+        kc_sums: MatrixSums::of(&kc, n),
+        l_sums: MatrixSums::of(&ly.values, n),
+    };
+    Ok(Pair { n, kc, l: ly.values, stats })
 }
 
 impl Backend for CpuBackend {

@@ -26,7 +26,7 @@ pub use cpu::CpuBackend;
 
 use crate::data::{MatrixRef, Scalar};
 use crate::error::Result;
-use crate::kernel::{Bandwidth, KernelStats};
+use crate::kernel::{Bandwidth, KernelStats, MatrixSums};
 
 /// Storage precision of kernel matrices. Totals are accumulated in f64 either way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,6 +66,9 @@ pub struct PairStats {
     pub n: usize,
     pub x: KernelStats,
     pub y: KernelStats,
+    /// Sums of the centred kernel `Kc` of `x` and of the kernel `L` of `y`, for the exact shuffle moments.
+    pub kc_sums: MatrixSums,
+    pub l_sums: MatrixSums,
 }
 
 /// A pair of kernels resident on a backend.

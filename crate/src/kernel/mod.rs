@@ -126,6 +126,69 @@ pub struct KernelStats {
     pub mean_offdiag: f64,
 }
 
+/// Sums of one `h × h` matrix that the exact permutation moments of HSIC need (all O(h²) to compute; see
+/// `sde::moments`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct MatrixSums {
+    pub h: usize,
+    /// `Σ_ij A_ij`
+    pub total: f64,
+    /// `Σ_i A_ii`
+    pub trace: f64,
+    /// `Σ_i r_i²`, `r` the row sums.
+    pub row_sq: f64,
+    /// `Σ_i c_i²`, `c` the column sums.
+    pub col_sq: f64,
+    /// `Σ_i r_i c_i`
+    pub row_col: f64,
+    /// `Σ_i A_ii r_i`
+    pub diag_row: f64,
+    /// `Σ_i A_ii c_i`
+    pub diag_col: f64,
+    /// `Σ_i A_ii²`
+    pub diag_sq: f64,
+    /// `Σ_ij A_ij²`
+    pub sq: f64,
+    /// `Σ_ij A_ij A_ji`
+    pub sq_transpose: f64,
+}
+
+impl MatrixSums {
+    /// The sums of a row-major `h × h` matrix, accumulated in f64.
+    pub fn of<T: Scalar>(a: &[T], h: usize) -> Self {
+        let mut rows = vec![0f64; h];
+        let mut cols = vec![0f64; h];
+        let (mut sq, mut sq_t) = (0f64, 0f64);
+        for i in 0..h {
+            let row = &a[i * h..(i + 1) * h];
+            let mut r = 0f64;
+            for (j, &v) in row.iter().enumerate() {
+                let v = v.to_f64();
+                r += v;
+                cols[j] += v;
+                sq += v * v;
+                sq_t += v * a[j * h + i].to_f64();
+            }
+            rows[i] = r;
+        }
+        let diag: Vec<f64> = (0..h).map(|i| a[i * h + i].to_f64()).collect();
+        let dot = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(a, b)| a * b).sum::<f64>();
+        Self {
+            h,
+            total: rows.iter().sum(),
+            trace: diag.iter().sum(),
+            row_sq: dot(&rows, &rows),
+            col_sq: dot(&cols, &cols),
+            row_col: dot(&rows, &cols),
+            diag_row: dot(&diag, &rows),
+            diag_col: dot(&diag, &cols),
+            diag_sq: dot(&diag, &diag),
+            sq,
+            sq_transpose: sq_t,
+        }
+    }
+}
+
 /// Row-major `n × n` kernel matrix with its statistics.
 #[derive(Clone, Debug)]
 pub struct Kernel<T> {

@@ -21,8 +21,15 @@
 //! **Baselines** (Table 3): MMD and Wasserstein-1 between the target's activations and each reference's; a target
 //! is called in training when it is closer to the in-training reference (ties → out of training).
 //!
+//! **Exact shuffle moments** ([`moments`]): the mean and variance of each subset's shuffle distribution over all
+//! permutations, in closed form (the mean depends only on each half's own kernel spread; see the module docs).
+//!
 //! **Randomness**: subset k of an analysis draws its shuffles (and random split) from its own stream of the seed
 //! ([`crate::permute`]): k = 0 is the in-training reference, 1 the out-of-training reference, 2 + i target i.
+
+pub mod moments;
+
+pub use moments::{shuffle_moments, ShuffleMoments};
 
 use serde::{Deserialize, Serialize};
 
@@ -106,6 +113,8 @@ pub struct SplitHalf {
     pub sigma_1: f64,
     pub sigma_2: f64,
     pub kernels: PairStats,
+    /// Exact mean and variance of this distribution over all shuffles ([`moments`]).
+    pub moments: ShuffleMoments,
     pub shuffles_planned: usize,
     pub complete: bool,
 }
@@ -262,6 +271,7 @@ async fn split_half_on<B: Backend, M: Monitor, S: Scalar>(
         sigma_1: kernels.x.sigma,
         sigma_2: kernels.y.sigma,
         kernels,
+        moments: shuffle_moments(&kernels.kc_sums, &kernels.l_sums),
         shuffles_planned: params.shuffles,
         complete,
         values: run.into_values(),
