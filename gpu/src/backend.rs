@@ -36,6 +36,7 @@ impl PreparedPair for GpuPair {
 pub(crate) struct Pipelines {
     pub kernel_layout: wgpu::BindGroupLayout,
     pub score_layout: wgpu::BindGroupLayout,
+    pub select_layout: wgpu::BindGroupLayout,
     pub gram: wgpu::ComputePipeline,
     pub diag: wgpu::ComputePipeline,
     pub sqdist: wgpu::ComputePipeline,
@@ -43,6 +44,8 @@ pub(crate) struct Pipelines {
     pub grand: wgpu::ComputePipeline,
     pub centre: wgpu::ComputePipeline,
     pub score: wgpu::ComputePipeline,
+    pub hist_high: wgpu::ComputePipeline,
+    pub hist_low: wgpu::ComputePipeline,
 }
 
 /// Buffers reused across `prepare` and `score` calls (grown when a call needs more).
@@ -54,8 +57,12 @@ pub(crate) struct Scratch {
     pub x: Slot,
     pub norms: Slot,
     pub sums: Slot,
-    /// Squared distances read back for the median heuristic.
+    /// Kernels read back by `read_kernels` (tests, diagnostics).
     pub dist_read: Slot,
+    /// Median heuristic: select.wgsl's parameters, histograms and their readback.
+    pub select_params: Slot,
+    pub hist: Slot,
+    pub hist_read: Slot,
     /// Off-diagonal row sums of K and L, read back for the kernel statistics.
     pub stats_read: Slot,
     pub score_params: Slot,
@@ -76,9 +83,15 @@ pub struct GpuBackend {
     pub(crate) queue: wgpu::Queue,
     pub(crate) limits: wgpu::Limits,
     pub(crate) adapter: wgpu::AdapterInfo,
+    /// One line naming the adapter (see `device::describe`), for reports and error messages.
+    pub(crate) description: String,
     pub(crate) health: Arc<Health>,
     pub(crate) pipes: Pipelines,
     pub(crate) scratch: Scratch,
+    /// Test hook: also read the distances back and check the radix-select median against
+    /// `lethe::kernel::median_heuristic` on them, bit for bit.
+    #[cfg(test)]
+    pub(crate) check_median_by_readback: bool,
 }
 
 fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
@@ -130,6 +143,10 @@ impl Pipelines {
                 storage(4, false),
             ],
         });
+        let select_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("lethe median select"),
+            entries: &[uniform(0), storage(1, true), storage(2, false)],
+        });
         let kernel_pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("lethe kernel stages"),
             bind_group_layouts: &[Some(&kernel_layout)],
@@ -138,6 +155,11 @@ impl Pipelines {
         let score_pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("lethe score"),
             bind_group_layouts: &[Some(&score_layout)],
+            immediate_size: 0,
+        });
+        let select_pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("lethe median select"),
+            bind_group_layouts: &[Some(&select_layout)],
             immediate_size: 0,
         });
         let module = |label: &'static str, src: &'static str| {
@@ -149,6 +171,7 @@ impl Pipelines {
         let gram_wgsl = module("gram.wgsl", include_str!("gram.wgsl"));
         let kernel_wgsl = module("kernel.wgsl", include_str!("kernel.wgsl"));
         let score_wgsl = module("score.wgsl", include_str!("score.wgsl"));
+        let select_wgsl = module("select.wgsl", include_str!("select.wgsl"));
         let pipeline = |layout: &wgpu::PipelineLayout, module: &wgpu::ShaderModule, entry: &'static str| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(entry),
@@ -167,8 +190,11 @@ impl Pipelines {
             grand: pipeline(&kernel_pl, &kernel_wgsl, "grand"),
             centre: pipeline(&kernel_pl, &kernel_wgsl, "centre"),
             score: pipeline(&score_pl, &score_wgsl, "score"),
+            hist_high: pipeline(&select_pl, &select_wgsl, "hist_high"),
+            hist_low: pipeline(&select_pl, &select_wgsl, "hist_low"),
             kernel_layout,
             score_layout,
+            select_layout,
         }
     }
 }
@@ -197,8 +223,9 @@ impl GpuBackend {
     /// ```
     pub fn new(device: wgpu::Device, queue: wgpu::Queue) -> Result<Self> {
         let adapter = device.adapter_info();
+        let description = describe(&adapter, &device);
         let limits = device.limits();
-        check_limits(&limits, &describe(&adapter))?;
+        check_limits(&limits, &description)?;
         let health = Health::watch(&device);
         let pipes = Pipelines::new(&device);
         health.check("building the GPU pipelines")?;
@@ -208,7 +235,10 @@ impl GpuBackend {
             x: Slot::new("lethe x chunk", U::STORAGE | U::COPY_DST),
             norms: Slot::new("lethe norms", U::STORAGE),
             sums: Slot::new("lethe row sums", U::STORAGE | U::COPY_SRC),
-            dist_read: Slot::new("lethe distances readback", U::MAP_READ | U::COPY_DST),
+            dist_read: Slot::new("lethe kernels readback", U::MAP_READ | U::COPY_DST),
+            select_params: Slot::new("lethe select params", U::UNIFORM | U::COPY_DST),
+            hist: Slot::new("lethe distance histogram", U::STORAGE | U::COPY_SRC | U::COPY_DST),
+            hist_read: Slot::new("lethe histogram readback", U::MAP_READ | U::COPY_DST),
             stats_read: Slot::new("lethe stats readback", U::MAP_READ | U::COPY_DST),
             score_params: Slot::new("lethe score params", U::UNIFORM | U::COPY_DST),
             perms: Slot::new("lethe permutations", U::STORAGE | U::COPY_DST),
@@ -221,9 +251,12 @@ impl GpuBackend {
             queue,
             limits,
             adapter,
+            description,
             health,
             pipes,
             scratch,
+            #[cfg(test)]
+            check_median_by_readback: false,
         })
     }
 
@@ -269,8 +302,8 @@ impl GpuBackend {
             return Err(Error::Backend(format!(
                 "n = {n} rows need {:.0} MiB per n×n f32 kernel, but {} binds at most {} MiB per buffer, so n ≤ {max} \
                  on this device; use a smaller subset or the CPU backend",
-                (n * n * 4) as f64 / (1u64 << 20) as f64,
-                describe(&self.adapter),
+                (n as f64) * (n as f64) * 4.0 / (1u64 << 20) as f64,
+                self.description,
                 self.max_binding() >> 20,
             )));
         }
@@ -296,7 +329,7 @@ impl Backend for GpuBackend {
         BackendInfo {
             name: self.adapter.backend.to_str().into(),
             precision: Precision::F32,
-            device: describe(&self.adapter),
+            device: self.description.clone(),
         }
     }
 

@@ -98,13 +98,34 @@ pub(crate) fn required_limits(adapter: &wgpu::Limits) -> wgpu::Limits {
     limits
 }
 
-/// One line describing an adapter, for reports: name, device type, backend, driver.
-pub(crate) fn describe(info: &wgpu::AdapterInfo) -> String {
-    let name = if info.name.is_empty() {
-        "unnamed adapter"
-    } else {
-        info.name.as_str()
-    };
+/// One line describing an adapter, for reports: name, device type, backend, driver. In browsers wgpu fills only
+/// the (often empty) description, so the vendor and architecture of WebGPU's `GPUAdapterInfo` are added
+/// (Chromium without a GPU: `google swiftshader`).
+pub(crate) fn describe(info: &wgpu::AdapterInfo, device: &wgpu::Device) -> String {
+    let mut name = info.name.clone();
+    #[cfg(target_arch = "wasm32")]
+    if let Some(d) = device.as_webgpu() {
+        let web = d.adapter_info();
+        let parts: Vec<String> = [web.vendor(), web.architecture(), web.device()]
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .collect();
+        if !parts.is_empty() {
+            name = if name.is_empty() {
+                parts.join(" ")
+            } else {
+                format!("{name} [{}]", parts.join(" "))
+            };
+        }
+        if web.is_fallback_adapter() {
+            name.push_str(" (fallback adapter)");
+        }
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = device;
+    if name.is_empty() {
+        name = "unnamed adapter".into();
+    }
     let mut s = format!("{name} ({:?}, {}", info.device_type, info.backend.to_str());
     let driver = format!("{} {}", info.driver, info.driver_info);
     if !driver.trim().is_empty() {
@@ -241,7 +262,7 @@ impl GpuBackend {
                 ))
             })?;
         let info = adapter.get_info();
-        let name = describe(&info);
+        let name = format!("{} ({:?}, {})", info.name, info.device_type, info.backend.to_str());
         let caps = adapter.get_downlevel_capabilities();
         if !caps.flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS) {
             return Err(Error::Backend(format!(

@@ -27,14 +27,14 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> g: array<f32>;
 @group(0) @binding(3) var<storage, read_write> norms: array<f32>;
 
-// Output tile edge: 16×16 threads, each computing a 2×2 block (rows ty, ty+16; columns tx, tx+16).
-const TILE: u32 = 32u;
+// Output tile edge: 16×16 invocations, each computing a 4×4 block (rows ty + 16a, columns tx + 16b).
+const TILE: u32 = 64u;
 // Columns staged in workgroup memory per step.
 const TK: u32 = 16u;
 const WG: u32 = 256u;
 
-var<workgroup> tile_a: array<f32, 512>; // TILE × TK, rows of the tile's row block
-var<workgroup> tile_b: array<f32, 512>; // TILE × TK, rows of the tile's column block
+var<workgroup> tile_a: array<f32, 1024>; // TILE × TK, rows of the tile's row block
+var<workgroup> tile_b: array<f32, 1024>; // TILE × TK, rows of the tile's column block
 
 @compute @workgroup_size(16, 16)
 fn gram(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
@@ -49,7 +49,10 @@ fn gram(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let row0 = bi * TILE;
     let col0 = bj * TILE;
     let t = lid.y * 16u + lid.x;
-    var acc = array<f32, 4>(0.0, 0.0, 0.0, 0.0);
+    var acc: array<f32, 16>;
+    for (var q = 0u; q < 16u; q++) {
+        acc[q] = 0.0;
+    }
     for (var k0 = 0u; k0 < d; k0 += TK) {
         for (var e = t; e < TILE * TK; e += WG) {
             let r = e / TK;
@@ -69,20 +72,23 @@ fn gram(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         }
         workgroupBarrier();
         for (var kk = 0u; kk < TK; kk++) {
-            let a0 = tile_a[lid.y * TK + kk];
-            let a1 = tile_a[(lid.y + 16u) * TK + kk];
-            let b0 = tile_b[lid.x * TK + kk];
-            let b1 = tile_b[(lid.x + 16u) * TK + kk];
-            acc[0] += a0 * b0;
-            acc[1] += a0 * b1;
-            acc[2] += a1 * b0;
-            acc[3] += a1 * b1;
+            var av: array<f32, 4>;
+            var bv: array<f32, 4>;
+            for (var u = 0u; u < 4u; u++) {
+                av[u] = tile_a[(lid.y + 16u * u) * TK + kk];
+                bv[u] = tile_b[(lid.x + 16u * u) * TK + kk];
+            }
+            for (var u = 0u; u < 4u; u++) {
+                for (var v = 0u; v < 4u; v++) {
+                    acc[u * 4u + v] += av[u] * bv[v];
+                }
+            }
         }
         workgroupBarrier();
     }
-    for (var q = 0u; q < 4u; q++) {
-        let i = row0 + lid.y + 16u * (q / 2u);
-        let j = col0 + lid.x + 16u * (q % 2u);
+    for (var q = 0u; q < 16u; q++) {
+        let i = row0 + lid.y + 16u * (q / 4u);
+        let j = col0 + lid.x + 16u * (q % 4u);
         if i < n && j < n {
             var v = acc[q];
             if params.accumulate != 0u {

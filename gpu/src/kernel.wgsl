@@ -25,6 +25,9 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> sums: array<f32>;
 
 const WG: u32 = 256u;
+// rbf_rows: one workgroup per row. 64 invocations suit rows of a few hundred to a few thousand entries, and
+// keep the reduction short (lavapipe measured 2.7x faster than with 256 at n = 500).
+const ROW_WG: u32 = 64u;
 
 var<workgroup> red: array<f32, 256>;
 
@@ -32,10 +35,11 @@ fn linear_group(wid: vec3<u32>, groups: vec3<u32>) -> u32 {
     return wid.y * groups.x + wid.x;
 }
 
-// Tree reduction of red[0..WG]; every invocation of the workgroup must call it. Result in red[0].
-fn reduce(t: u32) {
+// Tree reduction of red[0..width] (a power of two); every invocation of the workgroup must call it with the
+// same width. Result in red[0].
+fn reduce(t: u32, width: u32) {
     workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+    for (var s = width / 2u; s > 0u; s >>= 1u) {
         if t < s {
             red[t] += red[t + s];
         }
@@ -44,7 +48,7 @@ fn reduce(t: u32) {
 }
 
 // One workgroup per row.
-@compute @workgroup_size(256)
+@compute @workgroup_size(ROW_WG)
 fn rbf_rows(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
@@ -56,7 +60,7 @@ fn rbf_rows(
         return;
     }
     var acc = 0.0;
-    for (var j = lid.x; j < n; j += WG) {
+    for (var j = lid.x; j < n; j += ROW_WG) {
         let e = i * n + j;
         var v = 1.0;
         if j != i {
@@ -66,7 +70,7 @@ fn rbf_rows(
         g[e] = v;
     }
     red[lid.x] = acc;
-    reduce(lid.x);
+    reduce(lid.x, ROW_WG);
     if lid.x == 0u {
         sums[i] = red[0];
     }
@@ -84,7 +88,7 @@ fn grand(@builtin(local_invocation_id) lid: vec3<u32>) {
         acc += r;
     }
     red[lid.x] = acc;
-    reduce(lid.x);
+    reduce(lid.x, WG);
     if lid.x == 0u {
         sums[n] = red[0] / nf;
     }

@@ -9,10 +9,11 @@ use lethe::{Error, Result};
 
 use crate::backend::{GpuBackend, GpuPair};
 use crate::device::Scopes;
-use crate::readback::{grid, read_f32};
+use crate::median;
+use crate::readback::{grid, read};
 
 /// Output tile edge of the gram shader (`TILE` in gram.wgsl).
-const GRAM_TILE: u32 = 32;
+const GRAM_TILE: u32 = 64;
 /// Invocations per workgroup of the 1-D stages (`WG` in the shaders).
 const WG: u32 = 256;
 
@@ -29,6 +30,12 @@ struct KernelParams {
 }
 
 const PARAMS_BYTES: u64 = std::mem::size_of::<KernelParams>() as u64;
+
+/// Bytes of `count` f32 (or u32) values. Callers have checked `n` against `GpuBackend::max_n`, so `n²` fits
+/// `usize` even on wasm32.
+pub(crate) fn f32_bytes(count: usize) -> u64 {
+    count as u64 * 4
+}
 
 pub(crate) async fn prepare<S: Scalar>(
     gpu: &mut GpuBackend,
@@ -55,7 +62,7 @@ pub(crate) async fn prepare<S: Scalar>(
     gpu.health.check("preparing kernels")?;
 
     let scopes = Scopes::push(&gpu.device);
-    let bytes = (n * n * 4) as u64;
+    let bytes = f32_bytes(n * n);
     let matrix = |label| {
         gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
@@ -65,12 +72,12 @@ pub(crate) async fn prepare<S: Scalar>(
         })
     };
     let (kc, l) = (matrix("lethe Kc"), matrix("lethe L"));
-    gpu.scratch.stats_read.get(&gpu.device, (2 * n * 4) as u64);
+    gpu.scratch.stats_read.get(&gpu.device, f32_bytes(2 * n));
     let sigma_x = build(gpu, x, bw_x, &kc, true, 0).await?;
     let sigma_y = build(gpu, y, bw_y, &l, false, 1).await?;
-    let sums = read_f32(
+    let sums = read::<f32>(
         &gpu.device,
-        gpu.scratch.stats_read.get(&gpu.device, (2 * n * 4) as u64),
+        gpu.scratch.stats_read.get(&gpu.device, f32_bytes(2 * n)),
         2 * n,
     )
     .await?;
@@ -117,7 +124,7 @@ async fn build<S: Scalar>(
     let (n, d) = (m.rows(), m.cols());
     let xc: Vec<f32> = kernel::center_columns(m);
     // Column chunks that fit one binding; one chunk unless n·d·4 bytes pass the limit.
-    let chunk = d.min((gpu.max_binding() / (4 * n as u64)).max(1) as usize);
+    let chunk = d.min((gpu.max_binding() / f32_bytes(n)).max(1) as usize);
     let fixed_sigma = match bw {
         Bandwidth::SqrtDim => Some((d as f64).sqrt()),
         Bandwidth::Fixed(s) => Some(s),
@@ -128,10 +135,10 @@ async fn build<S: Scalar>(
     let tiles = (n as u32).div_ceil(GRAM_TILE);
     let n2_groups = grid(((n * n) as u32).div_ceil(WG), max_dim);
 
-    let norms = gpu.scratch.norms.get(&gpu.device, (n * 4) as u64).clone();
-    let sums = gpu.scratch.sums.get(&gpu.device, ((n + 1) * 4) as u64).clone();
+    let norms = gpu.scratch.norms.get(&gpu.device, f32_bytes(n)).clone();
+    let sums = gpu.scratch.sums.get(&gpu.device, f32_bytes(n + 1)).clone();
     let params = gpu.scratch.kernel_params.get(&gpu.device, PARAMS_BYTES).clone();
-    let x_buf = gpu.scratch.x.get(&gpu.device, (n * chunk * 4) as u64).clone();
+    let x_buf = gpu.scratch.x.get(&gpu.device, f32_bytes(n * chunk)).clone();
     let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("lethe kernel stages"),
         layout: &gpu.pipes.kernel_layout,
@@ -204,15 +211,18 @@ async fn build<S: Scalar>(
     let sigma = match fixed_sigma {
         Some(s) => s,
         None => {
-            // The median of the n(n−1)/2 distances, from the f32 squared distances exactly as the CPU f32 path
-            // takes it (lethe::kernel::median_heuristic, numpy.median semantics, 1.0 when the median is 0).
-            let bytes = (n * n * 4) as u64;
-            let read = gpu.scratch.dist_read.get(&gpu.device, bytes).clone();
-            enc.copy_buffer_to_buffer(target, 0, &read, 0, bytes);
-            gpu.queue
-                .submit([std::mem::replace(&mut enc, gpu.device.create_command_encoder(&Default::default())).finish()]);
-            let d2 = read_f32(&gpu.device, &read, n * n).await?;
-            let sigma = kernel::median_heuristic(&d2, n);
+            // The exact median of the n(n−1)/2 f32 distances, as the core's f32 CPU path takes it (median.rs).
+            let enc = std::mem::replace(&mut enc, gpu.device.create_command_encoder(&Default::default()));
+            let sigma = median::median_sigma(gpu, target, n, enc).await?;
+            #[cfg(test)]
+            if gpu.check_median_by_readback {
+                let d2 = read_matrix(gpu, target, n).await?;
+                assert_eq!(
+                    sigma.to_bits(),
+                    kernel::median_heuristic(&d2, n).to_bits(),
+                    "radix select vs readback"
+                );
+            }
             let p = KernelParams {
                 n: n as u32,
                 neg_s: neg_s(sigma),
@@ -229,8 +239,8 @@ async fn build<S: Scalar>(
         dispatch(&mut enc, &gpu.pipes.grand, (1, 1));
         dispatch(&mut enc, &gpu.pipes.centre, n2_groups);
     }
-    let stats_read = gpu.scratch.stats_read.get(&gpu.device, (2 * n * 4) as u64);
-    enc.copy_buffer_to_buffer(&sums, 0, stats_read, slot * (n * 4) as u64, (n * 4) as u64);
+    let stats_read = gpu.scratch.stats_read.get(&gpu.device, f32_bytes(2 * n));
+    enc.copy_buffer_to_buffer(&sums, 0, stats_read, slot * f32_bytes(n), f32_bytes(n));
     gpu.queue.submit([enc.finish()]);
     Ok(sigma)
 }
@@ -257,27 +267,63 @@ impl GpuBackend {
     pub async fn read_kernels(&mut self, pair: &GpuPair) -> Result<(Vec<f32>, Vec<f32>)> {
         self.check_pair(pair)?;
         self.health.check("reading kernels back")?;
-        let n = pair.n;
-        let bytes = (n * n * 4) as u64;
         let scopes = Scopes::push(&self.device);
-        let read = self.scratch.dist_read.get(&self.device, bytes).clone();
-        let mut out = Vec::with_capacity(2);
-        for m in [&pair.kc, &pair.l] {
-            let mut enc = self.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(m, 0, &read, 0, bytes);
-            self.queue.submit([enc.finish()]);
-            out.push(read_f32(&self.device, &read, n * n).await?);
-        }
+        let kc = read_matrix(self, &pair.kc, pair.n).await?;
+        let l = read_matrix(self, &pair.l, pair.n).await?;
         scopes.finish("reading kernels back").await?;
-        let l = out.pop().unwrap_or_default();
-        let kc = out.pop().unwrap_or_default();
         Ok((kc, l))
     }
+}
+
+/// An `n × n` f32 matrix copied back from the device.
+async fn read_matrix(gpu: &mut GpuBackend, m: &wgpu::Buffer, n: usize) -> Result<Vec<f32>> {
+    let bytes = f32_bytes(n * n);
+    let staging = gpu.scratch.dist_read.get(&gpu.device, bytes).clone();
+    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(m, 0, &staging, 0, bytes);
+    gpu.queue.submit([enc.finish()]);
+    read::<f32>(&gpu.device, &staging, n * n).await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(not(target_arch = "wasm32"))]
+    use lethe::{Matrix, backend::Backend};
+
+    /// The radix-select median against `median_heuristic` on the read-back distances, bit for bit, on the GPU
+    /// (fails without an adapter; lavapipe serves natively).
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn median_by_radix_select_equals_median_of_read_back_distances() {
+        let options = crate::GpuOptions {
+            backends: wgpu::Backends::VULKAN,
+            ..Default::default()
+        };
+        let mut gpu = pollster::block_on(GpuBackend::request(&options)).expect("a GPU adapter (lavapipe natively)");
+        println!("adapter: {:?}", gpu.adapter_info());
+        gpu.check_median_by_readback = true;
+        let mut s = 3u64;
+        let mut next = move || {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        // n(n−1)/2 odd and even; continuous data, integer ties, half the rows duplicated, constant columns.
+        for n in [2usize, 3, 4, 5, 64, 130] {
+            let d = 3;
+            let cases: [Vec<f64>; 4] = [
+                (0..n * d).map(|_| next() * 4.0 - 2.0).collect(),
+                (0..n * d).map(|_| (next() * 4.0).floor()).collect(),
+                (0..n * d).map(|k| ((k / d) % 2) as f64 + (k % d) as f64).collect(),
+                (0..n * d).map(|k| if k % d == 0 { next() } else { 1.0 }).collect(),
+            ];
+            for data in cases {
+                let m = Matrix::from_vec(n, d, data).unwrap();
+                let pair = pollster::block_on(gpu.prepare(m.view(), m.view(), Bandwidth::Median, Bandwidth::Median));
+                assert!(pair.is_ok(), "n={n}: {pair:?}");
+            }
+        }
+    }
 
     #[test]
     fn params_match_the_wgsl_uniform_layout() {

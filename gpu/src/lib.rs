@@ -11,9 +11,9 @@
 //!
 //! ```text
 //! x̃_i   = x_i − mean(x)                      column centring, on the CPU in f64, uploaded as f32
-//! G_ij  = ⟨x̃_i, x̃_j⟩                          gram.wgsl: 32×32 tiles of the upper triangle, mirrored
+//! G_ij  = ⟨x̃_i, x̃_j⟩                          gram.wgsl: 64×64 tiles of the upper triangle, mirrored
 //! D_ij  = max(G_ii + G_jj − 2 G_ij, 0)        gram.wgsl, D_ii = 0
-//! σ     = sqrt(d) | median_{i<j} sqrt(D_ij) | fixed        median: D is read back, lethe::kernel::median_heuristic
+//! σ     = sqrt(d) | median_{i<j} sqrt(D_ij) | fixed        select.wgsl: exact radix select of the middle D_ij
 //! K_ij  = exp(D_ij · s),  s = −1/(2σ²)        kernel.wgsl; s in f64 on the CPU, rounded once to f32; K_ii = 1
 //! Kc_ij = K_ij − r_i − r_j + g                kernel.wgsl; r = row means (workgroup tree reductions), g = mean(r)
 //! ```
@@ -48,6 +48,7 @@
 mod backend;
 mod device;
 mod kernels;
+mod median;
 mod readback;
 mod score;
 

@@ -40,9 +40,13 @@ impl Slot {
     }
 }
 
-/// The first `count` f32 values of a `MAP_READ` buffer, once the GPU has written them.
-pub(crate) async fn read_f32(device: &wgpu::Device, buffer: &wgpu::Buffer, count: usize) -> Result<Vec<f32>> {
-    let bytes = (count * 4) as u64;
+/// The first `count` values (f32 or u32) of a `MAP_READ` buffer, once the GPU has written them.
+pub(crate) async fn read<T: bytemuck::Pod>(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    count: usize,
+) -> Result<Vec<T>> {
+    let bytes = (count * std::mem::size_of::<T>()) as u64;
     let slice = buffer.slice(..bytes);
     let (tx, rx) = futures_channel::oneshot::channel();
     slice.map_async(wgpu::MapMode::Read, move |r| {
@@ -59,7 +63,7 @@ pub(crate) async fn read_f32(device: &wgpu::Device, buffer: &wgpu::Buffer, count
         let view = slice
             .get_mapped_range()
             .map_err(|e| Error::Backend(format!("reading results back from the GPU failed: {e}")))?;
-        bytemuck::pod_collect_to_vec::<u8, f32>(&view)
+        bytemuck::pod_collect_to_vec::<u8, T>(&view)
     };
     buffer.unmap();
     Ok(out)

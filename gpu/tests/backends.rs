@@ -18,11 +18,11 @@ use lethe::backend::{Backend, CpuBackend, Precision};
 use lethe_gpu::{GpuBackend, GpuOptions};
 use suite::Tolerances;
 
-/// Sizes for the shuffle checks: tiny, odd (tile edges of the 32-wide gram tiles and the 256-wide reductions),
-/// and the SDE half size.
+/// Sizes for the shuffle checks: tiny, odd (edges of the 64-wide gram tiles and the 256-wide workgroups; 257 also
+/// has a middle row that pairs with itself), and the SDE half size.
 const SCORE_SIZES: [usize; 6] = [2, 3, 17, 64, 257, 500];
 /// Shapes `(n, d)` for the kernel checks: n across tile edges, d across the 16-column staging steps.
-const KERNEL_SHAPES: [(usize, usize); 6] = [(2, 1), (3, 5), (17, 16), (33, 17), (64, 40), (257, 3)];
+const KERNEL_SHAPES: [(usize, usize); 7] = [(2, 1), (3, 5), (17, 16), (33, 17), (64, 40), (65, 33), (257, 3)];
 
 fn cpu_f64() -> CpuBackend {
     CpuBackend::new(Precision::F64)
@@ -202,11 +202,11 @@ mod gpu_only {
         let mut b = GpuBackend::new(device, queue).unwrap();
         assert_eq!(b.max_n(), 512);
 
-        // 300 × 1000 f32 = 1.2 MB: four column chunks of 873 or fewer columns.
+        // 300 × 1000 f32 = 1.2 MB: two column chunks (873 + 127 columns).
         let (n, d) = (300, 1000);
         let (x, y) = suite::dependent_pair(n, d, 7, 5);
         let bw = (Bandwidth::Median, Bandwidth::SqrtDim);
-        // 1000 permutations of 300 = 1.2 MB of indices: two dispatches.
+        // 1000 permutations of 300 = 1.2 MB of indices: two dispatches (873 + 127 permutations).
         let shuffles = 1000;
         let mut perms = Vec::new();
         Permutations::new(1, Stream::Shuffles).extend(n, shuffles, &mut perms);

@@ -18,7 +18,11 @@ fn shaders() -> Vec<PathBuf> {
 #[test]
 fn every_wgsl_file_validates_with_naga() {
     let files = shaders();
-    assert_eq!(files.len(), 3, "expected gram.wgsl, kernel.wgsl, score.wgsl: {files:?}");
+    assert_eq!(
+        files.len(),
+        4,
+        "expected gram.wgsl, kernel.wgsl, score.wgsl, select.wgsl: {files:?}"
+    );
     for path in files {
         let src = std::fs::read_to_string(&path).expect("shader is readable");
         let module = naga::front::wgsl::parse_str(&src)

@@ -23,6 +23,24 @@ use serde_json::Value;
 
 use crate::common::{MaxDev, matrix, num, nums};
 
+/// `println!` natively; the browser console on wasm (where stdout goes nowhere), which wasm-bindgen-test-runner
+/// shows in its output.
+#[cfg(not(target_arch = "wasm32"))]
+macro_rules! say {
+    ($($t:tt)*) => { println!($($t)*) };
+}
+#[cfg(target_arch = "wasm32")]
+macro_rules! say {
+    ($($t:tt)*) => { wasm_bindgen_test::console_log!($($t)*) };
+}
+#[allow(unused_imports)] // used by the browser tests only
+pub(crate) use say;
+
+/// `MaxDev::report` through `say!`.
+fn report(dev: &MaxDev, what: &str) {
+    say!("max deviation [{what}]: abs {:.3e}, rel {:.3e}", dev.abs, dev.rel);
+}
+
 pub const SDE_JSON: &str = include_str!("../../../tests/fixtures/golden/sde.json");
 pub const HSIC_JSON: &str = include_str!("../../../tests/fixtures/golden/hsic.json");
 
@@ -258,10 +276,10 @@ pub async fn kernels_match_cpu_f64<B: Probe>(b: &mut B, tol: &Tolerances, sizes:
             }
         }
     }
-    println!("kernel entries: max |Δ|/(u·λ) = {worst_units:.3}");
-    dev_k.report("Kc and L entries vs CPU f64");
-    dev_sigma.report("sigma (sqrt_dim, median, fixed) vs CPU f64");
-    dev_mean.report("kernel means (KernelStats) vs CPU f64");
+    say!("kernel entries: max |Δ|/(u·λ) = {worst_units:.3}");
+    report(&dev_k, "Kc and L entries vs CPU f64");
+    report(&dev_sigma, "sigma (sqrt_dim, median, fixed) vs CPU f64");
+    report(&dev_mean, "kernel means (KernelStats) vs CPU f64");
     dev_k.abs
 }
 
@@ -301,7 +319,7 @@ pub async fn shuffle_scores_match_cpu_f64<B: Backend>(
         worst_units = worst_units.max(err / unit);
         worst_rel = worst_rel.max(err / w.abs());
     }
-    println!(
+    say!(
         "shuffle scores n={n} ({shuffles} shuffles): max |Δ|/(u(1+log2 n²)κ) = {worst_units:.3}, max |Δ|/|H| = {worst_rel:.3e}"
     );
     (worst_units, worst_rel)
@@ -352,13 +370,16 @@ pub async fn hsic_test_matches_cpu_f64<B: Backend>(b: &mut B, tol: &Tolerances, 
             got.p_value,
             want.p_value
         );
-        println!(
+        say!(
             "hsic test {name} n={n}: p = {} (backend) vs {} (CPU f64), exceedances {} vs {}",
-            got.p_value, want.p_value, got.exceedances, want.exceedances
+            got.p_value,
+            want.p_value,
+            got.exceedances,
+            want.exceedances
         );
         worst = worst.max(diff);
     }
-    println!(
+    say!(
         "hsic test: largest exceedance-count difference {worst} (allowed {})",
         tol.exceedances
     );
@@ -416,8 +437,8 @@ pub async fn golden_sde_matches_reference<B: Backend>(b: &mut B, tol: &Tolerance
             }
         }
     }
-    dev.report("sde.json ref_H through the backend");
-    dev_sigma.report("sde.json sigma_1/sigma_2 through the backend");
+    report(&dev, "sde.json ref_H through the backend");
+    report(&dev_sigma, "sde.json sigma_1/sigma_2 through the backend");
 }
 
 /// The golden HSIC cases (hsic.json) through the backend: the statistic is the identity permutation's score;
@@ -476,8 +497,8 @@ pub async fn golden_hsic_matches_reference<B: Probe>(b: &mut B, tol: &Tolerances
         }
     }
     assert_eq!(checked, 28);
-    dev.report("hsic.json ref_hsic through the backend");
-    dev_k.report("hsic.json Kc_sqrt_dim entries through the backend");
+    report(&dev, "hsic.json ref_hsic through the backend");
+    report(&dev_k, "hsic.json Kc_sqrt_dim entries through the backend");
 }
 
 /// Bad inputs are errors, never panics or garbage, through the core's driver (which validates before any backend
