@@ -75,7 +75,22 @@ pub(crate) struct Scratch {
 ///
 /// Create it with [`GpuBackend::request`] (picks an adapter and a device) or [`GpuBackend::new`] (a device you
 /// already have), then drive it through [`lethe::backend::Backend`] like the CPU backend, e.g. with
-/// [`lethe::hsic::hsic_test_with`].
+/// [`lethe::hsic::hsic_test_with`]. The examples need an adapter (natively lavapipe will do).
+///
+/// # Examples
+/// ```
+/// # pollster::block_on(async {
+/// use lethe::{hsic::{hsic_test_with, HsicTestParams}, progress::Silent, Matrix};
+/// let mut gpu = lethe_gpu::GpuBackend::request(&Default::default()).await?;
+/// println!("{:?}, {} MiB per binding", gpu.adapter_info(), gpu.limits().max_storage_buffer_binding_size >> 20);
+/// let x = Matrix::from_rows(&(0..30).map(|i| [i as f64]).collect::<Vec<_>>())?;
+/// let y = Matrix::from_rows(&(0..30).map(|i| [(i as f64 * 0.2).sin()]).collect::<Vec<_>>())?;
+/// let params = HsicTestParams { permutations: 99, ..Default::default() };
+/// let r = hsic_test_with(&mut gpu, &mut Silent, x.view(), y.view(), &params).await?;
+/// assert!(r.p_value <= 0.05 && r.backend.precision == lethe::backend::Precision::F32);
+/// # Ok::<(), lethe::Error>(())
+/// # }).unwrap();
+/// ```
 #[derive(Debug)]
 pub struct GpuBackend {
     pub(crate) id: u64,
@@ -211,7 +226,7 @@ impl GpuBackend {
     /// invocations per workgroup, 4 KiB of workgroup memory) or a pipeline fails to build.
     ///
     /// # Examples
-    /// ```no_run
+    /// ```
     /// # pollster::block_on(async {
     /// use lethe_gpu::{wgpu, GpuBackend};
     /// let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
@@ -219,7 +234,7 @@ impl GpuBackend {
     /// let (device, queue) = adapter.request_device(&Default::default()).await.expect("a device");
     /// let gpu = GpuBackend::new(device, queue)?;
     /// # Ok::<(), lethe::Error>(())
-    /// # });
+    /// # }).unwrap();
     /// ```
     pub fn new(device: wgpu::Device, queue: wgpu::Queue) -> Result<Self> {
         let adapter = device.adapter_info();
@@ -284,6 +299,16 @@ impl GpuBackend {
 
     /// The largest `n` whose `n × n` f32 kernel fits one storage binding on this device (5792 at WebGPU's default
     /// 128 MiB binding limit), capped where the shaders' 32-bit indices would overflow.
+    ///
+    /// # Examples
+    /// ```
+    /// # pollster::block_on(async {
+    /// let gpu = lethe_gpu::GpuBackend::request(&Default::default()).await?;
+    /// let bytes = gpu.limits().max_storage_buffer_binding_size.min(gpu.limits().max_buffer_size);
+    /// assert!((gpu.max_n() as u64).pow(2) * 4 <= bytes);
+    /// # Ok::<(), lethe::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub fn max_n(&self) -> usize {
         let entries = self.max_binding() / 4;
         let n = (entries as f64).sqrt() as u64;
@@ -308,6 +333,15 @@ impl GpuBackend {
             )));
         }
         Ok(())
+    }
+
+    /// A device loss or uncaptured GPU error recorded meanwhile explains a failure better than its symptom (a
+    /// failed mapping, say): prefer it.
+    pub(crate) fn explain(&self, e: Error, what: &str) -> Error {
+        match (&e, self.health.check(what)) {
+            (Error::Backend(_), Err(cause)) => cause,
+            _ => e,
+        }
     }
 
     /// Fails if a pair belongs to another backend (its buffers live on another device).
@@ -345,7 +379,8 @@ impl Backend for GpuBackend {
         bw_x: Bandwidth,
         bw_y: Bandwidth,
     ) -> Result<GpuPair> {
-        crate::kernels::prepare(self, x, y, bw_x, bw_y).await
+        let r = crate::kernels::prepare(self, x, y, bw_x, bw_y).await;
+        r.map_err(|e| self.explain(e, "preparing kernels"))
     }
 
     /// Scores `perms.len() / n` permutations of `pair`'s rows, writing `HSIC(X, Y[p])` for each into `out`.
@@ -354,6 +389,7 @@ impl Backend for GpuBackend {
     /// A buffer that is not `out.len()` whole permutations of `0..n` ([`Error::ShapeMismatch`],
     /// [`Error::IndexOutOfRange`]), a pair from another backend, and GPU failures ([`Error::Backend`]).
     async fn score(&mut self, pair: &GpuPair, perms: &[u32], out: &mut [f64]) -> Result<()> {
-        crate::score::score(self, pair, perms, out).await
+        let r = crate::score::score(self, pair, perms, out).await;
+        r.map_err(|e| self.explain(e, "scoring permutations"))
     }
 }

@@ -151,7 +151,13 @@ impl Health {
         let h = Arc::clone(&health);
         device.set_device_lost_callback(move |reason, message| {
             if let Ok(mut lost) = h.lost.lock() {
-                lost.get_or_insert_with(|| format!("{reason:?}: {message}"));
+                lost.get_or_insert_with(|| {
+                    if message.is_empty() {
+                        format!("{reason:?}")
+                    } else {
+                        format!("{reason:?}: {message}")
+                    }
+                });
             }
         });
         let h = Arc::clone(&health);
@@ -238,13 +244,13 @@ impl GpuBackend {
     /// cannot run compute shaders or lacks the limits the shaders need, or the device request fails.
     ///
     /// # Examples
-    /// ```no_run
+    /// ```
     /// # pollster::block_on(async {
     /// use lethe::backend::Backend;
     /// let gpu = lethe_gpu::GpuBackend::request(&Default::default()).await?;
     /// println!("{}", gpu.info().device);
     /// # Ok::<(), lethe::Error>(())
-    /// # });
+    /// # }).unwrap();
     /// ```
     pub async fn request(options: &GpuOptions) -> Result<Self> {
         let instance = instance(options).await;

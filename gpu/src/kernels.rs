@@ -253,7 +253,7 @@ impl GpuBackend {
     /// A pair from another backend, GPU failures ([`Error::Backend`]).
     ///
     /// # Examples
-    /// ```no_run
+    /// ```
     /// # pollster::block_on(async {
     /// use lethe::{backend::Backend, kernel::Bandwidth, Matrix};
     /// let mut gpu = lethe_gpu::GpuBackend::request(&Default::default()).await?;
@@ -262,16 +262,20 @@ impl GpuBackend {
     /// let (kc, l) = gpu.read_kernels(&pair).await?;
     /// assert_eq!(l[0], 1.0); // the diagonal of an RBF kernel
     /// # Ok::<(), lethe::Error>(())
-    /// # });
+    /// # }).unwrap();
     /// ```
     pub async fn read_kernels(&mut self, pair: &GpuPair) -> Result<(Vec<f32>, Vec<f32>)> {
         self.check_pair(pair)?;
         self.health.check("reading kernels back")?;
         let scopes = Scopes::push(&self.device);
-        let kc = read_matrix(self, &pair.kc, pair.n).await?;
-        let l = read_matrix(self, &pair.l, pair.n).await?;
+        let read = async {
+            let kc = read_matrix(self, &pair.kc, pair.n).await?;
+            let l = read_matrix(self, &pair.l, pair.n).await?;
+            Ok::<_, Error>((kc, l))
+        };
+        let r = read.await;
         scopes.finish("reading kernels back").await?;
-        Ok((kc, l))
+        r.map_err(|e| self.explain(e, "reading kernels back"))
     }
 }
 

@@ -239,3 +239,21 @@ mod gpu_only {
         assert!(e.contains("n ≤ 512"), "{e}");
     }
 }
+
+/// A lost device (here destroyed on purpose) turns every later call into an `Error::Backend`, never a panic or a
+/// hang.
+#[test]
+fn lost_device_is_an_error() {
+    use lethe::kernel::Bandwidth;
+    let mut b = gpu();
+    let x = suite::seeded(6, 2, 1, -1.0, 1.0);
+    let pair = pollster::block_on(b.prepare(x.view(), x.view(), Bandwidth::SqrtDim, Bandwidth::Median)).unwrap();
+    b.device().0.destroy();
+    let e = pollster::block_on(b.prepare(x.view(), x.view(), Bandwidth::SqrtDim, Bandwidth::Median)).unwrap_err();
+    println!("prepare after destroy: {e}");
+    assert!(matches!(e, lethe::Error::Backend(_)), "{e:?}");
+    let mut out = [0.0];
+    let e = pollster::block_on(b.score(&pair, &[0, 1, 2, 3, 4, 5], &mut out)).unwrap_err();
+    println!("score after destroy: {e}");
+    assert!(matches!(e, lethe::Error::Backend(_)), "{e:?}");
+}
