@@ -68,7 +68,7 @@ macro_rules! backend_suite {
                         pollster::block_on(suite::shuffle_scores_match_cpu_f64(&mut b, &$tol, n, shuffles)),
                     ));
                 }
-                println!("n, max |Δ|/(u·κ), max |Δ|/|H|  [{}]", stringify!($name));
+                println!("n, max |Δ|/(u(1+log2 n²)κ), max |Δ|/|H|  [{}]", stringify!($name));
                 for (n, (units, rel)) in rows {
                     println!("{n:>5}  {units:>8.4}  {rel:.3e}");
                 }
