@@ -205,5 +205,7 @@ mod tests {
         assert!(now(b.score(&pair, &[0, 1, 2], &mut out)).is_err());
         let mut out2 = [0.0; 2];
         assert!(now(b.score(&pair, &[0, 1, 2, 3], &mut out2)).is_err());
+        // An empty batch is fine.
+        assert!(now(b.score(&pair, &[], &mut [])).is_ok());
     }
 }

@@ -301,14 +301,21 @@ pub fn rbf<S: Scalar, T: Real>(x: MatrixRef<'_, S>, bw: Bandwidth) -> Result<Ker
 }
 
 fn kernel_stats<T: Real>(k: &[T], n: usize, sigma: f64) -> KernelStats {
-    let total: f64 = k.iter().map(|v| v.to_f64()).sum();
-    let trace: f64 = (0..n).map(|i| k[i * n + i].to_f64()).sum();
+    // The off-diagonal sum directly, not (total − trace): when every off-diagonal entry is tiny (narrow σ) the
+    // difference of two nearly equal totals cancels to exactly 0.
+    let mut off = 0f64;
+    let mut diag = 0f64;
+    for i in 0..n {
+        let row = &k[i * n..(i + 1) * n];
+        off += row[..i].iter().chain(&row[i + 1..]).map(|v| v.to_f64()).sum::<f64>();
+        diag += row[i].to_f64();
+    }
     let nn = (n * n) as f64;
     KernelStats {
         n,
         sigma,
-        mean_all: total / nn,
-        mean_offdiag: if n > 1 { (total - trace) / (nn - n as f64) } else { f64::NAN },
+        mean_all: (off + diag) / nn,
+        mean_offdiag: if n > 1 { off / (nn - n as f64) } else { f64::NAN },
     }
 }
 

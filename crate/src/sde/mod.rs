@@ -38,7 +38,7 @@ use crate::classification::{f1_score, out_of_training_rate, F1Result};
 use crate::data::{Matrix, MatrixRef, Scalar};
 use crate::divergence::jsd;
 use crate::error::{Error, Result};
-use crate::hsic::{PermutationRun, BATCH};
+use crate::hsic::PermutationRun;
 use crate::kernel::Bandwidth;
 use crate::mann_whitney::{mann_whitney_u, MannWhitneyResult};
 use crate::mmd::{mmd, MmdEstimator};
@@ -262,7 +262,8 @@ async fn split_half_on<B: Backend, M: Monitor, S: Scalar>(
     let (s1, s2) = halves.views();
     let pair = backend.prepare(s1, s2, params.bandwidth, params.bandwidth).await?;
     let mut run = PermutationRun::new(pair, params.seed, subset, params.shuffles);
-    run.run(backend, monitor, BATCH, span, name).await?;
+    let batch = backend.preferred_batch();
+    run.run(backend, monitor, batch, span, name).await?;
     let kernels = run.pair().stats();
     let complete = run.is_done();
     Ok(SplitHalf {
