@@ -294,9 +294,9 @@ def write_confidence(metric, rng):
 
 
 DESCRIPTION = (
-    "Outputs of tests/peers/metric_port.py (a mechanical numpy port of google-deepmind/"
-    "unlearning_evaluation metric.py under torch 1.12.1 + CUDA semantics; see the script's docstring). "
-    "Matrices are [models][examples]. epsilons are metric.py's per-example values after np.clip(0, 50); "
+    "Outputs of google-deepmind/unlearning_evaluation metric.py (ffae0ff), run unmodified by "
+    "tests/peers/metric_runner.py on a numpy-backed torch 1.12.1 + CUDA stand-in (tests/peers/torch_shim; see both "
+    "docstrings). Matrices are [models][examples]. epsilons are metric.py's per-example values after np.clip(0, 50); "
     "null = every threshold discarded (metric.py's assert). details[i].best_* = metric.py's best threshold "
     "(first argmax), fpr/fnr relative to that family's positive class. forget_score is null when an "
     "example has no surviving threshold (metric.py would have stopped)."
