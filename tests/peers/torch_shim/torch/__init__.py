@@ -283,6 +283,12 @@ def torch_linspace_f32(start: float, end: float, steps: int) -> np.ndarray:
     return out
 
 
+# at::internal::GRAIN_SIZE: above it the kernel runs in parallel chunks, each restarting the 16-point blocking, so the
+# output depends on the thread count (see crate/src/competition/emulate.rs). metric.py's grids stay far below it:
+# logit-scaled confidences lie within +-log(1e45) ~ +-103.6, so ceil(range * 100) <= 20,724 points.
+_LINSPACE_ONE_CHUNK = 32768
+
+
 def _scalar_arg(x):
     """A `Scalar` argument: a Python number or a one-element tensor (its value as a double)."""
     if isinstance(x, Tensor):
@@ -295,6 +301,9 @@ def _scalar_arg(x):
 def linspace(start, end, steps):
     if not isinstance(steps, int) or isinstance(steps, builtins.bool) or steps < 0:
         raise RuntimeError(f"number of steps must be non-negative (got {steps!r})")
+    if steps > _LINSPACE_ONE_CHUNK:
+        raise NotImplementedError(f"torch shim: linspace of {steps} points (torch splits grids over "
+                                  f"{_LINSPACE_ONE_CHUNK} points across threads; that is not emulated)")
     return Tensor(torch_linspace_f32(_scalar_arg(start), _scalar_arg(end), steps), "cpu")
 
 
