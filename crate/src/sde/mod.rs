@@ -27,6 +27,7 @@
 //! **Randomness**: subset k of an analysis draws its shuffles (and random split) from its own stream of the seed
 //! ([`crate::permute`]): k = 0 is the in-training reference, 1 the out-of-training reference, 2 + i target i.
 
+pub mod calibrated;
 pub mod moments;
 
 pub use moments::{shuffle_moments, ShuffleMoments};
