@@ -3,7 +3,8 @@ penultimate activations equal the shipped act_<model>.npy exactly, and caches ea
 
 Why: the demo's H_<model>_softmax.npy files do not hold per-row softmax outputs (they are float64 arrays of shape
 (sizes, 2, 62, 200) without row metadata), so the softmax representation is recomputed from the same models. The
-rebuild is only trusted because the activations it produces are bit-identical to the shipped ones.
+rebuild is only trusted because the activations it produces equal the shipped ones (bit for bit here, except one
+float32 ulp in MNIST-5k's warm-started model — BLAS summation order); the measured differences are recorded.
 """
 import json
 from pathlib import Path
@@ -48,8 +49,9 @@ def softmax_outputs(demo_dir, cache_dir):
     demo_dir, cache_dir = Path(demo_dir), Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
     out = {m: cache_dir / f"softmax_{m}.npy" for m in ("original", "retrained", "unlearned")}
-    if all(p.exists() for p in out.values()):
-        return {m: np.load(p) for m, p in out.items()}
+    check = cache_dir / "rebuild_check.json"
+    if all(p.exists() for p in out.values()) and check.exists():
+        return json.loads(check.read_text())
     man = json.loads((demo_dir / "manifest.json").read_text())
     X, y = load_dataset(man["dataset"])
     f, r = man["splits"]["forget_D_f"], man["splits"]["retain_D_r"]
@@ -60,16 +62,20 @@ def softmax_outputs(demo_dir, cache_dir):
     unlearned = _mlp(epochs).fit(X[tr], y[tr])
     unlearned.set_params(warm_start=True, max_iter=5)
     unlearned.fit(X[rt], y[rt])  # warm start keeps the weights; fit() starts a fresh Adam state
+    diffs = {}
     for name, clf in (("original", original), ("retrained", retrained), ("unlearned", unlearned)):
         shipped = np.load(demo_dir / f"act_{name}.npy")
         rebuilt = _hidden(clf, X).astype(np.float32)
         diff = float(np.abs(rebuilt - shipped).max())
-        print(f"{man['dataset']} {name}: rebuilt activations vs shipped: max |diff| = {diff}")
-        if diff != 0.0:
+        rel = diff / float(np.abs(shipped).max())
+        print(f"{man['dataset']} {name}: rebuilt activations vs shipped: max |diff| = {diff} (relative {rel:.1e})")
+        if rel > 1e-6:
             raise SystemExit(f"{name}: the rebuilt model does not reproduce act_{name}.npy (max |diff| {diff}); "
                              "the softmax outputs would not be the demo model's")
+        diffs[name] = diff
         np.save(out[name], _softmax(clf, X).astype(np.float32))
-    return {m: np.load(p) for m, p in out.items()}
+    check.write_text(json.dumps(diffs))
+    return diffs
 
 
 if __name__ == "__main__":
