@@ -145,8 +145,8 @@ export function create(el, opts = {}) {
       const panel = panels[panelId];
       if (!panel) throw new Error(`no panel ${panelId}`);
       await ready;
-      await panel.run(signal);
-      return panel.last();
+      const out = await panel.run(signal);
+      return out ? panel.last() : null;
     },
     /** Applies parameters to a panel ({shuffles: 500, seed: 1, ...}). */
     setParams(panelId, params) {

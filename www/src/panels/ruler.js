@@ -197,8 +197,8 @@ export function rulerPanel(ctx) {
     set(opts) {
       for (const [k, v] of Object.entries(opts)) {
         if (k === 'unlearned' || k === 'oracle' || k === 'original') runs[0][k].set(v);
-        else if (k === 'forget') forget.set(v);
-        else if (k === 'retain') retain.set(v);
+        else if (k === 'forget') forget.set(typeof v === 'string' ? { kind: 'text', text: v } : v);
+        else if (k === 'retain') retain.set(typeof v === 'string' ? { kind: 'text', text: v } : v);
         else if (p[k]) p[k].set(v);
       }
     },
