@@ -112,7 +112,7 @@ browser_tests() {
   site
   log "wasm-bindgen-test: the boundary in headless Chromium (main thread, then a dedicated worker)"
   local wd="$ROOT/web/webdriver.json"
-  (cd web && CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON="$wd" \
+  (cd web && CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON="$wd" WASM_BINDGEN_USE_BROWSER=1 \
     cargo test -q --target wasm32-unknown-unknown --test boundary)
   (cd web && CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON="$wd" WASM_BINDGEN_USE_DEDICATED_WORKER=1 \
     cargo test -q --target wasm32-unknown-unknown --test boundary)

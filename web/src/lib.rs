@@ -25,7 +25,7 @@ pub mod synthetic;
 pub mod workspace;
 
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;
 
 pub use error::{WebError, WebResult};
 pub use workspace::{InputRef, Workspace};

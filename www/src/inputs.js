@@ -132,6 +132,8 @@ function card(store, item) {
     ),
     item.status === 'reading' && h('div', { class: 'muted' }, 'reading headers…'),
     item.error && h('div', { class: 'error', role: 'alert', id: errId }, item.error),
+    item.status === 'unreadable' && /cannot parse/.test(item.error || '') &&
+      h('div', { class: 'muted' }, 'Not a numeric table, but usable as text: generations, a reference, or a split column.'),
     item.overLimit && h('div', { class: 'error', role: 'alert' }, item.overLimit),
     arrays.length > 0 &&
       h(
