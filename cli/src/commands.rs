@@ -42,6 +42,8 @@ pub enum Command {
     Hsic(HsicArgs),
     /// Split-half dependence evaluation (SDE): in/out-of-training verdicts, OTR, F1, baselines
     Sde(SdeArgs),
+    /// SDE beyond the paper: calibrated verdicts from exact shuffle means over pooled references, with diagnostics
+    Calibrate(CalibrateArgs),
     /// RULER representation-level metrics (m1–m4), with Wilcoxon + Benjamini–Hochberg across runs
     Ruler(RulerArgs),
     /// NeurIPS 2023 unlearning competition: per-example epsilon, forget score, final score
@@ -153,6 +155,64 @@ pub struct SdeArgs {
     /// Also compute the MMD and Wasserstein-1 baseline verdicts
     #[arg(long)]
     baselines: bool,
+    #[command(flatten)]
+    #[serde(skip)]
+    out: Out,
+}
+
+#[derive(Args, Serialize)]
+pub struct CalibrateArgs {
+    /// Activations of every row (one model, one layer): PATH[#TENSOR]
+    #[arg(long)]
+    data: InputSpecArg,
+    /// Rows that were in training, for the in-training reference subsets (a..b, i,j,k, or an index file)
+    #[arg(long)]
+    it_pool: String,
+    /// Rows that were not in training, for the out-of-training reference subsets
+    #[arg(long)]
+    oot_pool: String,
+    /// A target subset's rows (repeatable); unlabelled
+    #[arg(long)]
+    target: Vec<String>,
+    /// A target known to be in training (repeatable; enables F1)
+    #[arg(long)]
+    target_in: Vec<String>,
+    /// A target known to be out of training (repeatable; enables F1)
+    #[arg(long)]
+    target_out: Vec<String>,
+    /// Draw --draw unlabelled targets of --size rows from these rows
+    #[arg(long)]
+    draw_from: Option<String>,
+    /// Draw --draw targets labelled in-training from these rows
+    #[arg(long)]
+    draw_in: Option<String>,
+    /// Draw --draw targets labelled out-of-training from these rows
+    #[arg(long)]
+    draw_out: Option<String>,
+    #[arg(long, default_value_t = 10)]
+    draw: usize,
+    /// Rows per reference subset and per drawn target (|S|)
+    #[arg(long, default_value_t = 100)]
+    size: usize,
+    /// Reference subsets per class (R)
+    #[arg(long, default_value_t = 20)]
+    refs: usize,
+    /// Decision margin in pooled reference standard deviations
+    #[arg(long, default_value_t = 0.0)]
+    margin: f64,
+    /// Shuffles for the paper's JSD rule beside the calibrated one (0 skips it)
+    #[arg(long, default_value_t = 200)]
+    paper_shuffles: usize,
+    #[arg(long, default_value = "sqrt_dim")]
+    sigma: String,
+    #[arg(long, value_enum, default_value = "first")]
+    split: SplitArg,
+    #[arg(long, default_value_t = 30)]
+    bins: usize,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long, default_value = "f64")]
+    precision: String,
     #[command(flatten)]
     #[serde(skip)]
     out: Out,
@@ -413,6 +473,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Inspect(a) => inspect(a),
         Command::Hsic(a) => hsic_cmd(a),
         Command::Sde(a) => sde_cmd(a),
+        Command::Calibrate(a) => calibrate_cmd(a),
         Command::Ruler(a) => ruler_cmd(a),
         Command::Epsilon(a) => epsilon_cmd(a),
         Command::Bounds(a) => bounds_cmd(a),
@@ -570,6 +631,97 @@ fn sde_cmd(a: SdeArgs) -> Result<(), CliError> {
             if let Some(f) = f {
                 let _ = writeln!(s, "F1 ({name}, in-training positive): {}", fmt_num(f.f1));
             }
+        }
+        for w in &r.warnings {
+            let _ = writeln!(s, "warning: {w}");
+        }
+        s
+    })
+}
+
+fn rows_arg(s: &str) -> Result<Vec<usize>, CliError> {
+    let spec: RowSpec = s.parse().map_err(CliError::msg)?;
+    Ok(input::load_rows(&spec)?.0)
+}
+
+fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
+    use lethe::sde::calibrated::{self, CalibratedParams, Call, TargetRows};
+    let data = input::load("data", &spec(&a.data)?)?;
+    let it_pool = rows_arg(&a.it_pool)?;
+    let oot_pool = rows_arg(&a.oot_pool)?;
+    let mut targets = Vec::new();
+    for (list, label, role) in [(&a.target, None, "target"), (&a.target_in, Some(true), "target_in"), (&a.target_out, Some(false), "target_out")] {
+        for (k, s) in list.iter().enumerate() {
+            targets.push(TargetRows { name: format!("{role}[{k}]"), rows: rows_arg(s)?, label });
+        }
+    }
+    for (pool, label, role, offset) in [(&a.draw_from, None, "draw-from", 0), (&a.draw_in, Some(true), "draw-in", 1), (&a.draw_out, Some(false), "draw-out", 2)] {
+        if let Some(s) = pool {
+            let rows = rows_arg(s)?;
+            for (k, sub) in sde::draw_subsets(&rows, a.draw, a.size, a.seed.wrapping_add(offset))?.into_iter().enumerate() {
+                targets.push(TargetRows { name: format!("{role}[{k}]"), rows: sub, label });
+            }
+        }
+    }
+    let params = CalibratedParams {
+        bandwidth: parse(&a.sigma)?,
+        subset_size: a.size,
+        references: a.refs,
+        margin: a.margin,
+        split: match a.split {
+            SplitArg::First => Split::First,
+            SplitArg::Random => Split::Random,
+        },
+        seed: a.seed,
+        precision: parse(&a.precision)?,
+        paper_shuffles: a.paper_shuffles,
+        bins: a.bins,
+    };
+    let r = calibrated::calibrated(data.matrix.view(), &it_pool, &oot_pool, &targets, &params)?;
+    Report::new("calibrate", &a, Some(a.seed), vec![data.record], r).emit(a.out.json, |r| {
+        let mut s = String::new();
+        let call = |c: Call| match c {
+            Call::InTraining => "in",
+            Call::OutOfTraining => "out",
+            Call::Inconclusive => "?",
+        };
+        let _ = writeln!(
+            s,
+            "references: {} in-training, {} out-of-training subsets of {} rows; exact means {} ± {} vs {} ± {}",
+            r.in_training.subsets.len(),
+            r.out_of_training.subsets.len(),
+            r.params.subset_size,
+            fmt_num(r.in_training.mean),
+            fmt_num(r.in_training.sd),
+            fmt_num(r.out_of_training.mean),
+            fmt_num(r.out_of_training.sd)
+        );
+        let _ = writeln!(s, "{:<14} {:>10} {:>11} {:>6} {:>11} {:>10}", "target", "z (sds)", "calibrated", "paper", "dispersion", "confidence");
+        for t in &r.targets {
+            let _ = writeln!(
+                s,
+                "{:<14} {:>10} {:>11} {:>6} {:>11} {:>10}{}",
+                t.name,
+                fmt_num(t.score),
+                call(t.calibrated),
+                t.paper.map_or("-", |p| if p.in_training { "in" } else { "out" }),
+                call(t.dispersion),
+                t.confidence.map_or("-", call),
+                t.label.map_or("", |l| if l { "  (label in)" } else { "  (label out)" })
+            );
+        }
+        for sm in &r.summaries {
+            let _ = writeln!(
+                s,
+                "{:<36} OTR {}  F1 {}{}",
+                sm.rule,
+                sm.out_of_training_rate.map_or("-".into(), fmt_num),
+                sm.f1.as_ref().map_or("-".into(), |f| fmt_num(f.f1)),
+                if sm.inconclusive > 0 { format!("  ({} inconclusive)", sm.inconclusive) } else { String::new() }
+            );
+        }
+        for n in &r.notes {
+            let _ = writeln!(s, "note: {n}");
         }
         for w in &r.warnings {
             let _ = writeln!(s, "warning: {w}");

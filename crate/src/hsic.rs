@@ -245,7 +245,8 @@ pub async fn hsic_test_with<B: Backend, M: Monitor, S: Scalar>(
     backend.score(&pair, &identity, &mut observed).await?;
     let observed = observed[0];
     let mut run = PermutationRun::new(pair, params.seed, 0, params.permutations);
-    run.run(backend, monitor, BATCH, (0.0, 1.0), "HSIC shuffles").await?;
+    let batch = backend.preferred_batch();
+    run.run(backend, monitor, batch, (0.0, 1.0), "HSIC shuffles").await?;
 
     let stats = run.pair().stats();
     let planned = run.total();
@@ -275,9 +276,6 @@ pub async fn hsic_test_with<B: Backend, M: Monitor, S: Scalar>(
         backend: backend.info(),
     })
 }
-
-/// Shuffles per backend call between monitor checkpoints.
-pub const BATCH: usize = 32;
 
 /// HSIC permutation test on the CPU, run to completion.
 ///
@@ -327,7 +325,7 @@ mod tests {
         };
         let r = now(hsic_test_with(&mut CpuBackend::default(), &mut stop_after_two, x.view(), y.view(), &p)).unwrap();
         assert!(!r.complete);
-        assert_eq!(r.permutations_done, 2 * BATCH);
+        assert_eq!(r.permutations_done, 2 * CpuBackend::default().preferred_batch());
         assert!(r.p_value_bounds.0 <= r.p_value_bounds.1);
         let full = hsic_test(x.view(), y.view(), &p).unwrap();
         // The partial null is a prefix of the full one (same permutation stream), and the full p lies in the bounds.

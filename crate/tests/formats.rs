@@ -754,44 +754,31 @@ fn a_deflate_bomb_is_inflated_no_further_than_max_bytes() {
 // ---------------------------------------------------------------------------------------------------------------
 // Real data
 
-fn shared_demo() -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    [
-        std::env::var_os("LETHE_SHARED").map(PathBuf::from),
-        Some(root.join("../shared")),
-        Some(root.join("shared")),
-        Some(PathBuf::from("/work/shared")),
-    ]
-    .into_iter()
-    .flatten()
-    .map(|p| p.join("demo/digits"))
-    .find(|p| p.join("act_original.npy").is_file())
+/// The repository's real-data example: a subset of the shared demo (MLP activations on scikit-learn digits),
+/// copied by examples/data/make_demo_subset.py; always present, so this test never skips.
+fn demo_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/data/digits")
 }
 
 #[test]
 fn real_digits_activations_load_and_row_subsets_match() {
-    let Some(dir) = shared_demo() else {
-        println!("SKIPPED: shared/demo/digits not found beside the repository (set LETHE_SHARED)");
-        return;
-    };
+    let dir = demo_dir();
     let path = dir.join("act_original.npy");
     let info = data::inspect_path(&path).unwrap();
     let a = &info.arrays[0];
     assert_eq!(
         (a.dtype.as_str(), a.shape.clone(), a.fortran_order),
-        ("float32", vec![1797, 128], false)
+        ("float32", vec![744, 128], false)
     );
     let full = data::load_path::<f32>(&path, &opts()).unwrap();
-    assert_eq!((full.matrix.rows(), full.matrix.cols()), (1797, 128));
+    assert_eq!((full.matrix.rows(), full.matrix.cols()), (744, 128));
     assert!(full.warnings.is_empty(), "{:?}", full.warnings);
     let manifest: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
-    let forget: Vec<usize> = manifest["splits"]["forget_D_f"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap() as usize)
-        .collect();
-    assert_eq!(forget.len(), 144);
+    // A scattered, out-of-order subset: every 7th test row, backwards, then every 5th forget row.
+    let test: Vec<usize> = manifest["test"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
+    let forget: Vec<usize> =
+        manifest["forget"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
+    let rows: Vec<usize> = test.iter().rev().step_by(7).chain(forget.iter().step_by(5)).copied().collect();
     let file = std::fs::File::open(&path).unwrap();
     let src = Counting {
         inner: &file,
@@ -801,19 +788,19 @@ fn real_digits_activations_load_and_row_subsets_match() {
         "act_original.npy",
         &src,
         &LoadOptions {
-            rows: Some(forget.clone()),
+            rows: Some(rows.clone()),
             ..opts()
         },
     )
     .unwrap();
-    expect_matrix_rows(&full.matrix, &forget, &sub.matrix, "forget rows");
+    expect_matrix_rows(&full.matrix, &rows, &sub.matrix, "scattered rows");
     let row_bytes = 128 * 4;
-    assert_eq!(src.read.get(), 64 + 12 + (128 - 10) + forget.len() as u64 * row_bytes);
-    println!("forget subset: read {} of {} bytes", src.read.get(), file.len());
+    assert_eq!(src.read.get(), 64 + 12 + (128 - 10) + rows.len() as u64 * row_bytes);
+    println!("row subset: read {} of {} bytes", src.read.get(), file.len());
     let y = data::load_path::<f64>(dir.join("y.npy"), &opts()).unwrap();
     assert_eq!(
         (y.matrix.rows(), y.matrix.cols(), y.info.dtype.as_str()),
-        (1797, 1, "int64")
+        (744, 1, "int64")
     );
 }
 

@@ -7,12 +7,13 @@
 //!   `example_cases[*].attack_table`, `bucket_cases`, and `forgetting_quality_case` (`ref_example_epsilons`,
 //!   `ref_F_eps_max_*`, `ref_final_score_eps_max_6_5`, and `official_port_epsilons` /
 //!   `official_port_forget_score` from the golden author's numpy port of metric.py).
-//! - `peers/competition_official_{n8,n16,n64,n512,misc}.json`: `tests/peers/metric_port.py`, a mechanical numpy
-//!   port of google-deepmind/unlearning_evaluation `metric.py` (torch 1.12.1 + CUDA semantics), numpy 2.4.6.
+//! - `peers/competition_official_{n8,n16,n64,n512,misc}.json`: google-deepmind/unlearning_evaluation `metric.py`
+//!   (ffae0ff) itself, run unmodified by `tests/peers/metric_runner.py` on `tests/peers/torch_shim` (a numpy-backed
+//!   stand-in for torch 1.12.1 + CUDA semantics), numpy 2.4.6.
 //! - `peers/competition_torch_linspace.json`: torch 1.12.1's own `libtorch_cpu.so` (PyPI wheel), through
 //!   `tests/peers/torch_linspace.cpp`.
 //! - `peers/competition_numpy_f32.json`, `peers/competition_confidence.json`: numpy 2.4.6 `np.log`/`np.exp` on
-//!   float32 and metric.py's `compute_logit_scaled_confidence`, via `metric_port.py`.
+//!   float32 and metric.py's `compute_logit_scaled_confidence`, via `metric_runner.py`.
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 mod common;
@@ -172,7 +173,7 @@ fn logit_scaled_confidence_matches_metric_py() {
 // ----------------------------------------------------------------------------------------------------------------
 
 #[test]
-fn official_epsilons_match_metric_py_port_bitwise() {
+fn official_epsilons_match_metric_py_bitwise() {
     let (mut examples, mut scores, mut single_best) = (0, 0, 0);
     for file in ["n8", "n16", "n64", "n512", "misc"] {
         let g = peer(&format!("competition_official_{file}.json"));
@@ -238,7 +239,7 @@ fn official_epsilons_match_metric_py_port_bitwise() {
         }
     }
     println!(
-        "official epsilon vs metric.py port: {examples} examples ({single_best} won by a float32 single threshold), \
+        "official epsilon vs metric.py (torch shim): {examples} examples ({single_best} won by a float32 single threshold), \
          {scores} forget scores, all bitwise equal (max deviation 0)"
     );
     assert!(examples > 500);

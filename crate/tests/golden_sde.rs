@@ -38,3 +38,49 @@ fn tie_goes_out_of_training() {
     assert_eq!(v.jsd_target_it, v.jsd_target_oot);
     assert!(!v.in_training);
 }
+
+/// The closed-form shuffle mean and variance against the golden shuffle values (sde.json, stored permutations):
+/// the sample mean of T shuffles must sit within 4 standard errors of the exact mean, for every case and σ rule.
+#[test]
+fn exact_moments_agree_with_golden_shuffles() {
+    use lethe::backend::{Backend, CpuBackend};
+    use lethe::kernel::Bandwidth;
+    let g = golden("sde.json");
+    let mut worst_z = 0f64;
+    for c in g["cases"].as_array().unwrap() {
+        let s = matrix(&c["S"]);
+        let h = s.rows() / 2;
+        for r in c["results"].as_array().unwrap() {
+            let bw: Bandwidth = match &r["sigma_spec"] {
+                serde_json::Value::String(x) => x.parse().unwrap(),
+                v => Bandwidth::Fixed(v.as_f64().unwrap()),
+            };
+            let mut b = CpuBackend::default();
+            let pair = block_on(b.prepare(s.row_block(0, h).unwrap(), s.row_block(h, 2 * h).unwrap(), bw, bw)).unwrap();
+            let st = lethe::backend::PreparedPair::stats(&pair);
+            let m = lethe::sde::shuffle_moments(&st.kc_sums, &st.l_sums);
+            let vals = nums(&r["ref_H"]);
+            let t = vals.len() as f64;
+            let mean = vals.iter().sum::<f64>() / t;
+            if m.sd == 0.0 {
+                assert!((mean - m.mean).abs() < 1e-15, "degenerate case: every shuffle equals the mean");
+                continue;
+            }
+            let z = (mean - m.mean) / (m.sd / t.sqrt());
+            worst_z = worst_z.max(z.abs());
+            assert!(z.abs() < 4.0, "{} {bw}: z = {z}", c["name"]);
+            // The closed-form mean from the kernel means alone (RBF: unit diagonal) equals the general formula.
+            let quick = lethe::sde::moments::exact_mean_rbf(h, st.x.mean_all, st.y.mean_offdiag);
+            assert!((quick - m.mean).abs() <= 1e-12 * (1.0 + m.mean.abs()));
+        }
+    }
+    println!("largest |z| of the golden shuffle means against the exact mean: {worst_z:.2}");
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    match f.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+        std::task::Poll::Ready(v) => v,
+        std::task::Poll::Pending => panic!("CPU futures are ready"),
+    }
+}

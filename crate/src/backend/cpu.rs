@@ -8,7 +8,7 @@
 use super::{check_perms, Backend, BackendInfo, PairStats, Precision, PreparedPair};
 use crate::data::{MatrixRef, Scalar};
 use crate::error::Result;
-use crate::kernel::{self, Bandwidth, Real};
+use crate::kernel::{self, Bandwidth, MatrixSums, Real};
 
 /// Shuffles scored per pass over the upper triangle.
 const GROUP: usize = 8;
@@ -59,16 +59,15 @@ fn prepare_t<S: Scalar, T: Real>(
     let kx = kernel::rbf::<S, T>(x, bw_x)?;
     let ly = kernel::rbf::<S, T>(y, bw_y)?;
     let n = x.rows();
-    Ok(Pair {
+    let kc = kernel::center_kernel(&kx.values, n);
+    let stats = PairStats {
         n,
-        kc: kernel::center_kernel(&kx.values, n),
-        l: ly.values,
-        stats: PairStats {
-            n,
-            x: kx.stats,
-            y: ly.stats,
-        },
-    })
+        x: kx.stats,
+        y: ly.stats,
+        kc_sums: MatrixSums::of(&kc, n),
+        l_sums: MatrixSums::of(&ly.values, n),
+    };
+    Ok(Pair { n, kc, l: ly.values, stats })
 }
 
 impl Backend for CpuBackend {
@@ -117,34 +116,38 @@ fn score_t<T: Real>(p: &Pair<T>, perms: &[u32], out: &mut [f64]) -> Result<()> {
 }
 
 /// `Σ_ij kc_ij l_{p(i)p(j)}` for up to [`GROUP`] permutations at once (`perms` holds whole permutations whose
-/// entries are all `< n`, checked by the caller).
+/// entries are all `< n`, checked by the caller). The group's indices are first interleaved so that the
+/// [`GROUP`] indices of column `j` are contiguous (one cache line serves all shuffles), and each shuffle's row of
+/// `l` for row `i` is located once per row.
 fn permuted_sums<T: Real>(kc: &[T], l: &[T], n: usize, perms: &[u32]) -> [f64; GROUP] {
     let count = perms.len() / n;
-    let mut totals = [0f64; GROUP];
-    let mut p: [&[u32]; GROUP] = [&perms[..n]; GROUP];
-    for (s, slot) in p.iter_mut().enumerate().take(count) {
-        *slot = &perms[s * n..(s + 1) * n];
+    // idx[j * GROUP + s] = p_s(j); unused slots repeat shuffle 0 (computed, then ignored).
+    let mut idx = vec![0u32; n * GROUP];
+    for (j, slot) in idx.chunks_exact_mut(GROUP).enumerate() {
+        for (s, v) in slot.iter_mut().enumerate() {
+            *v = perms[(if s < count { s } else { 0 }) * n + j];
+        }
     }
+    let mut totals = [0f64; GROUP];
     for i in 0..n {
         let kc_row = &kc[i * n..(i + 1) * n];
-        let mut rows: [&[T]; GROUP] = [&l[..n]; GROUP];
-        for s in 0..count {
-            let pi = p[s][i] as usize;
-            rows[s] = &l[pi * n..(pi + 1) * n];
+        let here = &idx[i * GROUP..(i + 1) * GROUP];
+        let mut base = [0usize; GROUP];
+        for (b, &p) in base.iter_mut().zip(here) {
+            *b = p as usize * n;
         }
         let mut acc = [T::ZERO; GROUP];
-        for (j, &k) in kc_row.iter().enumerate().skip(i + 1) {
+        for (k, ix) in kc_row[i + 1..].iter().zip(idx[(i + 1) * GROUP..].chunks_exact(GROUP)) {
             for s in 0..GROUP {
-                // SAFETY: `p[s]` has n entries (j < n) and every entry is < n (checked in `check_perms`);
-                // `rows[s]` has n entries. Bounds checks here cost ~2x in this innermost loop.
-                let v = unsafe { *rows[s].get_unchecked(*p[s].get_unchecked(j) as usize) };
-                acc[s] += k * v;
+                // SAFETY: base[s] = p·n with p < n, and ix[s] < n (all indices checked in `check_perms`), so
+                // the index is < n² = l.len(). Bounds checks here cost ~2x in this innermost loop.
+                let v = unsafe { *l.get_unchecked(base[s] + *ix.get_unchecked(s) as usize) };
+                acc[s] += *k * v;
             }
         }
         let kd = kc_row[i].to_f64();
         for s in 0..count {
-            let diag = rows[s][p[s][i] as usize].to_f64();
-            totals[s] += 2.0 * acc[s].to_f64() + kd * diag;
+            totals[s] += 2.0 * acc[s].to_f64() + kd * l[base[s] + here[s] as usize].to_f64();
         }
     }
     totals
@@ -202,5 +205,7 @@ mod tests {
         assert!(now(b.score(&pair, &[0, 1, 2], &mut out)).is_err());
         let mut out2 = [0.0; 2];
         assert!(now(b.score(&pair, &[0, 1, 2, 3], &mut out2)).is_err());
+        // An empty batch is fine.
+        assert!(now(b.score(&pair, &[], &mut [])).is_ok());
     }
 }

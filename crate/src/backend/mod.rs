@@ -26,7 +26,7 @@ pub use cpu::CpuBackend;
 
 use crate::data::{MatrixRef, Scalar};
 use crate::error::Result;
-use crate::kernel::{Bandwidth, KernelStats};
+use crate::kernel::{Bandwidth, KernelStats, MatrixSums};
 
 /// Storage precision of kernel matrices. Totals are accumulated in f64 either way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,6 +66,9 @@ pub struct PairStats {
     pub n: usize,
     pub x: KernelStats,
     pub y: KernelStats,
+    /// Sums of the centred kernel `Kc` of `x` and of the kernel `L` of `y`, for the exact shuffle moments.
+    pub kc_sums: MatrixSums,
+    pub l_sums: MatrixSums,
 }
 
 /// A pair of kernels resident on a backend.
@@ -89,6 +92,12 @@ pub trait Backend {
         bw_y: Bandwidth,
     ) -> Result<Self::Pair>;
 
+    /// Shuffles per `score` call that suit this backend: a CPU reports progress every few dozen, a GPU wants
+    /// whole runs per round trip. Callers may use fewer (e.g. at the end of a run).
+    fn preferred_batch(&self) -> usize {
+        32
+    }
+
     /// Scores `perms.len() / n` permutations (row-major, each a permutation of `0..n`), writing
     /// `HSIC(X, Y[p])` for each into `out` (same count).
     async fn score(&mut self, pair: &Self::Pair, perms: &[u32], out: &mut [f64]) -> Result<()>;
@@ -106,8 +115,12 @@ pub(crate) fn now<F: Future>(f: F) -> F::Output {
     }
 }
 
-/// Checks a permutation buffer for `n` rows: whole permutations, every index `< n`.
-pub(crate) fn check_perms(perms: &[u32], n: usize, out_len: usize) -> Result<usize> {
+/// Checks a permutation buffer for `n` rows, as every backend's `score` must: `out_len` whole permutations,
+/// every index `< n` (duplicates are not searched for; they give a well-defined, non-permutation sum).
+///
+/// # Errors
+/// [`crate::Error::ShapeMismatch`] or [`crate::Error::IndexOutOfRange`].
+pub fn check_perms(perms: &[u32], n: usize, out_len: usize) -> Result<()> {
     if n == 0 || !perms.len().is_multiple_of(n) || perms.len() / n != out_len {
         return Err(crate::Error::ShapeMismatch {
             message: format!(
@@ -123,5 +136,5 @@ pub(crate) fn check_perms(perms: &[u32], n: usize, out_len: usize) -> Result<usi
             len: n,
         });
     }
-    Ok(out_len)
+    Ok(())
 }

@@ -21,8 +21,16 @@
 //! **Baselines** (Table 3): MMD and Wasserstein-1 between the target's activations and each reference's; a target
 //! is called in training when it is closer to the in-training reference (ties → out of training).
 //!
+//! **Exact shuffle moments** ([`moments`]): the mean and variance of each subset's shuffle distribution over all
+//! permutations, in closed form (the mean depends only on each half's own kernel spread; see the module docs).
+//!
 //! **Randomness**: subset k of an analysis draws its shuffles (and random split) from its own stream of the seed
 //! ([`crate::permute`]): k = 0 is the in-training reference, 1 the out-of-training reference, 2 + i target i.
+
+pub mod calibrated;
+pub mod moments;
+
+pub use moments::{shuffle_moments, ShuffleMoments};
 
 use serde::{Deserialize, Serialize};
 
@@ -31,7 +39,7 @@ use crate::classification::{f1_score, out_of_training_rate, F1Result};
 use crate::data::{Matrix, MatrixRef, Scalar};
 use crate::divergence::jsd;
 use crate::error::{Error, Result};
-use crate::hsic::{PermutationRun, BATCH};
+use crate::hsic::PermutationRun;
 use crate::kernel::Bandwidth;
 use crate::mann_whitney::{mann_whitney_u, MannWhitneyResult};
 use crate::mmd::{mmd, MmdEstimator};
@@ -106,6 +114,8 @@ pub struct SplitHalf {
     pub sigma_1: f64,
     pub sigma_2: f64,
     pub kernels: PairStats,
+    /// Exact mean and variance of this distribution over all shuffles ([`moments`]).
+    pub moments: ShuffleMoments,
     pub shuffles_planned: usize,
     pub complete: bool,
 }
@@ -253,7 +263,8 @@ async fn split_half_on<B: Backend, M: Monitor, S: Scalar>(
     let (s1, s2) = halves.views();
     let pair = backend.prepare(s1, s2, params.bandwidth, params.bandwidth).await?;
     let mut run = PermutationRun::new(pair, params.seed, subset, params.shuffles);
-    run.run(backend, monitor, BATCH, span, name).await?;
+    let batch = backend.preferred_batch();
+    run.run(backend, monitor, batch, span, name).await?;
     let kernels = run.pair().stats();
     let complete = run.is_done();
     Ok(SplitHalf {
@@ -262,6 +273,7 @@ async fn split_half_on<B: Backend, M: Monitor, S: Scalar>(
         sigma_1: kernels.x.sigma,
         sigma_2: kernels.y.sigma,
         kernels,
+        moments: shuffle_moments(&kernels.kc_sums, &kernels.l_sums),
         shuffles_planned: params.shuffles,
         complete,
         values: run.into_values(),

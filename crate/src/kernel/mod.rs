@@ -22,31 +22,41 @@ use serde::{Deserialize, Serialize};
 use crate::data::{MatrixRef, Scalar};
 use crate::error::{Error, Result};
 
+mod exp;
+mod gram;
+
+pub use exp::exp_f32;
+
 /// Storage type of kernel matrices: `f32` or `f64`.
 pub trait Real:
     Scalar + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + AddAssign + PartialOrd
 {
     const ZERO: Self;
-    /// SIMD-friendly lane count for the Gram micro-kernel (128-bit vectors).
-    const LANES: usize;
-    fn exp(self) -> Self;
+    /// `exp` as used for kernel entries: `f64::exp` for the f64 reference, [`exp_f32`] for f32.
+    fn kernel_exp(self) -> Self;
+    /// `X Xᵀ` of row-major `x` (`n × d`), with the widest SIMD available.
+    fn gram(x: &[Self], n: usize, d: usize) -> Vec<Self>;
 }
 
 impl Real for f64 {
     const ZERO: Self = 0.0;
-    const LANES: usize = 2;
     #[inline]
-    fn exp(self) -> Self {
+    fn kernel_exp(self) -> Self {
         f64::exp(self)
+    }
+    fn gram(x: &[Self], n: usize, d: usize) -> Vec<Self> {
+        gram::gram_f64(x, n, d)
     }
 }
 
 impl Real for f32 {
     const ZERO: Self = 0.0;
-    const LANES: usize = 4;
     #[inline]
-    fn exp(self) -> Self {
-        f32::exp(self)
+    fn kernel_exp(self) -> Self {
+        exp_f32(self)
+    }
+    fn gram(x: &[Self], n: usize, d: usize) -> Vec<Self> {
+        gram::gram_f32(x, n, d)
     }
 }
 
@@ -116,6 +126,69 @@ pub struct KernelStats {
     pub mean_offdiag: f64,
 }
 
+/// Sums of one `h × h` matrix that the exact permutation moments of HSIC need (all O(h²) to compute; see
+/// `sde::moments`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct MatrixSums {
+    pub h: usize,
+    /// `Σ_ij A_ij`
+    pub total: f64,
+    /// `Σ_i A_ii`
+    pub trace: f64,
+    /// `Σ_i r_i²`, `r` the row sums.
+    pub row_sq: f64,
+    /// `Σ_i c_i²`, `c` the column sums.
+    pub col_sq: f64,
+    /// `Σ_i r_i c_i`
+    pub row_col: f64,
+    /// `Σ_i A_ii r_i`
+    pub diag_row: f64,
+    /// `Σ_i A_ii c_i`
+    pub diag_col: f64,
+    /// `Σ_i A_ii²`
+    pub diag_sq: f64,
+    /// `Σ_ij A_ij²`
+    pub sq: f64,
+    /// `Σ_ij A_ij A_ji`
+    pub sq_transpose: f64,
+}
+
+impl MatrixSums {
+    /// The sums of a row-major `h × h` matrix, accumulated in f64.
+    pub fn of<T: Scalar>(a: &[T], h: usize) -> Self {
+        let mut rows = vec![0f64; h];
+        let mut cols = vec![0f64; h];
+        let (mut sq, mut sq_t) = (0f64, 0f64);
+        for i in 0..h {
+            let row = &a[i * h..(i + 1) * h];
+            let mut r = 0f64;
+            for (j, &v) in row.iter().enumerate() {
+                let v = v.to_f64();
+                r += v;
+                cols[j] += v;
+                sq += v * v;
+                sq_t += v * a[j * h + i].to_f64();
+            }
+            rows[i] = r;
+        }
+        let diag: Vec<f64> = (0..h).map(|i| a[i * h + i].to_f64()).collect();
+        let dot = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(a, b)| a * b).sum::<f64>();
+        Self {
+            h,
+            total: rows.iter().sum(),
+            trace: diag.iter().sum(),
+            row_sq: dot(&rows, &rows),
+            col_sq: dot(&cols, &cols),
+            row_col: dot(&rows, &cols),
+            diag_row: dot(&diag, &rows),
+            diag_col: dot(&diag, &cols),
+            diag_sq: dot(&diag, &diag),
+            sq,
+            sq_transpose: sq_t,
+        }
+    }
+}
+
 /// Row-major `n × n` kernel matrix with its statistics.
 #[derive(Clone, Debug)]
 pub struct Kernel<T> {
@@ -144,16 +217,10 @@ pub fn center_columns<S: Scalar, T: Real>(x: MatrixRef<'_, S>) -> Vec<T> {
     out
 }
 
-/// Columns per packed panel: 256 f32 × 4 rows stay well inside L1 (PERFORMANCE.md, `kc = 256`).
-const KC: usize = 256;
-/// Register tile: 2 rows × 4 rows of the Gram matrix per micro-kernel call.
-const MR: usize = 2;
-const NR: usize = 4;
-
 /// Squared Euclidean distances between the rows of the column-centred `xc` (`n × d`, row-major), as a full
 /// symmetric `n × n` matrix with a zero diagonal. Negative round-off is clamped to 0.
 pub fn sq_dists<T: Real>(xc: &[T], n: usize, d: usize) -> Vec<T> {
-    let g = gram(xc, n, d);
+    let g = T::gram(xc, n, d);
     let norms: Vec<T> = (0..n).map(|i| g[i * n + i]).collect();
     let mut out = g;
     for i in 0..n {
@@ -163,106 +230,6 @@ pub fn sq_dists<T: Real>(xc: &[T], n: usize, d: usize) -> Vec<T> {
             let d2 = norms[i] + norms[j] - two_g;
             // Clamp round-off below 0 (and NaN, which cannot arise from finite input) to 0.
             *v = if i != j && d2 > T::ZERO { d2 } else { T::ZERO };
-        }
-    }
-    out
-}
-
-/// `X Xᵀ` for row-major `x` (`n × d`): upper triangle by packed panels and a 2×4 register tile, then mirrored.
-pub fn gram<T: Real>(x: &[T], n: usize, d: usize) -> Vec<T> {
-    let lanes = T::LANES;
-    let n_pad = n.div_ceil(NR) * NR;
-    let mut g = vec![T::ZERO; n_pad * n_pad];
-    let mut panel = vec![T::ZERO; n_pad * KC];
-    let mut k0 = 0;
-    while k0 < d {
-        let kc = KC.min(d - k0);
-        let kcp = kc.div_ceil(lanes) * lanes;
-        // Pack rows' columns k0..k0+kc contiguously, zero-padded to a lane multiple and to n_pad rows.
-        for i in 0..n_pad {
-            let dst = &mut panel[i * kcp..(i + 1) * kcp];
-            if i < n {
-                dst[..kc].copy_from_slice(&x[i * d + k0..i * d + k0 + kc]);
-                dst[kc..].fill(T::ZERO);
-            } else {
-                dst.fill(T::ZERO);
-            }
-        }
-        let mut i0 = 0;
-        while i0 < n {
-            // The tile row block i0..i0+2 needs columns from the 4-aligned block containing i0 onwards.
-            let mut j0 = (i0 / NR) * NR;
-            while j0 < n {
-                let a0 = &panel[i0 * kcp..(i0 + 1) * kcp];
-                let a1 = &panel[(i0 + 1) * kcp..(i0 + 2) * kcp];
-                let b = [
-                    &panel[j0 * kcp..(j0 + 1) * kcp],
-                    &panel[(j0 + 1) * kcp..(j0 + 2) * kcp],
-                    &panel[(j0 + 2) * kcp..(j0 + 3) * kcp],
-                    &panel[(j0 + 3) * kcp..(j0 + 4) * kcp],
-                ];
-                let t = micro_2x4(a0, a1, b, lanes);
-                for (r, tr) in t.iter().enumerate() {
-                    let row = &mut g[(i0 + r) * n_pad + j0..(i0 + r) * n_pad + j0 + NR];
-                    for (gv, tv) in row.iter_mut().zip(tr) {
-                        *gv += *tv;
-                    }
-                }
-                j0 += NR;
-            }
-            i0 += MR;
-        }
-        k0 += kc;
-    }
-    // Mirror the upper triangle and crop the padding.
-    let mut out = vec![T::ZERO; n * n];
-    for i in 0..n {
-        for j in i..n {
-            let v = g[i * n_pad + j];
-            out[i * n + j] = v;
-            out[j * n + i] = v;
-        }
-    }
-    out
-}
-
-/// Eight dot products (rows a0, a1 against b[0..4]) with one lane-vector accumulator each, so the compiler
-/// keeps them in SIMD registers (f32x4 / f64x2) and vectorises the inner loop.
-#[inline(always)]
-fn micro_2x4<T: Real>(a0: &[T], a1: &[T], b: [&[T]; 4], lanes: usize) -> [[T; NR]; MR] {
-    let mut out = [[T::ZERO; NR]; MR];
-    if lanes == 4 {
-        let mut acc = [[[T::ZERO; 4]; NR]; MR];
-        for (k, (x0, x1)) in a0.chunks_exact(4).zip(a1.chunks_exact(4)).enumerate() {
-            for (c, bc) in b.iter().enumerate() {
-                let y = &bc[k * 4..k * 4 + 4];
-                for l in 0..4 {
-                    acc[0][c][l] += x0[l] * y[l];
-                    acc[1][c][l] += x1[l] * y[l];
-                }
-            }
-        }
-        for r in 0..MR {
-            for c in 0..NR {
-                let a = acc[r][c];
-                out[r][c] = (a[0] + a[2]) + (a[1] + a[3]);
-            }
-        }
-    } else {
-        let mut acc = [[[T::ZERO; 2]; NR]; MR];
-        for (k, (x0, x1)) in a0.chunks_exact(2).zip(a1.chunks_exact(2)).enumerate() {
-            for (c, bc) in b.iter().enumerate() {
-                let y = &bc[k * 2..k * 2 + 2];
-                for l in 0..2 {
-                    acc[0][c][l] += x0[l] * y[l];
-                    acc[1][c][l] += x1[l] * y[l];
-                }
-            }
-        }
-        for r in 0..MR {
-            for c in 0..NR {
-                out[r][c] = acc[r][c][0] + acc[r][c][1];
-            }
         }
     }
     out
@@ -317,23 +284,38 @@ pub fn rbf<S: Scalar, T: Real>(x: MatrixRef<'_, S>, bw: Bandwidth) -> Result<Ker
     let mut k = sq_dists(&xc, n, d);
     let sigma = resolve_sigma(bw, d, &k, n);
     let scale = -1.0 / (2.0 * sigma * sigma);
-    // The scale is applied in f64 and rounded once, so the f64 path is exactly exp(-d2 / (2 sigma^2)).
-    for v in &mut k {
-        *v = T::from_f64(v.to_f64() * scale).exp();
+    // The scale is applied in f64 and rounded once, so the f64 path is exactly exp(-d2 / (2 sigma^2)). K is
+    // symmetric: exponentiate the upper triangle and mirror it.
+    for i in 0..n {
+        for v in &mut k[i * n + i..(i + 1) * n] {
+            *v = T::from_f64(v.to_f64() * scale).kernel_exp();
+        }
+    }
+    for i in 1..n {
+        for j in 0..i {
+            k[i * n + j] = k[j * n + i];
+        }
     }
     let stats = kernel_stats(&k, n, sigma);
     Ok(Kernel { n, values: k, stats })
 }
 
 fn kernel_stats<T: Real>(k: &[T], n: usize, sigma: f64) -> KernelStats {
-    let total: f64 = k.iter().map(|v| v.to_f64()).sum();
-    let trace: f64 = (0..n).map(|i| k[i * n + i].to_f64()).sum();
+    // The off-diagonal sum directly, not (total − trace): when every off-diagonal entry is tiny (narrow σ) the
+    // difference of two nearly equal totals cancels to exactly 0.
+    let mut off = 0f64;
+    let mut diag = 0f64;
+    for i in 0..n {
+        let row = &k[i * n..(i + 1) * n];
+        off += row[..i].iter().chain(&row[i + 1..]).map(|v| v.to_f64()).sum::<f64>();
+        diag += row[i].to_f64();
+    }
     let nn = (n * n) as f64;
     KernelStats {
         n,
         sigma,
-        mean_all: total / nn,
-        mean_offdiag: if n > 1 { (total - trace) / (nn - n as f64) } else { f64::NAN },
+        mean_all: (off + diag) / nn,
+        mean_offdiag: if n > 1 { off / (nn - n as f64) } else { f64::NAN },
     }
 }
 
@@ -391,6 +373,23 @@ mod tests {
             let got32 = sq_dists(&center_columns::<f64, f32>(x.view()), n, d);
             for (g, w) in got32.iter().zip(&want) {
                 assert!((f64::from(*g) - w).abs() <= 2e-5 * (1.0 + w), "f32 n={n} d={d}: {g} vs {w}");
+            }
+        }
+    }
+
+    /// The dispatched SIMD Gram (AVX2+FMA here when available) against the portable four-lane path: only the
+    /// summation order differs.
+    #[test]
+    fn simd_gram_matches_portable() {
+        for &(n, d) in &[(3, 5), (9, 513), (17, 300), (64, 1000)] {
+            let x = seeded(n, d, 11);
+            let x64: Vec<f64> = center_columns(x.view());
+            let x32: Vec<f32> = center_columns(x.view());
+            let (a, b) = (f64::gram(&x64, n, d), gram::gram_portable(&x64, n, d));
+            let (c, e) = (f32::gram(&x32, n, d), gram::gram_portable(&x32, n, d));
+            for k in 0..n * n {
+                assert!((a[k] - b[k]).abs() <= 1e-12 * (1.0 + b[k].abs()), "f64 n={n} d={d}");
+                assert!((c[k] - e[k]).abs() <= 1e-4 * (1.0 + e[k].abs()), "f32 n={n} d={d}");
             }
         }
     }

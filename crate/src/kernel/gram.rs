@@ -1,0 +1,326 @@
+//! `X Xᵀ` for the Gram-based squared distances: packed panels and a 2×4 register tile of the upper triangle,
+//! mirrored (PERFORMANCE.md).
+//!
+//! The micro-kernel keeps eight vector accumulators and walks `kc`-wide column panels packed contiguously. Vectors
+//! are explicit ([`Vector`]): AVX2 + FMA (f32x8 / f64x4, chosen at run time on x86-64), wasm simd128 (f32x4 /
+//! f64x2, when the crate is built with `+simd128`), and a portable four-lane fallback. Compilers do not find this
+//! schedule on their own (they vectorise across the tile's columns with broadcasts instead). The vector width only
+//! changes the summation order inside each dot product.
+
+/// Columns per packed panel: 256 f32 × 6 rows stay well inside L1.
+const KC: usize = 256;
+/// Register tile: 2 rows × 4 rows of the Gram matrix per micro-kernel call.
+const MR: usize = 2;
+const NR: usize = 4;
+
+/// Element types the Gram kernel runs on.
+pub trait GramScalar:
+    Copy + Default + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> + std::ops::AddAssign
+{
+}
+impl GramScalar for f32 {}
+impl GramScalar for f64 {}
+
+/// A SIMD vector of `LANES` elements, as the micro-kernel needs it.
+trait Vector: Copy {
+    type Elem: GramScalar;
+    const LANES: usize;
+    fn zero() -> Self;
+    /// Loads `LANES` elements from the start of `s` (`s.len() ≥ LANES`, checked by the caller's chunking).
+    fn load(s: &[Self::Elem]) -> Self;
+    /// `self + a·b` (fused where the target has FMA).
+    fn madd(self, a: Self, b: Self) -> Self;
+    fn hsum(self) -> Self::Elem;
+}
+
+/// Portable fallback: four independent lanes in an array.
+#[derive(Clone, Copy)]
+struct Lanes4<T>([T; 4]);
+
+impl<T: GramScalar> Vector for Lanes4<T> {
+    type Elem = T;
+    const LANES: usize = 4;
+    #[inline(always)]
+    fn zero() -> Self {
+        Self([T::default(); 4])
+    }
+    #[inline(always)]
+    fn load(s: &[T]) -> Self {
+        Self([s[0], s[1], s[2], s[3]])
+    }
+    #[inline(always)]
+    fn madd(self, a: Self, b: Self) -> Self {
+        let mut r = self.0;
+        for ((r, a), b) in r.iter_mut().zip(a.0).zip(b.0) {
+            *r += a * b;
+        }
+        Self(r)
+    }
+    #[inline(always)]
+    fn hsum(self) -> T {
+        (self.0[0] + self.0[2]) + (self.0[1] + self.0[3])
+    }
+}
+
+/// `X Xᵀ` of row-major `x` (`n × d`), full symmetric `n × n`, with vectors `V`.
+#[inline(always)]
+fn gram_with<V: Vector>(x: &[V::Elem], n: usize, d: usize) -> Vec<V::Elem> {
+    let zero = V::Elem::default();
+    let l = V::LANES;
+    let n_pad = n.div_ceil(NR) * NR;
+    let mut g = vec![zero; n_pad * n_pad];
+    let kc_max = KC.div_ceil(l) * l;
+    let mut panel = vec![zero; n_pad * kc_max];
+    let mut k0 = 0;
+    while k0 < d {
+        let kc = KC.min(d - k0);
+        let kcp = kc.div_ceil(l) * l;
+        for (i, dst) in panel.chunks_exact_mut(kcp).take(n_pad).enumerate() {
+            if i < n {
+                dst[..kc].copy_from_slice(&x[i * d + k0..i * d + k0 + kc]);
+                dst[kc..].fill(zero);
+            } else {
+                dst.fill(zero);
+            }
+        }
+        let rows: Vec<&[V::Elem]> = panel.chunks_exact(kcp).take(n_pad).collect();
+        for i0 in (0..n).step_by(MR) {
+            // Tiles start at the 4-aligned block holding i0, so every upper-triangle entry is covered.
+            for j0 in ((i0 / NR) * NR..n).step_by(NR) {
+                let t = micro::<V>(rows[i0], rows[i0 + 1], [rows[j0], rows[j0 + 1], rows[j0 + 2], rows[j0 + 3]]);
+                for (r, tr) in t.iter().enumerate() {
+                    let out = &mut g[(i0 + r) * n_pad + j0..(i0 + r) * n_pad + j0 + NR];
+                    for (o, v) in out.iter_mut().zip(tr) {
+                        *o += *v;
+                    }
+                }
+            }
+        }
+        k0 += kc;
+    }
+    let mut out = vec![zero; n * n];
+    for i in 0..n {
+        for j in i..n {
+            let v = g[i * n_pad + j];
+            out[i * n + j] = v;
+            out[j * n + i] = v;
+        }
+    }
+    out
+}
+
+/// Eight dot products (rows a0, a1 against b0..b3), one vector accumulator each: 8 accumulators + 6 loads fit the
+/// 16 registers of AVX2 and of V8's wasm SIMD.
+#[inline(always)]
+fn micro<V: Vector>(a0: &[V::Elem], a1: &[V::Elem], b: [&[V::Elem]; 4]) -> [[V::Elem; NR]; MR] {
+    let l = V::LANES;
+    let z = V::zero();
+    let (mut c00, mut c01, mut c02, mut c03, mut c10, mut c11, mut c12, mut c13) = (z, z, z, z, z, z, z, z);
+    let it = a0
+        .chunks_exact(l)
+        .zip(a1.chunks_exact(l))
+        .zip(b[0].chunks_exact(l))
+        .zip(b[1].chunks_exact(l))
+        .zip(b[2].chunks_exact(l))
+        .zip(b[3].chunks_exact(l));
+    for (((((x0, x1), y0), y1), y2), y3) in it {
+        let (x0, x1) = (V::load(x0), V::load(x1));
+        let (y0, y1, y2, y3) = (V::load(y0), V::load(y1), V::load(y2), V::load(y3));
+        c00 = c00.madd(x0, y0);
+        c01 = c01.madd(x0, y1);
+        c02 = c02.madd(x0, y2);
+        c03 = c03.madd(x0, y3);
+        c10 = c10.madd(x1, y0);
+        c11 = c11.madd(x1, y1);
+        c12 = c12.madd(x1, y2);
+        c13 = c13.madd(x1, y3);
+    }
+    [
+        [c00.hsum(), c01.hsum(), c02.hsum(), c03.hsum()],
+        [c10.hsum(), c11.hsum(), c12.hsum(), c13.hsum()],
+    ]
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    use super::Vector;
+
+    #[derive(Clone, Copy)]
+    pub(super) struct F32x8(__m256);
+    #[derive(Clone, Copy)]
+    pub(super) struct F64x4(__m256d);
+
+    // SAFETY (all `unsafe` blocks below): these impls are only used inside `gram_f32`/`gram_f64`, which carry
+    // `#[target_feature(enable = "avx2,fma")]` and are only called after run-time detection; every load reads
+    // `LANES` elements from a chunk of exactly that length (`chunks_exact` in `micro`).
+    impl Vector for F32x8 {
+        type Elem = f32;
+        const LANES: usize = 8;
+        #[inline(always)]
+        fn zero() -> Self {
+            Self(unsafe { _mm256_setzero_ps() })
+        }
+        #[inline(always)]
+        fn load(s: &[f32]) -> Self {
+            debug_assert!(s.len() >= 8);
+            Self(unsafe { _mm256_loadu_ps(s.as_ptr()) })
+        }
+        #[inline(always)]
+        fn madd(self, a: Self, b: Self) -> Self {
+            Self(unsafe { _mm256_fmadd_ps(a.0, b.0, self.0) })
+        }
+        #[inline(always)]
+        fn hsum(self) -> f32 {
+            unsafe {
+                let lo = _mm256_castps256_ps128(self.0);
+                let hi = _mm256_extractf128_ps(self.0, 1);
+                let s = _mm_add_ps(lo, hi);
+                let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+                let s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+                _mm_cvtss_f32(s)
+            }
+        }
+    }
+
+    impl Vector for F64x4 {
+        type Elem = f64;
+        const LANES: usize = 4;
+        #[inline(always)]
+        fn zero() -> Self {
+            Self(unsafe { _mm256_setzero_pd() })
+        }
+        #[inline(always)]
+        fn load(s: &[f64]) -> Self {
+            debug_assert!(s.len() >= 4);
+            Self(unsafe { _mm256_loadu_pd(s.as_ptr()) })
+        }
+        #[inline(always)]
+        fn madd(self, a: Self, b: Self) -> Self {
+            Self(unsafe { _mm256_fmadd_pd(a.0, b.0, self.0) })
+        }
+        #[inline(always)]
+        fn hsum(self) -> f64 {
+            unsafe {
+                let lo = _mm256_castpd256_pd128(self.0);
+                let hi = _mm256_extractf128_pd(self.0, 1);
+                let s = _mm_add_pd(lo, hi);
+                _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)))
+            }
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn gram_f32(x: &[f32], n: usize, d: usize) -> Vec<f32> {
+        super::gram_with::<F32x8>(x, n, d)
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn gram_f64(x: &[f64], n: usize, d: usize) -> Vec<f64> {
+        super::gram_with::<F64x4>(x, n, d)
+    }
+
+    pub(super) fn has_avx2_fma() -> bool {
+        is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
+    }
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod wasm {
+    use core::arch::wasm32::*;
+
+    use super::Vector;
+
+    #[derive(Clone, Copy)]
+    pub(super) struct F32x4(v128);
+    #[derive(Clone, Copy)]
+    pub(super) struct F64x2(v128);
+
+    impl Vector for F32x4 {
+        type Elem = f32;
+        const LANES: usize = 4;
+        #[inline(always)]
+        fn zero() -> Self {
+            Self(f32x4_splat(0.0))
+        }
+        #[inline(always)]
+        fn load(s: &[f32]) -> Self {
+            Self(f32x4(s[0], s[1], s[2], s[3]))
+        }
+        #[inline(always)]
+        fn madd(self, a: Self, b: Self) -> Self {
+            Self(f32x4_add(self.0, f32x4_mul(a.0, b.0)))
+        }
+        #[inline(always)]
+        fn hsum(self) -> f32 {
+            let v = self.0;
+            (f32x4_extract_lane::<0>(v) + f32x4_extract_lane::<2>(v))
+                + (f32x4_extract_lane::<1>(v) + f32x4_extract_lane::<3>(v))
+        }
+    }
+
+    impl Vector for F64x2 {
+        type Elem = f64;
+        const LANES: usize = 2;
+        #[inline(always)]
+        fn zero() -> Self {
+            Self(f64x2_splat(0.0))
+        }
+        #[inline(always)]
+        fn load(s: &[f64]) -> Self {
+            Self(f64x2(s[0], s[1]))
+        }
+        #[inline(always)]
+        fn madd(self, a: Self, b: Self) -> Self {
+            Self(f64x2_add(self.0, f64x2_mul(a.0, b.0)))
+        }
+        #[inline(always)]
+        fn hsum(self) -> f64 {
+            f64x2_extract_lane::<0>(self.0) + f64x2_extract_lane::<1>(self.0)
+        }
+    }
+
+    pub(super) fn gram_f32(x: &[f32], n: usize, d: usize) -> Vec<f32> {
+        super::gram_with::<F32x4>(x, n, d)
+    }
+    pub(super) fn gram_f64(x: &[f64], n: usize, d: usize) -> Vec<f64> {
+        super::gram_with::<F64x2>(x, n, d)
+    }
+}
+
+/// `X Xᵀ` in f32 with the widest SIMD the machine has.
+pub(super) fn gram_f32(x: &[f32], n: usize, d: usize) -> Vec<f32> {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx2_fma() {
+        // SAFETY: AVX2 and FMA are present (checked at run time just above).
+        return unsafe { x86::gram_f32(x, n, d) };
+    }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return wasm::gram_f32(x, n, d);
+    #[allow(unreachable_code)]
+    gram_with::<Lanes4<f32>>(x, n, d)
+}
+
+/// `X Xᵀ` in f64 with the widest SIMD the machine has.
+pub(super) fn gram_f64(x: &[f64], n: usize, d: usize) -> Vec<f64> {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx2_fma() {
+        // SAFETY: AVX2 and FMA are present (checked at run time just above).
+        return unsafe { x86::gram_f64(x, n, d) };
+    }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return wasm::gram_f64(x, n, d);
+    #[allow(unreachable_code)]
+    gram_with::<Lanes4<f64>>(x, n, d)
+}
+
+/// The portable path, for tests that compare it with the SIMD one.
+#[cfg(test)]
+pub(super) fn gram_portable<T: GramScalar>(x: &[T], n: usize, d: usize) -> Vec<T> {
+    gram_with::<Lanes4<T>>(x, n, d)
+}
