@@ -2,7 +2,43 @@
 //    examples/embed.html (ready → load-data → result), and SSR safety (importing the modules in Node, which has no
 //    DOM, does not throw and starts nothing).
 import { execFileSync } from 'node:child_process';
-import { ROOT, assert, cli, compare, eq, open, shot, workdir } from './lib.mjs';
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { ROOT, SITE, assert, cli, compare, eq, open, shot, workdir } from './lib.mjs';
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json' };
+
+/**
+ * A static server for the site that sends CORS headers (as GitHub Pages does), plus /xo.html: a host page with a
+ * strict Content-Security-Policy that embeds <lethe-eval> from the *other* origin (127.0.0.1 vs localhost).
+ */
+async function corsServer() {
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://x');
+    if (url.pathname === '/xo.html') {
+      const widget = `http://127.0.0.1:${server.address().port}`;
+      const wasm = url.searchParams.get('wasm') === '0' ? '' : " 'wasm-unsafe-eval'";
+      const csp = `default-src 'none'; script-src ${widget}${wasm}; worker-src blob:; connect-src ${widget}; style-src ${widget}; img-src data:`;
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<!doctype html><html><head><meta http-equiv="Content-Security-Policy" content="${csp}"><link rel="icon" href="data:,">
+        <script type="module" src="${widget}/src/lethe-eval.js"></script></head>
+        <body><h1>Host on another origin, strict CSP</h1><lethe-eval id="el" analysis="bounds" alpha="0.05"></lethe-eval></body></html>`);
+      return;
+    }
+    const file = path.join(SITE, path.normalize(url.pathname).replace(/^([/\\])+/, ''));
+    try {
+      const body = await readFile(file.endsWith(path.sep) ? path.join(file, 'index.html') : file);
+      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream', 'access-control-allow-origin': '*' });
+      res.end(body);
+    } catch {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return server;
+}
 
 export const tests = [
   {
@@ -97,6 +133,33 @@ export const tests = [
       assert(got.err.message.includes('out of range'), `error message: ${got.err.message}`);
       eq(got.err.input, 'retain', 'error names the input');
       return `messages: ${got.replies.join(' → ')}`;
+    },
+  },
+  {
+    name: '<lethe-eval> from another origin works under the documented strict CSP, and says what is missing without wasm-unsafe-eval',
+    async fn({ context }) {
+      const server = await corsServer();
+      const port = server.address().port;
+      try {
+        const page = await open(context, `http://localhost:${port}`, '/xo.html', { width: 1000 });
+        const out = await page.evaluate(async () => {
+          const el = document.getElementById('el');
+          el.data = { scores: { values: new Float64Array([0, 0.2, 0.4, 0, 0.9, 0, 0.1, 0.3]), shape: [8, 1] } };
+          const report = await el.run();
+          return { n: report.result.n, alpha: report.result.params.alpha };
+        });
+        eq(out.n, 8, 'ran under the strict CSP');
+        eq(out.alpha, 0.05, 'attribute applied');
+        await shot(page, 'cross-origin-csp.png');
+        const csp = page.errors.filter((e) => /Content Security Policy/i.test(e));
+        assert(csp.length === 0, `CSP violations: ${csp.join('; ')}`);
+        const blocked = await open(context, `http://localhost:${port}`, '/xo.html?wasm=0', { width: 1000 });
+        const msg = await blocked.evaluate(() => document.getElementById('el').run().then(() => 'ran', (e) => e.message));
+        assert(/wasm-unsafe-eval/.test(msg), `message without 'wasm-unsafe-eval': ${msg}`);
+        return 'cross-origin element ran under default-src none + script-src widget wasm-unsafe-eval + worker-src blob:';
+      } finally {
+        server.close();
+      }
     },
   },
   {

@@ -85,8 +85,8 @@ export const read = (p) => readFileSync(p, 'utf8');
  * Compares two JSON values. Numbers must be equal, or within `rel` relative difference (reported). Returns
  * {diffs: [paths that differ beyond rel], maxRel, compared}.
  */
-export function compare(a, b, { rel = 0, at = '$', ignore = [] } = {}) {
-  const res = { diffs: [], maxRel: 0, compared: 0, inexact: 0, inexactPaths: [] };
+export function compare(a, b, { rel = 0, abs = 0, absPaths = null, at = '$', ignore = [] } = {}) {
+  const res = { diffs: [], maxRel: 0, maxAbs: 0, compared: 0, inexact: 0, inexactPaths: [] };
   const walk = (x, y, p) => {
     if (ignore.includes(p)) return;
     if (typeof x === 'number' && typeof y === 'number') {
@@ -94,6 +94,11 @@ export function compare(a, b, { rel = 0, at = '$', ignore = [] } = {}) {
       if (x === y || (Number.isNaN(x) && Number.isNaN(y))) return;
       res.inexact++;
       if (res.inexactPaths.length < 5) res.inexactPaths.push(p);
+      if (absPaths && absPaths.test(p)) {
+        res.maxAbs = Math.max(res.maxAbs, Math.abs(x - y));
+        if (!(Math.abs(x - y) <= abs)) res.diffs.push(`${p}: ${x} vs ${y} (absolute)`);
+        return;
+      }
       const r = Math.abs(x - y) / Math.max(Math.abs(x), Math.abs(y));
       res.maxRel = Math.max(res.maxRel, r);
       if (!(r <= rel)) res.diffs.push(`${p}: ${x} vs ${y}`);

@@ -12,6 +12,25 @@ export function unsupported() {
   return null;
 }
 
+/**
+ * A module worker running `url`. Browsers only start workers from the page's own origin, so when the widget's files
+ * are served from elsewhere (a page embedding <lethe-eval> from another host) the worker is a same-origin blob that
+ * imports the real one (the host serving the widget must send CORS headers, as GitHub Pages does; the page's CSP
+ * then needs `worker-src blob:`).
+ */
+function spawnWorker(url) {
+  if (typeof location === 'undefined' || url.origin === location.origin) return new Worker(url, { type: 'module' });
+  // A dynamic import (a static one is refused under a page CSP in Chromium's blob workers); messages arriving before
+  // the real worker has set its handler are queued and replayed.
+  const src = `const q = []; self.onmessage = (e) => q.push(e);
+import(${JSON.stringify(url.href)}).then(
+  () => { for (const e of q) self.onmessage(e); },
+  (err) => { for (const e of q) postMessage({ id: e.data.id, type: 'error', message: 'the widget worker could not be loaded from ' + ${JSON.stringify(url.origin)} + ': ' + err }); },
+);`;
+  const boot = new Blob([src], { type: 'text/javascript' });
+  return new Worker(URL.createObjectURL(boot), { type: 'module' });
+}
+
 export class Engine {
   constructor() {
     this.worker = null;
@@ -28,7 +47,7 @@ export class Engine {
     if (this.ready) return this.ready;
     const why = unsupported();
     if (why) return (this.ready = Promise.reject(new Error(`Lethe cannot run here: ${why}.`)));
-    this.worker = new Worker(WORKER_URL(), { type: 'module' });
+    this.worker = spawnWorker(WORKER_URL());
     this.worker.onmessage = (e) => this._receive(e.data);
     this.worker.onerror = (e) => {
       const msg = `the computation worker failed to start (${e.message || 'module workers unsupported?'})`;

@@ -125,7 +125,7 @@ function card(store, item) {
       { class: 'card-head' },
       h('strong', { class: 'card-name' }, item.name),
       fmtName && h('span', { class: 'badge' }, fmtName),
-      item.size != null && h('span', { class: 'muted' }, bytes(item.size)),
+      item.size != null && h('span', { class: 'muted size' }, bytes(item.size)),
       item.origin === 'example' && h('span', { class: 'badge badge-example' }, 'built-in example'),
       item.origin === 'synthetic' && h('span', { class: 'badge badge-synthetic' }, 'synthetic'),
       h('button', { type: 'button', class: 'icon-button', 'aria-label': `Remove ${item.name}`, title: 'Remove', onclick: () => store.remove(item.id) }, '×'),
@@ -152,7 +152,7 @@ function card(store, item) {
           ),
         ),
       ),
-    item.note && h('div', { class: 'muted' }, item.note),
+    item.note && h('span', { class: 'muted' }, item.note),
     (item.warnings || []).map((w) => h('div', { class: 'warning' }, w)),
     item.sha256
       ? h('div', { class: 'hash', title: item.sha256 }, 'SHA-256 ', h('code', {}, item.sha256.slice(0, 16) + '…'))
@@ -181,8 +181,8 @@ export function inputsView(store, { maxBytesText = '1 GiB' } = {}) {
   const drop = h(
     'div',
     { class: 'dropzone', 'data-drop': 'inputs' },
-    h('p', {}, 'Drop .npy, .npz, .safetensors, CSV/TSV or JSON files here, or ', h('button', { type: 'button', class: 'button button-secondary', onclick: () => picker.click() }, 'choose files'), picker),
-    h('p', { class: 'muted' }, `Files are read in slices inside this tab; up to ${maxBytesText} per input.`),
+    h('p', {}, 'Drop .npy, .npz, .safetensors, CSV/TSV or JSON files here, or ', h('button', { type: 'button', class: 'button button-secondary button-small', onclick: () => picker.click() }, 'choose files'), picker,
+      h('span', { class: 'muted' }, ` — read in slices inside this tab, up to ${maxBytesText} per input.`)),
   );
   wireDrop(drop, (files) => files.forEach((f) => store.add({ file: f })));
   const pasteArea = h('textarea', { rows: 4, class: 'paste', 'aria-label': 'Numbers to paste (one per line, or CSV rows)', placeholder: '0.12\n0.5\n…   or   1,2,3\\n4,5,6' });

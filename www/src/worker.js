@@ -21,7 +21,15 @@ const macrotask = () =>
 async function handle(m) {
   const { id } = m;
   if (m.type === 'init') {
-    ready = ready || init({ module_or_path: m.wasmUrl });
+    ready =
+      ready ||
+      init({ module_or_path: m.wasmUrl }).catch((e) => {
+        const csp = /wasm-unsafe-eval|unsafe-eval|Content Security Policy/i.test(String(e && e.message));
+        throw new Error(
+          `the WebAssembly module could not be started: ${e && e.message}` +
+            (csp ? " — this page's Content-Security-Policy must allow 'wasm-unsafe-eval' in script-src (see docs/embedding.md)" : ''),
+        );
+      });
     await ready;
     return { version: wasm.version(), maxBytes: wasm.maxBytes() };
   }
