@@ -11,6 +11,8 @@
 //! --target act_unlearned.npy@0..100`, `lethe ruler ... --forget forget.txt --retain retain.txt`), printed with
 //! six decimals.
 #![cfg(target_arch = "wasm32")]
+// A panic is how a test reports failure (clippy's allow-unwrap-in-tests does not see #[wasm_bindgen_test]).
+#![allow(clippy::unwrap_used)]
 
 use js_sys::{Array, Function, Reflect, Uint8Array};
 use lethe_web::wasm;
@@ -62,7 +64,10 @@ fn inspect_returns_a_plain_object() {
     let info = wasm::inspect(1).unwrap();
     assert!(info.is_object() && !info.is_instance_of::<js_sys::Map>());
     assert_eq!(get(&info, "info.format").as_string().as_deref(), Some("npy"));
-    assert_eq!(get(&info, "info.arrays.0.dtype").as_string().as_deref(), Some("float32"));
+    assert_eq!(
+        get(&info, "info.arrays.0.dtype").as_string().as_deref(),
+        Some("float32")
+    );
     assert_eq!(get(&info, "info.arrays.0.shape.0").as_f64(), Some(744.0));
     assert_eq!(get(&info, "info.arrays.0.shape.1").as_f64(), Some(128.0));
     assert!(get(&info, "over_limit").is_null());
@@ -81,7 +86,10 @@ fn errors_are_js_errors_naming_their_input() {
     let e = wasm::load_input("target", bad_rows).unwrap_err();
     assert_eq!(get(&e, "input").as_string().as_deref(), Some("target"));
     let msg = get(&e, "message").as_string().unwrap();
-    assert!(msg.contains("row index 744 is out of range") && msg.contains("744 rows"), "{msg}");
+    assert!(
+        msg.contains("row index 744 is out of range") && msg.contains("744 rows"),
+        "{msg}"
+    );
 
     let e = wasm::add_matrix_f64(4, &[1.0, 2.0, 3.0], 2, 2, "m").unwrap_err();
     assert_eq!(get(&e, "input").as_string().as_deref(), Some("source:4"));
@@ -97,10 +105,21 @@ async fn sde_runs_and_matches_the_cli() {
     assert_eq!(get(&r, "complete").as_bool(), Some(true));
     let v = get(&r, "targets.0.verdict");
     assert_eq!(format!("{:.6}", get(&v, "jsd_target_it").as_f64().unwrap()), "0.068130");
-    assert_eq!(format!("{:.6}", get(&v, "jsd_target_oot").as_f64().unwrap()), "0.089118");
+    assert_eq!(
+        format!("{:.6}", get(&v, "jsd_target_oot").as_f64().unwrap()),
+        "0.089118"
+    );
     assert_eq!(get(&v, "in_training").as_bool(), Some(true));
-    assert_eq!(get(&r, "in_training_reference.values").unchecked_into::<Array>().length(), 200);
-    assert_eq!(get(&out, "inputs.0.spec").as_string().as_deref(), Some("act_unlearned.npy@144..244"));
+    assert_eq!(
+        get(&r, "in_training_reference.values")
+            .unchecked_into::<Array>()
+            .length(),
+        200
+    );
+    assert_eq!(
+        get(&out, "inputs.0.spec").as_string().as_deref(),
+        Some("act_unlearned.npy@144..244")
+    );
     assert_eq!(get(&out, "histograms.series").unchecked_into::<Array>().length(), 3);
     assert!(calls.length() >= 1, "the checkpoint was called");
 }
@@ -114,7 +133,9 @@ async fn a_checkpoint_answering_false_stops_sde_with_a_partial_report() {
     let out = wasm::run("sde".into(), req, stop).await.unwrap();
     let r = get(&out, "result");
     assert_eq!(get(&r, "complete").as_bool(), Some(false));
-    let done = get(&r, "in_training_reference.values").unchecked_into::<Array>().length();
+    let done = get(&r, "in_training_reference.values")
+        .unchecked_into::<Array>()
+        .length();
     assert!(done > 0 && done < 5000, "partial: {done} shuffles");
     assert_eq!(get(&r, "targets").unchecked_into::<Array>().length(), 0);
 }
@@ -131,13 +152,25 @@ async fn ruler_bounds_and_epsilon_cross_the_boundary() {
     );
     let out = wasm::run("ruler".into(), req, f("", "return true")).await.unwrap();
     let m = get(&out, "result.runs.0");
-    assert_eq!(format!("{:.6}", get(&m, "oracle_similarity").as_f64().unwrap()), "0.968642");
-    assert_eq!(format!("{:.6}", get(&m, "nn_percentile_rank.value").as_f64().unwrap()), "0.431667");
+    assert_eq!(
+        format!("{:.6}", get(&m, "oracle_similarity").as_f64().unwrap()),
+        "0.968642"
+    );
+    assert_eq!(
+        format!("{:.6}", get(&m, "nn_percentile_rank.value").as_f64().unwrap()),
+        "0.431667"
+    );
     assert!(get(&m, "representation_shift").is_null(), "m3 needs the original model");
 
     // Scores 0/1 give M_bin; ECDF band comes back with its points.
     wasm::add_matrix_f32(24, &[0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0], 8, 1, "flags").unwrap();
-    let out = wasm::run("bounds".into(), json(r#"{"scores": {"source": 24}}"#), f("", "return true")).await.unwrap();
+    let out = wasm::run(
+        "bounds".into(),
+        json(r#"{"scores": {"source": 24}}"#),
+        f("", "return true"),
+    )
+    .await
+    .unwrap();
     assert_eq!(get(&out, "command").as_string().as_deref(), Some("bounds"));
     assert_eq!(get(&out, "result.binary.leaks").as_f64(), Some(2.0));
     assert_eq!(get(&out, "ecdf.x").unchecked_into::<Array>().length(), 2);
@@ -149,7 +182,12 @@ async fn ruler_bounds_and_epsilon_cross_the_boundary() {
     wasm::add_matrix_f64(26, &u, 4, 1, "u").unwrap();
     let req = json(r#"{"retrained": {"source": 25}, "unlearned": {"source": 26}, "variant": "exhaustive"}"#);
     let out = wasm::run("epsilon".into(), req, f("", "return true")).await.unwrap();
-    assert_eq!(get(&out, "result.results.0.per_example.0.epsilon").as_string().as_deref(), Some("inf"));
+    assert_eq!(
+        get(&out, "result.results.0.per_example.0.epsilon")
+            .as_string()
+            .as_deref(),
+        Some("inf")
+    );
     assert_eq!(get(&out, "plots.0.infinite").as_f64(), Some(1.0));
 }
 
