@@ -89,11 +89,21 @@ pub struct SourceInfo {
     pub max_bytes: u64,
 }
 
+/// Bytes of loaded matrices kept for reuse (slot checks load what a run then uses); the oldest are dropped first.
+/// A running analysis holds its own references, so dropping from the cache never pulls data from under it.
+pub const CACHE_BYTES: usize = 768 << 20;
+
+type CacheKey = (String, InputRef);
+
 /// All sources and a cache of loaded inputs.
 #[derive(Default)]
 pub struct Workspace {
     sources: BTreeMap<u32, Source>,
-    cache: HashMap<(String, InputRef), Rc<Input>>,
+    cache: HashMap<CacheKey, Rc<Input>>,
+    /// Cache keys, oldest first.
+    order: Vec<CacheKey>,
+    /// The cache budget in bytes (0 means [`CACHE_BYTES`]).
+    cache_bytes: usize,
 }
 
 fn gib(bytes: u64) -> String {
@@ -130,6 +140,25 @@ impl Workspace {
         self.sources.remove(&id);
         self.cache
             .retain(|(_, r), _| r.source != id && !side_sources(&r.rows).contains(&id));
+        self.order.retain(|k| self.cache.contains_key(k));
+    }
+
+    fn remember(&mut self, key: CacheKey, input: Rc<Input>) {
+        self.order.push(key.clone());
+        self.cache.insert(key, input);
+        let bytes = |i: &Input| std::mem::size_of_val(i.matrix.as_slice());
+        let budget = if self.cache_bytes == 0 {
+            CACHE_BYTES
+        } else {
+            self.cache_bytes
+        };
+        let mut total: usize = self.cache.values().map(|i| bytes(i)).sum();
+        while total > budget && self.order.len() > 1 {
+            let oldest = self.order.remove(0);
+            if let Some(i) = self.cache.remove(&oldest) {
+                total -= bytes(&i);
+            }
+        }
     }
 
     pub fn source(&self, id: u32) -> WebResult<&Source> {
@@ -232,7 +261,7 @@ impl Workspace {
         }
         let loaded = self.load_uncached(role, input).map_err(|e| e.or_at(role))?;
         let rc = Rc::new(loaded);
-        self.cache.insert(key, Rc::clone(&rc));
+        self.remember(key, Rc::clone(&rc));
         Ok(rc)
     }
 
@@ -485,6 +514,34 @@ mod tests {
         let e = ws.load("x", &r).err().unwrap();
         assert_eq!(e.input.as_deref(), Some("x"));
         assert!(ws.inspect(1).unwrap_err().message.contains("no longer loaded"));
+    }
+
+    #[test]
+    fn the_cache_keeps_the_newest_inputs_within_its_budget() {
+        let mut ws = ws_with(&[(1, "x.csv", b"1,2\n3,4\n5,6\n")]);
+        ws.cache_bytes = 5 * 16; // five 1×2 f64 inputs
+        let r = InputRef {
+            source: 1,
+            tensor: None,
+            rows: Rows::Text { text: "2".into() },
+        };
+        let first = ws.load("role0", &r).unwrap();
+        for k in 1..8 {
+            ws.load(&format!("role{k}"), &r).unwrap();
+        }
+        let held: usize = ws.cache.values().map(|i| i.matrix.as_slice().len() * 8).sum();
+        assert_eq!(held, 5 * 16);
+        assert_eq!(ws.cache.len(), ws.order.len());
+        assert!(
+            !ws.cache.contains_key(&("role0".to_string(), r.clone())),
+            "the oldest was dropped"
+        );
+        assert!(ws.cache.contains_key(&("role7".to_string(), r)), "the newest is kept");
+        assert_eq!(
+            first.matrix.as_slice(),
+            &[5.0, 6.0],
+            "a dropped input stays valid for whoever holds it"
+        );
     }
 
     #[test]
