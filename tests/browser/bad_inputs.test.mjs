@@ -108,6 +108,13 @@ export const tests = [
       await errorFor(ruler, 'forget').filter({ hasText: /index 9999 .* out of range: the data has 744 rows/ }).waitFor();
       await shot(page, 'bad-inputs.png', { fullPage: false });
 
+      // An emptied number field is caught in the page, with the field named and focused.
+      await sde.locator('[data-param=shuffles]').fill('');
+      await sde.locator('[data-action="run"]').click();
+      await sde.locator('.lethe-panel-error').filter({ hasText: '“Shuffles T” needs a number.' }).waitFor();
+      assert(await sde.locator('[data-param=shuffles]').evaluate((e) => e === document.activeElement), 'the field is focused');
+      await sde.locator('[data-param=shuffles]').fill('200');
+
       // Nothing lost, and the page still works.
       const after = await page.locator('.lethe-card').count();
       assert(after === before + 6, `all earlier inputs still listed (${before} → ${after})`);

@@ -137,6 +137,7 @@ export function boundsPanel(ctx) {
 
   const run = runner(ctx, parts, {
     label: 'Compute bounds',
+    fields: Object.values(p),
     start: async (signal) => {
       for (const s of Object.values(slots)) s.clearError();
       const req = request();

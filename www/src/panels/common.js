@@ -267,7 +267,7 @@ export function panelFrame({ id, title, intro }) {
  * Run/Cancel buttons and the progress line for a panel; `start(signal)` does the work and resolves when done.
  * Returns `{run(signal?), cancel(), busy()}`.
  */
-export function runner(ctx, parts, { label, start }) {
+export function runner(ctx, parts, { label, start, fields = [] }) {
   let controller = null;
   const runBtn = h('button', { type: 'button', class: 'button', 'data-action': 'run' }, label || 'Run');
   const cancelBtn = h('button', { type: 'button', class: 'button button-secondary', 'data-action': 'cancel', disabled: true }, 'Cancel');
@@ -293,6 +293,16 @@ export function runner(ctx, parts, { label, start }) {
     bar.value = 0;
     fill(text, 'starting…');
     fill(parts.error);
+    // Number fields must hold numbers (an empty box would otherwise reach the core as null).
+    const bad = fields.find((f) => f.input.type === 'number' && !f.el.closest('[hidden]') && !Number.isFinite(f.get()));
+    if (bad) {
+      fill(parts.error, `“${bad.el.querySelector('label').textContent}” needs a number.`);
+      bad.input.focus();
+      runBtn.disabled = false;
+      cancelBtn.disabled = true;
+      parts.progress.hidden = true;
+      return null;
+    }
     parts.el.setAttribute('aria-busy', 'true');
     const t0 = performance.now();
     try {

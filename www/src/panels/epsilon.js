@@ -107,6 +107,7 @@ export function epsilonPanel(ctx) {
 
   const run = runner(ctx, parts, {
     label: 'Compute epsilon',
+    fields: Object.values(p),
     start: async (signal) => {
       for (const s of Object.values(slots)) s.clearError();
       const req = request();

@@ -105,6 +105,7 @@ export function rulerPanel(ctx) {
 
   const run = runner(ctx, parts, {
     label: 'Run RULER',
+    fields: Object.values(p),
     start: async (signal) => {
       for (const s of allSlots()) s.clearError();
       const req = request();

@@ -76,6 +76,7 @@ export function sdePanel(ctx) {
 
   const run = runner(ctx, parts, {
     label: 'Run SDE',
+    fields: [...Object.values(p), draw, size],
     start: async (signal, onProgress) => {
       for (const s of Object.values(slots)) s.clearError();
       const req = request();
