@@ -68,7 +68,17 @@ export function axes(svg, area, x, y, { xlabel, ylabel, xticks, yticks }) {
   }
   g.append(h('svg:line', { x1: area.x0, x2: area.x1, y1: area.y1, y2: area.y1, stroke: PALETTE.ink }));
   g.append(h('svg:line', { x1: area.x0, x2: area.x0, y1: area.y0, y2: area.y1, stroke: PALETTE.ink }));
-  if (xlabel) g.append(h('svg:text', { x: (area.x0 + area.x1) / 2, y: area.y1 + 34, 'text-anchor': 'middle', fill: PALETTE.ink }, xlabel));
+  if (xlabel) {
+    // Narrow plots: shrink a long label (down to 9 px), then drop its parenthetical, so it is never clipped.
+    const room = area.x1 - area.x0 + 40;
+    let text = xlabel;
+    let size = Math.max(9, Math.min(12, (room / (text.length * 6.4)) * 12));
+    if (text.length * 6.4 * (size / 12) > room && text.includes(' (')) {
+      text = text.slice(0, text.indexOf(' ('));
+      size = Math.max(9, Math.min(12, (room / (text.length * 6.4)) * 12));
+    }
+    g.append(h('svg:text', { x: (area.x0 + area.x1) / 2, y: area.y1 + 34, 'text-anchor': 'middle', fill: PALETTE.ink, 'font-size': size.toFixed(1) }, text, h('svg:title', {}, xlabel)));
+  }
   if (ylabel) {
     const cy = (area.y0 + area.y1) / 2;
     g.append(h('svg:text', { x: 13, y: cy, transform: `rotate(-90 13 ${cy})`, 'text-anchor': 'middle', fill: PALETTE.ink }, ylabel));
