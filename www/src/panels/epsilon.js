@@ -138,7 +138,7 @@ export function epsilonPanel(ctx) {
         { class: 'variant', 'data-variant': kind },
         h('h3', {}, NAMES[kind] + (kind === 'high_probability' ? ` (α = ${r.variant.alpha})` : '')),
         numbers([
-          ['Forgetting quality F', fmt(r.forget_score), `mean points over ${eps.length} examples`, `eps.${kind}.F`],
+          ['Forgetting quality F', fmt(r.forget_score), kind === 'high_probability' ? `mean points over ${eps.length} examples; ε here is a lower confidence bound, so F is higher than with point estimates` : `mean points over ${eps.length} examples`, `eps.${kind}.F`],
           res.final_scores[k] != null && ['Final score', fmt(res.final_scores[k]), 'F · RA_U/RA_R · TA_U/TA_R', `eps.${kind}.final`],
           ['ε_max', fmt(r.eps_max), `${r.buckets.length} scoring buckets`, `eps.${kind}.eps_max`],
           plot.infinite > 0 && ['Examples with ε = ∞', String(plot.infinite), 'perfectly separated'],
