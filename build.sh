@@ -3,9 +3,11 @@
 #
 #   ./build.sh test     every test: native cargo tests (incl. lavapipe GPU tests), wasm32 build,
 #                       browser tests in headless Chromium, short fuzz runs
-#   ./build.sh serve    build the widget and serve it on http://127.0.0.1:8000/ (built-in example)
+#   ./build.sh serve    build the widget and serve it on http://127.0.0.1:8000/ (built-in example; PORT=…)
 #   ./build.sh setup    install what the other commands need (idempotent; run by them)
 #   ./build.sh wasm     build the wasm package into pkg/
+#   ./build.sh site     build the static site into target/site/ (www/ + pkg/ + the demo data + embed.html)
+#   ./build.sh browser  the widget's browser tests only (wasm-bindgen-test + Playwright)
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)
@@ -35,9 +37,20 @@ setup_rust() {
   fi
 }
 
+setup_node() {
+  command -v npm >/dev/null || need_apt nodejs npm
+  # Build/test tools only (package.json): playwright-core drives /usr/bin/chromium, binaryen@132 gives wasm-opt
+  # (Debian's binaryen 108 breaks wasm-bindgen's externref table, TOOLCHAIN.md). The page itself has no npm deps.
+  if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ]; then
+    log "npm ci (playwright-core, binaryen)"
+    npm ci --no-audit --no-fund --silent
+  fi
+}
+
 setup() {
   setup_rust
-  need_apt chromium chromium-driver mesa-vulkan-drivers libvulkan1
+  need_apt chromium chromium-driver mesa-vulkan-drivers libvulkan1 python3
+  setup_node
 }
 
 native_tests() {
@@ -51,6 +64,66 @@ wasm_build_check() {
   cargo build -q -p lethe --target wasm32-unknown-unknown
 }
 
+# --- the browser widget -------------------------------------------------------------------------------------
+
+SITE="$ROOT/target/site"
+
+wasm_pkg() {
+  log "wasm: lethe-web (profile wasm-release) → pkg/"
+  cargo build -q --profile wasm-release -p lethe-web --target wasm32-unknown-unknown
+  rm -rf pkg
+  wasm-bindgen --target web --out-dir pkg target/wasm32-unknown-unknown/wasm-release/lethe_web.wasm
+  # Size: -Oz takes the wasm from ~1.25 MB to ~0.84 MB (~380 KB gzipped).
+  node_modules/.bin/wasm-opt -Oz pkg/lethe_web_bg.wasm -o pkg/lethe_web_bg.wasm
+}
+
+site() {
+  wasm_pkg
+  log "site → target/site/"
+  rm -rf "$SITE"
+  mkdir -p "$SITE/data"
+  cp -r www/. "$SITE/"
+  rm -f "$SITE/src/protocol.md"
+  cp -r pkg "$SITE/pkg"
+  rm -f "$SITE/pkg/.gitignore" "$SITE/pkg/package.json"
+  cp -r examples/data/digits "$SITE/data/digits"
+  cp examples/embed.html "$SITE/embed.html"
+  site_sizes
+}
+
+# Gzipped size of what the page loads before the first analysis (JS + wasm; the demo data not counted).
+site_sizes() {
+  local js=0 wasm f
+  # Each file is served (and compressed) on its own.
+  for f in "$SITE"/src/*.js "$SITE"/src/*/*.js "$SITE"/pkg/lethe_web.js; do
+    case "$f" in */lethe-eval.js | */frame.js) continue ;; esac # not loaded by the page itself
+    js=$((js + $(gzip -9 -c "$f" | wc -c)))
+  done
+  wasm=$(gzip -9 -c "$SITE/pkg/lethe_web_bg.wasm" | wc -c)
+  printf 'initial page, gzipped: JS %d KB + wasm %d KB = %d KB (CSS %d KB)\n' $((js / 1024)) $((wasm / 1024)) \
+    $(((js + wasm) / 1024)) $(($(gzip -9 -c "$SITE/widget.css" | wc -c) / 1024))
+}
+
+serve() {
+  site
+  local port=${PORT:-8000}
+  log "Lethe widget: http://127.0.0.1:$port/  (embedding examples: http://127.0.0.1:$port/embed.html; Ctrl-C stops)"
+  exec python3 -m http.server "$port" --bind 127.0.0.1 --directory "$SITE"
+}
+
+browser_tests() {
+  site
+  log "wasm-bindgen-test: the boundary in headless Chromium (main thread, then a dedicated worker)"
+  local wd="$ROOT/web/webdriver.json"
+  (cd web && CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON="$wd" WASM_BINDGEN_USE_BROWSER=1 \
+    cargo test --target wasm32-unknown-unknown --test boundary)
+  (cd web && CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON="$wd" WASM_BINDGEN_USE_DEDICATED_WORKER=1 \
+    cargo test --target wasm32-unknown-unknown --test boundary)
+  log "Playwright: end-to-end on the built site (tests/browser/)"
+  cargo build -q --release -p lethe-cli
+  node tests/browser/run.mjs
+}
+
 cmd=${1:-test}
 case "$cmd" in
   setup) setup ;;
@@ -58,7 +131,12 @@ case "$cmd" in
     setup
     native_tests
     wasm_build_check
+    browser_tests
     log "all tests passed"
     ;;
-  *) echo "usage: $0 {test|serve|setup|wasm}" >&2; exit 2 ;;
+  wasm) setup; wasm_pkg ;;
+  site) setup; site ;;
+  serve) setup; serve ;;
+  browser) setup; browser_tests ;;
+  *) echo "usage: $0 {test|serve|setup|wasm|site|browser}" >&2; exit 2 ;;
 esac

@@ -1,0 +1,1069 @@
+//! The four analyses of the page, each the CLI subcommand's steps (`cli/src/commands.rs`) over workspace inputs:
+//! load the inputs as the CLI loads them, call the core, return the core's result unchanged (so the exported JSON's
+//! `result` equals `lethe <command> --json`'s), the input records, and plot data computed by the core.
+//!
+//! Requests carry the CLI's option names and defaults. Nothing here computes a statistic: the glue the CLI has
+//! between core calls (target draws with their seed offsets, logits → confidences per model, Wilcoxon + BH of RULER
+//! across runs) is repeated line for line, and the browser tests check the results against the CLI's.
+
+use std::rc::Rc;
+
+use lethe::backend::{CpuBackend, Precision};
+use lethe::competition::{self, Accuracies, CompetitionParams, CompetitionResult, EpsMax, Variant};
+use lethe::kernel::Bandwidth;
+use lethe::leakage::{self, LeakageParams, LeakageReport, SdMethod, Sidedness};
+use lethe::progress::Monitor;
+use lethe::ruler::{self, RulerInputs, RulerReport, TieRule};
+use lethe::sde::{self, SdeParams, SdeReport, Split, Target};
+use lethe::wilcoxon::{self, WilcoxonParams, WilcoxonResult, ZeroMethod};
+use lethe::{Matrix, MatrixRef, multiple_testing, rouge};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{WebError, WebResult, named_input};
+use crate::plots::{self, Histograms};
+use crate::rows::Rows;
+use crate::workspace::{Input, InputRecord, InputRef, Workspace};
+
+/// Refuses backends this build does not have (the protocol carries the choice for the WebGPU backend to come).
+fn check_backend(name: &str) -> WebResult<()> {
+    match name {
+        "" | "cpu" => Ok(()),
+        other => Err(WebError::msg(format!(
+            "backend `{other}` is not available in this build; use `cpu`"
+        ))),
+    }
+}
+
+fn parse<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> WebResult<T> {
+    s.parse().map_err(WebError::from)
+}
+
+/// Attributes a core error to the page control it names (`` `target[3]` `` → `target`, `` `unlearned (forget
+/// rows)` `` → `forget`, `` `oracle_retain` `` → `oracle`), when that is one of `roles`.
+fn attribute(e: lethe::Error, roles: &[&str]) -> WebError {
+    let message = e.to_string();
+    let input = named_input(&message).and_then(|name| {
+        let base = name.split('[').next().unwrap_or(name);
+        let candidates = [
+            if name.contains("(forget rows)") { "forget" } else { "" },
+            if name.contains("(retain rows)") { "retain" } else { "" },
+            base,
+            base.split([' ', '_']).next().unwrap_or(base),
+        ];
+        candidates
+            .into_iter()
+            .find(|c| !c.is_empty() && roles.contains(c))
+            .map(str::to_string)
+    });
+    WebError { input, message }
+}
+
+/// Loads a 1-D sample as the CLI's `load_vector`: a single column or a single row.
+fn load_vector(ws: &mut Workspace, role: &str, r: &InputRef) -> WebResult<(Vec<f64>, InputRecord)> {
+    let input = ws.load(role, r)?;
+    let m = &input.matrix;
+    if m.cols() != 1 && m.rows() != 1 {
+        return Err(WebError::at(
+            role,
+            format!(
+                "shape mismatch: this analysis takes a 1-D sample, but the input is {}×{}; pass one column (or select a tensor/column)",
+                m.rows(),
+                m.cols()
+            ),
+        ));
+    }
+    Ok((m.as_slice().to_vec(), input.record.clone()))
+}
+
+/// Warnings the loaders attached to inputs (non-finite values, detected headers); the CLI drops them, the page
+/// shows them next to the inputs.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LoadWarning {
+    pub role: String,
+    pub message: String,
+}
+
+fn load_warnings(inputs: &[(&str, &Input)]) -> Vec<LoadWarning> {
+    inputs
+        .iter()
+        .flat_map(|(role, i)| {
+            i.warnings.iter().map(|w| LoadWarning {
+                role: (*role).to_string(),
+                message: w.clone(),
+            })
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------------------- SDE
+
+/// `lethe sde`'s options (same names and defaults) plus the backend.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct SdeRequest {
+    pub in_training: Option<InputRef>,
+    pub out_of_training: Option<InputRef>,
+    pub target: Vec<InputRef>,
+    pub target_in: Vec<InputRef>,
+    pub target_out: Vec<InputRef>,
+    pub draw_from: Option<InputRef>,
+    pub draw_in: Option<InputRef>,
+    pub draw_out: Option<InputRef>,
+    pub draw: usize,
+    pub size: Option<usize>,
+    pub sigma: String,
+    pub shuffles: usize,
+    pub seed: u64,
+    pub split: String,
+    pub bins: usize,
+    pub precision: String,
+    pub baselines: bool,
+    pub backend: String,
+}
+
+impl Default for SdeRequest {
+    fn default() -> Self {
+        Self {
+            in_training: None,
+            out_of_training: None,
+            target: Vec::new(),
+            target_in: Vec::new(),
+            target_out: Vec::new(),
+            draw_from: None,
+            draw_in: None,
+            draw_out: None,
+            draw: 10,
+            size: None,
+            sigma: "sqrt_dim".into(),
+            shuffles: 200,
+            seed: 0,
+            split: "first".into(),
+            bins: 30,
+            precision: "f64".into(),
+            baselines: false,
+            backend: "cpu".into(),
+        }
+    }
+}
+
+const SDE_ROLES: [&str; 8] = [
+    "in_training",
+    "out_of_training",
+    "target",
+    "target_in",
+    "target_out",
+    "draw-from",
+    "draw-in",
+    "draw-out",
+];
+
+enum TargetData {
+    Loaded(Rc<Input>),
+    Drawn(Matrix),
+}
+
+impl TargetData {
+    fn view(&self) -> MatrixRef<'_, f64> {
+        match self {
+            TargetData::Loaded(i) => i.matrix.view(),
+            TargetData::Drawn(m) => m.view(),
+        }
+    }
+}
+
+/// An SDE run with its inputs loaded (no borrow of the workspace, so the page can add files while it runs).
+pub struct SdeJob {
+    it: Rc<Input>,
+    oot: Rc<Input>,
+    targets: Vec<(String, TargetData, Option<bool>)>,
+    params: SdeParams,
+    records: Vec<InputRecord>,
+    load_warnings: Vec<LoadWarning>,
+}
+
+/// What an SDE run returns to the page.
+#[derive(Clone, Debug, Serialize)]
+pub struct SdeOutput {
+    /// The core's report, as `lethe sde --json` prints under `result`.
+    pub result: SdeReport,
+    pub seed: u64,
+    pub inputs: Vec<InputRecord>,
+    pub load_warnings: Vec<LoadWarning>,
+    /// Histograms of every distribution on shared edges (the core's `numpy.histogram`).
+    pub histograms: Option<Histograms>,
+}
+
+/// The CLI's `draw_targets`: `count` subsets of `size` rows of the pool, seed offset 0/1/2 for draw-from/-in/-out.
+fn draw_targets(
+    pool: &Input,
+    role: &str,
+    count: usize,
+    size: Option<usize>,
+    seed: u64,
+) -> WebResult<Vec<(String, Matrix)>> {
+    let size = size.ok_or_else(|| {
+        WebError::at(
+            role,
+            format!("drawing targets from `{role}` needs a target size (rows per drawn target)"),
+        )
+    })?;
+    let positions: Vec<usize> = (0..pool.matrix.rows()).collect();
+    let offset = match role {
+        "draw-in" => 1,
+        "draw-out" => 2,
+        _ => 0,
+    };
+    let draws = sde::draw_subsets(&positions, count, size, seed.wrapping_add(offset))
+        .map_err(|e| WebError::at(role, e.to_string()))?;
+    draws
+        .iter()
+        .enumerate()
+        .map(|(k, rows)| {
+            let m = pool
+                .matrix
+                .select_rows(rows, role)
+                .map_err(|e| WebError::at(role, e.to_string()))?;
+            Ok((format!("{role}[{k}]"), m))
+        })
+        .collect()
+}
+
+/// Loads everything an SDE run needs, in the CLI's order (records: references, targets, pools).
+///
+/// # Errors
+/// Missing references, unreadable inputs, bad parameters; attributed to the role concerned.
+pub fn prepare_sde(ws: &mut Workspace, req: &SdeRequest) -> WebResult<SdeJob> {
+    check_backend(&req.backend)?;
+    let it_ref = req
+        .in_training
+        .as_ref()
+        .ok_or_else(|| WebError::at("in_training", "choose the in-training reference set"))?;
+    let oot_ref = req
+        .out_of_training
+        .as_ref()
+        .ok_or_else(|| WebError::at("out_of_training", "choose the out-of-training reference set"))?;
+    let it = ws.load("in_training", it_ref)?;
+    let oot = ws.load("out_of_training", oot_ref)?;
+    let mut records = vec![it.record.clone(), oot.record.clone()];
+    let mut warned: Vec<(&str, Rc<Input>)> =
+        vec![("in_training", Rc::clone(&it)), ("out_of_training", Rc::clone(&oot))];
+    let mut targets = Vec::new();
+    for (list, label, role) in [
+        (&req.target, None, "target"),
+        (&req.target_in, Some(true), "target_in"),
+        (&req.target_out, Some(false), "target_out"),
+    ] {
+        for (k, r) in list.iter().enumerate() {
+            let t = ws.load(role, r)?;
+            records.push(t.record.clone());
+            warned.push((role, Rc::clone(&t)));
+            targets.push((format!("{role}[{k}]"), TargetData::Loaded(t), label));
+        }
+    }
+    for (pool, label, role) in [
+        (&req.draw_from, None, "draw-from"),
+        (&req.draw_in, Some(true), "draw-in"),
+        (&req.draw_out, Some(false), "draw-out"),
+    ] {
+        if let Some(r) = pool {
+            let p = ws.load(role, r)?;
+            for (name, m) in draw_targets(&p, role, req.draw, req.size, req.seed)? {
+                targets.push((name, TargetData::Drawn(m), label));
+            }
+            records.push(p.record.clone());
+            warned.push((role, p));
+        }
+    }
+    let params = SdeParams {
+        bandwidth: parse::<Bandwidth>(&req.sigma)?,
+        shuffles: req.shuffles,
+        seed: req.seed,
+        split: match req.split.as_str() {
+            "first" => Split::First,
+            "random" => Split::Random,
+            other => return Err(WebError::msg(format!("split `{other}` is not one of first, random"))),
+        },
+        bins: req.bins,
+        precision: parse::<Precision>(&req.precision)?,
+        baselines: req.baselines,
+    };
+    let refs: Vec<(&str, &Input)> = warned.iter().map(|(r, i)| (*r, &**i)).collect();
+    let load_warnings = load_warnings(&refs);
+    Ok(SdeJob {
+        it,
+        oot,
+        targets,
+        params,
+        records,
+        load_warnings,
+    })
+}
+
+impl SdeJob {
+    /// Runs SDE on the CPU backend, reporting to `monitor` (which may stop it: the report is then partial).
+    ///
+    /// # Errors
+    /// The core's errors, attributed to the role they name.
+    pub async fn run<M: Monitor>(self, monitor: &mut M) -> WebResult<SdeOutput> {
+        let targets: Vec<Target<'_, f64>> = self
+            .targets
+            .iter()
+            .map(|(name, data, label)| Target {
+                name,
+                data: data.view(),
+                label: *label,
+            })
+            .collect();
+        let mut backend = CpuBackend::new(self.params.precision);
+        let report = sde::sde_with(
+            &mut backend,
+            monitor,
+            self.it.matrix.view(),
+            self.oot.matrix.view(),
+            &targets,
+            &self.params,
+        )
+        .await
+        .map_err(|e| attribute(e, &SDE_ROLES))?;
+        let mut series: Vec<(String, &str, &[f64])> = vec![(
+            "in-training reference".into(),
+            "it",
+            &report.in_training_reference.values,
+        )];
+        if let Some(o) = &report.out_of_training_reference {
+            series.push(("out-of-training reference".into(), "oot", &o.values));
+        }
+        for t in &report.targets {
+            series.push((t.name.clone(), "target", &t.distribution.values));
+        }
+        let histograms = plots::shared_histograms(&series, plots::DISPLAY_BINS).ok();
+        Ok(SdeOutput {
+            seed: self.params.seed,
+            inputs: self.records,
+            load_warnings: self.load_warnings,
+            histograms,
+            result: report,
+        })
+    }
+}
+
+// -------------------------------------------------------------------------------------------------------- RULER
+
+/// One run of RULER: the unlearned model's embeddings and, optionally, the oracle's and the original's.
+#[derive(Clone, Debug, Deserialize)]
+pub struct RulerRun {
+    pub unlearned: InputRef,
+    #[serde(default)]
+    pub oracle: Option<InputRef>,
+    #[serde(default)]
+    pub original: Option<InputRef>,
+}
+
+/// `lethe ruler`'s options.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct RulerRequest {
+    pub runs: Vec<RulerRun>,
+    pub forget: Rows,
+    pub retain: Rows,
+    /// `at-most` (default) or `half`.
+    pub ties: String,
+    pub fdr: f64,
+}
+
+impl Default for RulerRequest {
+    fn default() -> Self {
+        Self {
+            runs: Vec::new(),
+            forget: Rows::All,
+            retain: Rows::All,
+            ties: "at-most".into(),
+            fdr: 0.05,
+        }
+    }
+}
+
+/// The CLI's `MetricAcrossRuns`.
+#[derive(Clone, Debug, Serialize)]
+pub struct MetricAcrossRuns {
+    pub metric: &'static str,
+    pub null: f64,
+    pub values: Vec<f64>,
+    pub wilcoxon: WilcoxonResult,
+    pub rank_biserial: Option<f64>,
+    pub p_adjusted: f64,
+    pub reject: bool,
+}
+
+/// The CLI's `RulerOutput`.
+#[derive(Clone, Debug, Serialize)]
+pub struct RulerResult {
+    pub runs: Vec<RulerReport>,
+    pub across_runs: Vec<MetricAcrossRuns>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RulerOutput {
+    pub result: RulerResult,
+    pub inputs: Vec<InputRecord>,
+    pub load_warnings: Vec<LoadWarning>,
+    /// Per run: the forget records' nearest-neighbour percentile ranks in 10 bins over [0, 1].
+    pub rank_histograms: Vec<Histograms>,
+}
+
+const RULER_ROLES: [&str; 5] = ["unlearned", "oracle", "original", "forget", "retain"];
+
+/// RULER m1–m4 per run and, with two or more runs, Wilcoxon + Benjamini–Hochberg across runs (as `lethe ruler`).
+///
+/// # Errors
+/// Missing or unreadable inputs, rows out of range, the core's errors; attributed to the role concerned.
+pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> WebResult<RulerOutput> {
+    if req.runs.is_empty() {
+        return Err(WebError::at("unlearned", "choose the unlearned model's embeddings"));
+    }
+    let (forget, _, _) = ws.resolve_rows("forget", &req.forget)?;
+    let (retain, _, _) = ws.resolve_rows("retain", &req.retain)?;
+    let tie = match req.ties.as_str() {
+        "at-most" => TieRule::AtMost,
+        "half" => TieRule::Half,
+        other => return Err(WebError::msg(format!("ties `{other}` is not one of at-most, half"))),
+    };
+    let mut records = Vec::new();
+    let mut reports = Vec::new();
+    let mut warned: Vec<(&str, Rc<Input>)> = Vec::new();
+    for run in &req.runs {
+        let mut load = |role: &'static str, r: &InputRef| -> WebResult<(Matrix, Matrix, InputRecord)> {
+            let inp = ws.load(role, r)?;
+            let pick = |rows: &Option<Vec<usize>>, what: &str| -> WebResult<Matrix> {
+                let name = format!("{role} ({what} rows)");
+                match rows {
+                    Some(ix) => inp
+                        .matrix
+                        .select_rows(ix, &name)
+                        .map_err(|e| WebError::at(what, e.to_string())),
+                    None => Ok(inp.matrix.clone()),
+                }
+            };
+            let f = pick(&forget, "forget")?;
+            let rt = pick(&retain, "retain")?;
+            warned.push((role, Rc::clone(&inp)));
+            Ok((f, rt, inp.record.clone()))
+        };
+        let (uf, ur, rec) = load("unlearned", &run.unlearned)?;
+        records.push(rec);
+        let oracle = run.oracle.as_ref().map(|r| load("oracle", r)).transpose()?;
+        let original = run.original.as_ref().map(|r| load("original", r)).transpose()?;
+        let inputs = RulerInputs {
+            unlearned_forget: uf.view(),
+            unlearned_retain: ur.view(),
+            oracle_forget: oracle.as_ref().map(|o| o.0.view()),
+            oracle_retain: oracle.as_ref().map(|o| o.1.view()),
+            original_forget: original.as_ref().map(|o| o.0.view()),
+        };
+        reports.push(ruler::all_metrics(&inputs, tie).map_err(|e| attribute(e, &RULER_ROLES))?);
+        records.extend(oracle.map(|o| o.2));
+        records.extend(original.map(|o| o.2));
+    }
+    let (across, warnings) = across_runs(&reports, req.fdr)?;
+    let rank_histograms = reports
+        .iter()
+        .map(|r| plots::histogram_in(&r.nn_percentile_rank.ranks, 10, (0.0, 1.0)))
+        .collect::<WebResult<Vec<_>>>()?;
+    let refs: Vec<(&str, &Input)> = warned.iter().map(|(r, i)| (*r, &**i)).collect();
+    Ok(RulerOutput {
+        load_warnings: load_warnings(&refs),
+        result: RulerResult {
+            runs: reports,
+            across_runs: across,
+            warnings,
+        },
+        inputs: records,
+        rank_histograms,
+    })
+}
+
+type AcrossRuns = (Vec<MetricAcrossRuns>, Vec<String>);
+
+/// The CLI's across-runs step: each metric's values minus its null, Wilcoxon signed-rank (scipy defaults),
+/// rank-biserial, then Benjamini–Hochberg over the metrics tested.
+fn across_runs(reports: &[RulerReport], fdr: f64) -> WebResult<AcrossRuns> {
+    let mut across = Vec::new();
+    let mut warnings = Vec::new();
+    if reports.len() < 2 {
+        return Ok((across, warnings));
+    }
+    let series: [(&'static str, f64, Vec<Option<f64>>); 3] = [
+        (
+            "calibration_gap",
+            ruler::NULLS.calibration_gap,
+            reports.iter().map(|r| r.calibration_gap).collect(),
+        ),
+        (
+            "representation_shift",
+            ruler::NULLS.representation_shift,
+            reports.iter().map(|r| r.representation_shift).collect(),
+        ),
+        (
+            "nn_percentile_rank",
+            ruler::NULLS.nn_percentile_rank,
+            reports.iter().map(|r| Some(r.nn_percentile_rank.value)).collect(),
+        ),
+    ];
+    let mut tests = Vec::new();
+    for (metric, null, vals) in series {
+        let Some(values) = vals.into_iter().collect::<Option<Vec<f64>>>() else {
+            continue;
+        };
+        let d: Vec<f64> = values.iter().map(|v| v - null).collect();
+        match wilcoxon::wilcoxon(&d, None, &WilcoxonParams::default()) {
+            Ok(w) => {
+                let rb = wilcoxon::rank_biserial(&d, None, ZeroMethod::Wilcox).ok();
+                tests.push((metric, null, values, w, rb));
+            }
+            Err(e) => warnings.push(format!("{metric}: Wilcoxon across runs not computed: {e}")),
+        }
+    }
+    if !tests.is_empty() {
+        let p: Vec<f64> = tests.iter().map(|t| t.3.p_value).collect();
+        let bh = multiple_testing::benjamini_hochberg(&p, fdr)?;
+        for ((metric, null, values, w, rb), (adj, rej)) in tests.into_iter().zip(bh.p_adjusted.iter().zip(&bh.reject)) {
+            across.push(MetricAcrossRuns {
+                metric,
+                null,
+                values,
+                wilcoxon: w,
+                rank_biserial: rb,
+                p_adjusted: *adj,
+                reject: *rej,
+            });
+        }
+    }
+    Ok((across, warnings))
+}
+
+// ------------------------------------------------------------------------------------------------------ epsilon
+
+/// `lethe epsilon`'s options.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct EpsilonRequest {
+    pub retrained: Option<InputRef>,
+    pub unlearned: Option<InputRef>,
+    pub retrained_logits: Option<InputRef>,
+    pub unlearned_logits: Option<InputRef>,
+    pub labels: Option<InputRef>,
+    /// `official` (the CLI's default), `exhaustive`, `clopper-pearson` or `all`.
+    pub variant: String,
+    pub alpha: f64,
+    /// `official` or a number.
+    pub eps_max: String,
+    pub delta: f64,
+    /// RA_unlearned, RA_retrained, TA_unlearned, TA_retrained.
+    pub accuracies: Option<Vec<f64>>,
+}
+
+impl Default for EpsilonRequest {
+    fn default() -> Self {
+        Self {
+            retrained: None,
+            unlearned: None,
+            retrained_logits: None,
+            unlearned_logits: None,
+            labels: None,
+            variant: "official".into(),
+            alpha: 0.05,
+            eps_max: "official".into(),
+            delta: competition::DELTA,
+            accuracies: None,
+        }
+    }
+}
+
+/// The CLI's `EpsilonOutput`.
+#[derive(Clone, Debug, Serialize)]
+pub struct EpsilonResult {
+    pub results: Vec<CompetitionResult>,
+    pub final_scores: Vec<Option<f64>>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct EpsilonPlot {
+    /// Finite per-example epsilons in bins of the bucket width (0.5) from 0.
+    pub histogram: Histograms,
+    /// Examples with infinite epsilon (perfectly separated; exhaustive variant).
+    pub infinite: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct EpsilonOutput {
+    pub result: EpsilonResult,
+    pub inputs: Vec<InputRecord>,
+    pub load_warnings: Vec<LoadWarning>,
+    /// One per variant, in the order of `result.results`.
+    pub plots: Vec<EpsilonPlot>,
+}
+
+const EPS_ROLES: [&str; 5] = [
+    "retrained",
+    "unlearned",
+    "retrained_logits",
+    "unlearned_logits",
+    "labels",
+];
+
+/// The CLI's `logit_confidences`: each model's row of `examples × classes` logits → logit-scaled confidences.
+fn logit_confidences(ws: &mut Workspace, role: &str, r: &InputRef, labels: &[usize]) -> WebResult<(Matrix, Rc<Input>)> {
+    let inp = ws.load(role, r)?;
+    let e = labels.len();
+    let (models, width) = (inp.matrix.rows(), inp.matrix.cols());
+    if e == 0 || width % e != 0 {
+        return Err(WebError::at(
+            role,
+            format!(
+                "shape mismatch: logits are {models}×{width} after flattening, not models × {e} examples × classes"
+            ),
+        ));
+    }
+    let classes = width / e;
+    let mut out = Vec::with_capacity(models * e);
+    for m in 0..models {
+        let block = MatrixRef::new(e, classes, inp.matrix.row(m)).map_err(|x| WebError::at(role, x.to_string()))?;
+        out.extend(
+            competition::logit_scaled_confidence(block, labels).map_err(|x| attribute(x, &EPS_ROLES).or_at(role))?,
+        );
+    }
+    Ok((Matrix::from_vec(models, e, out)?, inp))
+}
+
+/// Per-example epsilon, forgetting quality and final score for each requested variant (as `lethe epsilon`).
+///
+/// # Errors
+/// Missing or unreadable inputs, bad labels or parameters, the core's errors; attributed to the role concerned.
+pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> WebResult<EpsilonOutput> {
+    let mut records = Vec::new();
+    let mut warned: Vec<(&str, Rc<Input>)> = Vec::new();
+    let (retrained, unlearned) = match (
+        &req.retrained,
+        &req.unlearned,
+        &req.retrained_logits,
+        &req.unlearned_logits,
+    ) {
+        (Some(r), Some(u), None, None) => {
+            let (r, u) = (ws.load("retrained", r)?, ws.load("unlearned", u)?);
+            records.push(r.record.clone());
+            records.push(u.record.clone());
+            let out = (r.matrix.clone(), u.matrix.clone());
+            warned.push(("retrained", r));
+            warned.push(("unlearned", u));
+            out
+        }
+        (None, None, Some(r), Some(u)) => {
+            let ls = req
+                .labels
+                .as_ref()
+                .ok_or_else(|| WebError::at("labels", "logits need the labels (true class of each example)"))?;
+            let (lab, rec) = load_vector(ws, "labels", ls)?;
+            if lab.iter().any(|&v| v < 0.0 || v.fract() != 0.0) {
+                return Err(WebError::at(
+                    "labels",
+                    "labels must be non-negative integers (class indices)",
+                ));
+            }
+            let labels: Vec<usize> = lab.iter().map(|&v| v as usize).collect();
+            records.push(rec);
+            let (rm, ri) = logit_confidences(ws, "retrained_logits", r, &labels)?;
+            let (um, ui) = logit_confidences(ws, "unlearned_logits", u, &labels)?;
+            records.push(ri.record.clone());
+            records.push(ui.record.clone());
+            warned.push(("retrained_logits", ri));
+            warned.push(("unlearned_logits", ui));
+            (rm, um)
+        }
+        (None, _, None, _) | (Some(_), None, _, _) => {
+            return Err(WebError::at(
+                if req.retrained.is_none() {
+                    "retrained"
+                } else {
+                    "unlearned"
+                },
+                "choose the retrained and the unlearned models' outputs (models × examples)",
+            ));
+        }
+        _ => {
+            return Err(WebError::msg(
+                "give either retrained and unlearned confidences, or retrained logits, unlearned logits and labels — not both",
+            ));
+        }
+    };
+    let eps_max = if req.eps_max.trim() == "official" {
+        EpsMax::Official
+    } else {
+        EpsMax::Fixed(
+            req.eps_max
+                .trim()
+                .parse()
+                .map_err(|_| WebError::msg("eps_max takes `official` or a number"))?,
+        )
+    };
+    let variants: Vec<Variant> = match req.variant.as_str() {
+        "official" => vec![Variant::Official],
+        "exhaustive" => vec![Variant::Exhaustive],
+        "clopper-pearson" => vec![Variant::HighProbability { alpha: req.alpha }],
+        "all" => vec![
+            Variant::Official,
+            Variant::Exhaustive,
+            Variant::HighProbability { alpha: req.alpha },
+        ],
+        other => {
+            return Err(WebError::msg(format!(
+                "variant `{other}` is not one of official, exhaustive, clopper-pearson, all"
+            )));
+        }
+    };
+    let accuracies = match req.accuracies.as_deref() {
+        None => None,
+        Some(&[ra_u, ra_r, ta_u, ta_r]) => Some(Accuracies {
+            retain_unlearned: ra_u,
+            retain_retrained: ra_r,
+            test_unlearned: ta_u,
+            test_retrained: ta_r,
+        }),
+        Some(v) => {
+            return Err(WebError::msg(format!(
+                "accuracies take 4 numbers RA_unlearned, RA_retrained, TA_unlearned, TA_retrained; got {}",
+                v.len()
+            )));
+        }
+    };
+    let mut results = Vec::new();
+    let mut finals = Vec::new();
+    let mut plots_out = Vec::new();
+    for variant in variants {
+        let p = CompetitionParams {
+            variant,
+            delta: req.delta,
+            eps_max,
+        };
+        let r =
+            competition::forget_score(retrained.view(), unlearned.view(), &p).map_err(|e| attribute(e, &EPS_ROLES))?;
+        finals.push(
+            accuracies
+                .as_ref()
+                .map(|acc| competition::final_score(r.forget_score, acc))
+                .transpose()?,
+        );
+        plots_out.push(plots::epsilon_histogram(&r)?);
+        results.push(r);
+    }
+    let refs: Vec<(&str, &Input)> = warned.iter().map(|(r, i)| (*r, &**i)).collect();
+    Ok(EpsilonOutput {
+        load_warnings: load_warnings(&refs),
+        result: EpsilonResult {
+            results,
+            final_scores: finals,
+        },
+        inputs: records,
+        plots: plots_out,
+    })
+}
+
+// ------------------------------------------------------------------------------------------------------- bounds
+
+/// Text given by the page: a source (a file of lines) or pasted text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TextInput {
+    Source { source: u32 },
+    Text { text: String },
+}
+
+/// `lethe bounds` / `lethe rouge --bounds` options: scores from a file, or ROUGE-L of generations.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct BoundsRequest {
+    pub scores: Option<InputRef>,
+    pub predictions: Option<TextInput>,
+    pub reference: Option<TextInput>,
+    pub stemmer: bool,
+    pub alpha: f64,
+    pub one_sided: bool,
+    pub x: Vec<f64>,
+    pub stepsize: usize,
+    /// `conbo`, `perbin` or `lp`.
+    pub sd_method: String,
+    pub atom_at_zero: bool,
+    pub rho: f64,
+    pub plan_width: f64,
+}
+
+impl Default for BoundsRequest {
+    fn default() -> Self {
+        Self {
+            scores: None,
+            predictions: None,
+            reference: None,
+            stemmer: false,
+            alpha: leakage::DEFAULT_ALPHA,
+            one_sided: false,
+            x: Vec::new(),
+            stepsize: leakage::DEFAULT_STEPSIZE,
+            sd_method: "conbo".into(),
+            atom_at_zero: false,
+            rho: leakage::DEFAULT_RHO,
+            plan_width: 0.05,
+        }
+    }
+}
+
+impl BoundsRequest {
+    /// The CLI's `BoundArgs::params`.
+    fn params(&self) -> WebResult<LeakageParams> {
+        let method = match self.sd_method.as_str() {
+            "conbo" => SdMethod::Conbo,
+            "perbin" => SdMethod::PerBin {
+                atom_at_zero: self.atom_at_zero,
+            },
+            "lp" => SdMethod::Lp {
+                atom_at_zero: self.atom_at_zero,
+            },
+            other => {
+                return Err(WebError::msg(format!(
+                    "sd_method `{other}` is not one of conbo, perbin, lp"
+                )));
+            }
+        };
+        let d = LeakageParams::default();
+        Ok(LeakageParams {
+            alpha: self.alpha,
+            sidedness: self.sidedness(),
+            x: if self.x.is_empty() { d.x } else { self.x.clone() },
+            stepsize: self.stepsize,
+            sd_method: method,
+            rho: self.rho,
+            plan_width: self.plan_width,
+        })
+    }
+
+    fn sidedness(&self) -> Sidedness {
+        if self.one_sided {
+            Sidedness::OneSided
+        } else {
+            Sidedness::TwoSided
+        }
+    }
+}
+
+/// The CLI's `RougeOutput`.
+#[derive(Clone, Debug, Serialize)]
+pub struct RougeResult {
+    pub scores: rouge::RougeBatch,
+    pub bounds: Option<LeakageReport>,
+}
+
+/// Either `lethe bounds`' result or `lethe rouge --bounds`'s.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum BoundsResult {
+    Bounds(LeakageReport),
+    Rouge(RougeResult),
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BoundsOutput {
+    /// `bounds` (scores) or `rouge` (generations): which CLI command gives the same `result`.
+    pub command: &'static str,
+    pub result: BoundsResult,
+    pub inputs: Vec<InputRecord>,
+    pub load_warnings: Vec<LoadWarning>,
+    /// The empirical CDF with its two-sided DKW band (the core's `cdf_bounds`) at the distinct scores and 0, 1.
+    pub ecdf: leakage::CdfBand,
+}
+
+/// A side text input as lines, with its record (the CLI's `read_lines` + `file_record`).
+fn text_lines(ws: &mut Workspace, role: &str, t: &TextInput) -> WebResult<(Vec<String>, Option<InputRecord>)> {
+    let lines: Vec<String> = match t {
+        TextInput::Text { text } => text.lines().map(str::to_string).collect(),
+        TextInput::Source { source } => {
+            let src = ws.source(*source).map_err(|e| WebError::at(role, e.message))?;
+            let len = usize::try_from(src.data.len()).map_err(|_| WebError::at(role, "the file is too large"))?;
+            if src.data.len() > crate::workspace::MAX_BYTES {
+                return Err(WebError::at(
+                    role,
+                    format!("`{}` is too large for a text input", src.name),
+                ));
+            }
+            let mut bytes = vec![0u8; len];
+            src.data
+                .read_at(0, &mut bytes)
+                .map_err(|e| WebError::at(role, format!("`{}`: {e}", src.name)))?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| WebError::at(role, format!("`{}` is not UTF-8 text", src.name)))?;
+            text.lines().map(str::to_string).collect()
+        }
+    };
+    if lines.is_empty() {
+        return Err(WebError::at(
+            role,
+            format!("input `{role}` is empty: one item per line"),
+        ));
+    }
+    let record = match t {
+        TextInput::Text { .. } => None,
+        TextInput::Source { source } => {
+            let sha256 = ws.sha256(*source, |_, _| ())?;
+            let path = ws.source(*source)?.name.clone();
+            Some(InputRecord {
+                role: role.into(),
+                spec: path.clone(),
+                path,
+                sha256,
+                format: "text".into(),
+                dtype: "utf-8 lines".into(),
+                shape: vec![lines.len() as u64],
+                tensor: None,
+                rows_used: lines.len(),
+                row_file: None,
+            })
+        }
+    };
+    Ok((lines, record))
+}
+
+/// The scores a bounds request is about, with records and which CLI command it mirrors.
+struct Scores {
+    values: Vec<f64>,
+    rouge: Option<rouge::RougeBatch>,
+    records: Vec<InputRecord>,
+    load_warnings: Vec<LoadWarning>,
+}
+
+fn scores(ws: &mut Workspace, req: &BoundsRequest) -> WebResult<Scores> {
+    match (&req.scores, &req.predictions) {
+        (Some(s), None) => {
+            let input = ws.load("scores", s)?;
+            let lw = load_warnings(&[("scores", &*input)]);
+            let (values, rec) = load_vector(ws, "scores", s)?;
+            Ok(Scores {
+                values,
+                rouge: None,
+                records: vec![rec],
+                load_warnings: lw,
+            })
+        }
+        (None, Some(p)) => {
+            let (preds, prec) = text_lines(ws, "predictions", p)?;
+            let r = req.reference.as_ref().ok_or_else(|| {
+                WebError::at(
+                    "reference",
+                    "give the reference text the generations are scored against",
+                )
+            })?;
+            let (refs, rrec) = text_lines(ws, "reference", r)?;
+            let batch = match refs.len() {
+                1 => rouge::rouge_l_against(&refs[0], &preds, req.stemmer),
+                n if n == preds.len() => rouge::rouge_l_pairs(&refs, &preds, req.stemmer)?,
+                n => {
+                    return Err(WebError::at(
+                        "reference",
+                        format!(
+                            "the reference has {n} lines and the predictions {}: give one reference line per prediction, or one for all",
+                            preds.len()
+                        ),
+                    ));
+                }
+            };
+            Ok(Scores {
+                values: batch.fmeasure.clone(),
+                rouge: Some(batch),
+                records: prec.into_iter().chain(rrec).collect(),
+                load_warnings: Vec::new(),
+            })
+        }
+        (Some(_), Some(_)) => Err(WebError::msg("give either scores or generations, not both")),
+        (None, None) => Err(WebError::at(
+            "scores",
+            "choose scores in [0, 1] (or 0/1 leak flags), or paste generations",
+        )),
+    }
+}
+
+/// Every leakage bound of `lethe bounds` (or `lethe rouge --bounds` for generations) with the ECDF band.
+///
+/// # Errors
+/// Missing or unreadable inputs, scores outside [0, 1], bad parameters.
+pub fn bounds(ws: &mut Workspace, req: &BoundsRequest) -> WebResult<BoundsOutput> {
+    let s = scores(ws, req)?;
+    let role = if s.rouge.is_some() { "predictions" } else { "scores" };
+    let params = req.params()?;
+    let report = leakage::report(&s.values, &params).map_err(|e| WebError::from(e).or_at(role))?;
+    let grid = plots::ecdf_grid(&s.values);
+    let ecdf = leakage::cdf_bounds(&s.values, &grid, params.alpha).map_err(|e| WebError::from(e).or_at(role))?;
+    let (command, result) = match s.rouge {
+        Some(scores) => (
+            "rouge",
+            BoundsResult::Rouge(RougeResult {
+                scores,
+                bounds: Some(report),
+            }),
+        ),
+        None => ("bounds", BoundsResult::Bounds(report)),
+    };
+    Ok(BoundsOutput {
+        command,
+        result,
+        inputs: s.records,
+        load_warnings: s.load_warnings,
+        ecdf,
+    })
+}
+
+/// `M_gen(x)` at the slider's points, on the same scores as [`bounds`].
+///
+/// # Errors
+/// As [`bounds`].
+pub fn m_gen(ws: &mut Workspace, req: &BoundsRequest) -> WebResult<leakage::GeneralLeakageBound> {
+    let s = scores(ws, req)?;
+    let x = if req.x.is_empty() {
+        LeakageParams::default().x
+    } else {
+        req.x.clone()
+    };
+    leakage::m_gen(&s.values, &x, req.alpha, req.sidedness()).map_err(WebError::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attribute_maps_core_names_to_page_roles() {
+        let e = lethe::Error::TooSmall {
+            input: "target[0]".into(),
+            got: 3,
+            need: 4,
+            unit: "rows",
+            procedure: "x",
+        };
+        assert_eq!(attribute(e, &SDE_ROLES).input.as_deref(), Some("target"));
+        let e = lethe::Error::IndexOutOfRange {
+            input: "unlearned (forget rows)".into(),
+            index: 9,
+            len: 3,
+        };
+        assert_eq!(attribute(e, &RULER_ROLES).input.as_deref(), Some("forget"));
+        let e = lethe::Error::Empty {
+            input: "oracle_retain".into(),
+            fix: String::new(),
+        };
+        assert_eq!(attribute(e, &RULER_ROLES).input.as_deref(), Some("oracle"));
+        let e = lethe::Error::param("sigma", "x", "y");
+        assert_eq!(attribute(e, &SDE_ROLES).input, None);
+    }
+
+    #[test]
+    fn unknown_backends_are_refused() {
+        assert!(check_backend("cpu").is_ok());
+        assert!(check_backend("webgpu").unwrap_err().message.contains("not available"));
+    }
+}

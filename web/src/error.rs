@@ -1,0 +1,84 @@
+//! Errors of the widget layer: a core error plus the widget input it concerns, so the page can show the message
+//! next to that input.
+
+use std::fmt;
+
+/// An error to show in the page.
+///
+/// `input` is the key of the page control the problem concerns: a source id (`"source:3"`) for a file that cannot
+/// be read, or a role of an analysis (`"it"`, `"target"`, `"forget"`, `"scores"`, ...) for a problem with what was
+/// picked for that role. `None` when it concerns no single input (a bad parameter).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebError {
+    pub input: Option<String>,
+    pub message: String,
+}
+
+impl WebError {
+    /// An error about no input in particular.
+    pub fn msg(message: impl Into<String>) -> Self {
+        Self {
+            input: None,
+            message: message.into(),
+        }
+    }
+
+    /// An error about the input with page key `input`.
+    pub fn at(input: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            input: Some(input.into()),
+            message: message.into(),
+        }
+    }
+
+    /// Attaches `input` unless the error already names one.
+    #[must_use]
+    pub fn or_at(mut self, input: &str) -> Self {
+        if self.input.is_none() {
+            self.input = Some(input.to_string());
+        }
+        self
+    }
+}
+
+impl fmt::Display for WebError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for WebError {}
+
+impl From<lethe::Error> for WebError {
+    fn from(e: lethe::Error) -> Self {
+        Self::msg(e.to_string())
+    }
+}
+
+impl From<lethe::data::DataError> for WebError {
+    fn from(e: lethe::data::DataError) -> Self {
+        Self::msg(e.to_string())
+    }
+}
+
+/// Result alias of the widget layer.
+pub type WebResult<T> = Result<T, WebError>;
+
+/// The first name the core put in backticks in `message` (core messages name their inputs as `` `name` ``).
+pub fn named_input(message: &str) -> Option<&str> {
+    let start = message.find('`')? + 1;
+    let len = message[start..].find('`')?;
+    Some(&message[start..start + len])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_first_backticked_name() {
+        assert_eq!(named_input("input `target[0]` has 3 rows"), Some("target[0]"));
+        assert_eq!(named_input("no names here"), None);
+        assert_eq!(named_input("one ` tick"), None);
+    }
+}

@@ -1,0 +1,130 @@
+//! Row subsets as the page states them, parsed exactly as the CLI parses `@ROWS` (`cli/src/input.rs`), so the same
+//! text selects the same rows in both.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{WebError, WebResult};
+
+/// Which rows of an input to use.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Rows {
+    /// Every row.
+    #[default]
+    All,
+    /// `a..b` (half-open) or a comma list `3,1,4`, as the CLI's `@ROWS`; blank means every row.
+    Text { text: String },
+    /// An index file (one index per line, or comma/space separated; .npy integer arrays too), as the CLI's
+    /// `@index_file`.
+    File { source: u32 },
+    /// The rows whose entry in a split column equals `value`: the source's text label column, a 1-D numeric file,
+    /// or a text file of one label per line (no header).
+    Split { source: u32, value: String },
+}
+
+/// A parsed `Rows::Text`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TextRows {
+    All,
+    Range(usize, usize),
+    List(Vec<usize>),
+}
+
+/// Parses the CLI's `@ROWS` forms: `a..b` (half-open; `a > b` is an error) or a comma list of indices. Anything
+/// else (the CLI would read it as an index-file path) is an error here: index files are picked, not typed.
+///
+/// # Errors
+/// A message for `role` saying which forms are accepted.
+pub fn parse_text(role: &str, text: &str) -> WebResult<TextRows> {
+    let s = text.trim();
+    if s.is_empty() || s.eq_ignore_ascii_case("all") {
+        return Ok(TextRows::All);
+    }
+    if let Some((a, b)) = s.split_once("..") {
+        return match (a.trim().parse::<usize>(), b.trim().parse::<usize>()) {
+            (Ok(a), Ok(b)) if a <= b => Ok(TextRows::Range(a, b)),
+            (Ok(_), Ok(_)) => Err(WebError::at(
+                role,
+                format!("empty row range {s}: write a..b with a ≤ b (b excluded)"),
+            )),
+            _ => Err(bad_rows(role, s)),
+        };
+    }
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts
+        .iter()
+        .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
+    {
+        return parts
+            .iter()
+            .map(|p| p.parse::<usize>().map_err(|_| bad_rows(role, s)))
+            .collect::<WebResult<Vec<_>>>()
+            .map(TextRows::List);
+    }
+    Err(bad_rows(role, s))
+}
+
+fn bad_rows(role: &str, s: &str) -> WebError {
+    WebError::at(
+        role,
+        format!(
+            "rows `{s}` are not understood: write a..b (rows a to b−1, e.g. 0..100), a comma list such as 3,1,4, \
+             or choose an index file or a split column"
+        ),
+    )
+}
+
+/// Row indices from the numbers of an index file, checked as the CLI checks them (`load_rows`).
+///
+/// # Errors
+/// An entry that is not a non-negative integer.
+pub fn indices_from_values(role: &str, file: &str, values: &[f64]) -> WebResult<Vec<usize>> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(k, &v)| {
+            if v >= 0.0 && v.fract() == 0.0 && v < 9.0e15 {
+                // Checked above: a non-negative integer below 2^53 converts exactly.
+                Ok(v as usize)
+            } else {
+                Err(WebError::at(
+                    role,
+                    format!("row index file {file}: entry {k} is {v}, not a non-negative integer row index"),
+                ))
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_cli_forms() {
+        assert_eq!(parse_text("t", " 0..100 ").unwrap(), TextRows::Range(0, 100));
+        assert_eq!(parse_text("t", "3, 1,4").unwrap(), TextRows::List(vec![3, 1, 4]));
+        assert_eq!(parse_text("t", "").unwrap(), TextRows::All);
+        assert_eq!(parse_text("t", "5..5").unwrap(), TextRows::Range(5, 5));
+        let e = parse_text("target", "5..2").unwrap_err();
+        assert_eq!(e.input.as_deref(), Some("target"));
+        assert!(e.message.contains("empty row range"));
+        assert!(
+            parse_text("t", "forget.txt")
+                .unwrap_err()
+                .message
+                .contains("index file")
+        );
+        assert!(parse_text("t", "1,,2").is_err());
+        assert!(parse_text("t", "-1..3").is_err());
+    }
+
+    #[test]
+    fn index_values_must_be_non_negative_integers() {
+        assert_eq!(indices_from_values("f", "i.txt", &[0.0, 7.0]).unwrap(), vec![0, 7]);
+        let e = indices_from_values("forget", "i.txt", &[1.0, 2.5]).unwrap_err();
+        assert!(e.message.contains("entry 1 is 2.5"), "{}", e.message);
+        assert!(indices_from_values("f", "i.txt", &[-1.0]).is_err());
+        assert!(indices_from_values("f", "i.txt", &[f64::NAN]).is_err());
+    }
+}

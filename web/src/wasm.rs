@@ -1,0 +1,330 @@
+//! The `#[wasm_bindgen]` exports (wasm32 only): parse → call → convert.
+//!
+//! State (sources, loaded inputs) lives in one thread-local [`Workspace`] of the worker. No borrow of it is held
+//! across an `await`, so while an analysis yields to the event loop the worker can still add, inspect and hash
+//! files, and receive a cancellation.
+//!
+//! Errors are thrown as JavaScript `Error`s with an extra `input` property naming the page control the problem
+//! concerns (a documented deviation from plain `JsError`, which cannot carry it; the page shows the message next to
+//! that input).
+
+use std::cell::RefCell;
+use std::io;
+use std::rc::Rc;
+
+use js_sys::{Array, Function, Object, Promise, Reflect, Uint8Array};
+use lethe::data::ByteSource;
+use lethe::progress::{Monitor, Progress};
+use serde::{Serialize, de::DeserializeOwned};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::analyses::{self, BoundsRequest, EpsilonRequest, RulerRequest, SdeRequest};
+use crate::error::{WebError, WebResult};
+use crate::workspace::{InputRef, MAX_BYTES, Workspace};
+
+thread_local! {
+    static WS: RefCell<Workspace> = RefCell::new(Workspace::new());
+}
+
+fn with_ws<T>(f: impl FnOnce(&mut Workspace) -> WebResult<T>) -> WebResult<T> {
+    WS.with(|ws| match ws.try_borrow_mut() {
+        Ok(mut w) => f(&mut w),
+        Err(_) => Err(WebError::msg("the worker is busy with another request; try again")),
+    })
+}
+
+fn to_js(e: WebError) -> JsValue {
+    let err = js_sys::Error::new(&e.message);
+    if let Some(input) = &e.input {
+        // Setting a property on a fresh Error object cannot fail.
+        let _ = Reflect::set(&err, &"input".into(), &input.into());
+    }
+    err.into()
+}
+
+fn out<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| to_js(WebError::msg(format!("internal error converting the result: {e}"))))
+}
+
+fn parse<T: DeserializeOwned>(what: &str, v: JsValue) -> Result<T, JsValue> {
+    serde_wasm_bindgen::from_value(v).map_err(|e| to_js(WebError::msg(format!("bad {what} request: {e}"))))
+}
+
+/// A browser `Blob`/`File` read in slices with `FileReaderSync` (synchronous; workers only).
+struct BlobSource {
+    blob: web_sys::Blob,
+    reader: web_sys::FileReaderSync,
+    len: u64,
+}
+
+fn js_io(what: &str, e: &JsValue) -> io::Error {
+    let detail = e
+        .dyn_ref::<js_sys::Error>()
+        .map(|x| String::from(x.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "unknown error".into());
+    io::Error::other(format!("{what}: {detail}"))
+}
+
+impl ByteSource for BlobSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        let end = offset
+            .checked_add(buf.len() as u64)
+            .filter(|&e| e <= self.len)
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "asked for {} bytes at offset {offset}, but the file holds {} bytes",
+                        buf.len(),
+                        self.len
+                    ),
+                )
+            })?;
+        // Offsets below 2^53 are exact as f64; files are far smaller.
+        let slice = self
+            .blob
+            .slice_with_f64_and_f64(offset as f64, end as f64)
+            .map_err(|e| js_io("slicing the file", &e))?;
+        let ab = self
+            .reader
+            .read_as_array_buffer(&slice)
+            .map_err(|e| js_io("reading the file (was it changed or moved?)", &e))?;
+        let arr = Uint8Array::new(&ab);
+        if arr.length() as usize != buf.len() {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the file changed while it was being read",
+            ));
+        }
+        arr.copy_to(buf);
+        Ok(())
+    }
+}
+
+/// Posts progress through a JavaScript callback and lets the worker's event loop run.
+///
+/// The callback gets `{fraction, phase, eta_s}` and returns `false` (or a Promise of it) to stop. It is called at
+/// most every [`YIELD_MS`] ms; the worker's callback posts the progress, awaits a macrotask (so a queued `cancel`
+/// message is handled) and answers whether to go on.
+struct JsMonitor {
+    callback: Function,
+    start: f64,
+    last: f64,
+}
+
+/// Least time between two calls of the page's checkpoint callback.
+const YIELD_MS: f64 = 50.0;
+
+impl JsMonitor {
+    fn new(callback: Function) -> Self {
+        let now = js_sys::Date::now();
+        Self {
+            callback,
+            start: now,
+            last: now - YIELD_MS,
+        }
+    }
+}
+
+impl Monitor for JsMonitor {
+    async fn checkpoint(&mut self, progress: &Progress) -> bool {
+        let now = js_sys::Date::now();
+        if now - self.last < YIELD_MS {
+            return true;
+        }
+        self.last = now;
+        let f = progress.fraction;
+        let eta = if f > 0.0 {
+            (now - self.start) / 1000.0 * (1.0 - f) / f
+        } else {
+            f64::NAN
+        };
+        let obj = Object::new();
+        let _ = Reflect::set(&obj, &"fraction".into(), &f.into());
+        let _ = Reflect::set(&obj, &"phase".into(), &progress.phase.as_str().into());
+        let _ = Reflect::set(&obj, &"eta_s".into(), &eta.into());
+        let Ok(answer) = self.callback.call1(&JsValue::NULL, &obj) else {
+            return false;
+        };
+        let answer = match answer.dyn_into::<Promise>() {
+            Ok(p) => JsFuture::from(p).await.unwrap_or(JsValue::FALSE),
+            Err(v) => v,
+        };
+        answer.as_bool().unwrap_or(true)
+    }
+}
+
+/// The Lethe version.
+#[wasm_bindgen]
+pub fn version() -> String {
+    crate::VERSION.to_string()
+}
+
+/// The most bytes one input may need (1 GiB).
+#[wasm_bindgen(js_name = maxBytes)]
+pub fn max_bytes() -> f64 {
+    MAX_BYTES as f64
+}
+
+/// Adds a `File`/`Blob` as source `id`; it is read in slices, on demand (workers only).
+#[wasm_bindgen(js_name = addFile)]
+pub fn add_file(id: u32, blob: web_sys::Blob, name: &str) -> Result<(), JsValue> {
+    let reader = web_sys::FileReaderSync::new().map_err(|_| {
+        to_js(WebError::at(
+            format!("source:{id}"),
+            "files can only be read inside a Web Worker (FileReaderSync)",
+        ))
+    })?;
+    let len = blob.size();
+    if !(len >= 0.0 && len.fract() == 0.0) {
+        return Err(to_js(WebError::at(
+            format!("source:{id}"),
+            format!("`{name}` reports an invalid size {len}"),
+        )));
+    }
+    let src = BlobSource {
+        blob,
+        reader,
+        len: len as u64,
+    };
+    with_ws(|ws| {
+        ws.add(id, name, Rc::new(src));
+        Ok(())
+    })
+    .map_err(to_js)
+}
+
+/// Adds bytes (pasted text, a file's bytes) as source `id`.
+#[wasm_bindgen(js_name = addBytes)]
+pub fn add_bytes(id: u32, bytes: Vec<u8>, name: &str) -> Result<(), JsValue> {
+    with_ws(|ws| {
+        ws.add(id, name, Rc::new(bytes));
+        Ok(())
+    })
+    .map_err(to_js)
+}
+
+fn check_shape(id: u32, len: usize, rows: usize, cols: usize) -> Result<(), JsValue> {
+    if rows.checked_mul(cols) == Some(len) {
+        Ok(())
+    } else {
+        Err(to_js(WebError::at(
+            format!("source:{id}"),
+            format!("{len} values do not fill a {rows}×{cols} matrix; give shape [rows, cols] with rows·cols = {len}"),
+        )))
+    }
+}
+
+/// Adds a row-major f64 matrix as source `id` (stored as .npy, read by the same loader as files).
+#[wasm_bindgen(js_name = addMatrixF64)]
+pub fn add_matrix_f64(id: u32, values: &[f64], rows: usize, cols: usize, name: &str) -> Result<(), JsValue> {
+    check_shape(id, values.len(), rows, cols)?;
+    add_bytes(id, crate::npy::f64_bytes(values, &[rows, cols]), name)
+}
+
+/// Adds a row-major f32 matrix as source `id`.
+#[wasm_bindgen(js_name = addMatrixF32)]
+pub fn add_matrix_f32(id: u32, values: &[f32], rows: usize, cols: usize, name: &str) -> Result<(), JsValue> {
+    check_shape(id, values.len(), rows, cols)?;
+    add_bytes(id, crate::npy::f32_bytes(values, &[rows, cols]), name)
+}
+
+/// Forgets source `id`.
+#[wasm_bindgen(js_name = removeSource)]
+pub fn remove_source(id: u32) {
+    let _ = with_ws(|ws| {
+        ws.remove(id);
+        Ok(())
+    });
+}
+
+/// Headers of source `id`: format, arrays (dtype, shape, size), warnings, and whether it is over the limit.
+#[wasm_bindgen]
+pub fn inspect(id: u32) -> Result<JsValue, JsValue> {
+    let info = with_ws(|ws| ws.inspect(id)).map_err(to_js)?;
+    out(&info)
+}
+
+/// SHA-256 of source `id` (hex), calling `progress(done, total)` after each 1 MiB.
+#[wasm_bindgen]
+pub fn sha256(id: u32, progress: &Function) -> Result<String, JsValue> {
+    with_ws(|ws| {
+        ws.sha256(id, |done, total| {
+            let _ = progress.call2(&JsValue::NULL, &(done as f64).into(), &(total as f64).into());
+        })
+    })
+    .map_err(to_js)
+}
+
+/// Loads `input` (`{source, tensor?, rows?}`) for `role` and describes it (rows, cols, record, loader warnings).
+#[wasm_bindgen(js_name = loadInput)]
+pub fn load_input(role: &str, input: JsValue) -> Result<JsValue, JsValue> {
+    let r: InputRef = parse("input", input)?;
+    let summary = with_ws(|ws| {
+        let i = ws.load(role, &r)?;
+        Ok(crate::workspace::InputSummary {
+            rows: i.matrix.rows(),
+            cols: i.matrix.cols(),
+            record: i.record.clone(),
+            warnings: i.warnings.clone(),
+        })
+    })
+    .map_err(to_js)?;
+    out(&summary)
+}
+
+/// Runs `analysis` (`sde`, `ruler`, `epsilon`, `bounds`, `mgen`) on `request`; `checkpoint` receives progress and
+/// decides whether to continue (SDE; the others are quick and run through).
+#[wasm_bindgen]
+pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Result<JsValue, JsValue> {
+    match analysis.as_str() {
+        "sde" => {
+            let req: SdeRequest = parse("sde", request)?;
+            let job = with_ws(|ws| analyses::prepare_sde(ws, &req)).map_err(to_js)?;
+            let mut monitor = JsMonitor::new(checkpoint);
+            let r = job.run(&mut monitor).await.map_err(to_js)?;
+            out(&r)
+        }
+        "ruler" => {
+            let req: RulerRequest = parse("ruler", request)?;
+            out(&with_ws(|ws| analyses::ruler(ws, &req)).map_err(to_js)?)
+        }
+        "epsilon" => {
+            let req: EpsilonRequest = parse("epsilon", request)?;
+            out(&with_ws(|ws| analyses::epsilon(ws, &req)).map_err(to_js)?)
+        }
+        "bounds" => {
+            let req: BoundsRequest = parse("bounds", request)?;
+            out(&with_ws(|ws| analyses::bounds(ws, &req)).map_err(to_js)?)
+        }
+        "mgen" => {
+            let req: BoundsRequest = parse("mgen", request)?;
+            out(&with_ws(|ws| analyses::m_gen(ws, &req)).map_err(to_js)?)
+        }
+        other => Err(to_js(WebError::msg(format!("unknown analysis `{other}`")))),
+    }
+}
+
+/// A seeded synthetic example (`competition`, `scores`, `generations`): `{description, files: [{name, bytes}]}`.
+#[wasm_bindgen]
+pub fn synthetic(kind: &str, seed: u32) -> Result<JsValue, JsValue> {
+    let s = crate::synthetic::make(kind, u64::from(seed)).map_err(to_js)?;
+    let files = Array::new();
+    for f in &s.files {
+        let o = Object::new();
+        let _ = Reflect::set(&o, &"name".into(), &f.name.as_str().into());
+        let _ = Reflect::set(&o, &"bytes".into(), &Uint8Array::from(f.bytes.as_slice()).into());
+        files.push(&o);
+    }
+    let o = Object::new();
+    let _ = Reflect::set(&o, &"description".into(), &s.description.as_str().into());
+    let _ = Reflect::set(&o, &"files".into(), &files.into());
+    Ok(o.into())
+}

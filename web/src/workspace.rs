@@ -1,0 +1,554 @@
+//! The inputs the page has given the worker: byte sources by id, their digests, and matrices loaded from them.
+//!
+//! Loading follows the CLI (`cli/src/input.rs`) step for step — the same `LoadOptions` (tensor name, row subset,
+//! the 1 GiB limit), f64 matrices, the same index-file checks — so that the same file and row text give the same
+//! matrix in the page and on the command line.
+
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+use lethe::Matrix;
+use lethe::data::{self, ByteSource, DEFAULT_MAX_BYTES, FileInfo, Format, LoadOptions};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{WebError, WebResult};
+use crate::rows::{self, Rows, TextRows};
+
+/// The most bytes one input may need ([`LoadOptions::max_bytes`]): 1 GiB, well inside wasm32's 4 GB.
+pub const MAX_BYTES: u64 = DEFAULT_MAX_BYTES;
+
+/// One file (or pasted text, or a matrix handed over by an embedding page) as the worker holds it.
+pub struct Source {
+    pub name: String,
+    pub data: Rc<dyn ByteSource>,
+    pub sha256: Option<String>,
+}
+
+/// What an analysis asks for one of its roles: a source, the tensor in it, the rows.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct InputRef {
+    pub source: u32,
+    #[serde(default)]
+    pub tensor: Option<String>,
+    #[serde(default)]
+    pub rows: Rows,
+}
+
+/// A digest of a side file (an index file or split column), for reports.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FileDigest {
+    pub path: String,
+    pub sha256: String,
+}
+
+/// What a report records about one input: the CLI's `InputRecord`, with the file name as `path`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct InputRecord {
+    pub role: String,
+    /// `NAME[#TENSOR][@ROWS]`, as the CLI's input spec would write it.
+    pub spec: String,
+    pub path: String,
+    pub sha256: String,
+    pub format: String,
+    pub dtype: String,
+    pub shape: Vec<u64>,
+    pub tensor: Option<String>,
+    pub rows_used: usize,
+    pub row_file: Option<FileDigest>,
+}
+
+/// Row indices (`None`: all), the digest of an index/split file, the `@ROWS` text.
+pub type ResolvedRows = (Option<Vec<usize>>, Option<FileDigest>, Option<String>);
+
+/// A loaded input.
+pub struct Input {
+    pub matrix: Matrix<f64>,
+    pub record: InputRecord,
+    pub warnings: Vec<String>,
+}
+
+/// What the page is told about a loaded input.
+#[derive(Clone, Debug, Serialize)]
+pub struct InputSummary {
+    pub rows: usize,
+    pub cols: usize,
+    pub record: InputRecord,
+    pub warnings: Vec<String>,
+}
+
+/// What the page is told about a new source: its headers, or why it cannot be used.
+#[derive(Clone, Debug, Serialize)]
+pub struct SourceInfo {
+    pub name: String,
+    pub size: u64,
+    /// Headers, when they could be read.
+    pub info: Option<FileInfo>,
+    /// Set when loading the whole file would exceed [`MAX_BYTES`]: only row subsets within the limit can be used,
+    /// and the file is not hashed (that would read all of it).
+    pub over_limit: Option<String>,
+    pub max_bytes: u64,
+}
+
+/// Bytes of loaded matrices kept for reuse (slot checks load what a run then uses); the oldest are dropped first.
+/// A running analysis holds its own references, so dropping from the cache never pulls data from under it.
+pub const CACHE_BYTES: usize = 768 << 20;
+
+type CacheKey = (String, InputRef);
+
+/// All sources and a cache of loaded inputs.
+#[derive(Default)]
+pub struct Workspace {
+    sources: BTreeMap<u32, Source>,
+    cache: HashMap<CacheKey, Rc<Input>>,
+    /// Cache keys, oldest first.
+    order: Vec<CacheKey>,
+    /// The cache budget in bytes (0 means [`CACHE_BYTES`]).
+    cache_bytes: usize,
+}
+
+fn gib(bytes: u64) -> String {
+    // Display only.
+    #[allow(clippy::cast_precision_loss)]
+    let g = bytes as f64 / f64::from(1u32 << 30);
+    if g >= 0.1 {
+        format!("{g:.2} GiB")
+    } else {
+        format!("{:.1} MiB", g * 1024.0)
+    }
+}
+
+impl Workspace {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds (or replaces) source `id`.
+    pub fn add(&mut self, id: u32, name: &str, data: Rc<dyn ByteSource>) {
+        self.remove(id);
+        self.sources.insert(
+            id,
+            Source {
+                name: name.to_string(),
+                data,
+                sha256: None,
+            },
+        );
+    }
+
+    /// Forgets source `id` and everything loaded from it.
+    pub fn remove(&mut self, id: u32) {
+        self.sources.remove(&id);
+        self.cache
+            .retain(|(_, r), _| r.source != id && !side_sources(&r.rows).contains(&id));
+        self.order.retain(|k| self.cache.contains_key(k));
+    }
+
+    fn remember(&mut self, key: CacheKey, input: Rc<Input>) {
+        self.order.push(key.clone());
+        self.cache.insert(key, input);
+        let bytes = |i: &Input| std::mem::size_of_val(i.matrix.as_slice());
+        let budget = if self.cache_bytes == 0 {
+            CACHE_BYTES
+        } else {
+            self.cache_bytes
+        };
+        let mut total: usize = self.cache.values().map(|i| bytes(i)).sum();
+        while total > budget && self.order.len() > 1 {
+            let oldest = self.order.remove(0);
+            if let Some(i) = self.cache.remove(&oldest) {
+                total -= bytes(&i);
+            }
+        }
+    }
+
+    pub fn source(&self, id: u32) -> WebResult<&Source> {
+        self.sources.get(&id).ok_or_else(|| {
+            WebError::at(
+                format!("source:{id}"),
+                format!("input {id} is no longer loaded; add the file again"),
+            )
+        })
+    }
+
+    /// Reads the headers of source `id` (text formats are parsed whole, so a text file over the limit is refused
+    /// before it is read).
+    ///
+    /// # Errors
+    /// Unknown format, corrupt or truncated headers, a text file over [`MAX_BYTES`]; the error names the source.
+    pub fn inspect(&self, id: u32) -> WebResult<SourceInfo> {
+        let key = format!("source:{id}");
+        let src = self.source(id)?;
+        let size = src.data.len();
+        let format = data::detect(&src.name, &*src.data).map_err(|e| WebError::at(&key, e.to_string()))?;
+        let text = matches!(format, Format::Csv | Format::Json);
+        if text && size > MAX_BYTES {
+            return Err(WebError::at(
+                &key,
+                format!(
+                    "`{}` is {} of text; this page reads at most {} per input (text must be parsed whole): \
+                     convert it to .npy, or use the CLI",
+                    src.name,
+                    gib(size),
+                    gib(MAX_BYTES)
+                ),
+            ));
+        }
+        let info = data::inspect(&src.name, &*src.data).map_err(|e| WebError::at(&key, e.to_string()))?;
+        let over_limit = (size > MAX_BYTES).then(|| {
+            format!(
+                "`{}` is {}, over this page's limit of {} per input: it was not read or hashed; only a row subset \
+                 needing at most {} can be loaded from it",
+                src.name,
+                gib(size),
+                gib(MAX_BYTES),
+                gib(MAX_BYTES)
+            )
+        });
+        Ok(SourceInfo {
+            name: src.name.clone(),
+            size,
+            info: Some(info),
+            over_limit,
+            max_bytes: MAX_BYTES,
+        })
+    }
+
+    /// SHA-256 of source `id` (computed once), reading it in 1 MiB slices; `progress(done, total)` after each.
+    ///
+    /// # Errors
+    /// A read error, or a file over [`MAX_BYTES`] (not hashed: that would read all of it).
+    pub fn sha256(&mut self, id: u32, progress: impl FnMut(u64, u64)) -> WebResult<String> {
+        let key = format!("source:{id}");
+        let src = self
+            .sources
+            .get_mut(&id)
+            .ok_or_else(|| WebError::at(&key, "this input is no longer loaded"))?;
+        if let Some(h) = &src.sha256 {
+            return Ok(h.clone());
+        }
+        if src.data.len() > MAX_BYTES {
+            return Err(WebError::at(
+                &key,
+                format!("`{}` is over {} and is not hashed", src.name, gib(MAX_BYTES)),
+            ));
+        }
+        let h = lethe::digest::sha256_hex(&*src.data, progress)
+            .map_err(|e| WebError::at(&key, format!("`{}`: reading for SHA-256 failed: {e}", src.name)))?;
+        src.sha256 = Some(h.clone());
+        Ok(h)
+    }
+
+    /// The digest for a report: computed if needed; a placeholder for files over the limit.
+    fn digest(&mut self, id: u32) -> WebResult<String> {
+        match self.sha256(id, |_, _| ()) {
+            Ok(h) => Ok(h),
+            Err(_) if self.source(id)?.data.len() > MAX_BYTES => {
+                Ok(format!("not computed (file over {})", gib(MAX_BYTES)))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Loads `input` for `role` (cached), as the CLI's `input::load(role, spec)`.
+    ///
+    /// # Errors
+    /// Every problem is reported for `role`: unreadable rows specification or index file, the core's load errors
+    /// (format, truncation, size limit, tensor name, row out of range).
+    pub fn load(&mut self, role: &str, input: &InputRef) -> WebResult<Rc<Input>> {
+        let key = (role.to_string(), input.clone());
+        if let Some(hit) = self.cache.get(&key) {
+            return Ok(Rc::clone(hit));
+        }
+        let loaded = self.load_uncached(role, input).map_err(|e| e.or_at(role))?;
+        let rc = Rc::new(loaded);
+        self.remember(key, Rc::clone(&rc));
+        Ok(rc)
+    }
+
+    fn load_uncached(&mut self, role: &str, input: &InputRef) -> WebResult<Input> {
+        let (rows, row_file, rows_text) = self.resolve_rows(role, &input.rows)?;
+        let src = self.source(input.source).map_err(|e| WebError::at(role, e.message))?;
+        let (name, data) = (src.name.clone(), Rc::clone(&src.data));
+        let opts = LoadOptions {
+            name: input.tensor.clone(),
+            rows,
+            ..LoadOptions::default()
+        };
+        let loaded = data::load::<f64>(&name, &*data, &opts).map_err(|e| WebError::at(role, e.to_string()))?;
+        let mut spec = name.clone();
+        if let Some(t) = &input.tensor {
+            spec.push('#');
+            spec.push_str(t);
+        }
+        if let Some(r) = rows_text {
+            spec.push('@');
+            spec.push_str(&r);
+        }
+        let record = InputRecord {
+            role: role.to_string(),
+            spec,
+            path: name,
+            sha256: self.digest(input.source)?,
+            format: format!("{:?}", loaded.format).to_lowercase(),
+            dtype: loaded.info.dtype.clone(),
+            shape: loaded.info.shape.clone(),
+            tensor: loaded.info.name.clone(),
+            rows_used: loaded.matrix.rows(),
+            row_file,
+        };
+        Ok(Input {
+            matrix: loaded.matrix,
+            record,
+            warnings: loaded.warnings,
+        })
+    }
+
+    /// Row indices of a rows specification (`None`: every row), the digest of its side file, and its `@ROWS` text
+    /// for the spec.
+    ///
+    /// # Errors
+    /// Unreadable row text, index file or split column; reported for `role`.
+    pub fn resolve_rows(&mut self, role: &str, spec: &Rows) -> WebResult<ResolvedRows> {
+        match spec {
+            Rows::All => Ok((None, None, None)),
+            Rows::Text { text } => Ok(match rows::parse_text(role, text)? {
+                TextRows::All => (None, None, None),
+                TextRows::Range(a, b) => (Some((a..b).collect()), None, Some(format!("{a}..{b}"))),
+                TextRows::List(v) => {
+                    let s = v.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
+                    (Some(v), None, Some(s))
+                }
+            }),
+            Rows::File { source } => {
+                let (name, data) = self.side(role, *source)?;
+                let m = data::load::<f64>(&name, &*data, &LoadOptions::default())
+                    .map_err(|e| WebError::at(role, format!("row index file: {e}")))?
+                    .matrix;
+                let idx = rows::indices_from_values(role, &name, m.as_slice())?;
+                let digest = FileDigest {
+                    path: name.clone(),
+                    sha256: self.digest(*source)?,
+                };
+                Ok((Some(idx), Some(digest), Some(name)))
+            }
+            Rows::Split { source, value } => {
+                let (name, data) = self.side(role, *source)?;
+                let idx = split_rows(role, &name, &*data, value)?;
+                if idx.is_empty() {
+                    return Err(WebError::at(
+                        role,
+                        format!("no row of the split column `{name}` equals `{value}`"),
+                    ));
+                }
+                let digest = FileDigest {
+                    path: name.clone(),
+                    sha256: self.digest(*source)?,
+                };
+                Ok((Some(idx), Some(digest), Some(format!("{name}=={value}"))))
+            }
+        }
+    }
+
+    fn side(&self, role: &str, id: u32) -> WebResult<(String, Rc<dyn ByteSource>)> {
+        let src = self.source(id).map_err(|e| WebError::at(role, e.message))?;
+        Ok((src.name.clone(), Rc::clone(&src.data)))
+    }
+}
+
+fn side_sources(rows: &Rows) -> Vec<u32> {
+    match rows {
+        Rows::File { source } | Rows::Split { source, .. } => vec![*source],
+        _ => Vec::new(),
+    }
+}
+
+/// Rows where a split column equals `value`: the text label column if the file has one, else a single numeric
+/// column compared as numbers, else plain text lines (one label per line, no header).
+fn split_rows(role: &str, name: &str, src: &dyn ByteSource, value: &str) -> WebResult<Vec<usize>> {
+    let want = value.trim();
+    if let Ok(l) = data::load::<f64>(name, src, &LoadOptions::default()) {
+        if let Some(labels) = l.labels {
+            return Ok(labels
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.trim() == want)
+                .map(|(i, _)| i)
+                .collect());
+        }
+        let m = l.matrix;
+        if m.cols() == 1 || m.rows() == 1 {
+            let v: f64 = want.parse().map_err(|_| {
+                WebError::at(
+                    role,
+                    format!("the split column `{name}` is numeric; give a number to select, not `{want}`"),
+                )
+            })?;
+            return Ok(m
+                .as_slice()
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| **x == v)
+                .map(|(i, _)| i)
+                .collect());
+        }
+        return Err(WebError::at(
+            role,
+            format!(
+                "`{name}` has {} columns and no label column; a split column needs a single column of values",
+                m.cols()
+            ),
+        ));
+    }
+    let len = usize::try_from(src.len())
+        .map_err(|_| WebError::at(role, format!("`{name}` is too large for a split column")))?;
+    if src.len() > MAX_BYTES {
+        return Err(WebError::at(role, format!("`{name}` is too large for a split column")));
+    }
+    let mut bytes = vec![0u8; len];
+    src.read_at(0, &mut bytes)
+        .map_err(|e| WebError::at(role, format!("`{name}`: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        WebError::at(
+            role,
+            format!("`{name}` is neither a table, a numeric column nor UTF-8 text of labels"),
+        )
+    })?;
+    Ok(text
+        .lines()
+        .enumerate()
+        .filter(|(_, s)| s.trim() == want)
+        .map(|(i, _)| i)
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ws_with(files: &[(u32, &str, &[u8])]) -> Workspace {
+        let mut ws = Workspace::new();
+        for (id, name, bytes) in files {
+            ws.add(*id, name, Rc::new(bytes.to_vec()));
+        }
+        ws
+    }
+
+    #[test]
+    fn loads_rows_like_the_cli() {
+        let mut ws = ws_with(&[(1, "x.csv", b"1,2\n3,4\n5,6\n7,8\n"), (2, "idx.txt", b"3\n0\n")]);
+        let r = InputRef {
+            source: 1,
+            tensor: None,
+            rows: Rows::Text { text: "1..3".into() },
+        };
+        let a = ws.load("it", &r).unwrap();
+        assert_eq!(a.matrix.as_slice(), &[3.0, 4.0, 5.0, 6.0]);
+        assert_eq!(a.record.spec, "x.csv@1..3");
+        assert_eq!(a.record.sha256.len(), 64);
+        let f = ws
+            .load(
+                "it",
+                &InputRef {
+                    source: 1,
+                    tensor: None,
+                    rows: Rows::File { source: 2 },
+                },
+            )
+            .unwrap();
+        assert_eq!(f.matrix.as_slice(), &[7.0, 8.0, 1.0, 2.0]);
+        assert_eq!(f.record.row_file.as_ref().unwrap().path, "idx.txt");
+        let e = ws
+            .load(
+                "target",
+                &InputRef {
+                    source: 1,
+                    tensor: None,
+                    rows: Rows::Text { text: "2,9".into() },
+                },
+            )
+            .err()
+            .unwrap();
+        assert_eq!(e.input.as_deref(), Some("target"));
+        assert!(e.message.contains("row index 9 is out of range"), "{}", e.message);
+    }
+
+    #[test]
+    fn split_columns_select_by_label_number_or_line() {
+        let ids = crate::npy::f64_bytes(&[1.0, 0.0], &[2]);
+        let mut ws = ws_with(&[
+            (3, "ids.npy", &ids),
+            (1, "x.csv", b"1\n2\n3\n4\n"),
+            (2, "labels.tsv", b"1\tforget\n2\tretain\n3\tforget\n"),
+            (4, "split.txt", b"test\nforget\nforget\ntest\n"),
+        ]);
+        let pick = |ws: &mut Workspace, source, value: &str| {
+            ws.load(
+                "it",
+                &InputRef {
+                    source: 1,
+                    tensor: None,
+                    rows: Rows::Split {
+                        source,
+                        value: value.into(),
+                    },
+                },
+            )
+            .map(|i| i.matrix.as_slice().to_vec())
+        };
+        assert_eq!(pick(&mut ws, 2, "forget").unwrap(), vec![1.0, 3.0]);
+        assert_eq!(pick(&mut ws, 3, "0").unwrap(), vec![2.0]);
+        assert_eq!(pick(&mut ws, 4, "test").unwrap(), vec![1.0, 4.0]);
+        assert!(pick(&mut ws, 4, "nothing").unwrap_err().message.contains("no row"));
+    }
+
+    #[test]
+    fn removing_a_source_drops_what_was_loaded_from_it() {
+        let mut ws = ws_with(&[(1, "x.csv", b"1\n2\n")]);
+        let r = InputRef {
+            source: 1,
+            tensor: None,
+            rows: Rows::All,
+        };
+        ws.load("x", &r).unwrap();
+        ws.remove(1);
+        let e = ws.load("x", &r).err().unwrap();
+        assert_eq!(e.input.as_deref(), Some("x"));
+        assert!(ws.inspect(1).unwrap_err().message.contains("no longer loaded"));
+    }
+
+    #[test]
+    fn the_cache_keeps_the_newest_inputs_within_its_budget() {
+        let mut ws = ws_with(&[(1, "x.csv", b"1,2\n3,4\n5,6\n")]);
+        ws.cache_bytes = 5 * 16; // five 1×2 f64 inputs
+        let r = InputRef {
+            source: 1,
+            tensor: None,
+            rows: Rows::Text { text: "2".into() },
+        };
+        let first = ws.load("role0", &r).unwrap();
+        for k in 1..8 {
+            ws.load(&format!("role{k}"), &r).unwrap();
+        }
+        let held: usize = ws.cache.values().map(|i| i.matrix.as_slice().len() * 8).sum();
+        assert_eq!(held, 5 * 16);
+        assert_eq!(ws.cache.len(), ws.order.len());
+        assert!(
+            !ws.cache.contains_key(&("role0".to_string(), r.clone())),
+            "the oldest was dropped"
+        );
+        assert!(ws.cache.contains_key(&("role7".to_string(), r)), "the newest is kept");
+        assert_eq!(
+            first.matrix.as_slice(),
+            &[5.0, 6.0],
+            "a dropped input stays valid for whoever holds it"
+        );
+    }
+
+    #[test]
+    fn bad_files_are_reported_for_their_source() {
+        let ws = ws_with(&[(5, "bad.npy", b"\x93NUMPY\x01\x00\xff\xff{'descr'")]);
+        let e = ws.inspect(5).unwrap_err();
+        assert_eq!(e.input.as_deref(), Some("source:5"));
+        assert!(e.message.contains("bad.npy"), "{}", e.message);
+    }
+}

@@ -1,0 +1,115 @@
+// Page side of the worker protocol (protocol.md): one worker per page, shared by every widget on it, started on
+// first use (never at import time). Requests are Promises; an AbortSignal cancels a run.
+
+const WORKER_URL = () => new URL('./worker.js', import.meta.url);
+const WASM_URL = () => new URL('../pkg/lethe_web_bg.wasm', import.meta.url).href;
+
+/** Why this browser cannot run the widget, or null. */
+export function unsupported() {
+  if (typeof WebAssembly !== 'object' || typeof WebAssembly.instantiate !== 'function') return 'this browser has no WebAssembly';
+  if (typeof Worker !== 'function') return 'this browser has no Web Workers';
+  if (typeof AbortController !== 'function') return 'this browser is too old (no AbortController)';
+  return null;
+}
+
+/**
+ * A module worker running `url`. Browsers only start workers from the page's own origin, so when the widget's files
+ * are served from elsewhere (a page embedding <lethe-eval> from another host) the worker is a same-origin blob that
+ * imports the real one (the host serving the widget must send CORS headers, as GitHub Pages does; the page's CSP
+ * then needs `worker-src blob:`).
+ */
+function spawnWorker(url) {
+  if (typeof location === 'undefined' || url.origin === location.origin) return new Worker(url, { type: 'module' });
+  // A dynamic import (a static one is refused under a page CSP in Chromium's blob workers); messages arriving before
+  // the real worker has set its handler are queued and replayed.
+  const src = `const q = []; self.onmessage = (e) => q.push(e);
+import(${JSON.stringify(url.href)}).then(
+  () => { for (const e of q) self.onmessage(e); },
+  (err) => { for (const e of q) postMessage({ id: e.data.id, type: 'error', message: 'the widget worker could not be loaded from ' + ${JSON.stringify(url.origin)} + ': ' + err }); },
+);`;
+  const boot = new Blob([src], { type: 'text/javascript' });
+  return new Worker(URL.createObjectURL(boot), { type: 'module' });
+}
+
+export class Engine {
+  constructor() {
+    this.worker = null;
+    this.pending = new Map();
+    this.seq = 0;
+    this.sourceSeq = 0;
+    this.info = null;
+    this.ready = null;
+    this.failure = null;
+  }
+
+  /** Starts the worker and the wasm module once; resolves to `{version, maxBytes}`. */
+  start() {
+    if (this.ready) return this.ready;
+    const why = unsupported();
+    if (why) return (this.ready = Promise.reject(new Error(`Lethe cannot run here: ${why}.`)));
+    this.worker = spawnWorker(WORKER_URL());
+    this.worker.onmessage = (e) => this._receive(e.data);
+    this.worker.onerror = (e) => {
+      const msg = `the computation worker failed to start (${e.message || 'module workers unsupported?'})`;
+      this.failure = msg;
+      for (const p of this.pending.values()) p.reject(new Error(msg));
+      this.pending.clear();
+    };
+    this.ready = this.request('init', { wasmUrl: WASM_URL() }).then((info) => (this.info = info));
+    return this.ready;
+  }
+
+  /** A fresh source id (unique across the page's widgets). */
+  newSource() {
+    return ++this.sourceSeq;
+  }
+
+  _receive(m) {
+    const p = this.pending.get(m.id);
+    if (!p) return;
+    if (m.type === 'progress') {
+      p.onProgress?.(m);
+      return;
+    }
+    this.pending.delete(m.id);
+    if (m.type === 'result') p.resolve(m.value);
+    else {
+      const err = new Error(m.message);
+      err.input = m.input;
+      p.reject(err);
+    }
+  }
+
+  /**
+   * Sends a request. `signal` cancels a `run` (the worker answers with the partial result); other requests are
+   * rejected with an AbortError at once and their answer is dropped.
+   */
+  request(type, payload = {}, { signal, onProgress, transfer } = {}) {
+    if (this.failure) return Promise.reject(new Error(this.failure));
+    const id = ++this.seq;
+    return new Promise((resolve, reject) => {
+      const entry = { resolve, reject, onProgress };
+      this.pending.set(id, entry);
+      if (signal) {
+        const abort = () => {
+          if (type === 'run' && payload.analysis === 'sde') {
+            this.worker.postMessage({ type: 'cancel', target: id });
+          } else if (this.pending.get(id) === entry) {
+            this.pending.delete(id);
+            reject(new DOMException('cancelled', 'AbortError'));
+          }
+        };
+        if (signal.aborted) abort();
+        else signal.addEventListener('abort', abort, { once: true });
+      }
+      this.worker.postMessage({ id, type, ...payload }, transfer || []);
+    });
+  }
+}
+
+let shared = null;
+/** The page's engine (created on first call). */
+export function engine() {
+  if (!shared) shared = new Engine();
+  return shared;
+}

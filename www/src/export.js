@@ -1,0 +1,53 @@
+// Downloads: JSON reports, CSV tables, SVG and PNG of plots. Everything is made in the page (Blob + object URL);
+// nothing is sent anywhere.
+
+export function download(name, data, type) {
+  const blob = data instanceof Blob ? data : new Blob([data], { type });
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.style.display = 'none';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export const json = (v) => JSON.stringify(v, null, 2);
+
+/** rows: array of arrays; the first is the header. */
+export function csv(rows) {
+  const cell = (v) => {
+    const s = v === null || v === undefined ? '' : String(v);
+    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  return rows.map((r) => r.map(cell).join(',')).join('\n') + '\n';
+}
+
+export function svgText(svg) {
+  const clone = svg.cloneNode(true);
+  clone.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+  return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(clone);
+}
+
+/** Draws the SVG onto a canvas at 2× and resolves to a PNG Blob (a data: URL, so no request is made). */
+export function pngBlob(svg) {
+  const w = Number(svg.getAttribute('width'));
+  const hgt = Number(svg.getAttribute('height'));
+  const img = new Image();
+  const src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svgText(svg));
+  return new Promise((resolve, reject) => {
+    img.onload = () => {
+      const c = document.createElement('canvas');
+      c.width = w * 2;
+      c.height = hgt * 2;
+      const g = c.getContext('2d');
+      g.scale(2, 2);
+      g.drawImage(img, 0, 0);
+      c.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png');
+    };
+    img.onerror = () => reject(new Error('could not render the plot'));
+    img.src = src;
+  });
+}

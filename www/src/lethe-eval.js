@@ -1,0 +1,103 @@
+// <lethe-eval>: the widget as a custom element.
+//
+//   <lethe-eval analysis="sde" shuffles="500" seed="1"></lethe-eval>
+//   el.data = { in_training: file, out_of_training: {data: buffer, rows: '0..100'}, target: {values, shape} };
+//   el.addEventListener('result', (e) => console.log(e.detail.report));
+//   await el.run({ signal });
+//
+// Importing this module does no work and touches no browser global beyond `typeof` checks, so a docs site can
+// import it while rendering on the server; the element registers itself where `customElements` exists and builds
+// its shadow DOM, worker and wasm only in connectedCallback.
+import { create } from './widget.js';
+
+const ANALYSES = ['sde', 'ruler', 'epsilon', 'bounds'];
+// Attributes that set panel parameters (kebab-case → the panel's snake_case names).
+const PARAMS = [
+  'mode', 'shuffles', 'sigma', 'seed', 'bins', 'split', 'precision', 'baselines', 'draw', 'size',
+  'ties', 'fdr', 'variant', 'alpha', 'eps-max', 'delta', 'accuracies',
+  'one-sided', 'x', 'stepsize', 'sd-method', 'atom-at-zero', 'rho', 'plan-width', 'stemmer',
+];
+const BOOLEAN = new Set(['baselines', 'one-sided', 'atom-at-zero', 'stemmer']);
+
+const Base = typeof HTMLElement === 'undefined' ? class {} : HTMLElement;
+
+export class LetheEval extends Base {
+  static get observedAttributes() {
+    return PARAMS;
+  }
+
+  constructor() {
+    super();
+    this._data = null;
+    this._widget = null;
+    this._ready = null;
+  }
+
+  /** Which analysis this element shows: sde (default), ruler, epsilon, bounds. */
+  get analysis() {
+    const a = this.getAttribute('analysis') || 'sde';
+    return ANALYSES.includes(a) ? a : 'sde';
+  }
+
+  /** Inputs by role: File/Blob, ArrayBuffer, CSV text, {values, shape}, or {data, rows, tensor, name}. */
+  get data() {
+    return this._data;
+  }
+
+  set data(v) {
+    this._data = v;
+    if (this._widget) this._ready = this._widget.ready.then(() => this._applyData());
+  }
+
+  connectedCallback() {
+    if (this._widget) return;
+    const root = this.shadowRoot || this.attachShadow({ mode: 'open' });
+    const css = document.createElement('link');
+    css.rel = 'stylesheet';
+    css.href = new URL('../widget.css', import.meta.url).href;
+    const host = document.createElement('div');
+    root.append(css, host);
+    this._widget = create(host, {
+      panels: [this.analysis],
+      header: false,
+      showInputs: this.hasAttribute('inputs'),
+      example: this.hasAttribute('example'),
+      onEvent: (type, detail) => {
+        if (type === 'progress' || type === 'result' || type === 'error' || type === 'ready') {
+          this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+        }
+      },
+    });
+    this._applyParams();
+    this._ready = this._widget.ready.then(() => this._applyData());
+    if (this.hasAttribute('autorun')) this._ready.then(() => this.run()).catch(() => {});
+  }
+
+  attributeChangedCallback() {
+    if (this._widget) this._applyParams();
+  }
+
+  _applyParams() {
+    const params = {};
+    for (const a of PARAMS) {
+      if (!this.hasAttribute(a)) continue;
+      params[a.replace(/-/g, '_')] = BOOLEAN.has(a) ? this.getAttribute(a) !== 'false' : this.getAttribute(a);
+    }
+    this._widget.setParams(this.analysis, params);
+  }
+
+  async _applyData() {
+    if (this._data) await this._widget.setData(this.analysis, this._data);
+  }
+
+  /** Runs the analysis; resolves to the JSON report (as the page's "Download JSON report"). */
+  async run({ signal } = {}) {
+    if (!this._widget) throw new Error('<lethe-eval> must be in the document before run()');
+    await this._ready;
+    return this._widget.run(this.analysis, { signal });
+  }
+}
+
+if (typeof customElements !== 'undefined' && !customElements.get('lethe-eval')) {
+  customElements.define('lethe-eval', LetheEval);
+}

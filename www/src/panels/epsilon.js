@@ -1,0 +1,193 @@
+// Competition epsilon panel: per-example epsilon, forgetting quality and final score of the NeurIPS 2023 unlearning
+// competition — official (metric.py, bit for bit), exhaustive and Clopper–Pearson variants side by side.
+import { h, fill } from '../dom.js';
+import { fmt, num } from '../format.js';
+import { histogramPlot } from '../views/hist.js';
+import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope } from './common.js';
+
+const NAMES = { official: 'Official (metric.py)', exhaustive: 'Exhaustive thresholds', high_probability: 'Clopper–Pearson bound' };
+
+export function epsilonPanel(ctx) {
+  const parts = panelFrame({
+    id: 'lethe-epsilon',
+    title: 'Competition epsilon — NeurIPS 2023 unlearning score',
+    intro:
+      'For each forget example, how well can an attacker tell the unlearned models’ outputs from the retrained models’? Each example’s ε earns points by bucket; the forgetting quality F is their mean.',
+  });
+  const mode = field({ key: 'mode', label: 'Inputs are', type: 'select', value: 'conf', options: [['conf', 'confidences (models × examples)'], ['logits', 'logits (models × examples × classes) + labels']] });
+  const slots = {
+    retrained: inputSlot(ctx, { key: 'retrained', label: 'Retrained models', hint: 'one row per model, one column per forget example' }),
+    unlearned: inputSlot(ctx, { key: 'unlearned', label: 'Unlearned models', hint: 'same examples, same order' }),
+    retrained_logits: inputSlot(ctx, { key: 'retrained_logits', label: 'Retrained models’ logits' }),
+    unlearned_logits: inputSlot(ctx, { key: 'unlearned_logits', label: 'Unlearned models’ logits' }),
+    labels: inputSlot(ctx, { key: 'labels', label: 'Labels (true class per example)' }),
+  };
+  const seed = field({ key: 'synthetic_seed', label: 'Synthetic seed', value: 0, min: 0, step: 1 });
+  const synthNote = h('div', { class: 'muted', 'aria-live': 'polite' });
+  const synthBtn = h('button', { type: 'button', class: 'button button-secondary', 'data-action': 'synthetic' }, 'Generate a synthetic example');
+  synthBtn.addEventListener('click', async () => {
+    const s = await ctx.engine.request('synthetic', { kind: 'competition', seed: seed.get() || 0 });
+    const items = [];
+    for (const f of s.files) items.push(await ctx.store.add({ bytes: f.bytes, name: f.name, origin: 'synthetic', note: s.description }));
+    mode.set('conf');
+    syncMode();
+    slots.retrained.set({ source: items[0].id, rows: { kind: 'all' } });
+    slots.unlearned.set({ source: items[1].id, rows: { kind: 'all' } });
+    fill(synthNote, s.description + '. Not real data: for trying the panel.');
+    p.accuracies.set('0.97, 0.98, 0.90, 0.91');
+  });
+  const syncMode = () => {
+    const logits = mode.get() === 'logits';
+    for (const k of ['retrained', 'unlearned']) slots[k].el.hidden = logits;
+    for (const k of ['retrained_logits', 'unlearned_logits', 'labels']) slots[k].el.hidden = !logits;
+  };
+  mode.input.addEventListener('change', syncMode);
+  fill(parts.inputs, h('div', { class: 'synthetic row' }, synthBtn, seed.el), synthNote, mode.el, Object.values(slots).map((s) => s.el));
+  syncMode();
+
+  const p = {
+    variant: field({ key: 'variant', label: 'Variants', type: 'select', value: 'all', options: [['all', 'all three side by side'], ['official', 'official'], ['exhaustive', 'exhaustive'], ['clopper-pearson', 'Clopper–Pearson']] }),
+    alpha: field({ key: 'alpha', label: 'α (Clopper–Pearson, two-sided)', value: 0.05, min: 0, max: 1, step: 0.01 }),
+    eps_max: field({ key: 'eps_max', label: 'ε_max', type: 'text', value: 'official', help: '“official” = ⌈ln(N − 1)⌉, or a number' }),
+    delta: field({ key: 'delta', label: 'δ', value: 1e-5, step: 'any' }),
+    accuracies: field({ key: 'accuracies', label: 'Accuracies for the final score', type: 'text', value: '', size: 22, help: 'RA unlearned, RA retrained, TA unlearned, TA retrained (optional)' }),
+  };
+  parts.params.append(...Object.values(p).map((f) => f.el));
+
+  let last = null;
+  const request = () => {
+    const logits = mode.get() === 'logits';
+    const acc = p.accuracies.get().trim();
+    return {
+      retrained: logits ? null : slots.retrained.get(),
+      unlearned: logits ? null : slots.unlearned.get(),
+      retrained_logits: logits ? slots.retrained_logits.get() : null,
+      unlearned_logits: logits ? slots.unlearned_logits.get() : null,
+      labels: logits ? slots.labels.get() : null,
+      variant: p.variant.get(),
+      alpha: p.alpha.get(),
+      eps_max: p.eps_max.get().trim(),
+      delta: p.delta.get(),
+      accuracies: acc ? acc.split(/[,\s]+/).filter(Boolean).map(Number) : null,
+    };
+  };
+  const report = ({ req, out }) => {
+    const one = (role) => out.inputs.find((x) => x.role === role)?.spec ?? null;
+    const parameters = {
+      retrained: one('retrained'),
+      unlearned: one('unlearned'),
+      retrained_logits: one('retrained_logits'),
+      unlearned_logits: one('unlearned_logits'),
+      labels: one('labels'),
+      variant: req.variant,
+      alpha: req.alpha,
+      eps_max: req.eps_max,
+      delta: req.delta,
+      accuracies: req.accuracies,
+    };
+    const args = [
+      ['retrained', parameters.retrained],
+      ['unlearned', parameters.unlearned],
+      ['retrained-logits', parameters.retrained_logits],
+      ['unlearned-logits', parameters.unlearned_logits],
+      ['labels', parameters.labels],
+      ['variant', req.variant],
+      ['alpha', req.alpha],
+      ['eps-max', req.eps_max],
+      ['delta', req.delta],
+      ['accuracies', req.accuracies && req.accuracies.join(',')],
+    ];
+    return envelope(ctx, { command: 'epsilon', parameters, seed: null, output: out, cli: cliLine('epsilon', args) });
+  };
+  const table = ({ out }) => {
+    const rows = [['variant', 'example', 'epsilon', 'bucket', 'points', 'peaky']];
+    for (const r of out.result.results) r.per_example.forEach((e, i) => rows.push([r.variant.kind, i, num(e.epsilon), e.bucket ?? '', e.points, e.peaky]));
+    return rows;
+  };
+
+  const run = runner(ctx, parts, {
+    label: 'Compute epsilon',
+    fields: Object.values(p),
+    start: async (signal) => {
+      for (const s of Object.values(slots)) s.clearError();
+      const req = request();
+      try {
+        const out = await ctx.engine.request('run', { analysis: 'epsilon', request: req }, { signal });
+        last = { req, out };
+        render(last);
+        ctx.emit('result', { panel: 'epsilon', output: out, report: report(last) });
+        return out;
+      } catch (e) {
+        if (e.name !== 'AbortError') {
+          showError(parts, Object.values(slots), e);
+          ctx.emit('error', { panel: 'epsilon', message: e.message, input: e.input });
+        }
+        throw e;
+      }
+    },
+  });
+
+  function render({ req, out }) {
+    const res = out.result;
+    const cols = res.results.map((r, k) => {
+      const kind = r.variant.kind;
+      const eps = r.per_example.map((e) => num(e.epsilon));
+      const plot = out.plots[k];
+      return h(
+        'div',
+        { class: 'variant', 'data-variant': kind },
+        h('h3', {}, NAMES[kind] + (kind === 'high_probability' ? ` (α = ${r.variant.alpha})` : '')),
+        numbers([
+          ['Forgetting quality F', fmt(r.forget_score), kind === 'high_probability' ? `mean points over ${eps.length} examples; ε here is a lower confidence bound, so F is higher than with point estimates` : `mean points over ${eps.length} examples`, `eps.${kind}.F`],
+          res.final_scores[k] != null && ['Final score', fmt(res.final_scores[k]), 'F · RA_U/RA_R · TA_U/TA_R', `eps.${kind}.final`],
+          ['ε_max', fmt(r.eps_max), `${r.buckets.length} scoring buckets`, `eps.${kind}.eps_max`],
+          plot.infinite > 0 && ['Examples with ε = ∞', String(plot.infinite), 'perfectly separated'],
+          kind === 'official' && ['Peaky examples (ε = 50)', String(r.per_example.filter((e) => e.peaky).length), 'metric.py’s range rule'],
+        ]),
+        warningsBox(r.warnings),
+        plotBlock({
+          title: `Per-example ε (${NAMES[kind]})`,
+          filename: `epsilon-${kind}`,
+          draw: (width) =>
+            histogramPlot({ edges: plot.histogram.edges.map(num), series: plot.histogram.series.map((s) => ({ ...s, name: 'examples' })) }, {
+              width,
+              xlabel: 'ε per example (bins = scoring buckets of width 0.5)',
+              labels: { epsilon: 'examples' },
+              markers: [{ x: num(r.eps_max), label: `ε_max ${fmt(r.eps_max).replace(/\.?0+$/, '')}: no points beyond` }],
+              label: `Histogram of per-example epsilon, ${NAMES[kind]}`,
+            }),
+        }).el,
+      );
+    });
+    const buckets = res.results[0]?.buckets || [];
+    fill(
+      parts.results,
+      warningsBox(out.load_warnings.map((w) => `${w.role}: ${w.message}`), 'Input warnings'),
+      h('div', { class: 'variants' }, cols),
+      buckets.length > 0 &&
+        h('details', { class: 'buckets' }, h('summary', {}, 'Scoring buckets'),
+          h('table', { class: 'targets' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'ε in'), h('th', { scope: 'col' }, 'points H'))),
+            h('tbody', {}, buckets.map((b) => h('tr', {}, h('td', {}, `[${num(b.start)}, ${num(b.end)})`), h('td', {}, fmt(b.points))))))),
+      h('p', { class: 'params-line muted' }, `δ = ${req.delta} · ε_max ${req.eps_max} · α = ${req.alpha}`),
+      exportBar({ name: 'lethe-epsilon', report: () => report({ req, out }), table: () => table({ out }) }),
+    );
+  }
+
+  return {
+    id: 'epsilon',
+    el: parts.el,
+    slots,
+    fields: { ...p, mode },
+    synthetic: () => synthBtn.click(),
+    run: (signal) => run.run(signal),
+    cancel: () => run.cancel(),
+    last: () => last && report(last),
+    set(opts) {
+      for (const [k, v] of Object.entries(opts)) {
+        if (slots[k]) slots[k].set(v);
+        else if (p[k]) p[k].set(Array.isArray(v) ? v.join(', ') : v);
+        else if (k === 'mode') (mode.set(v), syncMode());
+      }
+    },
+  };
+}

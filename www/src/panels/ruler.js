@@ -1,0 +1,207 @@
+// RULER panel: representation-level metrics m1–m4 per run, Wilcoxon + Benjamini–Hochberg across runs. Numbers from
+// the core's RulerReport (as `lethe ruler --json`).
+import { h, fill, nextId } from '../dom.js';
+import { fmt, num } from '../format.js';
+import { histogramPlot } from '../views/hist.js';
+import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl } from './common.js';
+
+export function rulerPanel(ctx) {
+  const parts = panelFrame({
+    id: 'lethe-ruler',
+    title: 'RULER — representation-level metrics',
+    intro:
+      'How close are the unlearned model’s embeddings of the forget records to the retrained oracle’s (m1–m3), and do forget records still sit unusually close to retain records (m4, needs no oracle)?',
+  });
+  const runsEl = h('div', { class: 'runs' });
+  const runs = [];
+  const addRun = () => {
+    const k = runs.length;
+    const tag = runs.length ? ` (run ${k + 1})` : '';
+    const r = {
+      unlearned: inputSlot(ctx, { key: 'unlearned', label: `Unlearned model embeddings${tag}`, hint: k ? null : 'one row per record (all records; forget/retain rows are chosen below)', rows: false }),
+      oracle: inputSlot(ctx, { key: 'oracle', label: `Retrained oracle embeddings${tag}`, optional: true, rows: false }),
+      original: inputSlot(ctx, { key: 'original', label: `Original model embeddings${tag}`, optional: true, rows: false, hint: k ? null : 'enables m3' }),
+    };
+    r.el = h('div', { class: 'run', 'data-run': k }, k ? h('h3', {}, `Run ${k + 1}`) : null, r.unlearned.el, r.oracle.el, r.original.el);
+    if (k) {
+      r.el.append(h('button', { type: 'button', class: 'button button-small button-secondary', 'aria-label': `Remove run ${k + 1}`, onclick: () => { runs.splice(runs.indexOf(r), 1); r.el.remove(); } }, 'remove run'));
+    }
+    runs.push(r);
+    runsEl.append(r.el);
+    return r;
+  };
+  addRun();
+  const forgetId = nextId('forget');
+  const retainId = nextId('retain');
+  const forget = rowsControl(ctx.store, { key: 'forget', label: 'Forget rows', withAll: false });
+  const retain = rowsControl(ctx.store, { key: 'retain', label: 'Retain rows', withAll: false });
+  const forgetErr = h('div', { class: 'error', role: 'alert', 'data-error-for': 'forget' });
+  const retainErr = h('div', { class: 'error', role: 'alert', 'data-error-for': 'retain' });
+  const rowSlot = (key, label, ctl, err, id) => ({
+    key,
+    el: h('div', { class: 'slot', 'data-slot': key, id }, h('div', { class: 'slot-label' }, label), ctl.el, err),
+    showError: (m) => fill(err, m),
+    clearError: () => fill(err),
+  });
+  const forgetSlot = rowSlot('forget', 'Forget rows', forget, forgetErr, forgetId);
+  const retainSlot = rowSlot('retain', 'Retain rows', retain, retainErr, retainId);
+  fill(
+    parts.inputs,
+    runsEl,
+    h('button', { type: 'button', class: 'button button-small button-secondary', onclick: addRun }, 'Add a run (another seed) for Wilcoxon across runs'),
+    forgetSlot.el,
+    retainSlot.el,
+  );
+  const p = {
+    ties: field({ key: 'ties', label: 'm4 ties', type: 'select', value: 'at-most', options: [['at-most', '≤ counts (authors’ code)'], ['half', 'ties count ½']] }),
+    fdr: field({ key: 'fdr', label: 'FDR level (across runs)', value: 0.05, min: 0, max: 1, step: 0.01 }),
+  };
+  parts.params.append(p.ties.el, p.fdr.el);
+
+  const allSlots = () => [...runs.flatMap((r) => [r.unlearned, r.oracle, r.original]), forgetSlot, retainSlot];
+  let last = null;
+  const request = () => ({
+    runs: runs
+      .map((r) => ({ unlearned: r.unlearned.get(), oracle: r.oracle.get(), original: r.original.get() }))
+      .filter((r) => r.unlearned),
+    forget: forget.get(),
+    retain: retain.get(),
+    ties: p.ties.get(),
+    fdr: p.fdr.get(),
+  });
+  const rowsText = (r, out) => {
+    if (!r) return null;
+    if (r.kind === 'text') return r.text;
+    const name = ctx.store.get(r.source)?.name;
+    return r.kind === 'file' ? name : `${name}==${r.value}`;
+  };
+  const report = ({ req, out }) => {
+    const specs = (role) => out.inputs.filter((x) => x.role === role).map((x) => x.spec);
+    const parameters = {
+      unlearned: specs('unlearned'),
+      oracle: specs('oracle'),
+      original: specs('original'),
+      forget: rowsText(req.forget, out),
+      retain: rowsText(req.retain, out),
+      ties: req.ties,
+      fdr: req.fdr,
+    };
+    const args = [
+      ...parameters.unlearned.map((s) => ['unlearned', s]),
+      ...parameters.oracle.map((s) => ['oracle', s]),
+      ...parameters.original.map((s) => ['original', s]),
+      ['forget', parameters.forget],
+      ['retain', parameters.retain],
+      ['ties', req.ties],
+      ['fdr', req.fdr],
+    ];
+    return envelope(ctx, { command: 'ruler', parameters, seed: null, output: out, cli: cliLine('ruler', args) });
+  };
+  const table = ({ out }) => {
+    const rows = [['run', 'forget_record', 'nn_percentile_rank', 'forget_nn_similarity']];
+    out.result.runs.forEach((r, k) => r.nn_percentile_rank.ranks.forEach((v, i) => rows.push([k, i, num(v), num(r.nn_percentile_rank.forget_nn[i])])));
+    return rows;
+  };
+
+  const run = runner(ctx, parts, {
+    label: 'Run RULER',
+    fields: Object.values(p),
+    start: async (signal) => {
+      for (const s of allSlots()) s.clearError();
+      const req = request();
+      if (!req.runs.length) {
+        runs[0].unlearned.showError('choose the unlearned model’s embeddings');
+        throw new Error('no input');
+      }
+      if (!req.forget || !req.retain) {
+        (req.forget ? retainSlot : forgetSlot).showError('choose the rows (a..b, a list, an index file or a split column)');
+        throw new Error('no rows');
+      }
+      try {
+        const out = await ctx.engine.request('run', { analysis: 'ruler', request: req }, { signal });
+        last = { req, out };
+        render(last);
+        ctx.emit('result', { panel: 'ruler', output: out, report: report(last) });
+        return out;
+      } catch (e) {
+        if (e.name !== 'AbortError') {
+          showError(parts, allSlots(), e);
+          ctx.emit('error', { panel: 'ruler', message: e.message, input: e.input });
+        }
+        throw e;
+      }
+    },
+  });
+
+  function render({ req, out }) {
+    const res = out.result;
+    const blocks = [warningsBox(res.warnings), warningsBox(out.load_warnings.map((w) => `${w.role}: ${w.message}`), 'Input warnings')];
+    res.runs.forEach((r, k) => {
+      const m4 = r.nn_percentile_rank;
+      const opt = (v) => (v == null ? '—' : fmt(v));
+      blocks.push(
+        numbers(
+          [
+            ['m1 oracle similarity', opt(r.oracle_similarity), 'mean cosine, forget records; no fixed null', `ruler.${k}.m1`],
+            ['m2 calibration gap', opt(r.calibration_gap), `null ${r.nulls.calibration_gap}; < 0 residual memorisation, > 0 over-correction`, `ruler.${k}.m2`],
+            ['m3 representation shift', opt(r.representation_shift), `null ${r.nulls.representation_shift}; > 0 moved towards the oracle`, `ruler.${k}.m3`],
+            ['m4 NN percentile rank', fmt(m4.value), `null ${r.nulls.nn_percentile_rank} ± ${fmt(m4.null_sd)} (sd); > 0.5 forget records closer to retain than retain to each other`, `ruler.${k}.m4`],
+          ],
+          res.runs.length > 1 ? `Run ${k + 1}: ${r.n_forget} forget, ${r.n_retain} retain records` : `${r.n_forget} forget, ${r.n_retain} retain records`,
+        ),
+      );
+    });
+    if (res.across_runs.length) {
+      blocks.push(
+        h('div', { class: 'table-scroll' }, h('table', { class: 'targets' },
+          h('caption', {}, `Across ${res.runs.length} runs: Wilcoxon signed-rank against the null, Benjamini–Hochberg at FDR ${req.fdr}`),
+          h('thead', {}, h('tr', {}, ['metric', 'null', 'Wilcoxon p', 'BH-adjusted', 'rank-biserial', ''].map((c) => h('th', { scope: 'col' }, c)))),
+          h('tbody', {}, res.across_runs.map((m) => h('tr', { 'data-key': `ruler.across.${m.metric}` },
+            h('td', {}, m.metric), h('td', {}, String(m.null)), h('td', {}, fmt(m.wilcoxon.p_value)), h('td', {}, fmt(m.p_adjusted)),
+            h('td', {}, m.rank_biserial == null ? '—' : fmt(m.rank_biserial)), h('td', {}, m.reject ? 'significant' : 'not significant'))))),
+        ),
+      );
+    } else if (res.runs.length === 1) {
+      blocks.push(h('p', { class: 'muted' }, 'Load runs from several seeds (“Add a run”) to test each metric against its null with Wilcoxon across runs.'));
+    }
+    out.rank_histograms.forEach((hg, k) => {
+      blocks.push(
+        plotBlock({
+          title: `Nearest-neighbour percentile ranks of forget records${out.rank_histograms.length > 1 ? ` (run ${k + 1})` : ''}`,
+          filename: `ruler-ranks-run${k + 1}`,
+          draw: (width) =>
+            histogramPlot({ edges: hg.edges.map(num), series: hg.series.map((s) => ({ ...s, name: 'forget records' })) }, {
+              width,
+              xlabel: 'percentile rank among retain records (uniform under the null)',
+              labels: { ranks: 'forget records' },
+              label: 'Histogram of nearest-neighbour percentile ranks',
+            }),
+        }).el,
+      );
+    });
+    blocks.push(
+      h('p', { class: 'params-line muted' }, `ties ${req.ties} · FDR ${req.fdr} · row-wise L2-normalised embeddings (ε = 1e-12), as the authors’ metrics.py`),
+      exportBar({ name: 'lethe-ruler', report: () => report({ req, out }), table: () => table({ out }) }),
+    );
+    fill(parts.results, blocks);
+  }
+
+  return {
+    id: 'ruler',
+    el: parts.el,
+    runs,
+    addRun,
+    fields: p,
+    run: (signal) => run.run(signal),
+    cancel: () => run.cancel(),
+    last: () => last && report(last),
+    set(opts) {
+      for (const [k, v] of Object.entries(opts)) {
+        if (k === 'unlearned' || k === 'oracle' || k === 'original') runs[0][k].set(v);
+        else if (k === 'forget') forget.set(typeof v === 'string' ? { kind: 'text', text: v } : v);
+        else if (k === 'retain') retain.set(typeof v === 'string' ? { kind: 'text', text: v } : v);
+        else if (p[k]) p[k].set(v);
+      }
+    },
+  };
+}

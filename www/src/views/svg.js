@@ -1,0 +1,115 @@
+// Shared pieces of the hand-written SVG plots: linear scales, "nice" ticks, axes with labels, legends. Plots are
+// drawn at the container's pixel width (re-drawn on resize by the caller) so text stays readable at 375 px.
+import { h } from '../dom.js';
+import { tick } from '../format.js';
+
+// Okabe–Ito: distinguishable with every common colour-vision deficiency.
+export const PALETTE = {
+  it: '#0072B2',
+  oot: '#D55E00',
+  target: '#009E73',
+  accent: '#E69F00',
+  sky: '#56B4E9',
+  purple: '#CC79A7',
+  ink: '#222222',
+  grid: '#d9d9d9',
+};
+export const SERIES = ['#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#F0E442', '#000000'];
+
+export function scale(d0, d1, r0, r1) {
+  const k = d1 === d0 ? 0 : (r1 - r0) / (d1 - d0);
+  const f = (v) => r0 + (v - d0) * k;
+  f.domain = [d0, d1];
+  return f;
+}
+
+/** About `count` round tick values covering [lo, hi]. */
+export function ticks(lo, hi, count = 5) {
+  if (!(hi > lo)) return [lo];
+  const raw = (hi - lo) / count;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * p).find((s) => s >= raw) || raw;
+  const out = [];
+  for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) out.push(Math.abs(v) < step * 1e-9 ? 0 : v);
+  return out;
+}
+
+/** An <svg> of width × height with the plot area inset by `m` ({l, r, t, b}). */
+export function frame({ width, height, m, title, label }) {
+  const svg = h('svg:svg', {
+    xmlns: 'http://www.w3.org/2000/svg',
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    role: 'img',
+    'aria-label': label || title || 'plot',
+    class: 'plot',
+    'font-family': 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif',
+    'font-size': 12,
+  });
+  svg.append(h('svg:rect', { x: 0, y: 0, width, height, fill: '#ffffff' }));
+  if (title) svg.append(h('svg:title', {}, title));
+  const area = { x0: m.l, x1: width - m.r, y0: m.t, y1: height - m.b };
+  return { svg, area };
+}
+
+/** Bottom and left axes with tick labels, grid lines and axis titles. */
+export function axes(svg, area, x, y, { xlabel, ylabel, xticks, yticks }) {
+  const g = h('svg:g', { class: 'axes' });
+  for (const v of yticks) {
+    const py = y(v);
+    g.append(h('svg:line', { x1: area.x0, x2: area.x1, y1: py, y2: py, stroke: PALETTE.grid, 'stroke-width': 1 }));
+    g.append(h('svg:text', { x: area.x0 - 6, y: py + 4, 'text-anchor': 'end', fill: PALETTE.ink }, tick(v)));
+  }
+  for (const v of xticks) {
+    const px = x(v);
+    g.append(h('svg:line', { x1: px, x2: px, y1: area.y1, y2: area.y1 + 4, stroke: PALETTE.ink }));
+    g.append(h('svg:text', { x: px, y: area.y1 + 17, 'text-anchor': 'middle', fill: PALETTE.ink }, tick(v)));
+  }
+  g.append(h('svg:line', { x1: area.x0, x2: area.x1, y1: area.y1, y2: area.y1, stroke: PALETTE.ink }));
+  g.append(h('svg:line', { x1: area.x0, x2: area.x0, y1: area.y0, y2: area.y1, stroke: PALETTE.ink }));
+  if (xlabel) {
+    // Narrow plots: shrink a long label (down to 9 px), then drop its parenthetical, so it is never clipped.
+    const room = area.x1 - area.x0 + 40;
+    let text = xlabel;
+    let size = Math.max(9, Math.min(12, (room / (text.length * 6.4)) * 12));
+    if (text.length * 6.4 * (size / 12) > room && text.includes(' (')) {
+      text = text.slice(0, text.indexOf(' ('));
+      size = Math.max(9, Math.min(12, (room / (text.length * 6.4)) * 12));
+    }
+    g.append(h('svg:text', { x: (area.x0 + area.x1) / 2, y: area.y1 + 34, 'text-anchor': 'middle', fill: PALETTE.ink, 'font-size': size.toFixed(1) }, text, h('svg:title', {}, xlabel)));
+  }
+  if (ylabel) {
+    const cy = (area.y0 + area.y1) / 2;
+    g.append(h('svg:text', { x: 13, y: cy, transform: `rotate(-90 13 ${cy})`, 'text-anchor': 'middle', fill: PALETTE.ink }, ylabel));
+  }
+  svg.append(g);
+}
+
+/** A legend of [label, colour, kind] entries laid out in rows across the top. */
+export function legend(svg, area, entries) {
+  let x = area.x0;
+  let y = 14;
+  const g = h('svg:g', { class: 'legend' });
+  for (const [label, color, kind] of entries) {
+    const w = 22 + label.length * 6.6;
+    if (x + w > area.x1 && x > area.x0) {
+      x = area.x0;
+      y += 16;
+    }
+    g.append(
+      kind === 'line'
+        ? h('svg:line', { x1: x, x2: x + 14, y1: y - 4, y2: y - 4, stroke: color, 'stroke-width': 2, 'stroke-dasharray': '4 3' })
+        : kind === 'dot'
+          ? h('svg:circle', { cx: x + 6, cy: y - 4, r: 4.5, fill: color })
+          : h('svg:rect', { x, y: y - 10, width: 14, height: 10, fill: color, 'fill-opacity': 0.35, stroke: color }),
+    );
+    g.append(h('svg:text', { x: x + 18, y, fill: PALETTE.ink }, label));
+    x += w;
+  }
+  svg.append(g);
+  return y;
+}
+
+/** Pixel width to draw at for a container (clamped so plots stay legible). */
+export const widthOf = (el) => Math.max(280, Math.min(1000, Math.floor((el && el.clientWidth) || 640)));

@@ -1,0 +1,205 @@
+// The widget factory: create(el, opts) → {setData, run, on, off, destroy, ready}. One page can hold several
+// widgets; they share one worker. Importing this module does no work and touches no browser global; everything
+// starts in create().
+import { h, fill } from './dom.js';
+import { engine as sharedEngine, unsupported } from './engine.js';
+import { InputStore, inputsView } from './inputs.js';
+import { sdePanel } from './panels/sde.js';
+import { rulerPanel } from './panels/ruler.js';
+import { epsilonPanel } from './panels/epsilon.js';
+import { boundsPanel } from './panels/bounds.js';
+import { bytes } from './format.js';
+
+const PANELS = { sde: sdePanel, ruler: rulerPanel, epsilon: epsilonPanel, bounds: boundsPanel };
+
+/** Default options; see widget.d.ts for the documented shape. */
+export const DEFAULTS = {
+  panels: ['sde', 'ruler', 'epsilon', 'bounds'],
+  example: false,
+  exampleBase: null,
+  showInputs: true,
+  header: true,
+  params: {},
+};
+
+export const PRIVACY =
+  'Everything runs in this browser tab. After the page has loaded, no file, number or request leaves your machine — there is no server and no analytics.';
+
+export const EXAMPLE_NOTE =
+  'Built-in example: 128-d penultimate-layer activations of three small MLPs on scikit-learn digits — the original model, a model retrained without the 144 forget rows (the oracle), and the original fine-tuned 5 epochs on the retain rows (“unlearned”). SDE tests 100 forget rows against 100 retain rows (in training) and 100 test rows (not); on a model this small the split-half signal is weak, so read the warning.';
+
+const lockIcon = () =>
+  h('svg:svg', { viewBox: '0 0 16 16', width: 16, height: 16, 'aria-hidden': 'true', class: 'lock' },
+    h('svg:rect', { x: 3, y: 7, width: 10, height: 8, rx: 1.5, fill: 'currentColor' }),
+    h('svg:path', { d: 'M5 7V5a3 3 0 0 1 6 0v2', fill: 'none', stroke: 'currentColor', 'stroke-width': 1.6 }));
+
+/** Turns a host-supplied value into an InputStore.add() argument. */
+function asInput(value, role) {
+  const v = value && typeof value === 'object' && 'data' in value ? value : { data: value };
+  const d = v.data;
+  const name = v.name || (typeof File !== 'undefined' && d instanceof File ? d.name : `${role}`);
+  if (typeof Blob !== 'undefined' && d instanceof Blob) return { file: d, name, origin: 'data' };
+  if (d instanceof ArrayBuffer || ArrayBuffer.isView(d) && !(d instanceof Float32Array || d instanceof Float64Array)) return { bytes: d, name, origin: 'data' };
+  if (typeof d === 'string') return { text: d, name: v.name || `${role}.csv`, origin: 'data' };
+  if (d && (d.values || d instanceof Float32Array || d instanceof Float64Array || Array.isArray(d))) {
+    const values = d.values || d;
+    const shape = d.shape || v.shape || [values.length, 1];
+    return { matrix: { values: values instanceof Float32Array || values instanceof Float64Array ? values : Float64Array.from(values), shape }, name: v.name || `${role}.npy`, origin: 'data' };
+  }
+  throw new Error(`data for \`${role}\`: give a File/Blob, ArrayBuffer, CSV text, or {values, shape}`);
+}
+
+/**
+ * Builds the widget into `el`.
+ * @param {Element} el
+ * @param {object} opts see DEFAULTS and widget.d.ts
+ */
+export function create(el, opts = {}) {
+  opts = { ...DEFAULTS, ...opts };
+  const listeners = new Map();
+  const emit = (type, detail) => {
+    for (const f of listeners.get(type) || []) f(detail);
+    opts.onEvent?.(type, detail);
+  };
+  const eng = opts.engine || sharedEngine();
+  const store = new InputStore(eng);
+  const ctx = { engine: eng, store, emit, version: null };
+  const root = h('div', { class: 'root', 'data-state': 'starting' });
+  fill(el, root);
+
+  const why = unsupported();
+  if (why) {
+    fill(root, h('div', { class: 'error', role: 'alert' }, `Lethe cannot run in this browser: ${why}. Use a current Chrome, Edge, Firefox or Safari.`));
+    return { ready: Promise.reject(new Error(why)), on() {}, off() {}, destroy() {}, setData() {}, run() {} };
+  }
+
+  const panels = {};
+  for (const id of opts.panels) if (PANELS[id]) panels[id] = PANELS[id](ctx);
+  const versionEl = h('span', { class: 'version muted' }, 'loading…');
+  const exampleEl = h('p', { class: 'example-note', hidden: true });
+  const statusEl = h('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
+  const header = opts.header
+    ? h(
+        'header',
+        { class: 'header' },
+        h('div', { class: 'title-row' }, h('h1', {}, 'Lethe'), h('span', { class: 'tagline' }, 'unlearning & membership evaluation in your browser'), versionEl),
+        h('p', { class: 'privacy', 'data-role': 'privacy' }, lockIcon(), PRIVACY),
+      )
+    : h('p', { class: 'privacy privacy-compact', 'data-role': 'privacy' }, PRIVACY);
+  const nav =
+    opts.panels.length > 1
+      ? h('nav', { class: 'nav', 'aria-label': 'Analyses' }, Object.values(panels).map((p) => h('a', { href: `#${p.el.id}` }, p.el.querySelector('h2').textContent.split(' — ')[0])))
+      : null;
+  fill(root, header, exampleEl, statusEl, opts.showInputs ? inputsView(store, { maxBytesText: '1 GiB' }) : null, nav, Object.values(panels).map((p) => p.el));
+
+  const ready = eng.start().then(
+    (info) => {
+      ctx.version = info.version;
+      fill(versionEl, `v${info.version} · CPU (wasm) · limit ${bytes(info.maxBytes)} per input`);
+      root.dataset.state = 'ready';
+      emit('ready', info);
+      return info;
+    },
+    (e) => {
+      root.dataset.state = 'failed';
+      fill(statusEl, h('div', { class: 'error', role: 'alert' }, e.message));
+      throw e;
+    },
+  );
+
+  const api = {
+    store,
+    panels,
+    ready,
+    on(type, fn) {
+      if (!listeners.has(type)) listeners.set(type, new Set());
+      listeners.get(type).add(fn);
+      return api;
+    },
+    off(type, fn) {
+      listeners.get(type)?.delete(fn);
+      return api;
+    },
+    /** Sets panel inputs from host data: {role: File|ArrayBuffer|string|{values, shape}|{data, rows, tensor, name}}. */
+    async setData(panelId, data) {
+      const panel = panels[panelId];
+      if (!panel) throw new Error(`no panel ${panelId}`);
+      await ready;
+      const set = {};
+      for (const [role, value] of Object.entries(data || {})) {
+        if (value == null) continue;
+        if ((role === 'predictions' || role === 'reference') && typeof value === 'string') {
+          set[role] = { kind: 'text', text: value };
+          continue;
+        }
+        const item = await store.add(asInput(value, role));
+        const text = role === 'predictions' || role === 'reference';
+        if (item.status !== 'ready' && !(text && item.status === 'unreadable')) throw Object.assign(new Error(item.error || `data for ${role} cannot be read`), { input: role });
+        const rows = value.rows == null ? { kind: 'all' } : typeof value.rows === 'string' ? { kind: 'text', text: value.rows } : value.rows;
+        set[role] = role === 'predictions' || role === 'reference' ? { kind: 'source', source: item.id } : { source: item.id, tensor: value.tensor, rows };
+      }
+      panel.set(set);
+    },
+    /** Runs a panel; resolves to its report (JSON envelope) or null when cancelled before anything was computed. */
+    async run(panelId, { signal } = {}) {
+      const panel = panels[panelId];
+      if (!panel) throw new Error(`no panel ${panelId}`);
+      await ready;
+      const out = await panel.run(signal);
+      return out ? panel.last() : null;
+    },
+    /** Applies parameters to a panel ({shuffles: 500, seed: 1, ...}). */
+    setParams(panelId, params) {
+      panels[panelId]?.set(params);
+    },
+    async loadExample() {
+      await ready;
+      await loadExample(api, ctx, exampleEl, opts.exampleBase);
+    },
+    destroy() {
+      fill(el);
+      listeners.clear();
+    },
+  };
+  for (const [id, params] of Object.entries(opts.params || {})) panels[id]?.set(params);
+  if (opts.example) {
+    ready.then(() => api.loadExample()).catch((e) => fill(statusEl, h('div', { class: 'error', role: 'alert' }, `The built-in example could not be loaded: ${e.message}`)));
+  }
+  return api;
+}
+
+/** Fetches the built-in digits example, sets the SDE and RULER panels to it and runs them. */
+async function loadExample(api, ctx, noteEl, base) {
+  const root = base ? new URL(base, document.baseURI) : new URL('../data/digits/', import.meta.url);
+  const names = ['act_unlearned.npy', 'act_retrained.npy', 'act_original.npy', 'forget.txt', 'retain.txt', 'test.txt'];
+  const files = await Promise.all(
+    names.map(async (n) => {
+      const r = await fetch(new URL(n, root));
+      if (!r.ok) throw new Error(`${n}: HTTP ${r.status}`);
+      return new File([await r.blob()], n);
+    }),
+  );
+  const items = {};
+  for (const f of files) items[f.name] = await ctx.store.add({ file: f, origin: 'example', note: f.name.endsWith('.txt') ? 'row indices (one per line)' : null });
+  noteEl.hidden = false;
+  fill(noteEl, EXAMPLE_NOTE);
+  const id = (n) => items[n].id;
+  const { sde, ruler } = api.panels;
+  sde?.set({
+    mode: 'single',
+    in_training: { source: id('act_unlearned.npy'), rows: { kind: 'text', text: '144..244' } },
+    out_of_training: { source: id('act_unlearned.npy'), rows: { kind: 'text', text: '544..644' } },
+    target: { source: id('act_unlearned.npy'), rows: { kind: 'text', text: '0..100' } },
+  });
+  ruler?.set({
+    unlearned: { source: id('act_unlearned.npy') },
+    oracle: { source: id('act_retrained.npy') },
+    original: { source: id('act_original.npy') },
+    forget: { kind: 'file', source: id('forget.txt') },
+    retain: { kind: 'file', source: id('retain.txt') },
+  });
+  const t0 = performance.now();
+  await Promise.all([sde?.run().catch(() => {}), ruler?.run().catch(() => {})]);
+  noteEl.dataset.exampleMs = String(Math.round(performance.now() - t0));
+  ctx.emit('example', { ms: performance.now() - t0 });
+}

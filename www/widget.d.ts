@@ -1,0 +1,106 @@
+// Types of the Lethe widget's public surface: the factory (src/widget.js), the custom element
+// (src/lethe-eval.js) and the iframe messages (src/frame.js). Plain ES modules; no build step needed.
+
+export type PanelId = 'sde' | 'ruler' | 'epsilon' | 'bounds';
+
+/** Rows of an input: the CLI's @ROWS text ('0..100', '3,1,4'), or a structured choice. */
+export type Rows =
+  | string
+  | { kind: 'all' }
+  | { kind: 'text'; text: string }
+  | { kind: 'file'; source: number }
+  | { kind: 'split'; source: number; value: string };
+
+/** A matrix handed over directly (row-major). */
+export interface MatrixData {
+  values: Float32Array | Float64Array | number[];
+  shape: [rows: number, cols?: number];
+}
+
+/** One input: a file, its bytes, CSV/JSON text, a matrix, or one of those with rows/tensor/name. */
+export type InputData =
+  | Blob
+  | ArrayBuffer
+  | Uint8Array
+  | string
+  | MatrixData
+  | { data: Blob | ArrayBuffer | Uint8Array | string | MatrixData; rows?: Rows; tensor?: string; name?: string };
+
+/**
+ * Inputs by role. SDE: in_training, out_of_training, target, draw-from, draw-in, draw-out. RULER: unlearned,
+ * oracle, original (+ forget, retain rows via setParams). Epsilon: retrained, unlearned, retrained_logits,
+ * unlearned_logits, labels. Bounds: scores, predictions, reference (strings are taken as text).
+ */
+export type PanelData = Record<string, InputData>;
+
+export interface WidgetOptions {
+  /** Panels to show, in order. Default: all four. */
+  panels?: PanelId[];
+  /** Load the built-in digits example into SDE and RULER and run them (the stand-alone page does). Default false. */
+  example?: boolean;
+  /** Where the example data lives (default: ../data/digits/ next to src/). */
+  exampleBase?: string | null;
+  /** Show the Inputs section (drop zone, picker, paste box, input cards). Default true. */
+  showInputs?: boolean;
+  /** Show the title and privacy header (a compact privacy line otherwise). Default true. */
+  header?: boolean;
+  /** Parameters per panel, e.g. {sde: {shuffles: 500, seed: 1}}. Names as the CLI's options (snake_case). */
+  params?: Partial<Record<PanelId, Record<string, unknown>>>;
+  /** Receives every event (progress, result, error, ready, example). */
+  onEvent?: (type: string, detail: unknown) => void;
+}
+
+export interface Progress {
+  panel?: string;
+  fraction: number;
+  phase: string;
+  eta_s: number;
+}
+
+/** The JSON report, as "Download JSON report": the CLI's envelope plus how it was computed. */
+export interface Report {
+  lethe_version: string;
+  command: 'sde' | 'ruler' | 'epsilon' | 'bounds' | 'rouge';
+  parameters: Record<string, unknown>;
+  seed: number | null;
+  inputs: Array<{ role: string; spec: string; path: string; sha256: string; format: string; dtype: string; shape: number[]; tensor: string | null; rows_used: number; row_file: { path: string; sha256: string } | null }>;
+  /** Exactly what `lethe <command> --json` prints under `result` (non-finite floats as "inf"/"-inf"/"nan"). */
+  result: unknown;
+  computed_by: { widget: string; backend: string; user_agent: string | null; at: string };
+  cli_equivalent: string;
+}
+
+export interface Widget {
+  ready: Promise<{ version: string; maxBytes: number }>;
+  setData(panel: PanelId, data: PanelData): Promise<void>;
+  setParams(panel: PanelId, params: Record<string, unknown>): void;
+  /** Runs a panel; resolves to its report, or null if cancelled before anything was computed. */
+  run(panel: PanelId, opts?: { signal?: AbortSignal }): Promise<Report | null>;
+  loadExample(): Promise<void>;
+  on(type: 'progress' | 'result' | 'error' | 'ready' | 'example', fn: (detail: any) => void): Widget;
+  off(type: string, fn: (detail: any) => void): Widget;
+  destroy(): void;
+}
+
+export function create(el: Element, opts?: WidgetOptions): Widget;
+
+/** <lethe-eval analysis="sde" shuffles="200" seed="0" [inputs] [example] [autorun]> */
+export class LetheEval extends HTMLElement {
+  readonly analysis: PanelId;
+  data: PanelData | null;
+  run(opts?: { signal?: AbortSignal }): Promise<Report | null>;
+  addEventListener(type: 'progress', fn: (e: CustomEvent<Progress>) => void): void;
+  addEventListener(type: 'result', fn: (e: CustomEvent<{ panel: PanelId; output: unknown; report: Report }>) => void): void;
+  addEventListener(type: 'error', fn: (e: CustomEvent<{ panel: PanelId; message: string; input?: string }>) => void): void;
+  addEventListener(type: string, fn: EventListenerOrEventListenerObject): void;
+}
+
+/** Messages of the iframe mode (frame.html). */
+export type FrameMessage =
+  | { type: 'lethe:ready'; version: string; analysis: PanelId }
+  | { type: 'lethe:load-data'; data: PanelData; params?: Record<string, unknown>; run?: boolean }
+  | { type: 'lethe:run' }
+  | { type: 'lethe:cancel' }
+  | { type: 'lethe:progress'; fraction: number; phase: string; eta_s: number }
+  | { type: 'lethe:result'; report: Report }
+  | { type: 'lethe:error'; message: string; input: string | null };
