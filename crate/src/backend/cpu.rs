@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::kernel::{self, Bandwidth, MatrixSums, Real};
 
 /// Shuffles scored per pass over the upper triangle.
-const GROUP: usize = 8;
+const GROUP: usize = 8; // the accumulators in `permuted_sums` are written out for exactly 8
 
 /// Kernels of one pair in storage type `T`.
 #[derive(Clone, Debug)]
@@ -128,26 +128,33 @@ fn permuted_sums<T: Real>(kc: &[T], l: &[T], n: usize, perms: &[u32]) -> [f64; G
             *v = perms[(if s < count { s } else { 0 }) * n + j];
         }
     }
+    let (cols, _) = idx.as_chunks::<GROUP>();
     let mut totals = [0f64; GROUP];
-    for i in 0..n {
+    for (i, here) in cols.iter().enumerate() {
         let kc_row = &kc[i * n..(i + 1) * n];
-        let here = &idx[i * GROUP..(i + 1) * GROUP];
-        let mut base = [0usize; GROUP];
-        for (b, &p) in base.iter_mut().zip(here) {
-            *b = p as usize * n;
-        }
-        let mut acc = [T::ZERO; GROUP];
-        for (k, ix) in kc_row[i + 1..].iter().zip(idx[(i + 1) * GROUP..].chunks_exact(GROUP)) {
-            for s in 0..GROUP {
-                // SAFETY: base[s] = p·n with p < n, and ix[s] < n (all indices checked in `check_perms`), so
-                // the index is < n² = l.len(). Bounds checks here cost ~2x in this innermost loop.
-                let v = unsafe { *l.get_unchecked(base[s] + *ix.get_unchecked(s) as usize) };
-                acc[s] += *k * v;
+        // Row p_s(i) of l, for each shuffle s (p_s(i) < n, checked in `check_perms`).
+        let rows: [&[T]; GROUP] = std::array::from_fn(|s| &l[here[s] as usize * n..(here[s] as usize + 1) * n]);
+        // Eight named accumulators (not an array) so they stay in registers / wasm locals.
+        let z = T::ZERO;
+        let (mut a0, mut a1, mut a2, mut a3, mut a4, mut a5, mut a6, mut a7) = (z, z, z, z, z, z, z, z);
+        for (&k, ix) in kc_row[i + 1..].iter().zip(&cols[i + 1..]) {
+            // SAFETY: every index is < n (checked in `check_perms`) and each `rows[s]` has n entries. Bounds
+            // checks here cost ~2x in this innermost loop.
+            unsafe {
+                a0 += k * *rows[0].get_unchecked(ix[0] as usize);
+                a1 += k * *rows[1].get_unchecked(ix[1] as usize);
+                a2 += k * *rows[2].get_unchecked(ix[2] as usize);
+                a3 += k * *rows[3].get_unchecked(ix[3] as usize);
+                a4 += k * *rows[4].get_unchecked(ix[4] as usize);
+                a5 += k * *rows[5].get_unchecked(ix[5] as usize);
+                a6 += k * *rows[6].get_unchecked(ix[6] as usize);
+                a7 += k * *rows[7].get_unchecked(ix[7] as usize);
             }
         }
+        let acc = [a0, a1, a2, a3, a4, a5, a6, a7];
         let kd = kc_row[i].to_f64();
         for s in 0..count {
-            totals[s] += 2.0 * acc[s].to_f64() + kd * l[base[s] + here[s] as usize].to_f64();
+            totals[s] += 2.0 * acc[s].to_f64() + kd * rows[s][here[s] as usize].to_f64();
         }
     }
     totals
