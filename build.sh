@@ -8,6 +8,7 @@
 #   ./build.sh wasm     build the wasm package into pkg/
 #   ./build.sh site     build the static site into target/site/ (www/ + pkg/ + the demo data + embed.html)
 #   ./build.sh browser  the widget's browser tests only (wasm-bindgen-test + Playwright)
+#   ./build.sh fuzz     the fuzz smoke run only (FUZZ_SECONDS per target, default 20)
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)
@@ -54,9 +55,23 @@ setup() {
 }
 
 native_tests() {
-  log "cargo test (native)"
+  log "cargo test (native; the lethe-gpu tests run on lavapipe, Mesa's Vulkan on the CPU, and fail without it)"
+  # Vulkan only (no GL/EGL probing noise); the loader wants a runtime directory.
+  export WGPU_BACKEND=vulkan
+  XDG_RUNTIME_DIR=$(mktemp -d)
+  export XDG_RUNTIME_DIR
   cargo test --workspace --all-targets
   cargo test --workspace --doc
+}
+
+gpu_browser_tests() {
+  log "lethe-gpu in headless Chromium with WebGPU (SwiftShader), page and dedicated worker"
+  gpu/run-browser-tests.sh
+}
+
+fuzz_smoke() {
+  log "fuzz smoke run: every file reader, ${FUZZ_SECONDS:-20} s each (fuzz/run.sh; longer: fuzz/run.sh 300)"
+  fuzz/run.sh "${FUZZ_SECONDS:-20}"
 }
 
 wasm_build_check() {
@@ -132,11 +147,14 @@ case "$cmd" in
     native_tests
     wasm_build_check
     browser_tests
+    gpu_browser_tests
+    fuzz_smoke
     log "all tests passed"
     ;;
   wasm) setup; wasm_pkg ;;
   site) setup; site ;;
   serve) setup; serve ;;
   browser) setup; browser_tests ;;
-  *) echo "usage: $0 {test|serve|setup|wasm|site|browser}" >&2; exit 2 ;;
+  fuzz) fuzz_smoke ;;
+  *) echo "usage: $0 {test|serve|setup|wasm|site|browser|fuzz}" >&2; exit 2 ;;
 esac
