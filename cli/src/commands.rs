@@ -11,7 +11,6 @@ use lethe::kernel::Bandwidth;
 use lethe::leakage::{self, LeakageParams, SdMethod, Sidedness};
 use lethe::mann_whitney;
 use lethe::mmd::{self, MmdEstimator};
-use lethe::multiple_testing;
 use lethe::ruler::{self, RulerInputs, TieRule};
 use lethe::sde::{self, SdeParams, Split, Target};
 use lethe::wilcoxon::{self, WilcoxonParams, ZeroMethod};
@@ -539,23 +538,17 @@ fn hsic_cmd(a: HsicArgs) -> Result<(), CliError> {
     })
 }
 
-/// Subsets of a pool's rows drawn as targets.
+/// Subsets of a pool's rows drawn as targets (`lethe::sde::draw_targets`: the seed offset depends on the label).
 fn draw_targets(
     pool: &input::Input,
     role: &str,
+    label: Option<bool>,
     count: usize,
     size: Option<usize>,
     seed: u64,
 ) -> Result<Vec<(String, Matrix)>, CliError> {
     let size = size.ok_or_else(|| CliError::msg(format!("--{role} needs --size (rows per drawn target)")))?;
-    let positions: Vec<usize> = (0..pool.matrix.rows()).collect();
-    // Each pool gets its own seed offset so --draw-in and --draw-out draw independently.
-    let offset = match role {
-        "draw-in" => 1,
-        "draw-out" => 2,
-        _ => 0,
-    };
-    let draws = sde::draw_subsets(&positions, count, size, seed.wrapping_add(offset))
+    let draws = sde::draw_targets(label, pool.matrix.rows(), count, size, seed)
         .map_err(|e| CliError::input(role, std::path::Path::new(&pool.record.path), e))?;
     draws
         .iter()
@@ -579,7 +572,7 @@ fn sde_cmd(a: SdeArgs) -> Result<(), CliError> {
     for (pool, label, role) in [(&a.draw_from, None, "draw-from"), (&a.draw_in, Some(true), "draw-in"), (&a.draw_out, Some(false), "draw-out")] {
         if let Some(s) = pool {
             let p = input::load(role, &spec(s)?)?;
-            for (name, m) in draw_targets(&p, role, a.draw, a.size, a.seed)? {
+            for (name, m) in draw_targets(&p, role, label, a.draw, a.size, a.seed)? {
                 owned.push((name, m, label));
             }
             records.push(p.record);
@@ -655,11 +648,11 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
             targets.push(TargetRows { name: format!("{role}[{k}]"), rows: rows_arg(s)?, label });
         }
     }
-    for (pool, label, role, offset) in [(&a.draw_from, None, "draw-from", 0), (&a.draw_in, Some(true), "draw-in", 1), (&a.draw_out, Some(false), "draw-out", 2)] {
+    for (pool, label, role) in [(&a.draw_from, None, "draw-from"), (&a.draw_in, Some(true), "draw-in"), (&a.draw_out, Some(false), "draw-out")] {
         if let Some(s) = pool {
             let rows = rows_arg(s)?;
-            for (k, sub) in sde::draw_subsets(&rows, a.draw, a.size, a.seed.wrapping_add(offset))?.into_iter().enumerate() {
-                targets.push(TargetRows { name: format!("{role}[{k}]"), rows: sub, label });
+            for (k, pos) in sde::draw_targets(label, rows.len(), a.draw, a.size, a.seed)?.into_iter().enumerate() {
+                targets.push(TargetRows { name: format!("{role}[{k}]"), rows: pos.iter().map(|&i| rows[i]).collect(), label });
             }
         }
     }
@@ -731,21 +724,10 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
 }
 
 #[derive(Serialize)]
-struct MetricAcrossRuns {
-    metric: &'static str,
-    null: f64,
-    values: Vec<f64>,
-    wilcoxon: wilcoxon::WilcoxonResult,
-    rank_biserial: Option<f64>,
-    p_adjusted: f64,
-    reject: bool,
-}
-
-#[derive(Serialize)]
 struct RulerOutput {
     runs: Vec<ruler::RulerReport>,
     /// Wilcoxon signed-rank of each metric against its null across runs, BH-adjusted (two or more runs).
-    across_runs: Vec<MetricAcrossRuns>,
+    across_runs: Vec<ruler::MetricAcrossRuns>,
     warnings: Vec<String>,
 }
 
@@ -788,34 +770,7 @@ fn ruler_cmd(a: RulerArgs) -> Result<(), CliError> {
         records.extend(oracle.map(|o| o.2));
         records.extend(original.map(|o| o.2));
     }
-    let mut across = Vec::new();
-    let mut warnings = Vec::new();
-    if runs >= 2 {
-        let series: [(&str, f64, Vec<Option<f64>>); 3] = [
-            ("calibration_gap", ruler::NULLS.calibration_gap, reports.iter().map(|r| r.calibration_gap).collect()),
-            ("representation_shift", ruler::NULLS.representation_shift, reports.iter().map(|r| r.representation_shift).collect()),
-            ("nn_percentile_rank", ruler::NULLS.nn_percentile_rank, reports.iter().map(|r| Some(r.nn_percentile_rank.value)).collect()),
-        ];
-        let mut tests = Vec::new();
-        for (metric, null, vals) in series {
-            let Some(values) = vals.into_iter().collect::<Option<Vec<f64>>>() else { continue };
-            let d: Vec<f64> = values.iter().map(|v| v - null).collect();
-            match wilcoxon::wilcoxon(&d, None, &WilcoxonParams::default()) {
-                Ok(w) => {
-                    let rb = wilcoxon::rank_biserial(&d, None, ZeroMethod::Wilcox).ok();
-                    tests.push((metric, null, values, w, rb));
-                }
-                Err(e) => warnings.push(format!("{metric}: Wilcoxon across runs not computed: {e}")),
-            }
-        }
-        if !tests.is_empty() {
-            let p: Vec<f64> = tests.iter().map(|t| t.3.p_value).collect();
-            let bh = multiple_testing::benjamini_hochberg(&p, a.fdr)?;
-            for ((metric, null, values, w, rb), (adj, rej)) in tests.into_iter().zip(bh.p_adjusted.iter().zip(&bh.reject)) {
-                across.push(MetricAcrossRuns { metric, null, values, wilcoxon: w, rank_biserial: rb, p_adjusted: *adj, reject: *rej });
-            }
-        }
-    }
+    let (across, warnings) = if runs >= 2 { ruler::across_runs(&reports, a.fdr)? } else { (Vec::new(), Vec::new()) };
     let out = RulerOutput { runs: reports, across_runs: across, warnings };
     Report::new("ruler", &a, None, records, out).emit(a.out.json, |o| {
         let mut s = String::new();
@@ -861,24 +816,9 @@ struct EpsilonOutput {
 
 fn logit_confidences(role: &str, s: &str, labels: &[usize]) -> Result<(Matrix, InputRecord), CliError> {
     let inp = input::load(role, &spec(s)?)?;
-    let e = labels.len();
-    let (models, width) = (inp.matrix.rows(), inp.matrix.cols());
-    if e == 0 || width % e != 0 {
-        return Err(CliError::input(
-            role,
-            std::path::Path::new(&inp.record.path),
-            lethe::Error::ShapeMismatch {
-                message: format!("logits are {models}×{width} after flattening, not models × {e} examples × classes"),
-            },
-        ));
-    }
-    let classes = width / e;
-    let mut out = Vec::with_capacity(models * e);
-    for m in 0..models {
-        let block = lethe::MatrixRef::new(e, classes, inp.matrix.row(m))?;
-        out.extend(competition::logit_scaled_confidence(block, labels)?);
-    }
-    Ok((Matrix::from_vec(models, e, out)?, inp.record))
+    let conf = competition::logit_scaled_confidences(inp.matrix.view(), labels)
+        .map_err(|e| CliError::input(role, std::path::Path::new(&inp.record.path), e))?;
+    Ok((conf, inp.record))
 }
 
 fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {

@@ -328,6 +328,60 @@ pub fn all_metrics<S: Scalar>(inputs: &RulerInputs<'_, S>, tie_rule: TieRule) ->
     })
 }
 
+/// One metric tested against its null across runs (RULER §4: one value per training seed).
+#[derive(Clone, Debug, Serialize)]
+pub struct MetricAcrossRuns {
+    pub metric: &'static str,
+    pub null: f64,
+    pub values: Vec<f64>,
+    /// Two-sided Wilcoxon signed-rank test of `value − null` (scipy defaults).
+    pub wilcoxon: crate::wilcoxon::WilcoxonResult,
+    /// Matched-pairs rank-biserial effect size of `value − null` (zeros dropped).
+    pub rank_biserial: Option<f64>,
+    /// Benjamini–Hochberg adjusted p across the metrics tested.
+    pub p_adjusted: f64,
+    pub reject: bool,
+}
+
+/// The across-runs analysis of several [`RulerReport`]s: for m2, m3 and m4 (m1 has no null), a Wilcoxon
+/// signed-rank test of the runs' values against the null, then Benjamini–Hochberg at level `fdr` across the
+/// metrics tested. A metric missing from some run (e.g. m3 without the original model) is skipped; a metric whose
+/// test cannot be computed (e.g. every value equals the null) is reported in the warnings.
+///
+/// # Errors
+/// `fdr` outside (0, 1).
+pub fn across_runs(reports: &[RulerReport], fdr: f64) -> Result<(Vec<MetricAcrossRuns>, Vec<String>)> {
+    use crate::wilcoxon::{rank_biserial, wilcoxon, WilcoxonParams, ZeroMethod};
+    crate::check::unit_open("fdr", fdr)?;
+    let series: [(&'static str, f64, Vec<Option<f64>>); 3] = [
+        ("calibration_gap", NULLS.calibration_gap, reports.iter().map(|r| r.calibration_gap).collect()),
+        ("representation_shift", NULLS.representation_shift, reports.iter().map(|r| r.representation_shift).collect()),
+        ("nn_percentile_rank", NULLS.nn_percentile_rank, reports.iter().map(|r| Some(r.nn_percentile_rank.value)).collect()),
+    ];
+    let mut warnings = Vec::new();
+    let mut tests = Vec::new();
+    for (metric, null, vals) in series {
+        let Some(values) = vals.into_iter().collect::<Option<Vec<f64>>>() else { continue };
+        let d: Vec<f64> = values.iter().map(|v| v - null).collect();
+        match wilcoxon(&d, None, &WilcoxonParams::default()) {
+            Ok(w) => {
+                let rb = rank_biserial(&d, None, ZeroMethod::Wilcox).ok();
+                tests.push((metric, null, values, w, rb));
+            }
+            Err(e) => warnings.push(format!("{metric}: Wilcoxon across runs not computed: {e}")),
+        }
+    }
+    let mut out = Vec::with_capacity(tests.len());
+    if !tests.is_empty() {
+        let p: Vec<f64> = tests.iter().map(|t| t.3.p_value).collect();
+        let bh = crate::multiple_testing::benjamini_hochberg(&p, fdr)?;
+        for ((metric, null, values, w, rb), (adj, rej)) in tests.into_iter().zip(bh.p_adjusted.iter().zip(&bh.reject)) {
+            out.push(MetricAcrossRuns { metric, null, values, wilcoxon: w, rank_biserial: rb, p_adjusted: *adj, reject: *rej });
+        }
+    }
+    Ok((out, warnings))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,8 +15,7 @@ use lethe::leakage::{self, LeakageParams, LeakageReport, SdMethod, Sidedness};
 use lethe::progress::Monitor;
 use lethe::ruler::{self, RulerInputs, RulerReport, TieRule};
 use lethe::sde::{self, SdeParams, SdeReport, Split, Target};
-use lethe::wilcoxon::{self, WilcoxonParams, WilcoxonResult, ZeroMethod};
-use lethe::{Matrix, MatrixRef, multiple_testing, rouge};
+use lethe::{Matrix, MatrixRef, rouge};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{WebError, WebResult, named_input};
@@ -193,10 +192,11 @@ pub struct SdeOutput {
     pub histograms: Option<Histograms>,
 }
 
-/// The CLI's `draw_targets`: `count` subsets of `size` rows of the pool, seed offset 0/1/2 for draw-from/-in/-out.
+/// Targets drawn from a pool (`lethe::sde::draw_targets`, as the CLI: the seed offset depends on the label).
 fn draw_targets(
     pool: &Input,
     role: &str,
+    label: Option<bool>,
     count: usize,
     size: Option<usize>,
     seed: u64,
@@ -207,13 +207,7 @@ fn draw_targets(
             format!("drawing targets from `{role}` needs a target size (rows per drawn target)"),
         )
     })?;
-    let positions: Vec<usize> = (0..pool.matrix.rows()).collect();
-    let offset = match role {
-        "draw-in" => 1,
-        "draw-out" => 2,
-        _ => 0,
-    };
-    let draws = sde::draw_subsets(&positions, count, size, seed.wrapping_add(offset))
+    let draws = sde::draw_targets(label, pool.matrix.rows(), count, size, seed)
         .map_err(|e| WebError::at(role, e.to_string()))?;
     draws
         .iter()
@@ -267,7 +261,7 @@ pub fn prepare_sde(ws: &mut Workspace, req: &SdeRequest) -> WebResult<SdeJob> {
     ] {
         if let Some(r) = pool {
             let p = ws.load(role, r)?;
-            for (name, m) in draw_targets(&p, role, req.draw, req.size, req.seed)? {
+            for (name, m) in draw_targets(&p, role, label, req.draw, req.size, req.seed)? {
                 targets.push((name, TargetData::Drawn(m), label));
             }
             records.push(p.record.clone());
@@ -383,23 +377,11 @@ impl Default for RulerRequest {
     }
 }
 
-/// The CLI's `MetricAcrossRuns`.
-#[derive(Clone, Debug, Serialize)]
-pub struct MetricAcrossRuns {
-    pub metric: &'static str,
-    pub null: f64,
-    pub values: Vec<f64>,
-    pub wilcoxon: WilcoxonResult,
-    pub rank_biserial: Option<f64>,
-    pub p_adjusted: f64,
-    pub reject: bool,
-}
-
 /// The CLI's `RulerOutput`.
 #[derive(Clone, Debug, Serialize)]
 pub struct RulerResult {
     pub runs: Vec<RulerReport>,
-    pub across_runs: Vec<MetricAcrossRuns>,
+    pub across_runs: Vec<ruler::MetricAcrossRuns>,
     pub warnings: Vec<String>,
 }
 
@@ -465,7 +447,7 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> WebResult<RulerOutput> {
         records.extend(oracle.map(|o| o.2));
         records.extend(original.map(|o| o.2));
     }
-    let (across, warnings) = across_runs(&reports, req.fdr)?;
+    let (across, warnings) = if reports.len() >= 2 { ruler::across_runs(&reports, req.fdr)? } else { (Vec::new(), Vec::new()) };
     let rank_histograms = reports
         .iter()
         .map(|r| plots::histogram_in(&r.nn_percentile_rank.ranks, 10, (0.0, 1.0)))
@@ -481,65 +463,6 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> WebResult<RulerOutput> {
         inputs: records,
         rank_histograms,
     })
-}
-
-type AcrossRuns = (Vec<MetricAcrossRuns>, Vec<String>);
-
-/// The CLI's across-runs step: each metric's values minus its null, Wilcoxon signed-rank (scipy defaults),
-/// rank-biserial, then Benjamini–Hochberg over the metrics tested.
-fn across_runs(reports: &[RulerReport], fdr: f64) -> WebResult<AcrossRuns> {
-    let mut across = Vec::new();
-    let mut warnings = Vec::new();
-    if reports.len() < 2 {
-        return Ok((across, warnings));
-    }
-    let series: [(&'static str, f64, Vec<Option<f64>>); 3] = [
-        (
-            "calibration_gap",
-            ruler::NULLS.calibration_gap,
-            reports.iter().map(|r| r.calibration_gap).collect(),
-        ),
-        (
-            "representation_shift",
-            ruler::NULLS.representation_shift,
-            reports.iter().map(|r| r.representation_shift).collect(),
-        ),
-        (
-            "nn_percentile_rank",
-            ruler::NULLS.nn_percentile_rank,
-            reports.iter().map(|r| Some(r.nn_percentile_rank.value)).collect(),
-        ),
-    ];
-    let mut tests = Vec::new();
-    for (metric, null, vals) in series {
-        let Some(values) = vals.into_iter().collect::<Option<Vec<f64>>>() else {
-            continue;
-        };
-        let d: Vec<f64> = values.iter().map(|v| v - null).collect();
-        match wilcoxon::wilcoxon(&d, None, &WilcoxonParams::default()) {
-            Ok(w) => {
-                let rb = wilcoxon::rank_biserial(&d, None, ZeroMethod::Wilcox).ok();
-                tests.push((metric, null, values, w, rb));
-            }
-            Err(e) => warnings.push(format!("{metric}: Wilcoxon across runs not computed: {e}")),
-        }
-    }
-    if !tests.is_empty() {
-        let p: Vec<f64> = tests.iter().map(|t| t.3.p_value).collect();
-        let bh = multiple_testing::benjamini_hochberg(&p, fdr)?;
-        for ((metric, null, values, w, rb), (adj, rej)) in tests.into_iter().zip(bh.p_adjusted.iter().zip(&bh.reject)) {
-            across.push(MetricAcrossRuns {
-                metric,
-                null,
-                values,
-                wilcoxon: w,
-                rank_biserial: rb,
-                p_adjusted: *adj,
-                reject: *rej,
-            });
-        }
-    }
-    Ok((across, warnings))
 }
 
 // ------------------------------------------------------------------------------------------------------ epsilon
@@ -612,28 +535,12 @@ const EPS_ROLES: [&str; 5] = [
     "labels",
 ];
 
-/// The CLI's `logit_confidences`: each model's row of `examples × classes` logits → logit-scaled confidences.
+/// Each model's row of `examples × classes` logits → logit-scaled confidences (`competition::logit_scaled_confidences`).
 fn logit_confidences(ws: &mut Workspace, role: &str, r: &InputRef, labels: &[usize]) -> WebResult<(Matrix, Rc<Input>)> {
     let inp = ws.load(role, r)?;
-    let e = labels.len();
-    let (models, width) = (inp.matrix.rows(), inp.matrix.cols());
-    if e == 0 || width % e != 0 {
-        return Err(WebError::at(
-            role,
-            format!(
-                "shape mismatch: logits are {models}×{width} after flattening, not models × {e} examples × classes"
-            ),
-        ));
-    }
-    let classes = width / e;
-    let mut out = Vec::with_capacity(models * e);
-    for m in 0..models {
-        let block = MatrixRef::new(e, classes, inp.matrix.row(m)).map_err(|x| WebError::at(role, x.to_string()))?;
-        out.extend(
-            competition::logit_scaled_confidence(block, labels).map_err(|x| attribute(x, &EPS_ROLES).or_at(role))?,
-        );
-    }
-    Ok((Matrix::from_vec(models, e, out)?, inp))
+    let conf = competition::logit_scaled_confidences(inp.matrix.view(), labels)
+        .map_err(|x| attribute(x, &EPS_ROLES).or_at(role))?;
+    Ok((conf, inp))
 }
 
 /// Per-example epsilon, forgetting quality and final score for each requested variant (as `lethe epsilon`).

@@ -2,7 +2,7 @@
 
 use super::emulate::numpy_exp_f32;
 use crate::numpy::sum as numpy_pairwise_sum;
-use crate::data::{MatrixRef, Scalar};
+use crate::data::{Matrix, MatrixRef, Scalar};
 use crate::error::{Error, Result};
 
 /// Logit-scaled confidence of each row's labelled class: `log(p_y + 1e-45) − log(Σ_{j≠y} p_j + 1e-45)` with `p` the
@@ -90,4 +90,28 @@ impl Exp for f32 {
     fn sub_exp(self, max: Self) -> f64 {
         f64::from(numpy_exp_f32(self - max))
     }
+}
+
+/// Logit-scaled confidences of many models at once: `logits` is models × (examples · classes) (a models × examples
+/// × classes array flattened), `labels` the examples' classes; returns models × examples, each row
+/// [`logit_scaled_confidence`] of that model's logits.
+///
+/// # Errors
+/// A width that is not a multiple of the number of labels; label errors as [`logit_scaled_confidence`].
+pub fn logit_scaled_confidences<T: Scalar + Exp>(logits: MatrixRef<'_, T>, labels: &[usize]) -> Result<Matrix> {
+    let e = labels.len();
+    let (models, width) = (logits.rows(), logits.cols());
+    if e == 0 || width % e != 0 {
+        return Err(Error::ShapeMismatch {
+            message: format!(
+                "logits are {models}×{width} after flattening, not models × {e} examples × classes (one label per example)"
+            ),
+        });
+    }
+    let classes = width / e;
+    let mut out = Vec::with_capacity(models * e);
+    for m in 0..models {
+        out.extend(logit_scaled_confidence(MatrixRef::new(e, classes, logits.row(m))?, labels)?);
+    }
+    Matrix::from_vec(models, e, out)
 }

@@ -60,7 +60,7 @@ mod official;
 #[allow(clippy::unwrap_used)]
 mod tests;
 
-pub use confidence::{Exp, logit_scaled_confidence};
+pub use confidence::{Exp, logit_scaled_confidence, logit_scaled_confidences};
 
 use serde::{Deserialize, Serialize};
 

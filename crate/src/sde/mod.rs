@@ -463,6 +463,23 @@ pub fn sde<S: Scalar>(
     now(sde_with(&mut backend, &mut Silent, in_training, out_of_training, targets, params))
 }
 
+/// Draws `count` target subsets of `size` positions from a pool of `pool_len` rows (positions into the pool), for
+/// targets labelled `label`. The seed is offset by the label (+0 unlabelled, +1 in-training, +2 out-of-training)
+/// so that drawing in- and out-of-training targets with one seed gives independent draws; the CLI and the widget
+/// both use this, so the same seed draws the same targets.
+///
+/// # Errors
+/// As [`draw_subsets`].
+pub fn draw_targets(label: Option<bool>, pool_len: usize, count: usize, size: usize, seed: u64) -> Result<Vec<Vec<usize>>> {
+    let offset = match label {
+        None => 0,
+        Some(true) => 1,
+        Some(false) => 2,
+    };
+    let positions: Vec<usize> = (0..pool_len).collect();
+    draw_subsets(&positions, count, size, seed.wrapping_add(offset))
+}
+
 /// Draws `count` subsets of `size` distinct rows from `pool` (row indices), each independently, seeded
 /// (stream `Subsets`). Used for Algorithm 3's targets and for controlled experiments.
 ///
