@@ -98,8 +98,8 @@ pub(crate) async fn prepare<S: Scalar>(
             n,
             x: stats(sx, n, sigma_x),
             y: stats(sy, n, sigma_y),
-            kc_sums: MatrixSums::of(&kc_host, n),
-            l_sums: MatrixSums::of(&l_host, n),
+            kc_sums: MatrixSums::of_symmetric(&kc_host, n),
+            l_sums: MatrixSums::of_symmetric(&l_host, n),
         },
     })
 }

@@ -64,8 +64,8 @@ fn prepare_t<S: Scalar, T: Real>(
         n,
         x: kx.stats,
         y: ly.stats,
-        kc_sums: MatrixSums::of(&kc, n),
-        l_sums: MatrixSums::of(&ly.values, n),
+        kc_sums: MatrixSums::of_symmetric(&kc, n),
+        l_sums: MatrixSums::of_symmetric(&ly.values, n),
     };
     Ok(Pair { n, kc, l: ly.values, stats })
 }

@@ -172,6 +172,25 @@ impl MatrixSums {
             rows[i] = r;
         }
         let diag: Vec<f64> = (0..h).map(|i| a[i * h + i].to_f64()).collect();
+        Self::from_parts(h, &rows, &cols, &diag, sq, sq_t)
+    }
+
+    /// The sums of a symmetric row-major `h × h` matrix (kernels are): one contiguous pass, no transposed reads.
+    pub fn of_symmetric<T: Scalar>(a: &[T], h: usize) -> Self {
+        let mut rows = vec![0f64; h];
+        let mut sq = 0f64;
+        for (i, r) in rows.iter_mut().enumerate() {
+            for &v in &a[i * h..(i + 1) * h] {
+                let v = v.to_f64();
+                *r += v;
+                sq += v * v;
+            }
+        }
+        let diag: Vec<f64> = (0..h).map(|i| a[i * h + i].to_f64()).collect();
+        Self::from_parts(h, &rows, &rows, &diag, sq, sq)
+    }
+
+    fn from_parts(h: usize, rows: &[f64], cols: &[f64], diag: &[f64], sq: f64, sq_t: f64) -> Self {
         let dot = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(a, b)| a * b).sum::<f64>();
         Self {
             h,

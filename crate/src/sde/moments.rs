@@ -149,6 +149,26 @@ mod tests {
     }
 
     #[test]
+    fn symmetric_sums_equal_general_sums_on_symmetric_matrices() {
+        let mut s = 7u64;
+        let h = 9;
+        let mut a = vec![0.0; h * h];
+        for i in 0..h {
+            for j in i..h {
+                let v = rng(&mut s) - 0.3;
+                a[i * h + j] = v;
+                a[j * h + i] = v;
+            }
+        }
+        let (g, y) = (MatrixSums::of(&a, h), MatrixSums::of_symmetric(&a, h));
+        for (p, q) in [(g.total, y.total), (g.row_sq, y.row_sq), (g.col_sq, y.col_sq), (g.row_col, y.row_col),
+                       (g.diag_row, y.diag_row), (g.diag_col, y.diag_col), (g.sq, y.sq), (g.sq_transpose, y.sq_transpose),
+                       (g.trace, y.trace), (g.diag_sq, y.diag_sq)] {
+            assert!((p - q).abs() < 1e-12, "{p} vs {q}");
+        }
+    }
+
+    #[test]
     fn there_are_fifteen_partitions() {
         let p = partitions();
         assert_eq!(p.len(), 15);
