@@ -12,14 +12,14 @@ use lethe::leakage::{self, LeakageParams, SdMethod, Sidedness};
 use lethe::mann_whitney;
 use lethe::mmd::{self, MmdEstimator};
 use lethe::ruler::{self, RulerInputs, TieRule};
-use lethe::sde::{self, SdeParams, Split, Target};
+use lethe::sde::{self, SdeParams, Split};
 use lethe::wilcoxon::{self, WilcoxonParams, ZeroMethod};
-use lethe::{rouge, wasserstein, Alternative, Matrix, PValueMethod};
+use lethe::{Alternative, Matrix, PValueMethod, rouge, wasserstein};
 use serde::Serialize;
 
-use crate::input::{self, InputRecord, InputSpec, RowSpec};
-use crate::report::{fmt_num, Report};
 use crate::CliError;
+use crate::input::{self, InputRecord, InputSpec, RowSpec};
+use crate::report::{Report, fmt_num};
 
 #[derive(Parser)]
 #[command(
@@ -101,7 +101,8 @@ pub struct HsicArgs {
 type InputSpecArg = String;
 
 fn spec(s: &str) -> Result<InputSpec, CliError> {
-    s.parse().map_err(|e: String| CliError::msg(format!("bad input `{s}`: {e}")))
+    s.parse()
+        .map_err(|e: String| CliError::msg(format!("bad input `{s}`: {e}")))
 }
 
 #[derive(Args, Serialize)]
@@ -338,13 +339,21 @@ impl BoundArgs {
     fn params(&self) -> LeakageParams {
         let method = match self.sd_method {
             SdMethodArg::Conbo => SdMethod::Conbo,
-            SdMethodArg::Perbin => SdMethod::PerBin { atom_at_zero: self.atom_at_zero },
-            SdMethodArg::Lp => SdMethod::Lp { atom_at_zero: self.atom_at_zero },
+            SdMethodArg::Perbin => SdMethod::PerBin {
+                atom_at_zero: self.atom_at_zero,
+            },
+            SdMethodArg::Lp => SdMethod::Lp {
+                atom_at_zero: self.atom_at_zero,
+            },
         };
         let d = LeakageParams::default();
         LeakageParams {
             alpha: self.alpha,
-            sidedness: if self.one_sided { Sidedness::OneSided } else { Sidedness::TwoSided },
+            sidedness: if self.one_sided {
+                Sidedness::OneSided
+            } else {
+                Sidedness::TwoSided
+            },
             x: if self.x.is_empty() { d.x } else { self.x.clone() },
             stepsize: self.stepsize,
             sd_method: method,
@@ -538,48 +547,86 @@ fn hsic_cmd(a: HsicArgs) -> Result<(), CliError> {
     })
 }
 
-/// Subsets of a pool's rows drawn as targets (`lethe::sde::draw_targets`: the seed offset depends on the label).
-fn draw_targets(
-    pool: &input::Input,
+/// Positions of the targets drawn from a pool (`lethe::sde::draw_targets`: the seed offset depends on the label).
+fn draw_targets<T: lethe::data::Scalar>(
+    pool: &input::Input<T>,
     role: &str,
     label: Option<bool>,
     count: usize,
     size: Option<usize>,
     seed: u64,
-) -> Result<Vec<(String, Matrix)>, CliError> {
+) -> Result<Vec<Vec<usize>>, CliError> {
     let size = size.ok_or_else(|| CliError::msg(format!("--{role} needs --size (rows per drawn target)")))?;
-    let draws = sde::draw_targets(label, pool.matrix.rows(), count, size, seed)
-        .map_err(|e| CliError::input(role, std::path::Path::new(&pool.record.path), e))?;
-    draws
-        .iter()
-        .enumerate()
-        .map(|(k, rows)| Ok((format!("{role}[{k}]"), pool.matrix.select_rows(rows, role)?)))
-        .collect()
+    sde::draw_targets(label, pool.matrix.rows(), count, size, seed)
+        .map_err(|e| CliError::input(role, std::path::Path::new(&pool.record.path), e))
 }
 
 fn sde_cmd(a: SdeArgs) -> Result<(), CliError> {
-    let it = input::load("in_training", &spec(&a.it)?)?;
-    let oot = input::load("out_of_training", &spec(&a.oot)?)?;
+    // f32 files are evaluated from f32 copies in memory (half the bytes of f64; the values, and so the results, are
+    // the same): only when every input converts exactly.
+    let mut specs = vec![spec(&a.it)?, spec(&a.oot)?];
+    for s in a.target.iter().chain(&a.target_in).chain(&a.target_out) {
+        specs.push(spec(s)?);
+    }
+    for s in [&a.draw_from, &a.draw_in, &a.draw_out].into_iter().flatten() {
+        specs.push(spec(s)?);
+    }
+    if specs.iter().all(input::exact_in_f32) {
+        sde_run::<f32>(a)
+    } else {
+        sde_run::<f64>(a)
+    }
+}
+
+/// The `sde` command with inputs held as `T`. Drawn targets are rows of their pool ([`sde::RowSubset`]), never
+/// copied out of it.
+fn sde_run<T: lethe::data::Scalar>(a: SdeArgs) -> Result<(), CliError> {
+    let it = input::load_as::<T>("in_training", &spec(&a.it)?)?;
+    let oot = input::load_as::<T>("out_of_training", &spec(&a.oot)?)?;
     let mut records = vec![it.record.clone(), oot.record.clone()];
-    let mut owned: Vec<(String, Matrix, Option<bool>)> = Vec::new();
-    for (list, label, role) in [(&a.target, None, "target"), (&a.target_in, Some(true), "target_in"), (&a.target_out, Some(false), "target_out")] {
+    let mut loaded: Vec<(String, Matrix<T>, Option<bool>)> = Vec::new();
+    for (list, label, role) in [
+        (&a.target, None, "target"),
+        (&a.target_in, Some(true), "target_in"),
+        (&a.target_out, Some(false), "target_out"),
+    ] {
         for (k, s) in list.iter().enumerate() {
-            let t = input::load(role, &spec(s)?)?;
+            let t = input::load_as::<T>(role, &spec(s)?)?;
             records.push(t.record);
-            owned.push((format!("{role}[{k}]"), t.matrix, label));
+            loaded.push((format!("{role}[{k}]"), t.matrix, label));
         }
     }
-    for (pool, label, role) in [(&a.draw_from, None, "draw-from"), (&a.draw_in, Some(true), "draw-in"), (&a.draw_out, Some(false), "draw-out")] {
+    let mut pools: Vec<(input::Input<T>, &str, Option<bool>, Vec<Vec<usize>>)> = Vec::new();
+    for (pool, label, role) in [
+        (&a.draw_from, None, "draw-from"),
+        (&a.draw_in, Some(true), "draw-in"),
+        (&a.draw_out, Some(false), "draw-out"),
+    ] {
         if let Some(s) = pool {
-            let p = input::load(role, &spec(s)?)?;
-            for (name, m) in draw_targets(&p, role, label, a.draw, a.size, a.seed)? {
-                owned.push((name, m, label));
-            }
-            records.push(p.record);
+            let p = input::load_as::<T>(role, &spec(s)?)?;
+            let draws = draw_targets(&p, role, label, a.draw, a.size, a.seed)?;
+            records.push(p.record.clone());
+            pools.push((p, role, label, draws));
         }
     }
-    let targets: Vec<Target<'_, f64>> =
-        owned.iter().map(|(name, m, label)| Target { name, data: m.view(), label: *label }).collect();
+    let drawn_names: Vec<Vec<String>> = pools
+        .iter()
+        .map(|(_, role, _, d)| (0..d.len()).map(|k| format!("{role}[{k}]")).collect())
+        .collect();
+    let mut targets: Vec<sde::RowSubset<'_, T>> = loaded
+        .iter()
+        .map(|(name, m, label)| sde::RowSubset::all(name, m.view(), *label))
+        .collect();
+    for ((p, _, label, draws), names) in pools.iter().zip(&drawn_names) {
+        for (rows, name) in draws.iter().zip(names) {
+            targets.push(sde::RowSubset {
+                name,
+                source: p.matrix.view(),
+                rows: Some(rows),
+                label: *label,
+            });
+        }
+    }
     let params = SdeParams {
         bandwidth: parse(&a.sigma)?,
         shuffles: a.shuffles,
@@ -592,19 +639,35 @@ fn sde_cmd(a: SdeArgs) -> Result<(), CliError> {
         precision: parse(&a.precision)?,
         baselines: a.baselines,
     };
-    let r = sde::sde(it.matrix.view(), oot.matrix.view(), &targets, &params)?;
+    let r = sde::sde_subsets(
+        sde::RowSubset::all("in_training", it.matrix.view(), None),
+        sde::RowSubset::all("out_of_training", oot.matrix.view(), None),
+        &targets,
+        &params,
+    )?;
     Report::new("sde", &a, Some(a.seed), records, r).emit(a.out.json, |r| {
         let mut s = String::new();
         let dist = |h: &sde::SplitHalf| {
             let mean = h.values.iter().sum::<f64>() / h.values.len().max(1) as f64;
-            format!("mean H = {} over {} shuffles (halves of {}, sigma {} / {})", fmt_num(mean), h.values.len(), h.half, fmt_num(h.sigma_1), fmt_num(h.sigma_2))
+            format!(
+                "mean H = {} over {} shuffles (halves of {}, sigma {} / {})",
+                fmt_num(mean),
+                h.values.len(),
+                h.half,
+                fmt_num(h.sigma_1),
+                fmt_num(h.sigma_2)
+            )
         };
         let _ = writeln!(s, "in-training reference:      {}", dist(&r.in_training_reference));
         if let Some(o) = &r.out_of_training_reference {
             let _ = writeln!(s, "out-of-training reference:  {}", dist(o));
         }
         if let Some(m) = &r.reference_separation {
-            let _ = writeln!(s, "references separable? one-sided Mann–Whitney H(IT) > H(OOT): p = {}", fmt_num(m.p_value));
+            let _ = writeln!(
+                s,
+                "references separable? one-sided Mann–Whitney H(IT) > H(OOT): p = {}",
+                fmt_num(m.p_value)
+            );
         }
         for t in &r.targets {
             let _ = writeln!(
@@ -613,12 +676,23 @@ fn sde_cmd(a: SdeArgs) -> Result<(), CliError> {
                 t.name,
                 fmt_num(t.verdict.jsd_target_it),
                 fmt_num(t.verdict.jsd_target_oot),
-                if t.verdict.in_training { "in training" } else { "out of training" },
-                t.label.map(|l| if l { "  (label: in)" } else { "  (label: out)" }).unwrap_or("")
+                if t.verdict.in_training {
+                    "in training"
+                } else {
+                    "out of training"
+                },
+                t.label
+                    .map(|l| if l { "  (label: in)" } else { "  (label: out)" })
+                    .unwrap_or("")
             );
         }
         if let Some(otr) = r.out_of_training_rate {
-            let _ = writeln!(s, "out-of-training rate (OTR): {} of {} targets", fmt_num(otr), r.targets.len());
+            let _ = writeln!(
+                s,
+                "out-of-training rate (OTR): {} of {} targets",
+                fmt_num(otr),
+                r.targets.len()
+            );
         }
         for (name, f) in [("SDE", &r.f1), ("MMD", &r.f1_mmd), ("Wasserstein", &r.f1_wasserstein)] {
             if let Some(f) = f {
@@ -643,16 +717,35 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
     let it_pool = rows_arg(&a.it_pool)?;
     let oot_pool = rows_arg(&a.oot_pool)?;
     let mut targets = Vec::new();
-    for (list, label, role) in [(&a.target, None, "target"), (&a.target_in, Some(true), "target_in"), (&a.target_out, Some(false), "target_out")] {
+    for (list, label, role) in [
+        (&a.target, None, "target"),
+        (&a.target_in, Some(true), "target_in"),
+        (&a.target_out, Some(false), "target_out"),
+    ] {
         for (k, s) in list.iter().enumerate() {
-            targets.push(TargetRows { name: format!("{role}[{k}]"), rows: rows_arg(s)?, label });
+            targets.push(TargetRows {
+                name: format!("{role}[{k}]"),
+                rows: rows_arg(s)?,
+                label,
+            });
         }
     }
-    for (pool, label, role) in [(&a.draw_from, None, "draw-from"), (&a.draw_in, Some(true), "draw-in"), (&a.draw_out, Some(false), "draw-out")] {
+    for (pool, label, role) in [
+        (&a.draw_from, None, "draw-from"),
+        (&a.draw_in, Some(true), "draw-in"),
+        (&a.draw_out, Some(false), "draw-out"),
+    ] {
         if let Some(s) = pool {
             let rows = rows_arg(s)?;
-            for (k, pos) in sde::draw_targets(label, rows.len(), a.draw, a.size, a.seed)?.into_iter().enumerate() {
-                targets.push(TargetRows { name: format!("{role}[{k}]"), rows: pos.iter().map(|&i| rows[i]).collect(), label });
+            for (k, pos) in sde::draw_targets(label, rows.len(), a.draw, a.size, a.seed)?
+                .into_iter()
+                .enumerate()
+            {
+                targets.push(TargetRows {
+                    name: format!("{role}[{k}]"),
+                    rows: pos.iter().map(|&i| rows[i]).collect(),
+                    label,
+                });
             }
         }
     }
@@ -689,7 +782,11 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
             fmt_num(r.out_of_training.mean),
             fmt_num(r.out_of_training.sd)
         );
-        let _ = writeln!(s, "{:<14} {:>10} {:>11} {:>6} {:>11} {:>10}", "target", "z (sds)", "calibrated", "paper", "dispersion", "confidence");
+        let _ = writeln!(
+            s,
+            "{:<14} {:>10} {:>11} {:>6} {:>11} {:>10}",
+            "target", "z (sds)", "calibrated", "paper", "dispersion", "confidence"
+        );
         for t in &r.targets {
             let _ = writeln!(
                 s,
@@ -710,7 +807,11 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
                 sm.rule,
                 sm.out_of_training_rate.map_or("-".into(), fmt_num),
                 sm.f1.as_ref().map_or("-".into(), |f| fmt_num(f.f1)),
-                if sm.inconclusive > 0 { format!("  ({} inconclusive)", sm.inconclusive) } else { String::new() }
+                if sm.inconclusive > 0 {
+                    format!("  ({} inconclusive)", sm.inconclusive)
+                } else {
+                    String::new()
+                }
             );
         }
         for n in &r.notes {
@@ -735,7 +836,10 @@ fn ruler_cmd(a: RulerArgs) -> Result<(), CliError> {
     let runs = a.unlearned.len();
     for (flag, v) in [("--oracle", &a.oracle), ("--original", &a.original)] {
         if !v.is_empty() && v.len() != runs {
-            return Err(CliError::msg(format!("{flag} was given {} times but --unlearned {runs} times; give one per run", v.len())));
+            return Err(CliError::msg(format!(
+                "{flag} was given {} times but --unlearned {runs} times; give one per run",
+                v.len()
+            )));
         }
     }
     let forget_spec: RowSpec = a.forget.parse().map_err(CliError::msg)?;
@@ -770,8 +874,16 @@ fn ruler_cmd(a: RulerArgs) -> Result<(), CliError> {
         records.extend(oracle.map(|o| o.2));
         records.extend(original.map(|o| o.2));
     }
-    let (across, warnings) = if runs >= 2 { ruler::across_runs(&reports, a.fdr)? } else { (Vec::new(), Vec::new()) };
-    let out = RulerOutput { runs: reports, across_runs: across, warnings };
+    let (across, warnings) = if runs >= 2 {
+        ruler::across_runs(&reports, a.fdr)?
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let out = RulerOutput {
+        runs: reports,
+        across_runs: across,
+        warnings,
+    };
     Report::new("ruler", &a, None, records, out).emit(a.out.json, |o| {
         let mut s = String::new();
         let opt = |v: Option<f64>| v.map_or("-".to_string(), fmt_num);
@@ -825,13 +937,19 @@ fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
     let mut records = Vec::new();
     let (retrained, unlearned) = match (&a.retrained, &a.unlearned, &a.retrained_logits, &a.unlearned_logits) {
         (Some(r), Some(u), None, None) => {
-            let (r, u) = (input::load("retrained", &spec(r)?)?, input::load("unlearned", &spec(u)?)?);
+            let (r, u) = (
+                input::load("retrained", &spec(r)?)?,
+                input::load("unlearned", &spec(u)?)?,
+            );
             records.push(r.record);
             records.push(u.record);
             (r.matrix, u.matrix)
         }
         (None, None, Some(r), Some(u)) => {
-            let ls = a.labels.as_ref().ok_or_else(|| CliError::msg("--retrained-logits needs --labels"))?;
+            let ls = a
+                .labels
+                .as_ref()
+                .ok_or_else(|| CliError::msg("--retrained-logits needs --labels"))?;
             let (lab, rec) = input::load_vector("labels", &spec(ls)?)?;
             let labels: Vec<usize> = lab.iter().map(|&v| v as usize).collect();
             if lab.iter().any(|&v| v < 0.0 || v.fract() != 0.0) {
@@ -847,19 +965,27 @@ fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
         _ => {
             return Err(CliError::msg(
                 "give either --retrained and --unlearned (confidences), or --retrained-logits, --unlearned-logits and --labels",
-            ))
+            ));
         }
     };
     let eps_max = if a.eps_max == "official" {
         EpsMax::Official
     } else {
-        EpsMax::Fixed(a.eps_max.parse().map_err(|_| CliError::msg("--eps-max takes `official` or a number"))?)
+        EpsMax::Fixed(
+            a.eps_max
+                .parse()
+                .map_err(|_| CliError::msg("--eps-max takes `official` or a number"))?,
+        )
     };
     let variants: Vec<Variant> = match a.variant {
         VariantArg::Official => vec![Variant::Official],
         VariantArg::Exhaustive => vec![Variant::Exhaustive],
         VariantArg::ClopperPearson => vec![Variant::HighProbability { alpha: a.alpha }],
-        VariantArg::All => vec![Variant::Official, Variant::Exhaustive, Variant::HighProbability { alpha: a.alpha }],
+        VariantArg::All => vec![
+            Variant::Official,
+            Variant::Exhaustive,
+            Variant::HighProbability { alpha: a.alpha },
+        ],
     };
     let accuracies = match a.accuracies.as_deref() {
         None => None,
@@ -873,18 +999,30 @@ fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
             return Err(CliError::msg(format!(
                 "--accuracies takes 4 comma-separated numbers RA_unlearned,RA_retrained,TA_unlearned,TA_retrained; got {}",
                 v.len()
-            )))
+            )));
         }
     };
     let mut results = Vec::new();
     let mut finals = Vec::new();
     for variant in variants {
-        let p = CompetitionParams { variant, delta: a.delta, eps_max };
+        let p = CompetitionParams {
+            variant,
+            delta: a.delta,
+            eps_max,
+        };
         let r = competition::forget_score(retrained.view(), unlearned.view(), &p)?;
-        finals.push(accuracies.as_ref().map(|acc| competition::final_score(r.forget_score, acc)).transpose()?);
+        finals.push(
+            accuracies
+                .as_ref()
+                .map(|acc| competition::final_score(r.forget_score, acc))
+                .transpose()?,
+        );
         results.push(r);
     }
-    let out = EpsilonOutput { results, final_scores: finals };
+    let out = EpsilonOutput {
+        results,
+        final_scores: finals,
+    };
     Report::new("epsilon", &a, None, records, out).emit(a.out.json, |o| {
         let mut s = String::new();
         for (r, f) in o.results.iter().zip(&o.final_scores) {
@@ -912,15 +1050,36 @@ fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
 
 fn bounds_human(r: &leakage::LeakageReport) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "n = {} scores (alpha = {}, {:?})", r.n, r.params.alpha, r.params.sidedness);
+    let _ = writeln!(
+        s,
+        "n = {} scores (alpha = {}, {:?})",
+        r.n, r.params.alpha, r.params.sidedness
+    );
     if let Some(b) = &r.binary {
-        let _ = writeln!(s, "M_bin: {} leaks of {} → leak probability ≤ {}", b.leaks, b.n, fmt_num(b.upper));
+        let _ = writeln!(
+            s,
+            "M_bin: {} leaks of {} → leak probability ≤ {}",
+            b.leaks,
+            b.n,
+            fmt_num(b.upper)
+        );
     }
     for (x, u) in r.general.x.iter().zip(&r.general.upper) {
         let _ = writeln!(s, "M_gen({x}): Pr(X > {x}) ≤ {}", fmt_num(*u));
     }
-    let _ = writeln!(s, "E[X] in [{}, {}] (mean {})", fmt_num(r.expectation.lower), fmt_num(r.expectation.upper), fmt_num(r.expectation.mean));
-    let _ = writeln!(s, "SD(X) ≤ {} (sample sd {})", fmt_num(r.std.upper), fmt_num(r.std.sample_std));
+    let _ = writeln!(
+        s,
+        "E[X] in [{}, {}] (mean {})",
+        fmt_num(r.expectation.lower),
+        fmt_num(r.expectation.upper),
+        fmt_num(r.expectation.mean)
+    );
+    let _ = writeln!(
+        s,
+        "SD(X) ≤ {} (sample sd {})",
+        fmt_num(r.std.upper),
+        fmt_num(r.std.sample_std)
+    );
     let _ = writeln!(s, "ED score (mean + {}·sd) = {}", r.ed.rho, fmt_num(r.ed.score));
     let _ = writeln!(s, "samples for a ±{} band: {}", r.params.plan_width, r.plan.n);
     for w in &r.warnings {
@@ -960,15 +1119,24 @@ fn rouge_cmd(a: RougeArgs) -> Result<(), CliError> {
             return Err(CliError::msg(format!(
                 "the reference file has {n} lines and the predictions {}: give one reference line per prediction, or one for all",
                 preds.len()
-            )))
+            )));
         }
     };
-    let bounds = if a.bounds { Some(leakage::report(&scores.fmeasure, &a.bound_args.params())?) } else { None };
+    let bounds = if a.bounds {
+        Some(leakage::report(&scores.fmeasure, &a.bound_args.params())?)
+    } else {
+        None
+    };
     let out = RougeOutput { scores, bounds };
     Report::new("rouge", &a, None, records, out).emit(a.out.json, |o| {
         let f = &o.scores.fmeasure;
         let mean = f.iter().sum::<f64>() / f.len() as f64;
-        let mut s = format!("ROUGE-L F-measure: mean {} over {} generations (max {})\n", fmt_num(mean), f.len(), fmt_num(f.iter().copied().fold(0.0, f64::max)));
+        let mut s = format!(
+            "ROUGE-L F-measure: mean {} over {} generations (max {})\n",
+            fmt_num(mean),
+            f.len(),
+            fmt_num(f.iter().copied().fold(0.0, f64::max))
+        );
         if let Some(b) = &o.bounds {
             s.push_str(&bounds_human(b));
         }
@@ -1035,10 +1203,25 @@ fn wilcoxon_cmd(a: WilcoxonArgs) -> Result<(), CliError> {
         None => None,
     };
     let zero: ZeroMethod = parse(&a.zero_method)?;
-    let p = WilcoxonParams { zero_method: zero, correction: a.correction, alternative: parse(&a.alternative)?, method: parse(&a.method)? };
+    let p = WilcoxonParams {
+        zero_method: zero,
+        correction: a.correction,
+        alternative: parse(&a.alternative)?,
+        method: parse(&a.method)?,
+    };
     let test = wilcoxon::wilcoxon(&x, y.as_deref(), &p)?;
     let rb = wilcoxon::rank_biserial(&x, y.as_deref(), zero).ok();
-    Report::new("wilcoxon", &a, None, rec, WilcoxonOutput { test, rank_biserial: rb }).emit(a.out.json, |o| {
+    Report::new(
+        "wilcoxon",
+        &a,
+        None,
+        rec,
+        WilcoxonOutput {
+            test,
+            rank_biserial: rb,
+        },
+    )
+    .emit(a.out.json, |o| {
         format!(
             "Wilcoxon signed-rank: statistic {}, p = {} ({:?}, n used {}, zeros {}); rank-biserial {}\n",
             fmt_num(o.test.statistic),
@@ -1060,7 +1243,13 @@ fn jsd_cmd(a: JsdArgs) -> Result<(), CliError> {
     };
     let r = divergence::jsd_with_base(&x, &y, a.bins, base)?;
     Report::new("jsd", &a, None, rec, r).emit(a.out.json, |r| {
-        format!("JSD = {} ({:?} log, {} bins); scipy jensenshannon (sqrt) = {}\n", fmt_num(r.jsd), r.base, r.edges.len().saturating_sub(1), fmt_num(r.jsd_sqrt))
+        format!(
+            "JSD = {} ({:?} log, {} bins); scipy jensenshannon (sqrt) = {}\n",
+            fmt_num(r.jsd),
+            r.base,
+            r.edges.len().saturating_sub(1),
+            fmt_num(r.jsd_sqrt)
+        )
     })
 }
 
@@ -1071,16 +1260,34 @@ fn two_matrices(t: &TwoSamples) -> Result<(input::Input, input::Input), CliError
 fn mmd_cmd(a: MmdArgs) -> Result<(), CliError> {
     let (x, y) = two_matrices(&a.samples)?;
     let bw: Bandwidth = parse(&a.sigma)?;
-    let est = if a.unbiased { MmdEstimator::Unbiased } else { MmdEstimator::Biased };
+    let est = if a.unbiased {
+        MmdEstimator::Unbiased
+    } else {
+        MmdEstimator::Biased
+    };
     let r = mmd::mmd(x.matrix.view(), y.matrix.view(), bw, est)?;
     Report::new("mmd", &a, None, vec![x.record, y.record], r).emit(a.out.json, |r| {
-        format!("MMD² ({:?}) = {} (sigma {}, n_x {}, n_y {})\n", r.estimator, fmt_num(r.mmd2), fmt_num(r.sigma), r.n_x, r.n_y)
+        format!(
+            "MMD² ({:?}) = {} (sigma {}, n_x {}, n_y {})\n",
+            r.estimator,
+            fmt_num(r.mmd2),
+            fmt_num(r.sigma),
+            r.n_x,
+            r.n_y
+        )
     })
 }
 
 fn wasserstein_cmd(a: WassersteinArgs) -> Result<(), CliError> {
     let (x, y) = two_matrices(&a.samples)?;
     let r = wasserstein::wasserstein1(x.matrix.view(), y.matrix.view())?;
-    Report::new("wasserstein", &a, None, vec![x.record, y.record], r)
-        .emit(a.out.json, |r| format!("Wasserstein-1 = {} ({}, n_x {}, n_y {})\n", fmt_num(r.distance), r.method, r.n_x, r.n_y))
+    Report::new("wasserstein", &a, None, vec![x.record, y.record], r).emit(a.out.json, |r| {
+        format!(
+            "Wasserstein-1 = {} ({}, n_x {}, n_y {})\n",
+            fmt_num(r.distance),
+            r.method,
+            r.n_x,
+            r.n_y
+        )
+    })
 }

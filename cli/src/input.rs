@@ -9,8 +9,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use lethe::data::{self, LoadOptions};
 use lethe::Matrix;
+use lethe::data::{self, LoadOptions};
 use serde::Serialize;
 
 use crate::CliError;
@@ -27,11 +27,20 @@ impl FromStr for RowSpec {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         if let Some((Ok(a), Ok(b))) = s.split_once("..").map(|(a, b)| (a.trim().parse(), b.trim().parse())) {
-            return if a <= b { Ok(Self::Range(a, b)) } else { Err(format!("empty row range {s}")) };
+            return if a <= b {
+                Ok(Self::Range(a, b))
+            } else {
+                Err(format!("empty row range {s}"))
+            };
         }
         let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-        if parts.iter().all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit())) {
-            return Ok(Self::List(parts.iter().map(|p| p.parse().unwrap_or(usize::MAX)).collect()));
+        if parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
+        {
+            return Ok(Self::List(
+                parts.iter().map(|p| p.parse().unwrap_or(usize::MAX)).collect(),
+            ));
         }
         Ok(Self::File(PathBuf::from(s)))
     }
@@ -72,7 +81,11 @@ impl FromStr for InputSpec {
         if path.is_empty() {
             return Err(format!("no file path in `{s}`"));
         }
-        Ok(Self { path: PathBuf::from(path), tensor, rows })
+        Ok(Self {
+            path: PathBuf::from(path),
+            tensor,
+            rows,
+        })
     }
 }
 
@@ -125,7 +138,10 @@ pub fn load_rows(spec: &RowSpec) -> Result<(Vec<usize>, Option<FileDigest>), Cli
         RowSpec::Range(a, b) => Ok(((*a..*b).collect(), None)),
         RowSpec::List(v) => Ok((v.clone(), None)),
         RowSpec::File(p) => {
-            let digest = FileDigest { path: p.display().to_string(), sha256: sha256_file(p)? };
+            let digest = FileDigest {
+                path: p.display().to_string(),
+                sha256: sha256_file(p)?,
+            };
             let loaded = data::load_path::<f64>(p, &LoadOptions::default())
                 .map_err(|e| CliError::input("row index file", p, e.into()))?;
             let m = loaded.matrix;
@@ -145,13 +161,35 @@ pub fn load_rows(spec: &RowSpec) -> Result<(Vec<usize>, Option<FileDigest>), Cli
 }
 
 /// A loaded matrix input with its record.
-pub struct Input {
-    pub matrix: Matrix<f64>,
+pub struct Input<T: lethe::data::Scalar = f64> {
+    pub matrix: Matrix<T>,
     pub record: InputRecord,
+}
+
+/// Whether every value of the spec's array converts to f32 and back exactly (float32/float16/bfloat16 and small
+/// integer dtypes), read from the header only; `false` when that cannot be told (text formats parse as float64).
+pub fn exact_in_f32(spec: &InputSpec) -> bool {
+    const EXACT: [&str; 8] = [
+        "float32", "float16", "bfloat16", "int8", "uint8", "int16", "uint16", "bool",
+    ];
+    let Ok(info) = data::inspect_path(&spec.path) else {
+        return false;
+    };
+    let array = match &spec.tensor {
+        Some(t) => info.arrays.iter().find(|a| a.name.as_deref() == Some(t.as_str())),
+        None if info.arrays.len() == 1 => info.arrays.first(),
+        None => None,
+    };
+    array.is_some_and(|a| EXACT.contains(&a.dtype.as_str()))
 }
 
 /// Loads an input for `role`: the file (with its tensor and row subset) as f64.
 pub fn load(role: &str, spec: &InputSpec) -> Result<Input, CliError> {
+    load_as(role, spec)
+}
+
+/// [`load`] into element type `T` (f32 only for inputs that [`exact_in_f32`] accepts: the values are then the same).
+pub fn load_as<T: lethe::data::Scalar>(role: &str, spec: &InputSpec) -> Result<Input<T>, CliError> {
     let (rows, row_file) = match &spec.rows {
         Some(r) => {
             let (v, d) = load_rows(r)?;
@@ -159,8 +197,12 @@ pub fn load(role: &str, spec: &InputSpec) -> Result<Input, CliError> {
         }
         None => (None, None),
     };
-    let opts = LoadOptions { name: spec.tensor.clone(), rows, ..LoadOptions::default() };
-    let loaded = data::load_path::<f64>(&spec.path, &opts).map_err(|e| CliError::input(role, &spec.path, e.into()))?;
+    let opts = LoadOptions {
+        name: spec.tensor.clone(),
+        rows,
+        ..LoadOptions::default()
+    };
+    let loaded = data::load_path::<T>(&spec.path, &opts).map_err(|e| CliError::input(role, &spec.path, e.into()))?;
     let record = InputRecord {
         role: role.to_string(),
         spec: spec.to_string(),
@@ -173,7 +215,10 @@ pub fn load(role: &str, spec: &InputSpec) -> Result<Input, CliError> {
         rows_used: loaded.matrix.rows(),
         row_file,
     };
-    Ok(Input { matrix: loaded.matrix, record })
+    Ok(Input {
+        matrix: loaded.matrix,
+        record,
+    })
 }
 
 /// Loads a 1-D sample: a single column (or a single row) of numbers.
@@ -201,9 +246,22 @@ pub fn read_lines(role: &str, path: &Path) -> Result<(Vec<String>, FileDigest), 
     let text = std::fs::read_to_string(path).map_err(|e| CliError::io(path, &e))?;
     let lines = text.lines().map(str::to_string).collect::<Vec<_>>();
     if lines.is_empty() {
-        return Err(CliError::input(role, path, lethe::Error::Empty { input: role.into(), fix: "one item per line".into() }));
+        return Err(CliError::input(
+            role,
+            path,
+            lethe::Error::Empty {
+                input: role.into(),
+                fix: "one item per line".into(),
+            },
+        ));
     }
-    Ok((lines, FileDigest { path: path.display().to_string(), sha256: sha256_file(path)? }))
+    Ok((
+        lines,
+        FileDigest {
+            path: path.display().to_string(),
+            sha256: sha256_file(path)?,
+        },
+    ))
 }
 
 #[cfg(test)]

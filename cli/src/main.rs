@@ -25,7 +25,11 @@ impl CliError {
     pub fn input(role: &str, path: &Path, e: lethe::Error) -> Self {
         let msg = e.to_string();
         let shown = path.display().to_string();
-        if msg.contains(&shown) { Self(format!("{role}: {msg}")) } else { Self(format!("{role}: {msg} (file: {shown})")) }
+        if msg.contains(&shown) {
+            Self(format!("{role}: {msg}"))
+        } else {
+            Self(format!("{role}: {msg} (file: {shown})"))
+        }
     }
 }
 

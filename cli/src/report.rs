@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
-use crate::input::InputRecord;
 use crate::CliError;
+use crate::input::InputRecord;
 
 /// The envelope around a command's result.
 #[derive(Serialize)]
@@ -19,7 +19,14 @@ pub struct Report<P: Serialize, R: Serialize> {
 
 impl<P: Serialize, R: Serialize> Report<P, R> {
     pub fn new(command: &'static str, parameters: P, seed: Option<u64>, inputs: Vec<InputRecord>, result: R) -> Self {
-        Self { lethe_version: env!("CARGO_PKG_VERSION"), command, parameters, seed, inputs, result }
+        Self {
+            lethe_version: env!("CARGO_PKG_VERSION"),
+            command,
+            parameters,
+            seed,
+            inputs,
+            result,
+        }
     }
 
     /// Prints the JSON report, or the human summary built by `human`.
@@ -30,7 +37,13 @@ impl<P: Serialize, R: Serialize> Report<P, R> {
         } else {
             print!("{}", human(&self.result));
             for i in &self.inputs {
-                println!("  input {:<18} {} ({} rows; sha256 {}…)", i.role, i.spec, i.rows_used, &i.sha256[..12]);
+                println!(
+                    "  input {:<18} {} ({} rows; sha256 {}…)",
+                    i.role,
+                    i.spec,
+                    i.rows_used,
+                    &i.sha256[..12]
+                );
             }
         }
         Ok(())

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use lethe::data::{load_path, LoadOptions};
+use lethe::data::{LoadOptions, load_path};
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -17,14 +17,21 @@ fn demo(file: &str) -> String {
 }
 
 fn lethe(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lethe")).args(args).output().expect("run lethe")
+    Command::new(env!("CARGO_BIN_EXE_lethe"))
+        .args(args)
+        .output()
+        .expect("run lethe")
 }
 
 fn json(args: &[&str]) -> Value {
     let mut a = args.to_vec();
     a.push("--json");
     let out = lethe(&a);
-    assert!(out.status.success(), "lethe {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "lethe {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("JSON report")
 }
 
@@ -43,15 +50,34 @@ fn peer(name: &str) -> Value {
 }
 
 fn matrix_rows(file: &str, rows: std::ops::Range<usize>) -> lethe::Matrix {
-    let opts = LoadOptions { rows: Some(rows.collect()), ..LoadOptions::default() };
+    let opts = LoadOptions {
+        rows: Some(rows.collect()),
+        ..LoadOptions::default()
+    };
     load_path::<f64>(demo(file), &opts).unwrap().matrix
 }
 
 #[test]
 fn sde_report_has_schema_and_matches_the_core() {
     let act = demo("act_retrained.npy");
-    let (it, oot, t) = (format!("{act}@144..244"), format!("{act}@544..644"), format!("{act}@0..100"));
-    let r = json(&["sde", "--it", &it, "--oot", &oot, "--target-out", &t, "--shuffles", "50", "--seed", "7"]);
+    let (it, oot, t) = (
+        format!("{act}@144..244"),
+        format!("{act}@544..644"),
+        format!("{act}@0..100"),
+    );
+    let r = json(&[
+        "sde",
+        "--it",
+        &it,
+        "--oot",
+        &oot,
+        "--target-out",
+        &t,
+        "--shuffles",
+        "50",
+        "--seed",
+        "7",
+    ]);
     assert_eq!(r["command"], "sde");
     assert_eq!(r["lethe_version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(r["seed"], 7);
@@ -70,14 +96,90 @@ fn sde_report_has_schema_and_matches_the_core() {
     // Same seed, same inputs → the same numbers as calling the core directly.
     let m = |rows| matrix_rows("act_retrained.npy", rows);
     let (mi, mo, mt) = (m(144..244), m(544..644), m(0..100));
-    let targets = [lethe::sde::Target { name: "target_out[0]", data: mt.view(), label: Some(false) }];
-    let p = lethe::sde::SdeParams { shuffles: 50, seed: 7, ..Default::default() };
+    let targets = [lethe::sde::Target {
+        name: "target_out[0]",
+        data: mt.view(),
+        label: Some(false),
+    }];
+    let p = lethe::sde::SdeParams {
+        shuffles: 50,
+        seed: 7,
+        ..Default::default()
+    };
     let core = lethe::sde::sde(mi.view(), mo.view(), &targets, &p).unwrap();
-    let vals: Vec<f64> =
-        res["targets"][0]["distribution"]["values"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    let vals: Vec<f64> = res["targets"][0]["distribution"]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
     assert_eq!(vals, core.targets[0].distribution.values);
-    assert_eq!(res["targets"][0]["verdict"]["jsd_target_it"].as_f64().unwrap(), core.targets[0].verdict.jsd_target_it);
+    assert_eq!(
+        res["targets"][0]["verdict"]["jsd_target_it"].as_f64().unwrap(),
+        core.targets[0].verdict.jsd_target_it
+    );
     assert_eq!(res["f1"]["f1"].as_f64().unwrap(), core.f1.unwrap().f1);
+}
+
+/// Targets drawn from a pool (evaluated as rows of the pool, from an f32 copy of the float32 file) give exactly the
+/// core's report on f64 copies of the same rows: the drawn-target path copies nothing and changes no number.
+#[test]
+fn drawn_targets_match_the_core_on_copied_rows() {
+    let act = demo("act_retrained.npy");
+    let (it, oot, pool) = (
+        format!("{act}@144..244"),
+        format!("{act}@544..644"),
+        format!("{act}@0..140"),
+    );
+    for precision in ["f64", "f32"] {
+        let r = json(&[
+            "sde",
+            "--it",
+            &it,
+            "--oot",
+            &oot,
+            "--draw-in",
+            &pool,
+            "--draw",
+            "3",
+            "--size",
+            "100",
+            "--shuffles",
+            "30",
+            "--seed",
+            "5",
+            "--split",
+            "random",
+            "--baselines",
+            "--precision",
+            precision,
+        ]);
+        let m = |rows| matrix_rows("act_retrained.npy", rows);
+        let (mi, mo, mp) = (m(144..244), m(544..644), m(0..140));
+        let draws = lethe::sde::draw_targets(Some(true), 140, 3, 100, 5).unwrap();
+        let copies: Vec<lethe::Matrix> = draws.iter().map(|d| mp.select_rows(d, "pool").unwrap()).collect();
+        let names = ["draw-in[0]", "draw-in[1]", "draw-in[2]"];
+        let targets: Vec<lethe::sde::Target<'_, f64>> = copies
+            .iter()
+            .zip(names)
+            .map(|(c, name)| lethe::sde::Target {
+                name,
+                data: c.view(),
+                label: Some(true),
+            })
+            .collect();
+        let p = lethe::sde::SdeParams {
+            shuffles: 30,
+            seed: 5,
+            split: lethe::sde::Split::Random,
+            baselines: true,
+            precision: precision.parse().unwrap(),
+            ..Default::default()
+        };
+        let core = lethe::sde::sde(mi.view(), mo.view(), &targets, &p).unwrap();
+        let want = serde_json::to_value(&core).unwrap();
+        assert_eq!(r["result"], want, "{precision}");
+    }
 }
 
 /// RULER through the CLI equals the authors' code (gcosma/RULER `ruler/metrics.py`) on the same real data
@@ -118,7 +220,12 @@ fn ruler_matches_authors_code_on_demo_data() {
 fn ruler_across_runs_reports_wilcoxon_and_bh() {
     let mut args = vec!["ruler".to_string()];
     for m in ["act_unlearned.npy", "act_original.npy", "act_unlearned.npy"] {
-        args.extend(["--unlearned".into(), demo(m), "--oracle".into(), demo("act_retrained.npy")]);
+        args.extend([
+            "--unlearned".into(),
+            demo(m),
+            "--oracle".into(),
+            demo("act_retrained.npy"),
+        ]);
     }
     args.extend(["--forget".into(), "0..144".into(), "--retain".into(), "144..544".into()]);
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -143,14 +250,30 @@ fn epsilon_reproduces_golden_official_score_from_files() {
         std::fs::write(&p, serde_json::to_string(v).unwrap()).unwrap();
         p.display().to_string()
     };
-    let (r, u) = (write("r.json", &c["retrained_confs"]), write("u.json", &c["unlearned_confs"]));
+    let (r, u) = (
+        write("r.json", &c["retrained_confs"]),
+        write("u.json", &c["unlearned_confs"]),
+    );
     let acc = &c["accuracies"];
     let accs = format!("{},{},{},{}", acc["ra_u"], acc["ra_r"], acc["ta_u"], acc["ta_r"]);
     let rep = json(&["epsilon", "--retrained", &r, "--unlearned", &u, "--accuracies", &accs]);
     let res = &rep["result"]["results"][0];
-    assert_eq!(res["forget_score"].as_f64().unwrap(), c["official_port_forget_score"].as_f64().unwrap());
-    let eps: Vec<f64> = res["per_example"].as_array().unwrap().iter().map(|e| e["epsilon"].as_f64().unwrap()).collect();
-    let want: Vec<f64> = c["official_port_epsilons"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert_eq!(
+        res["forget_score"].as_f64().unwrap(),
+        c["official_port_forget_score"].as_f64().unwrap()
+    );
+    let eps: Vec<f64> = res["per_example"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["epsilon"].as_f64().unwrap())
+        .collect();
+    let want: Vec<f64> = c["official_port_epsilons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
     assert_eq!(eps, want);
     let fin = rep["result"]["final_scores"][0].as_f64().unwrap();
     assert!(fin > 0.0 && fin <= 1.0);
@@ -173,7 +296,13 @@ fn other_commands_run_and_report() {
     assert!((0.0..=std::f64::consts::LN_2).contains(&jsd));
     let r = json(&["bounds", &p("s.json"), "--x", "0.5"]);
     assert!(r["result"]["expectation"]["upper"].as_f64().unwrap() <= 1.0);
-    let r = json(&["rouge", "--predictions", &p("gen.txt"), "--reference-text", "the cat is on the mat"]);
+    let r = json(&[
+        "rouge",
+        "--predictions",
+        &p("gen.txt"),
+        "--reference-text",
+        "the cat is on the mat",
+    ]);
     assert_eq!(r["result"]["scores"]["fmeasure"][0].as_f64().unwrap(), 5.0 / 6.0);
     let x = format!("{}@0..20", demo("act_original.npy"));
     let y = format!("{}@20..40", demo("act_original.npy"));
@@ -197,15 +326,29 @@ fn bad_inputs_fail_with_clear_messages() {
     fails_with(&["hsic", &p("t.npy"), &p("t.npy")], &["truncated", "t.npy"]);
     // NaN in a matrix input: named input, row and column.
     std::fs::write(p("nan.csv"), "1,2\n3,4\n5,nan\n7,8\n9,10\n11,12\n").unwrap();
-    fails_with(&["sde", "--it", &p("nan.csv"), "--oot", &p("nan.csv")], &["in_training", "non-finite", "row 2"]);
+    fails_with(
+        &["sde", "--it", &p("nan.csv"), "--oot", &p("nan.csv")],
+        &["in_training", "non-finite", "row 2"],
+    );
     // A forget index past the end.
     fails_with(
-        &["ruler", "--unlearned", &demo("act_unlearned.npy"), "--forget", "740..750", "--retain", "0..10"],
+        &[
+            "ruler",
+            "--unlearned",
+            &demo("act_unlearned.npy"),
+            "--forget",
+            "740..750",
+            "--retain",
+            "0..10",
+        ],
         &["744", "out of range"],
     );
     // Too few rows for a split-half.
     let act = demo("act_original.npy");
-    fails_with(&["sde", "--it", &format!("{act}@0..3"), "--oot", &format!("{act}@3..9")], &["in_training", "at least 4"]);
+    fails_with(
+        &["sde", "--it", &format!("{act}@0..3"), "--oot", &format!("{act}@3..9")],
+        &["in_training", "at least 4"],
+    );
     // A 1-D command given a matrix.
     fails_with(&["mwu", &act, &act], &["1-D"]);
     // Scores outside [0, 1].
@@ -213,7 +356,19 @@ fn bad_inputs_fail_with_clear_messages() {
     fails_with(&["bounds", &p("s.csv")], &["1.5"]);
     // Inconsistent runs.
     fails_with(
-        &["ruler", "--unlearned", &act, "--oracle", &act, "--oracle", &act, "--forget", "0..5", "--retain", "5..10"],
+        &[
+            "ruler",
+            "--unlearned",
+            &act,
+            "--oracle",
+            &act,
+            "--oracle",
+            &act,
+            "--forget",
+            "0..5",
+            "--retain",
+            "5..10",
+        ],
         &["--oracle"],
     );
     assert!(Path::new(&act).exists());

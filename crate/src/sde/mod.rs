@@ -30,21 +30,21 @@
 pub mod calibrated;
 pub mod moments;
 
-pub use moments::{shuffle_moments, ShuffleMoments};
+pub use moments::{ShuffleMoments, shuffle_moments};
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{now, Backend, BackendInfo, CpuBackend, PairStats, Precision, PreparedPair};
-use crate::classification::{f1_score, out_of_training_rate, F1Result};
+use crate::backend::{Backend, BackendInfo, CpuBackend, PairStats, Precision, PreparedPair, now};
+use crate::classification::{F1Result, f1_score, out_of_training_rate};
 use crate::data::{Matrix, MatrixRef, Scalar};
 use crate::divergence::jsd;
 use crate::error::{Error, Result};
 use crate::hsic::PermutationRun;
 use crate::kernel::Bandwidth;
-use crate::mann_whitney::{mann_whitney_u, MannWhitneyResult};
-use crate::mmd::{mmd, MmdEstimator};
+use crate::mann_whitney::{MannWhitneyResult, mann_whitney_u};
+use crate::mmd::{MmdEstimator, mmd};
 use crate::options::{Alternative, PValueMethod};
-use crate::permute::{Permutations, Stream, RNG_ID};
+use crate::permute::{Permutations, RNG_ID, Stream};
 use crate::progress::{Monitor, Progress, Silent};
 use crate::wasserstein::wasserstein1;
 
@@ -213,7 +213,113 @@ pub struct SdeReport {
     pub warnings: Vec<String>,
 }
 
-/// The two halves of a subset, borrowed (first-rows split) or gathered (random split).
+/// A subset given as rows of a source matrix, evaluated without copying the source: the rows of one subset are
+/// gathered (in the source's element type) only while that subset's kernels are built. Many subsets drawn from one
+/// pool (Algorithm 3's targets, controlled experiments) then cost the pool's memory once, not once per subset.
+#[derive(Clone, Copy, Debug)]
+pub struct RowSubset<'a, S> {
+    pub name: &'a str,
+    pub source: MatrixRef<'a, S>,
+    /// Rows of `source`, in this order (repeats allowed); `None` = every row, in order.
+    pub rows: Option<&'a [usize]>,
+    /// Known membership for controlled experiments (`Some(true)` = in training); enables F1.
+    pub label: Option<bool>,
+}
+
+impl<'a, S: Scalar> RowSubset<'a, S> {
+    /// Every row of `data`.
+    pub fn all(name: &'a str, data: MatrixRef<'a, S>, label: Option<bool>) -> Self {
+        Self {
+            name,
+            source: data,
+            rows: None,
+            label,
+        }
+    }
+
+    /// Rows in the subset.
+    pub fn len(&self) -> usize {
+        self.rows.map_or(self.source.rows(), <[usize]>::len)
+    }
+
+    /// Whether the subset has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Row `k` of the subset (`k < len()`, indices checked by [`RowSubset::check`]).
+    fn row(&self, k: usize) -> &'a [S] {
+        self.source.row(self.rows.map_or(k, |r| r[k]))
+    }
+
+    /// Validates as [`crate::check::matrix`] does for a copied subset: at least `min_rows` rows, a column, every
+    /// index inside the source, all values finite (non-finite values are located by subset row and source row).
+    fn check(&self, min_rows: usize, procedure: &'static str) -> Result<()> {
+        let Some(rows) = self.rows else {
+            return crate::check::matrix(self.name, self.source, min_rows, procedure);
+        };
+        if let Some(&bad) = rows.iter().find(|&&r| r >= self.source.rows()) {
+            return Err(Error::IndexOutOfRange {
+                input: self.name.to_string(),
+                index: bad,
+                len: self.source.rows(),
+            });
+        }
+        if rows.is_empty() || self.source.cols() == 0 {
+            return Err(Error::Empty {
+                input: self.name.to_string(),
+                fix: format!(
+                    "it has shape {}×{}; pass a matrix with rows and columns",
+                    rows.len(),
+                    self.source.cols()
+                ),
+            });
+        }
+        if rows.len() < min_rows {
+            return Err(Error::TooSmall {
+                input: self.name.to_string(),
+                got: rows.len(),
+                need: min_rows,
+                unit: "rows",
+                procedure,
+            });
+        }
+        for (k, &r) in rows.iter().enumerate() {
+            if let Some(c) = self.source.row(r).iter().position(|v| !v.to_f64().is_finite()) {
+                return Err(Error::NonFinite {
+                    input: self.name.to_string(),
+                    value: self.source.row(r)[c].to_f64(),
+                    location: format!("row {k} (row {r} of its source), column {c}"),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The subset as a matrix: borrowed when it is every row, else gathered.
+    fn gathered(&self) -> Result<Gathered<'a, S>> {
+        match self.rows {
+            None => Ok(Gathered::Borrowed(self.source)),
+            Some(rows) => Ok(Gathered::Owned(self.source.select_rows(rows, self.name)?)),
+        }
+    }
+}
+
+enum Gathered<'a, S> {
+    Borrowed(MatrixRef<'a, S>),
+    Owned(Matrix<S>),
+}
+
+impl<S: Scalar> Gathered<'_, S> {
+    fn view(&self) -> MatrixRef<'_, S> {
+        match self {
+            Gathered::Borrowed(m) => *m,
+            Gathered::Owned(m) => m.view(),
+        }
+    }
+}
+
+/// The two halves of a subset, borrowed (first-rows split of a whole matrix) or gathered.
 enum Halves<'a, S> {
     Borrowed(MatrixRef<'a, S>, MatrixRef<'a, S>),
     Owned(Matrix<S>, Matrix<S>),
@@ -228,18 +334,34 @@ impl<S: Scalar> Halves<'_, S> {
     }
 }
 
-fn split<'a, S: Scalar>(name: &str, data: MatrixRef<'a, S>, params: &SdeParams, subset: u64) -> Result<Halves<'a, S>> {
-    crate::check::matrix(name, data, 4, "split-half dependence (two halves of at least 2 rows)")?;
-    let h = data.rows() / 2;
-    Ok(match params.split {
-        Split::First => Halves::Borrowed(data.row_block(0, h)?, data.row_block(h, 2 * h)?),
+fn split<'a, S: Scalar>(data: &RowSubset<'a, S>, params: &SdeParams, subset: u64) -> Result<Halves<'a, S>> {
+    data.check(4, "split-half dependence (two halves of at least 2 rows)")?;
+    let h = data.len() / 2;
+    // Positions (into the subset) of each half's rows.
+    let (first, second): (Vec<usize>, Vec<usize>) = match params.split {
+        Split::First => match data.rows {
+            None => {
+                let m = data.source;
+                return Ok(Halves::Borrowed(m.row_block(0, h)?, m.row_block(h, 2 * h)?));
+            }
+            Some(_) => ((0..h).collect(), (h..2 * h).collect()),
+        },
         Split::Random => {
-            let mut order = vec![0u32; data.rows()];
+            let mut order = vec![0u32; data.len()];
             Permutations::for_subset(params.seed, Stream::Split, subset).fill(&mut order);
             let idx: Vec<usize> = order.iter().map(|&i| i as usize).collect();
-            Halves::Owned(data.select_rows(&idx[..h], name)?, data.select_rows(&idx[h..2 * h], name)?)
+            (idx[..h].to_vec(), idx[h..2 * h].to_vec())
         }
-    })
+    };
+    let gather = |pos: &[usize]| -> Result<Matrix<S>> {
+        let d = data.source.cols();
+        let mut v = Vec::with_capacity(pos.len() * d);
+        for &k in pos {
+            v.extend_from_slice(data.row(k));
+        }
+        Matrix::from_vec(pos.len(), d, v)
+    };
+    Ok(Halves::Owned(gather(&first)?, gather(&second)?))
 }
 
 /// Work units of a subset, for progress fractions: the shuffle loop dominates, O(h²) per shuffle.
@@ -259,9 +381,32 @@ async fn split_half_on<B: Backend, M: Monitor, S: Scalar>(
     subset: u64,
     span: (f64, f64),
 ) -> Result<SplitHalf> {
-    let halves = split(name, data, params, subset)?;
-    let (s1, s2) = halves.views();
-    let pair = backend.prepare(s1, s2, params.bandwidth, params.bandwidth).await?;
+    split_half_rows_on(
+        backend,
+        monitor,
+        &RowSubset::all(name, data, None),
+        params,
+        subset,
+        span,
+    )
+    .await
+}
+
+/// [`split_half_on`] of a subset given as rows of a source; the halves exist only while the kernels are built.
+async fn split_half_rows_on<B: Backend, M: Monitor, S: Scalar>(
+    backend: &mut B,
+    monitor: &mut M,
+    data: &RowSubset<'_, S>,
+    params: &SdeParams,
+    subset: u64,
+    span: (f64, f64),
+) -> Result<SplitHalf> {
+    let pair = {
+        let halves = split(data, params, subset)?;
+        let (s1, s2) = halves.views();
+        backend.prepare(s1, s2, params.bandwidth, params.bandwidth).await?
+    };
+    let name = data.name;
     let mut run = PermutationRun::new(pair, params.seed, subset, params.shuffles);
     let batch = backend.preferred_batch();
     run.run(backend, monitor, batch, span, name).await?;
@@ -269,7 +414,7 @@ async fn split_half_on<B: Backend, M: Monitor, S: Scalar>(
     let complete = run.is_done();
     Ok(SplitHalf {
         half: kernels.n,
-        rows: data.rows(),
+        rows: data.len(),
         sigma_1: kernels.x.sigma,
         sigma_2: kernels.y.sigma,
         kernels,
@@ -295,10 +440,23 @@ async fn split_half_on<B: Backend, M: Monitor, S: Scalar>(
 pub fn split_half<S: Scalar>(subset: MatrixRef<'_, S>, params: &SdeParams) -> Result<SplitHalf> {
     params.validate()?;
     let mut backend = CpuBackend::new(params.precision);
-    now(split_half_on(&mut backend, &mut Silent, "subset", subset, params, 0, (0.0, 1.0)))
+    now(split_half_on(
+        &mut backend,
+        &mut Silent,
+        "subset",
+        subset,
+        params,
+        0,
+        (0.0, 1.0),
+    ))
 }
 
-fn baseline<S: Scalar>(target: MatrixRef<'_, S>, it: MatrixRef<'_, S>, oot: MatrixRef<'_, S>, params: &SdeParams) -> Result<BaselineVerdicts> {
+fn baseline<S: Scalar>(
+    target: MatrixRef<'_, S>,
+    it: MatrixRef<'_, S>,
+    oot: MatrixRef<'_, S>,
+    params: &SdeParams,
+) -> Result<BaselineVerdicts> {
     let m_it = mmd(target, it, params.bandwidth, MmdEstimator::Biased)?.mmd2;
     let m_oot = mmd(target, oot, params.bandwidth, MmdEstimator::Biased)?.mmd2;
     let w_it = wasserstein1(target, it)?.distance;
@@ -336,38 +494,72 @@ pub async fn sde_with<B: Backend, M: Monitor, S: Scalar>(
     targets: &[Target<'_, S>],
     params: &SdeParams,
 ) -> Result<SdeReport> {
+    let targets: Vec<RowSubset<'_, S>> = targets
+        .iter()
+        .map(|t| RowSubset::all(t.name, t.data, t.label))
+        .collect();
+    sde_subsets_with(
+        backend,
+        monitor,
+        RowSubset::all("in_training", in_training, None),
+        RowSubset::all("out_of_training", out_of_training, None),
+        &targets,
+        params,
+    )
+    .await
+}
+
+/// [`sde_with`] on subsets given as rows of one or more sources ([`RowSubset`]): e.g. many targets drawn from one
+/// pool ([`draw_targets`]) without a copy of each. Each subset's rows are gathered only while its kernels are built,
+/// so memory stays at the sources plus one subset. The results are those of [`sde_with`] on copies of the same rows,
+/// bit for bit. The references' names in messages are their `name`s.
+///
+/// # Errors
+/// As [`sde_with`]; a row index past the end of its source ([`Error::IndexOutOfRange`], naming the subset).
+pub async fn sde_subsets_with<B: Backend, M: Monitor, S: Scalar>(
+    backend: &mut B,
+    monitor: &mut M,
+    in_training: RowSubset<'_, S>,
+    out_of_training: RowSubset<'_, S>,
+    targets: &[RowSubset<'_, S>],
+    params: &SdeParams,
+) -> Result<SdeReport> {
     params.validate()?;
-    let d = in_training.cols();
-    for (name, cols) in std::iter::once(("out_of_training", out_of_training.cols()))
-        .chain(targets.iter().map(|t| (t.name, t.data.cols())))
+    let d = in_training.source.cols();
+    for (name, cols) in std::iter::once((out_of_training.name, out_of_training.source.cols()))
+        .chain(targets.iter().map(|t| (t.name, t.source.cols())))
     {
         if cols != d {
             return Err(Error::ShapeMismatch {
                 message: format!(
-                    "`{name}` has {cols} columns but `in_training` has {d}; all subsets must be activations of the same layer"
+                    "`{name}` has {cols} columns but `{}` has {d}; all subsets must be activations of the same layer",
+                    in_training.name
                 ),
             });
         }
     }
     // Validate every subset before any work, so a bad target fails fast instead of after the references.
     for t in targets {
-        crate::check::matrix(t.name, t.data, 4, "split-half dependence (two halves of at least 2 rows)")?;
+        t.check(4, "split-half dependence (two halves of at least 2 rows)")?;
     }
     let mut warnings = Vec::new();
-    let odd: Vec<&str> = std::iter::once(("in_training", in_training.rows()))
-        .chain(std::iter::once(("out_of_training", out_of_training.rows())))
-        .chain(targets.iter().map(|t| (t.name, t.data.rows())))
-        .filter(|(_, r)| r % 2 == 1)
-        .map(|(n, _)| n)
+    let odd: Vec<&str> = [&in_training, &out_of_training]
+        .into_iter()
+        .chain(targets)
+        .filter(|t| t.len() % 2 == 1)
+        .map(|t| t.name)
         .collect();
     if !odd.is_empty() {
-        warnings.push(format!("odd row counts: the last row of {} is not used (halves must be equal)", odd.join(", ")));
+        warnings.push(format!(
+            "odd row counts: the last row of {} is not used (halves must be equal)",
+            odd.join(", ")
+        ));
     }
 
     // Each subset's share of the progress bar: (start, width), in evaluation order.
-    let weights: Vec<f64> = [in_training.rows(), out_of_training.rows()]
+    let weights: Vec<f64> = [in_training.len(), out_of_training.len()]
         .into_iter()
-        .chain(targets.iter().map(|t| t.data.rows()))
+        .chain(targets.iter().map(RowSubset::len))
         .map(|r| work(r, params.shuffles))
         .collect();
     let total: f64 = weights.iter().sum();
@@ -380,27 +572,38 @@ pub async fn sde_with<B: Backend, M: Monitor, S: Scalar>(
         })
         .collect();
 
-    let it = split_half_on(backend, monitor, "in_training", in_training, params, 0, spans[0]).await?;
+    let it = split_half_rows_on(backend, monitor, &in_training, params, 0, spans[0]).await?;
     let oot = if it.complete {
-        Some(split_half_on(backend, monitor, "out_of_training", out_of_training, params, 1, spans[1]).await?)
+        Some(split_half_rows_on(backend, monitor, &out_of_training, params, 1, spans[1]).await?)
     } else {
         None
     };
     let mut complete = oot.as_ref().is_some_and(|o| o.complete);
     let mut outcomes = Vec::with_capacity(targets.len());
+    // The baselines compare each target with the whole references: gathered once.
+    let refs = if params.baselines && complete {
+        Some((in_training.gathered()?, out_of_training.gathered()?))
+    } else {
+        None
+    };
     if let (true, Some(oot)) = (complete, &oot) {
         for (i, t) in targets.iter().enumerate() {
-            let dist = split_half_on(backend, monitor, t.name, t.data, params, 2 + i as u64, spans[2 + i]).await?;
+            let dist = split_half_rows_on(backend, monitor, t, params, 2 + i as u64, spans[2 + i]).await?;
             if !dist.complete {
                 complete = false;
                 break;
             }
             let verdict = paper_verdict(&dist.values, &it.values, &oot.values, params.bins)?;
-            let mw = mann_whitney_u(&dist.values, &oot.values, Alternative::Greater, PValueMethod::Auto, true)?;
-            let baselines = if params.baselines {
-                Some(baseline(t.data, in_training, out_of_training, params)?)
-            } else {
-                None
+            let mw = mann_whitney_u(
+                &dist.values,
+                &oot.values,
+                Alternative::Greater,
+                PValueMethod::Auto,
+                true,
+            )?;
+            let baselines = match &refs {
+                Some((r_it, r_oot)) => Some(baseline(t.gathered()?.view(), r_it.view(), r_oot.view(), params)?),
+                None => None,
             };
             outcomes.push(TargetOutcome {
                 name: t.name.to_string(),
@@ -411,7 +614,10 @@ pub async fn sde_with<B: Backend, M: Monitor, S: Scalar>(
                 baselines,
             });
             let (start, width) = spans[2 + i];
-            let p = Progress { fraction: start + width, phase: format!("target {}/{}", i + 1, targets.len()) };
+            let p = Progress {
+                fraction: start + width,
+                phase: format!("target {}/{}", i + 1, targets.len()),
+            };
             if !monitor.checkpoint(&p).await {
                 complete = i + 1 == targets.len();
                 break;
@@ -419,9 +625,13 @@ pub async fn sde_with<B: Backend, M: Monitor, S: Scalar>(
         }
     }
     let reference_separation = match &oot {
-        Some(o) if !it.values.is_empty() && !o.values.is_empty() => {
-            Some(mann_whitney_u(&it.values, &o.values, Alternative::Greater, PValueMethod::Auto, true)?)
-        }
+        Some(o) if !it.values.is_empty() && !o.values.is_empty() => Some(mann_whitney_u(
+            &it.values,
+            &o.values,
+            Alternative::Greater,
+            PValueMethod::Auto,
+            true,
+        )?),
         _ => None,
     };
     if let Some(sep) = reference_separation.as_ref().filter(|s| s.p_value >= 0.01) {
@@ -436,7 +646,11 @@ pub async fn sde_with<B: Backend, M: Monitor, S: Scalar>(
         params: *params,
         rng: RNG_ID,
         backend: backend.info(),
-        out_of_training_rate: if calls.is_empty() { None } else { Some(out_of_training_rate(&calls)?) },
+        out_of_training_rate: if calls.is_empty() {
+            None
+        } else {
+            Some(out_of_training_rate(&calls)?)
+        },
         f1: labelled_f1(&outcomes, |t| Some(t.verdict.in_training))?,
         f1_mmd: labelled_f1(&outcomes, |t| t.baselines.map(|b| b.mmd_in_training))?,
         f1_wasserstein: labelled_f1(&outcomes, |t| t.baselines.map(|b| b.wasserstein_in_training))?,
@@ -460,7 +674,35 @@ pub fn sde<S: Scalar>(
     params: &SdeParams,
 ) -> Result<SdeReport> {
     let mut backend = CpuBackend::new(params.precision);
-    now(sde_with(&mut backend, &mut Silent, in_training, out_of_training, targets, params))
+    now(sde_with(
+        &mut backend,
+        &mut Silent,
+        in_training,
+        out_of_training,
+        targets,
+        params,
+    ))
+}
+
+/// [`sde_subsets_with`] on the CPU, run to completion.
+///
+/// # Errors
+/// See [`sde_subsets_with`].
+pub fn sde_subsets<S: Scalar>(
+    in_training: RowSubset<'_, S>,
+    out_of_training: RowSubset<'_, S>,
+    targets: &[RowSubset<'_, S>],
+    params: &SdeParams,
+) -> Result<SdeReport> {
+    let mut backend = CpuBackend::new(params.precision);
+    now(sde_subsets_with(
+        &mut backend,
+        &mut Silent,
+        in_training,
+        out_of_training,
+        targets,
+        params,
+    ))
 }
 
 /// Draws `count` target subsets of `size` positions from a pool of `pool_len` rows (positions into the pool), for
@@ -470,7 +712,13 @@ pub fn sde<S: Scalar>(
 ///
 /// # Errors
 /// As [`draw_subsets`].
-pub fn draw_targets(label: Option<bool>, pool_len: usize, count: usize, size: usize, seed: u64) -> Result<Vec<Vec<usize>>> {
+pub fn draw_targets(
+    label: Option<bool>,
+    pool_len: usize,
+    count: usize,
+    size: usize,
+    seed: u64,
+) -> Result<Vec<Vec<usize>>> {
     let offset = match label {
         None => 0,
         Some(true) => 1,
@@ -487,7 +735,11 @@ pub fn draw_targets(label: Option<bool>, pool_len: usize, count: usize, size: us
 /// `size` larger than the pool, or zero `size`/`count`.
 pub fn draw_subsets(pool: &[usize], count: usize, size: usize, seed: u64) -> Result<Vec<Vec<usize>>> {
     if size == 0 || count == 0 {
-        return Err(Error::param("size/count", format!("{size}/{count}"), "positive subset size and count"));
+        return Err(Error::param(
+            "size/count",
+            format!("{size}/{count}"),
+            "positive subset size and count",
+        ));
     }
     if size > pool.len() {
         return Err(Error::TooSmall {
@@ -499,7 +751,9 @@ pub fn draw_subsets(pool: &[usize], count: usize, size: usize, seed: u64) -> Res
         });
     }
     let mut rng = Permutations::new(seed, Stream::Subsets);
-    Ok((0..count).map(|_| rng.subset(pool.len(), size).into_iter().map(|i| pool[i]).collect()).collect())
+    Ok((0..count)
+        .map(|_| rng.subset(pool.len(), size).into_iter().map(|i| pool[i]).collect())
+        .collect())
 }
 
 #[cfg(test)]
@@ -526,7 +780,14 @@ mod tests {
     #[test]
     fn odd_rows_drop_the_last_and_small_subsets_fail() {
         let s = subset(11, false, 1);
-        let h = split_half(s.view(), &SdeParams { shuffles: 5, ..Default::default() }).unwrap();
+        let h = split_half(
+            s.view(),
+            &SdeParams {
+                shuffles: 5,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         assert_eq!((h.half, h.rows), (5, 11));
         let tiny = subset(3, false, 1);
         let e = split_half(tiny.view(), &SdeParams::default()).unwrap_err().to_string();
@@ -536,7 +797,12 @@ mod tests {
     #[test]
     fn random_split_is_seeded() {
         let s = subset(40, true, 2);
-        let p = SdeParams { split: Split::Random, shuffles: 20, seed: 9, ..Default::default() };
+        let p = SdeParams {
+            split: Split::Random,
+            shuffles: 20,
+            seed: 9,
+            ..Default::default()
+        };
         let a = split_half(s.view(), &p).unwrap();
         let b = split_half(s.view(), &p).unwrap();
         assert_eq!(a.values, b.values);
@@ -554,10 +820,22 @@ mod tests {
         let t_in = subset(60, true, 5);
         let t_out = subset(60, false, 6);
         let targets = [
-            Target { name: "t_in", data: t_in.view(), label: Some(true) },
-            Target { name: "t_out", data: t_out.view(), label: Some(false) },
+            Target {
+                name: "t_in",
+                data: t_in.view(),
+                label: Some(true),
+            },
+            Target {
+                name: "t_out",
+                data: t_out.view(),
+                label: Some(false),
+            },
         ];
-        let p = SdeParams { shuffles: 100, baselines: true, ..Default::default() };
+        let p = SdeParams {
+            shuffles: 100,
+            baselines: true,
+            ..Default::default()
+        };
         let r = sde(it.view(), oot.view(), &targets, &p).unwrap();
         assert!(r.complete);
         assert_eq!(r.targets.len(), 2);
@@ -573,16 +851,33 @@ mod tests {
         let it = subset(40, true, 3);
         let oot = subset(40, false, 4);
         let ts: Vec<Matrix> = (0..4).map(|k| subset(40, k % 2 == 0, 10 + k)).collect();
-        let targets: Vec<Target<'_, f64>> =
-            ts.iter().map(|m| Target { name: "t", data: m.view(), label: None }).collect();
-        let p = SdeParams { shuffles: 32, ..Default::default() };
+        let targets: Vec<Target<'_, f64>> = ts
+            .iter()
+            .map(|m| Target {
+                name: "t",
+                data: m.view(),
+                label: None,
+            })
+            .collect();
+        let p = SdeParams {
+            shuffles: 32,
+            ..Default::default()
+        };
         // One checkpoint per subset's batch plus one per finished target: stop after the second target.
         let mut calls = 0;
         let mut stop = |pr: &Progress| {
             calls += 1;
             !pr.phase.starts_with("target 2/")
         };
-        let r = now(sde_with(&mut CpuBackend::default(), &mut stop, it.view(), oot.view(), &targets, &p)).unwrap();
+        let r = now(sde_with(
+            &mut CpuBackend::default(),
+            &mut stop,
+            it.view(),
+            oot.view(),
+            &targets,
+            &p,
+        ))
+        .unwrap();
         assert!(!r.complete);
         assert_eq!(r.targets.len(), 2);
         assert!(calls >= 6);
@@ -592,9 +887,123 @@ mod tests {
     fn mismatched_widths_and_bad_targets_fail_before_work() {
         let it = subset(20, true, 1);
         let narrow = Matrix::from_rows(&vec![[0.0, 1.0]; 20]).unwrap();
-        let targets = [Target { name: "narrow", data: narrow.view(), label: None }];
-        let e = sde(it.view(), it.view(), &targets, &SdeParams::default()).unwrap_err().to_string();
+        let targets = [Target {
+            name: "narrow",
+            data: narrow.view(),
+            label: None,
+        }];
+        let e = sde(it.view(), it.view(), &targets, &SdeParams::default())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("narrow") && e.contains("columns"), "{e}");
+    }
+
+    /// Targets drawn from a pool and evaluated as rows of it give the report of the same rows copied out, bit for
+    /// bit: both precisions, both splits, baselines on, references given as rows too.
+    #[test]
+    fn row_subsets_of_a_pool_match_copied_rows() {
+        let pool = subset(90, true, 21);
+        let pool32: Matrix<f32> = pool.cast();
+        let draws = draw_targets(Some(true), pool.rows(), 3, 30, 5).unwrap();
+        let refs: [Vec<usize>; 2] = [(0..30).collect(), (40..70).rev().collect()];
+        for split in [Split::First, Split::Random] {
+            for precision in [Precision::F64, Precision::F32] {
+                let p = SdeParams {
+                    shuffles: 40,
+                    split,
+                    precision,
+                    baselines: true,
+                    seed: 3,
+                    ..Default::default()
+                };
+                let copies: Vec<Matrix<f32>> = draws.iter().map(|r| pool32.select_rows(r, "pool").unwrap()).collect();
+                let targets: Vec<Target<'_, f32>> = copies
+                    .iter()
+                    .enumerate()
+                    .map(|(k, m)| Target {
+                        name: ["a", "b", "c"][k],
+                        data: m.view(),
+                        label: Some(k != 1),
+                    })
+                    .collect();
+                let (it, oot) = (
+                    pool32.select_rows(&refs[0], "it").unwrap(),
+                    pool32.select_rows(&refs[1], "oot").unwrap(),
+                );
+                let want = sde(it.view(), oot.view(), &targets, &p).unwrap();
+                let rows: Vec<RowSubset<'_, f32>> = draws
+                    .iter()
+                    .enumerate()
+                    .map(|(k, r)| RowSubset {
+                        name: ["a", "b", "c"][k],
+                        source: pool32.view(),
+                        rows: Some(r),
+                        label: Some(k != 1),
+                    })
+                    .collect();
+                let got = now(sde_subsets_with(
+                    &mut CpuBackend::new(precision),
+                    &mut Silent,
+                    RowSubset {
+                        name: "in_training",
+                        source: pool32.view(),
+                        rows: Some(&refs[0]),
+                        label: None,
+                    },
+                    RowSubset {
+                        name: "out_of_training",
+                        source: pool32.view(),
+                        rows: Some(&refs[1]),
+                        label: None,
+                    },
+                    &rows,
+                    &p,
+                ))
+                .unwrap();
+                assert_eq!(got, want, "{split:?} {precision:?}");
+            }
+        }
+        // Bad rows are named errors before any work.
+        let bad = [0usize, 1, 2, 900];
+        let t = [RowSubset {
+            name: "drawn[0]",
+            source: pool.view(),
+            rows: Some(&bad[..]),
+            label: None,
+        }];
+        let e = now(sde_subsets_with(
+            &mut CpuBackend::default(),
+            &mut Silent,
+            RowSubset::all("in_training", pool.view(), None),
+            RowSubset::all("out_of_training", pool.view(), None),
+            &t,
+            &SdeParams::default(),
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("drawn[0]") && e.contains("900"), "{e}");
+        let mut nan = pool.clone();
+        nan.as_mut_slice()[5 * 3 + 1] = f64::NAN;
+        let t = [RowSubset {
+            name: "drawn[1]",
+            source: nan.view(),
+            rows: Some(&[9, 5, 1, 2][..]),
+            label: None,
+        }];
+        let e = now(sde_subsets_with(
+            &mut CpuBackend::default(),
+            &mut Silent,
+            RowSubset::all("in_training", pool.view(), None),
+            RowSubset::all("out_of_training", pool.view(), None),
+            &t,
+            &SdeParams::default(),
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("drawn[1]") && e.contains("row 1 (row 5 of its source), column 1"),
+            "{e}"
+        );
     }
 
     #[test]
