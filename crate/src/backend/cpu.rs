@@ -59,7 +59,7 @@ fn prepare_t<S: Scalar, T: Real>(
     let kx = kernel::rbf::<S, T>(x, bw_x)?;
     let ly = kernel::rbf::<S, T>(y, bw_y)?;
     let n = x.rows();
-    let kc = kernel::center_kernel(&kx.values, n);
+    let kc = kernel::center_kernel_with(&kx.values, n, &kx.row_means);
     let stats = PairStats {
         n,
         x: kx.stats,

@@ -1,5 +1,5 @@
-//! `X Xᵀ` for the Gram-based squared distances: packed panels and a 2×4 register tile of the upper triangle,
-//! mirrored (PERFORMANCE.md).
+//! `X Xᵀ` for the Gram-based squared distances: packed panels and a 2×4 register tile of the upper triangle
+//! (PERFORMANCE.md); callers mirror it once they are done with it.
 //!
 //! The micro-kernel keeps eight vector accumulators and walks `kc`-wide column panels packed contiguously. Vectors
 //! are explicit ([`Vector`]): AVX2 + FMA (f32x8 / f64x4, chosen at run time on x86-64), wasm simd128 (f32x4 /
@@ -31,6 +31,14 @@ trait Vector: Copy {
     /// `self + a·b` (fused where the target has FMA).
     fn madd(self, a: Self, b: Self) -> Self;
     fn hsum(self) -> Self::Elem;
+    /// `out[k] += hsum(x_k)` for the four vectors of one tile row (`out.len() == 4`); targets with shuffles
+    /// reduce the four at once, in the same order as [`Vector::hsum`].
+    #[inline(always)]
+    fn hsum4_add(x: [Self; 4], out: &mut [Self::Elem]) {
+        for (o, v) in out.iter_mut().zip(x) {
+            *o += v.hsum();
+        }
+    }
 }
 
 /// Portable fallback: four independent lanes in an array.
@@ -62,7 +70,8 @@ impl<T: GramScalar> Vector for Lanes4<T> {
     }
 }
 
-/// `X Xᵀ` of row-major `x` (`n × d`), full symmetric `n × n`, with vectors `V`.
+/// The upper triangle (with the diagonal) of `X Xᵀ` for row-major `x` (`n × d`), as a row-major `n × n` matrix
+/// whose entries below the diagonal are 0, with vectors `V`.
 #[inline(always)]
 fn gram_with<V: Vector>(x: &[V::Elem], n: usize, d: usize) -> Vec<V::Elem> {
     let zero = V::Elem::default();
@@ -87,24 +96,22 @@ fn gram_with<V: Vector>(x: &[V::Elem], n: usize, d: usize) -> Vec<V::Elem> {
         for i0 in (0..n).step_by(MR) {
             // Tiles start at the 4-aligned block holding i0, so every upper-triangle entry is covered.
             for j0 in ((i0 / NR) * NR..n).step_by(NR) {
-                let t = micro::<V>(rows[i0], rows[i0 + 1], [rows[j0], rows[j0 + 1], rows[j0 + 2], rows[j0 + 3]]);
-                for (r, tr) in t.iter().enumerate() {
-                    let out = &mut g[(i0 + r) * n_pad + j0..(i0 + r) * n_pad + j0 + NR];
-                    for (o, v) in out.iter_mut().zip(tr) {
-                        *o += *v;
-                    }
+                let t = micro::<V>(
+                    rows[i0],
+                    rows[i0 + 1],
+                    [rows[j0], rows[j0 + 1], rows[j0 + 2], rows[j0 + 3]],
+                );
+                for (r, tr) in t.into_iter().enumerate() {
+                    V::hsum4_add(tr, &mut g[(i0 + r) * n_pad + j0..(i0 + r) * n_pad + j0 + NR]);
                 }
             }
         }
         k0 += kc;
     }
+    // The upper triangle, row by row (contiguous copies; the caller mirrors once, after its own passes).
     let mut out = vec![zero; n * n];
     for i in 0..n {
-        for j in i..n {
-            let v = g[i * n_pad + j];
-            out[i * n + j] = v;
-            out[j * n + i] = v;
-        }
+        out[i * n + i..(i + 1) * n].copy_from_slice(&g[i * n_pad + i..i * n_pad + n]);
     }
     out
 }
@@ -112,7 +119,7 @@ fn gram_with<V: Vector>(x: &[V::Elem], n: usize, d: usize) -> Vec<V::Elem> {
 /// Eight dot products (rows a0, a1 against b0..b3), one vector accumulator each: 8 accumulators + 6 loads fit the
 /// 16 registers of AVX2 and of V8's wasm SIMD.
 #[inline(always)]
-fn micro<V: Vector>(a0: &[V::Elem], a1: &[V::Elem], b: [&[V::Elem]; 4]) -> [[V::Elem; NR]; MR] {
+fn micro<V: Vector>(a0: &[V::Elem], a1: &[V::Elem], b: [&[V::Elem]; 4]) -> [[V; NR]; MR] {
     let l = V::LANES;
     let z = V::zero();
     let (mut c00, mut c01, mut c02, mut c03, mut c10, mut c11, mut c12, mut c13) = (z, z, z, z, z, z, z, z);
@@ -135,10 +142,7 @@ fn micro<V: Vector>(a0: &[V::Elem], a1: &[V::Elem], b: [&[V::Elem]; 4]) -> [[V::
         c12 = c12.madd(x1, y2);
         c13 = c13.madd(x1, y3);
     }
-    [
-        [c00.hsum(), c01.hsum(), c02.hsum(), c03.hsum()],
-        [c10.hsum(), c11.hsum(), c12.hsum(), c13.hsum()],
-    ]
+    [[c00, c01, c02, c03], [c10, c11, c12, c13]]
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -250,7 +254,10 @@ mod wasm {
         }
         #[inline(always)]
         fn load(s: &[f32]) -> Self {
-            Self(f32x4(s[0], s[1], s[2], s[3]))
+            assert!(s.len() >= 4);
+            // SAFETY: four f32 in bounds (checked above; the check folds away under `chunks_exact(4)`); wasm loads
+            // may be unaligned.
+            Self(unsafe { v128_load(s.as_ptr().cast()) })
         }
         #[inline(always)]
         fn madd(self, a: Self, b: Self) -> Self {
@@ -261,6 +268,25 @@ mod wasm {
             let v = self.0;
             (f32x4_extract_lane::<0>(v) + f32x4_extract_lane::<2>(v))
                 + (f32x4_extract_lane::<1>(v) + f32x4_extract_lane::<3>(v))
+        }
+        #[inline(always)]
+        fn hsum4_add([a, b, c, d]: [Self; 4], out: &mut [f32]) {
+            assert!(out.len() >= 4);
+            // p = [a0+a2, b0+b2, a1+a3, b1+b3], q likewise for c, d; then (x0+x2) + (x1+x3) per vector, as `hsum`.
+            let p = f32x4_add(
+                i32x4_shuffle::<0, 4, 1, 5>(a.0, b.0),
+                i32x4_shuffle::<2, 6, 3, 7>(a.0, b.0),
+            );
+            let q = f32x4_add(
+                i32x4_shuffle::<0, 4, 1, 5>(c.0, d.0),
+                i32x4_shuffle::<2, 6, 3, 7>(c.0, d.0),
+            );
+            let h = f32x4_add(i32x4_shuffle::<0, 1, 4, 5>(p, q), i32x4_shuffle::<2, 3, 6, 7>(p, q));
+            // SAFETY: four f32 in bounds (checked above).
+            unsafe {
+                let o = out.as_mut_ptr().cast::<v128>();
+                v128_store(o, f32x4_add(v128_load(o), h));
+            }
         }
     }
 
@@ -273,7 +299,9 @@ mod wasm {
         }
         #[inline(always)]
         fn load(s: &[f64]) -> Self {
-            Self(f64x2(s[0], s[1]))
+            assert!(s.len() >= 2);
+            // SAFETY: two f64 in bounds (checked above); wasm loads may be unaligned.
+            Self(unsafe { v128_load(s.as_ptr().cast()) })
         }
         #[inline(always)]
         fn madd(self, a: Self, b: Self) -> Self {

@@ -28,13 +28,12 @@ mod gram;
 pub use exp::exp_f32;
 
 /// Storage type of kernel matrices: `f32` or `f64`.
-pub trait Real:
-    Scalar + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + AddAssign + PartialOrd
-{
+pub trait Real: Scalar + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + AddAssign + PartialOrd {
     const ZERO: Self;
     /// `exp` as used for kernel entries: `f64::exp` for the f64 reference, [`exp_f32`] for f32.
     fn kernel_exp(self) -> Self;
-    /// `X Xᵀ` of row-major `x` (`n × d`), with the widest SIMD available.
+    /// The upper triangle (with the diagonal) of `X Xᵀ` for row-major `x` (`n × d`), as a row-major `n × n`
+    /// matrix that is 0 below the diagonal, with the widest SIMD available.
     fn gram(x: &[Self], n: usize, d: usize) -> Vec<Self>;
 }
 
@@ -105,9 +104,7 @@ impl Bandwidth {
     /// [`Error::InvalidParameter`] for a non-finite or non-positive fixed σ.
     pub fn validate(self) -> Result<Self> {
         match self {
-            Self::Fixed(v) if !(v.is_finite() && v > 0.0) => {
-                Err(Error::param("sigma", v, "a positive finite number"))
-            }
+            Self::Fixed(v) if !(v.is_finite() && v > 0.0) => Err(Error::param("sigma", v, "a positive finite number")),
             b => Ok(b),
         }
     }
@@ -180,11 +177,26 @@ impl MatrixSums {
         let mut rows = vec![0f64; h];
         let mut sq = 0f64;
         for (i, r) in rows.iter_mut().enumerate() {
-            for &v in &a[i * h..(i + 1) * h] {
-                let v = v.to_f64();
-                *r += v;
-                sq += v * v;
+            // Four partial sums each (a fixed order, the same on every target): one dependent f64 add per entry
+            // made this pass latency-bound.
+            let row = &a[i * h..(i + 1) * h];
+            let (quads, rest) = row.as_chunks::<4>();
+            let (mut s, mut q) = ([0f64; 4], [0f64; 4]);
+            for c in quads {
+                for l in 0..4 {
+                    let v = c[l].to_f64();
+                    s[l] += v;
+                    q[l] += v * v;
+                }
             }
+            let (mut rs, mut qs) = ((s[0] + s[1]) + (s[2] + s[3]), (q[0] + q[1]) + (q[2] + q[3]));
+            for &v in rest {
+                let v = v.to_f64();
+                rs += v;
+                qs += v * v;
+            }
+            *r = rs;
+            sq += qs;
         }
         let diag: Vec<f64> = (0..h).map(|i| a[i * h + i].to_f64()).collect();
         Self::from_parts(h, &rows, &rows, &diag, sq, sq)
@@ -214,6 +226,8 @@ pub struct Kernel<T> {
     pub n: usize,
     pub values: Vec<T>,
     pub stats: KernelStats,
+    /// Mean of each row (f64 sums of the stored entries), for centring ([`center_kernel_with`]).
+    pub row_means: Vec<f64>,
 }
 
 /// Column-centred copy of `x` in storage type `T` (means computed in f64).
@@ -239,19 +253,41 @@ pub fn center_columns<S: Scalar, T: Real>(x: MatrixRef<'_, S>) -> Vec<T> {
 /// Squared Euclidean distances between the rows of the column-centred `xc` (`n × d`, row-major), as a full
 /// symmetric `n × n` matrix with a zero diagonal. Negative round-off is clamped to 0.
 pub fn sq_dists<T: Real>(xc: &[T], n: usize, d: usize) -> Vec<T> {
-    let g = T::gram(xc, n, d);
+    let mut out = sq_dists_upper(xc, n, d);
+    mirror_upper(&mut out, n);
+    out
+}
+
+/// [`sq_dists`] in the upper triangle only (0 on and below the diagonal): what the kernel passes read.
+fn sq_dists_upper<T: Real>(xc: &[T], n: usize, d: usize) -> Vec<T> {
+    let mut g = T::gram(xc, n, d);
     let norms: Vec<T> = (0..n).map(|i| g[i * n + i]).collect();
-    let mut out = g;
     for i in 0..n {
-        let row = &mut out[i * n..(i + 1) * n];
-        for (j, v) in row.iter_mut().enumerate() {
+        let ni = norms[i];
+        let row = &mut g[i * n + i..(i + 1) * n];
+        row[0] = T::ZERO;
+        for (v, &nj) in row[1..].iter_mut().zip(&norms[i + 1..]) {
             let two_g = *v + *v;
-            let d2 = norms[i] + norms[j] - two_g;
+            let d2 = ni + nj - two_g;
             // Clamp round-off below 0 (and NaN, which cannot arise from finite input) to 0.
-            *v = if i != j && d2 > T::ZERO { d2 } else { T::ZERO };
+            *v = if d2 > T::ZERO { d2 } else { T::ZERO };
         }
     }
-    out
+    g
+}
+
+/// Copies the upper triangle of a row-major `n × n` matrix onto its lower triangle, in cache-sized blocks.
+fn mirror_upper<T: Copy>(a: &mut [T], n: usize) {
+    const B: usize = 32;
+    for i0 in (0..n).step_by(B) {
+        for j0 in (0..=i0).step_by(B) {
+            for i in i0..(i0 + B).min(n) {
+                for j in j0..(j0 + B).min(i) {
+                    a[i * n + j] = a[j * n + i];
+                }
+            }
+        }
+    }
 }
 
 /// The median heuristic from a squared-distance matrix: median of `sqrt(d2_ij)` over `i < j`
@@ -291,8 +327,10 @@ pub fn resolve_sigma<T: Real>(bw: Bandwidth, d: usize, d2: &[T], n: usize) -> f6
     }
 }
 
-/// RBF kernel of the rows of `x` with the given bandwidth rule: squared distances, σ, then `exp(−d²/(2σ²))`
-/// in place.
+/// RBF kernel of the rows of `x` with the given bandwidth rule: squared distances, σ, then `exp(−d²/(2σ²))`.
+///
+/// Everything runs on the upper triangle (K is symmetric): the Gram matrix, the distances, the exponential with
+/// the kernel's sums taken in the same pass, then one mirroring copy.
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] for a bad fixed σ; callers validate `x` itself (see [`crate::check::matrix`]).
@@ -300,42 +338,67 @@ pub fn rbf<S: Scalar, T: Real>(x: MatrixRef<'_, S>, bw: Bandwidth) -> Result<Ker
     let bw = bw.validate()?;
     let (n, d) = (x.rows(), x.cols());
     let xc: Vec<T> = center_columns(x);
-    let mut k = sq_dists(&xc, n, d);
+    let mut k = sq_dists_upper(&xc, n, d);
+    drop(xc);
     let sigma = resolve_sigma(bw, d, &k, n);
     let scale = -1.0 / (2.0 * sigma * sigma);
-    // The scale is applied in f64 and rounded once, so the f64 path is exactly exp(-d2 / (2 sigma^2)). K is
-    // symmetric: exponentiate the upper triangle and mirror it.
+    // Row sums of K in f64: row i gets its own upper entries and, through `cols`, the entries above it in column i.
+    let mut rows = vec![0f64; n];
+    let mut cols = vec![0f64; n];
+    let mut off = 0f64;
+    // The diagonal: exp(0) = 1 on either path.
+    let one = T::from_f64(0.0).kernel_exp();
     for i in 0..n {
-        for v in &mut k[i * n + i..(i + 1) * n] {
+        let row = &mut k[i * n + i..(i + 1) * n];
+        row[0] = one;
+        // The scale is applied in f64 and rounded once, so the f64 path is exactly exp(-d2 / (2 sigma^2)). This loop
+        // carries no dependency, so it vectorises; the sums come after it.
+        for v in &mut row[1..] {
             *v = T::from_f64(v.to_f64() * scale).kernel_exp();
         }
+        let r = sum4(&row[1..], &mut cols[i + 1..]);
+        off += r;
+        rows[i] = r + cols[i] + one.to_f64();
     }
-    for i in 1..n {
-        for j in 0..i {
-            k[i * n + j] = k[j * n + i];
-        }
-    }
-    let stats = kernel_stats(&k, n, sigma);
-    Ok(Kernel { n, values: k, stats })
-}
-
-fn kernel_stats<T: Real>(k: &[T], n: usize, sigma: f64) -> KernelStats {
+    mirror_upper(&mut k, n);
     // The off-diagonal sum directly, not (total − trace): when every off-diagonal entry is tiny (narrow σ) the
     // difference of two nearly equal totals cancels to exactly 0.
-    let mut off = 0f64;
-    let mut diag = 0f64;
-    for i in 0..n {
-        let row = &k[i * n..(i + 1) * n];
-        off += row[..i].iter().chain(&row[i + 1..]).map(|v| v.to_f64()).sum::<f64>();
-        diag += row[i].to_f64();
-    }
+    let (off, diag) = (2.0 * off, n as f64 * one.to_f64());
     let nn = (n * n) as f64;
-    KernelStats {
+    let stats = KernelStats {
         n,
         sigma,
         mean_all: (off + diag) / nn,
         mean_offdiag: if n > 1 { off / (nn - n as f64) } else { f64::NAN },
+    };
+    let row_means = rows.iter().map(|r| r / n as f64).collect();
+    Ok(Kernel {
+        n,
+        values: k,
+        stats,
+        row_means,
+    })
+}
+
+/// `Σ v` in f64 with four partial sums (a fixed order, the same on every target), adding each `v` to `cols` too.
+#[inline]
+fn sum4<T: Real>(v: &[T], cols: &mut [f64]) -> f64 {
+    let (quads, rest) = v.as_chunks::<4>();
+    let (cq, cr) = cols.as_chunks_mut::<4>();
+    let mut s = [0f64; 4];
+    for (q, c) in quads.iter().zip(cq) {
+        for l in 0..4 {
+            let e = q[l].to_f64();
+            s[l] += e;
+            c[l] += e;
+        }
     }
+    let mut r = (s[0] + s[1]) + (s[2] + s[3]);
+    for (e, c) in rest.iter().zip(cr) {
+        r += e.to_f64();
+        *c += e.to_f64();
+    }
+    r
 }
 
 /// `H K H` of a symmetric `n × n` kernel (row means and grand mean in f64).
@@ -343,11 +406,16 @@ pub fn center_kernel<T: Real>(k: &[T], n: usize) -> Vec<T> {
     let means: Vec<f64> = (0..n)
         .map(|i| k[i * n..(i + 1) * n].iter().map(|v| v.to_f64()).sum::<f64>() / n as f64)
         .collect();
+    center_kernel_with(k, n, &means)
+}
+
+/// `H K H` of a symmetric `n × n` kernel with the given row means (e.g. [`Kernel::row_means`]).
+pub fn center_kernel_with<T: Real>(k: &[T], n: usize, means: &[f64]) -> Vec<T> {
     let grand = means.iter().sum::<f64>() / n as f64;
-    let mut out = Vec::with_capacity(n * n);
-    for i in 0..n {
-        for j in 0..n {
-            out.push(T::from_f64(k[i * n + j].to_f64() - means[i] - means[j] + grand));
+    let mut out = vec![T::ZERO; n * n];
+    for ((o, r), &mi) in out.chunks_exact_mut(n.max(1)).zip(k.chunks_exact(n.max(1))).zip(means) {
+        for ((o, &v), &mj) in o.iter_mut().zip(r).zip(means) {
+            *o = T::from_f64(v.to_f64() - mi - mj + grand);
         }
     }
     out
@@ -391,7 +459,10 @@ mod tests {
             }
             let got32 = sq_dists(&center_columns::<f64, f32>(x.view()), n, d);
             for (g, w) in got32.iter().zip(&want) {
-                assert!((f64::from(*g) - w).abs() <= 2e-5 * (1.0 + w), "f32 n={n} d={d}: {g} vs {w}");
+                assert!(
+                    (f64::from(*g) - w).abs() <= 2e-5 * (1.0 + w),
+                    "f32 n={n} d={d}: {g} vs {w}"
+                );
             }
         }
     }
