@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Lethe benchmark harness: the SDE paper's Table 9 and Table 10 jobs and a scaling sweep, on the same seeded inputs,
+# for the Python peers, Lethe's native CLI and Lethe's wasm (Node and headless Chromium, CPU, one thread), plus
+# the Gram kernel against a measured simd128 ceiling and the NeurIPS 2023 competition score against the official
+# metric.py. Writes BENCHMARKS.md (see there for what each figure is). Benchmarks only: never run in CI.
+#
+#   bench/run.sh [--smoke] [--metric PATH]
+#
+#   --smoke        tiny shapes (well under a minute once built): checks that the harness itself runs; writes
+#                  bench/out/BENCHMARKS.smoke.md, not BENCHMARKS.md
+#   --metric PATH  metric.py of google-deepmind/unlearning_evaluation at commit ffae0ff (or METRIC_PY=PATH):
+#                  `git -C unlearning_evaluation show ffae0ff:metric.py > /tmp/metric.py`. Without it that row is
+#                  skipped with a note. Never committed here.
+#
+# Needs: Rust with wasm32-unknown-unknown, Node 20, /usr/bin/chromium, python3 with venv (PyPI reachable for
+# bench/.venv on first use), `npm ci` (playwright-core; run here if missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+SMOKE=0
+METRIC=${METRIC_PY:-}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --smoke) SMOKE=1 ;;
+    --metric) METRIC=$2; shift ;;
+    *) echo "usage: bench/run.sh [--smoke] [--metric PATH]" >&2; exit 2 ;;
+  esac
+  shift
+done
+log() { printf '\n== %s\n' "$*" >&2; }
+
+OUT=bench/out
+DATA=$OUT/data
+RES=$OUT/results
+[ $SMOKE = 1 ] && { DATA=$OUT/smoke-data; RES=$OUT/smoke-results; }
+rm -rf "$RES"
+mkdir -p "$DATA" "$RES"
+# Single-threaded peers, as Lethe's CPU path is.
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1 PYTHONWARNINGS=ignore
+
+# --- tools ---------------------------------------------------------------------------------------------------
+PY=bench/.venv/bin/python
+if [ ! -f bench/.venv/.installed ] || ! cmp -s bench/requirements.txt bench/.venv/.installed; then
+  log "bench/.venv: pip install -r bench/requirements.txt"
+  python3 -m venv bench/.venv
+  $PY -m pip install -q -r bench/requirements.txt
+  cp bench/requirements.txt bench/.venv/.installed
+fi
+[ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund --silent
+log "cargo build --release -p lethe-cli; lethe-bench for wasm32 (+simd128, release)"
+cargo build -q --release -p lethe-cli
+cargo build -q --release -p lethe-bench --target wasm32-unknown-unknown
+LETHE=target/release/lethe
+WASM=target/wasm32-unknown-unknown/release/lethe_bench.wasm
+
+# --- shapes: name size d pool draws shuffles ----------------------------------------------------------------
+if [ $SMOKE = 1 ]; then
+  JOBS="table9:40:16:200:3:20 table10:40:64:200:3:20"
+  SWEEP="n100_d16:100:16:300:2:20 n40_d32:40:32:200:2:20"
+  GRAMS="40:16 64:32"
+  PEER_SUBSETS=2; METRIC_K=1; COMP="16 20"; REPEAT=1
+else
+  JOBS="table9:1000:512:5000:100:200 table10:1000:8192:5000:100:200"
+  SWEEP="n400_d512:400:512:5000:8:200 n2000_d512:2000:512:5000:8:200 n1000_d128:1000:128:5000:8:200 n1000_d2048:1000:2048:5000:8:200"
+  GRAMS="500:512 1000:512 1000:8192"
+  PEER_SUBSETS=2; METRIC_K=2; COMP="512 1000"; REPEAT=2
+fi
+seed=9
+for spec in $JOBS $SWEEP; do
+  IFS=: read -r name size d pool draws shuffles <<<"$spec"
+  [ -f "$DATA/$name/pool.npy" ] || $PY bench/gen.py "$DATA" "$name" "$size" "$d" "$pool" $((seed++))
+done
+echo "$JOBS" > "$RES/jobs.txt"
+echo "$SWEEP" > "$RES/sweep.txt"
+
+# --- Lethe native CLI ----------------------------------------------------------------------------------------
+cli_job() { # name size draws shuffles precision repeat
+  local name=$1 size=$2 draws=$3 shuffles=$4 p=$5 rep=$6 d="$DATA/$1" k
+  for k in $(seq "$rep"); do
+    /usr/bin/time -f '{"wall_s": %e, "max_rss_kb": %M}' -o "$RES/cli_${name}_${p}.time$k" \
+      $LETHE sde --it "$d/it.npy" --oot "$d/oot.npy" --draw-from "$d/pool.npy" --draw "$draws" --size "$size" \
+      --shuffles "$shuffles" --precision "$p" --json > "$RES/cli_${name}_${p}.json"
+  done
+}
+log "Lethe CLI"
+for spec in $JOBS $SWEEP; do
+  IFS=: read -r name size d pool draws shuffles <<<"$spec"
+  for p in f32 f64; do
+    case "$name" in table*) rep=$REPEAT ;; *) rep=1 ;; esac
+    [ "$name" = table10 ] && rep=1
+    cli_job "$name" "$size" "$draws" "$shuffles" "$p" "$rep"
+    echo "  $name $p: $(cat "$RES/cli_${name}_${p}.time"*)" >&2
+  done
+done
+
+# --- Python peers -------------------------------------------------------------------------------------------
+log "Python peers (single-threaded BLAS)"
+for spec in $JOBS $SWEEP; do
+  IFS=: read -r name size d pool draws shuffles <<<"$spec"
+  $PY bench/peers.py once "$DATA/$name" "$draws" "$size" "$shuffles" > "$RES/peer_once_$name.json"
+  case "$name" in
+    table*)
+      $PY bench/peers.py naive "$DATA/$name" "$draws" "$size" "$shuffles" --subsets "$PEER_SUBSETS" > "$RES/peer_naive_$name.json"
+      $PY bench/peers.py hyppo "$DATA/$name" "$draws" "$size" "$shuffles" --subsets "$PEER_SUBSETS" > "$RES/peer_hyppo_$name.json" ;;
+  esac
+done
+
+# --- wasm: the same plan in Node and in headless Chromium ---------------------------------------------------
+log "wasm (Node, then headless Chromium in a worker)"
+$PY - "$RES/plan.json" "$GRAMS" "$JOBS $SWEEP" "$REPEAT" <<'PYEOF'
+import json, sys
+out, grams, jobs, repeat = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), int(sys.argv[4])
+tasks = [{"kind": "peak", "reps": 5}]
+for g in grams:
+    n, d = map(int, g.split(":"))
+    tasks.append({"kind": "gram", "n": n, "d": d, "f32": 1, "reps": 10 if d <= 512 else 3})
+n0, d0 = map(int, grams[0].split(":"))
+tasks += [{"kind": "exp", "len": n0 * n0, "reps": 10},
+          {"kind": "prepare", "n": n0, "d": d0, "f32": 1}, {"kind": "score", "n": n0, "shuffles": 200, "f32": 1},
+          {"kind": "prepare", "n": n0, "d": d0, "f32": 0}, {"kind": "score", "n": n0, "shuffles": 200, "f32": 0}]
+# The pool-Gram question: one Gram of a whole pool against the Grams of every drawn half.
+pool = 5 * 2 * n0
+tasks.append({"kind": "gram", "n": pool, "d": d0, "f32": 1, "reps": 1, "role": "pool"})
+for j in jobs:
+    name, size, d, p, draws, shuffles = j.split(":")
+    for f32 in (1, 0):
+        if name != "table9" and not f32:
+            continue
+        tasks.append({"kind": "job", "name": name, "dir": name, "draws": int(draws), "size": int(size),
+                      "shuffles": int(shuffles), "f32": f32, "seed": 0, "keepValues": True,
+                      "repeat": repeat if name == "table9" else 1})
+json.dump({"tasks": tasks}, open(out, "w"))
+PYEOF
+node bench/node.mjs "$WASM" "$RES/plan.json" "$DATA" "$RES/wasm_node.json"
+node bench/browser.mjs "$WASM" "$RES/plan.json" "$DATA" "$RES/wasm_chromium.json"
+
+# --- competition score --------------------------------------------------------------------------------------
+log "competition score: lethe epsilon vs metric.py"
+read -r models examples <<<"$COMP"
+[ -f "$DATA/competition/retrained.npy" ] || $PY bench/metric_bench.py gen "$DATA/competition" "$models" "$examples" 4
+/usr/bin/time -f '{"wall_s": %e, "max_rss_kb": %M}' -o "$RES/epsilon.time" \
+  $LETHE epsilon --retrained "$DATA/competition/retrained.npy" --unlearned "$DATA/competition/unlearned.npy" --json > "$RES/epsilon.json"
+if [ -n "$METRIC" ] && [ -f "$METRIC" ]; then
+  $PY bench/metric_bench.py run "$METRIC" "$DATA/competition" "$METRIC_K" "$RES/epsilon.json" > "$RES/metric.json"
+else
+  echo "  metric.py not given (--metric PATH or METRIC_PY): the official row is skipped" >&2
+fi
+
+# --- report -------------------------------------------------------------------------------------------------
+{
+  echo "{"
+  echo "\"date\": \"$(date -u +%Y-%m-%dT%H:%MZ)\","
+  echo "\"cpu\": \"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)\","
+  echo "\"cores\": $(getconf _NPROCESSORS_ONLN),"
+  echo "\"load\": \"$(cut -d' ' -f1-3 /proc/loadavg)\","
+  echo "\"rustc\": \"$(rustc --version)\","
+  echo "\"node\": \"$(node --version)\","
+  echo "\"python\": \"$($PY --version 2>&1)\","
+  echo "\"commit\": \"$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crate cli bench/wasm || echo '+dirty')\","
+  echo "\"smoke\": $SMOKE"
+  echo "}"
+} > "$RES/machine.json"
+if [ $SMOKE = 1 ]; then
+  python3 bench/report.py "$RES" > "$OUT/BENCHMARKS.smoke.md"
+  echo "smoke run done: $OUT/BENCHMARKS.smoke.md" >&2
+else
+  python3 bench/report.py "$RES" > BENCHMARKS.md
+  echo "wrote BENCHMARKS.md" >&2
+fi
