@@ -149,6 +149,13 @@ if g and peak and g.get("gflops") and peak.get("gflops"):
     w(f"| Gram (f32, {g['n']}×{g['d']}) ≥ 75% of the measured wasm simd128 ceiling (Chromium) | {g['gflops']:.1f} of {peak['gflops']:.1f} GFLOP/s = {frac:.0%} | {'yes' if frac >= 0.75 else 'no'} |")
 w("| Table 9 job on a real GPU ≤ 0.2 s | not measured (no GPU lent to this task) | – |")
 w("")
+w("Where the misses come from (same run): per subset, the wasm job spends its time about evenly on the two kernels")
+w("(Gram-bound; the Gram itself is at the ceiling target) and on the 200 shuffles, whose loop is bound by its")
+w("dependent gathers (a load of a random entry of L per term; wasm has no gather instruction). The machine's two")
+w("cores were shared with other builds during the run (load average above), which slows every row, the peers")
+w("included. The native CLI runs the same single-threaded code (AVX2 Gram, scalar shuffle loop): reaching 20×")
+w("would need threads over subsets, which the CLI does not use yet.")
+w("")
 
 # ----- Gram and kernels
 w("## Gram kernel and the hot loops (wasm, f32 unless said)")
@@ -196,7 +203,7 @@ for name, size, d, pool_rows, draws, shuffles in jobs("sweep.txt"):
     for rt in (node, chromium):
         r = wasm(rt, "job", name=name, f32=1)
         cells.append(r["ms"] / 1e3 / subsets if r else None)
-    w(f"| |S| = {size} (halves {int(size) // 2}), d = {d}, T = {shuffles} | " + " | ".join(fmt_s(c) for c in cells) + " |")
+    w(f"| subsets of {size} rows (halves {int(size) // 2}), d = {d}, T = {shuffles} | " + " | ".join(fmt_s(c) for c in cells) + " |")
 w("")
 
 # ----- competition
@@ -227,7 +234,8 @@ for name, *_ in jobs("jobs.txt"):
         t, rss = cli_time(name, p)
         w(f"* {name}, {p}: {rss / 1024:.0f} MB, {t:.2f} s")
 w("* Before drawn targets became rows of their pool (commit d9590b5, measured once with `/usr/bin/time -v`): the")
-w("  Table 10 job, f32, peaked at 6.85 GB RSS and took 44.3 s; the same command now gives an identical JSON result.")
+w("  Table 10 job, f32, peaked at 6.85 GB RSS and took 44.3 s; at that change (f3b6908) the same command gave an")
+w("  identical JSON result (later kernel commits reorder f64 sums: last-bit changes).")
 w("")
 
 w("## How to run")
