@@ -596,7 +596,9 @@ fn sde_run<T: lethe::data::Scalar>(a: SdeArgs) -> Result<(), CliError> {
             loaded.push((format!("{role}[{k}]"), t.matrix, label));
         }
     }
-    let mut pools: Vec<(input::Input<T>, &str, Option<bool>, Vec<Vec<usize>>)> = Vec::new();
+    // (pool, role, label, drawn rows)
+    type Pool<'a, T> = (input::Input<T>, &'a str, Option<bool>, Vec<Vec<usize>>);
+    let mut pools: Vec<Pool<'_, T>> = Vec::new();
     for (pool, label, role) in [
         (&a.draw_from, None, "draw-from"),
         (&a.draw_in, Some(true), "draw-in"),

@@ -91,6 +91,7 @@ impl Backend for Timed {
 
 /// What a job returns: `[prepare_ms, score_ms, otr, subsets, shuffles, values of every subset...]` (references
 /// first, then targets, each `shuffles` values).
+#[allow(clippy::too_many_arguments)]
 pub fn job(
     it: MatrixRef<'_, f32>,
     oot: MatrixRef<'_, f32>,
@@ -398,10 +399,13 @@ mod tests {
 
     /// The job gives the CLI's numbers: the same draws and values as `lethe::sde` on copied rows.
     #[test]
+    #[allow(clippy::unwrap_used)]
     fn job_matches_the_core() {
         let (d, size) = (6, 24);
         let (it, oot, pool) = (seeded(size * d, 1), seeded(size * d, 2), seeded(60 * d, 3));
-        let m = |v: &[f32], r| MatrixRef::new(r, d, v).unwrap();
+        fn m(v: &[f32], r: usize) -> MatrixRef<'_, f32> {
+            MatrixRef::new(r, v.len() / r, v).unwrap()
+        }
         let out = job(
             m(&it, size),
             m(&oot, size),
