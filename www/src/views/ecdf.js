@@ -28,6 +28,16 @@ export function ecdfPlot(band, opts = {}) {
   }
   svg.append(h('svg:path', { d: band_d + 'Z', fill: PALETTE.sky, 'fill-opacity': 0.35, stroke: 'none', class: 'band' }));
   svg.append(h('svg:path', { d: step(band.cdf), fill: 'none', stroke: PALETTE.it, 'stroke-width': 2, class: 'ecdf' }));
+  // Optional: the true CDF of the distribution the sample came from ({x, cdf}, drawn as steps on its own points).
+  if (opts.truth) {
+    const t = opts.truth;
+    let d = '';
+    t.x.forEach((v, i) => {
+      const nx = i + 1 < t.x.length ? t.x[i + 1] : x.domain[1];
+      d += `${i ? 'L' : 'M'}${x(Math.max(v, x.domain[0]))},${y(num(t.cdf[i]))}L${x(Math.min(nx, x.domain[1]))},${y(num(t.cdf[i]))}`;
+    });
+    svg.append(h('svg:path', { d, fill: 'none', stroke: PALETTE.ink, 'stroke-width': 1.5, 'stroke-dasharray': '5 4', class: 'truth' }));
+  }
   if (opts.marker && Number.isFinite(opts.marker.x)) {
     const px = x(opts.marker.x);
     svg.append(h('svg:line', { x1: px, x2: px, y1: area.y0, y2: area.y1, stroke: PALETTE.oot, 'stroke-width': 1.5, 'stroke-dasharray': '4 3' }));
@@ -36,6 +46,7 @@ export function ecdfPlot(band, opts = {}) {
   legend(svg, area, [
     ['empirical CDF', PALETTE.it, 'line'],
     [`DKW band (1 − α = ${opts.level ?? ''})`, PALETTE.sky],
+    ...(opts.truth ? [[opts.truthLabel || 'true CDF', PALETTE.ink, 'line']] : []),
   ]);
   return svg;
 }
