@@ -558,6 +558,8 @@ pub struct ExactMeanParts {
     pub l_mean_offdiag: f64,
     /// The closed form from those two numbers (`lethe::sde::moments::exact_mean_rbf`).
     pub closed_form: f64,
+    /// The mean of the T shuffled values shown (numpy's mean), which scatters around the exact mean.
+    pub shuffle_mean: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -698,6 +700,7 @@ pub fn sde_experiment_on(data: &Matrix, req: &SdeRequest) -> WebResult<SdeExperi
         k_mean_all: tgt.kernels.x.mean_all,
         l_mean_offdiag: tgt.kernels.y.mean_offdiag,
         closed_form: exact_mean_rbf(tgt.half, tgt.kernels.x.mean_all, tgt.kernels.y.mean_offdiag),
+        shuffle_mean: lethe::numpy::mean(&tgt.values),
     };
     let truth = match (req.target, req.model) {
         (TargetPool::Retain, _) | (TargetPool::Forget, Model::Original) => Membership::In,
