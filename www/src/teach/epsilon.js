@@ -74,7 +74,7 @@ export function epsilonTopic(ctx, { number: nr } = {}) {
     const surface = h('svg:rect', { x: a.x0, y: a.y0, width: a.x1 - a.x0, height: a.y1 - a.y0, fill: 'transparent', class: 'teach-drag-surface' });
     const line = h('svg:line', { x1: px, x2: px, y1: a.y0, y2: a.y1, stroke: PALETTE.purple, 'stroke-width': 2.5 });
     const knob = h('svg:circle', { cx: px, cy: a.y0 + 10, r: 9, fill: PALETTE.purple, stroke: '#fff', 'stroke-width': 2 });
-    const label = h('svg:text', { x: px, y: a.y1 - 6, 'text-anchor': 'middle', fill: PALETTE.purple, 'font-weight': 600 }, `t = ${t}`);
+    const label = h('svg:text', { x: px, y: a.y1 - 6, 'text-anchor': 'middle', fill: PALETTE.purple, 'font-weight': 600, stroke: '#ffffff', 'stroke-width': 4, 'paint-order': 'stroke' }, `t = ${t}`);
     const g = h(
       'svg:g',
       { class: 'teach-handle', role: 'slider', tabindex: 0, 'aria-label': 'Threshold t of the attack', 'aria-valuemin': lo, 'aria-valuemax': hi, 'aria-valuenow': t, 'aria-valuetext': `threshold ${t}`, 'data-role': 'threshold' },

@@ -22,7 +22,7 @@ export function hsicTopic(ctx, { number: num } = {}) {
       'It compares similarities. A kernel k(x, x′) = exp(−(x − x′)² / 2σ²) says how alike two values are: 1 for identical, near 0 for far apart. The heat maps show these similarity matrices, K for x and L for y, with the points sorted by x. When similar x’s come with similar y’s the two matrices share their pattern, and HSIC = Tr(K H L H) / (n − 1)², the overlap of the centred matrices, is large.',
       'How large is large? Shuffle the y’s: that breaks every link to x but keeps both samples exactly as they are. The HSIC of shuffled data is what independence looks like — the permutation null. After one shuffle (third heat map) L has lost its pattern. The p-value counts the shuffles b that reach the observed HSIC: p = (1 + b) / (1 + B). The +1 counts the observed pairing as one of the equally likely arrangements, so p is never 0.',
       'Try the nonlinear kind: x and y are uncorrelated — a straight-line fit finds nothing — yet HSIC detects the dependence. Move σ: too small and each point is only like itself, too large and all points look alike; both hide the pattern. The median heuristic sets σ to the median distance between points.',
-      'The dashed line in the histogram is the exact mean of the null over all n! shuffles, in closed form — no shuffling needed. The same formula explains what the SDE statistic measures (topic 2).',
+      'The dashed line in the histogram is the exact mean of the null over all n! shuffles, in closed form — no shuffling needed. The same formula explains what the SDE statistic measures (the split-half dependence topic).',
     ),
   );
 

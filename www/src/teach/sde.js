@@ -254,6 +254,7 @@ export function sdeTopic(ctx, { number: nr } = {}) {
   parts.extra.append(sweepEl);
 
   function stopSweep() {
+    if (sweep.running) fill(sweepNote, `Stopped after ${sweep.size.length + sweep.sigma.length} of 14 cells.`);
     sweep.gen++;
     sweep.running = false;
     sweepBtn.disabled = false;
@@ -264,6 +265,7 @@ export function sdeTopic(ctx, { number: nr } = {}) {
     const base = request();
     sweepRep = base.representation;
     sweep = { size: [], sigma: [], gen: mine, running: true };
+    delete sweepEl.dataset.done;
     sweepBtn.disabled = true;
     stopBtn.disabled = false;
     const root = Math.sqrt(DIM[base.representation]);
@@ -289,9 +291,10 @@ export function sdeTopic(ctx, { number: nr } = {}) {
       }
       done++;
     }
+    sweep.running = false;
+    stopSweep();
     fill(sweepNote, `${cells.length} cells in ${((performance.now() - t0) / 1000).toFixed(1)} s (${base.representation} outputs, seed ${base.seed}).`);
     sweepEl.dataset.done = 'true';
-    stopSweep();
     parts.updated();
   }
 

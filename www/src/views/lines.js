@@ -5,6 +5,8 @@ import { PALETTE, axes, frame, legend, scale, ticks } from './svg.js';
 import { num } from '../format.js';
 
 const finite = (v) => Number.isFinite(v);
+// A white outline under labels drawn over data, so they stay readable.
+const HALO = { stroke: '#ffffff', 'stroke-width': 3, 'paint-order': 'stroke' };
 
 /** Tick positions of a log10 axis between lo and hi (both > 0): 1, 2, 5 × powers of ten. */
 function logTicks(lo, hi) {
@@ -79,7 +81,7 @@ export function linePlot(series, opts = {}) {
     if (!finite(hl.y) || hl.y < y0 || hl.y > y1) continue;
     const py = y(hl.y);
     svg.append(h('svg:line', { x1: area.x0, x2: area.x1, y1: py, y2: py, stroke: hl.color || PALETTE.ink, 'stroke-dasharray': '6 4', 'stroke-width': 1.2 }));
-    if (hl.label) svg.append(h('svg:text', { x: area.x1 - 4, y: py - 4, 'text-anchor': 'end', fill: hl.color || PALETTE.ink }, hl.label));
+    if (hl.label) svg.append(h('svg:text', { x: area.x1 - 4, y: py - 4, 'text-anchor': 'end', fill: hl.color || PALETTE.ink, ...HALO }, hl.label));
   }
   for (const mk of opts.markers || []) {
     if (!finite(mk.x) || mk.x < x0 || mk.x > x1) continue;
@@ -87,7 +89,7 @@ export function linePlot(series, opts = {}) {
     svg.append(h('svg:line', { x1: px, x2: px, y1: area.y0, y2: area.y1, stroke: mk.color || PALETTE.ink, 'stroke-dasharray': mk.dash || '4 3', 'stroke-width': 1.5 }));
     if (mk.label) {
       const right = px > (area.x0 + area.x1) / 2;
-      svg.append(h('svg:text', { x: right ? px - 4 : px + 4, y: area.y0 + 12 + (mk.row || 0) * 14, 'text-anchor': right ? 'end' : 'start', fill: mk.color || PALETTE.ink }, mk.label));
+      svg.append(h('svg:text', { x: right ? px - 4 : px + 4, y: area.y0 + 12 + (mk.row || 0) * 14, 'text-anchor': right ? 'end' : 'start', fill: mk.color || PALETTE.ink, ...HALO }, mk.label));
     }
   }
   legend(svg, area, entries);
