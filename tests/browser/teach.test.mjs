@@ -215,6 +215,7 @@ export const tests = [
       const call = { in_training: 'in training', out_of_training: 'out of training', inconclusive: 'inconclusive' }[cal.targets[0].calibrated];
       eq(v['sde.calibrated'], `Calibrated verdict: ${call}`, 'calibrated verdict');
       eq(v['sde.pairs_in'], `${st.result.pairs.filter((p) => p.in_training).length} of 4`, 'pair tally');
+      eq(st.result.pairs_in_training, st.result.pairs.filter((p) => p.in_training).length, 'tally from the worker');
       eq(st.result.pairs[0].jsd_target_it, vt.jsd_target_it, 'first pair = sde');
       await t.screenshot({ path: path.join(SHOTS, 'teach-sde.png') });
       assert(page.errors.length === 0, page.errors.join('; '));
@@ -435,8 +436,17 @@ export const tests = [
           const seq = await page.evaluate(() => window.__done);
           const note = await page.getByText('Animation is off').count();
           const anim = await page.evaluate(() => getComputedStyle(document.querySelector('.lethe-teach-topic')).transitionDuration);
-          if (reducedMotion === 'reduce') await shot(page, 'teach-reduced-motion.png');
-          return { seq, note, anim, errors: page.errors };
+          let stepped = null;
+          if (reducedMotion === 'reduce') {
+            await shot(page, 'teach-reduced-motion.png');
+            // Restart keeps the run at 0 so that it can be stepped through by hand.
+            await page.locator('#lethe-teach-hsic [data-action=reset]').click();
+            await page.waitForFunction(() => document.querySelector('#lethe-teach-hsic').dataset.done === '0');
+            await page.locator('#lethe-teach-hsic [data-action=step]').click();
+            await page.waitForFunction(() => document.querySelector('#lethe-teach-hsic').dataset.done === '1');
+            stepped = await page.evaluate(() => document.querySelector('#lethe-teach-hsic').dataset.complete);
+          }
+          return { seq, note, anim, stepped, errors: page.errors };
         } finally {
           await context.close();
         }
@@ -444,6 +454,7 @@ export const tests = [
       const reduced = await run('reduce');
       eq(JSON.stringify(reduced.seq), JSON.stringify(['0', '999']), 'reduced motion: nothing between 0 and all shuffles');
       eq(reduced.note, 1, 'the page says the animation is off');
+      eq(reduced.stepped, 'false', 'after Restart one shuffle can be stepped by hand');
       const moving = await run('no-preference');
       assert(moving.seq.length > 10, `with motion the null grows in steps (${moving.seq.length} states)`);
       eq(moving.note, 0, 'no note without the preference');

@@ -575,6 +575,8 @@ pub struct SdeExperiment {
     pub exact_mean: ExactMeanParts,
     /// The paper's verdict with each of the R reference pairs (the target's distribution is the same throughout).
     pub pairs: Vec<PairVerdict>,
+    /// How many of those pairs call the target in training.
+    pub pairs_in_training: usize,
     /// `lethe calibrate` with the R reference subsets per class and the target.
     pub calibrated: CalibratedReport,
     /// Columns of the representation (for σ = sqrt(dim)).
@@ -715,6 +717,7 @@ pub fn sde_experiment_on(data: &Matrix, req: &SdeRequest) -> WebResult<SdeExperi
         sde: report,
         histograms,
         exact_mean,
+        pairs_in_training: pairs.iter().filter(|p| p.in_training).count(),
         pairs,
         calibrated: cal,
         dim: data.cols(),
@@ -969,11 +972,14 @@ fn tie_groups(values: &[f64]) -> Vec<Option<usize>> {
     out
 }
 
+/// Two samples.
+pub type Samples = (Vec<f64>, Vec<f64>);
+
 /// The rank topic's samples: `(x, y)` for Mann–Whitney and `(a, b)` pairs for Wilcoxon.
 ///
 /// # Errors
 /// Sizes outside `2..=40`, a non-finite shift or one beyond ±5.
-pub fn rank_samples(req: &RankRequest) -> WebResult<((Vec<f64>, Vec<f64>), (Vec<f64>, Vec<f64>))> {
+pub fn rank_samples(req: &RankRequest) -> WebResult<(Samples, Samples)> {
     check_range("n_x", req.n_x, 2, MAX_RANK_N)?;
     check_range("n_y", req.n_y, 2, MAX_RANK_N)?;
     let shift = check_finite("shift", req.shift, -5.0, 5.0)?;

@@ -48,7 +48,7 @@ export function hsicTopic(ctx, { number: num } = {}) {
   playBtn.setAttribute('aria-pressed', String(playing));
   const stepBtn = button({ action: 'step', label: 'One shuffle', onClick: () => (setPlaying(false), advance(1)) });
   const endBtn = button({ action: 'finish', label: 'All shuffles', onClick: () => (setPlaying(false), advance(Infinity)) });
-  const resetBtn = button({ action: 'reset', label: 'Restart', onClick: () => prepare() });
+  const resetBtn = button({ action: 'reset', label: 'Restart', onClick: () => prepare({ autorun: false }) });
   const motionNote = reduced ? h('p', { class: 'muted teach-note' }, 'Animation is off (your system asks for reduced motion): all shuffles are shown at once. “One shuffle” still steps by hand after a restart.') : null;
   fill(parts.controls, Object.values(fields).map((f) => f.el), h('div', { class: 'teach-buttons' }, playBtn, stepBtn, endBtn, resetBtn), motionNote);
 
@@ -95,7 +95,7 @@ export function hsicTopic(ctx, { number: num } = {}) {
       const a = svg.plotArea;
       svg.append(
         h('svg:text', { x: a.x1 - 4, y: a.y0 + 30, 'text-anchor': 'end', fill: PALETTE.oot, 'font-weight': 600 }, `observed ${f6(prep.statistic)} →`),
-        h('svg:text', { x: a.x1 - 4, y: a.y0 + 44, 'text-anchor': 'end', fill: PALETTE.oot }, '(far right of every shuffle)'),
+        h('svg:text', { x: a.x1 - 4, y: a.y0 + 44, 'text-anchor': 'end', fill: PALETTE.oot }, '(beyond this axis: null mean + 6 sd)'),
       );
     }
     return svg;
@@ -169,7 +169,9 @@ export function hsicTopic(ctx, { number: num } = {}) {
     }
   }
 
-  async function prepare() {
+  // A fresh run of the current settings. Under reduced motion it completes at once, except after Restart (so the
+  // shuffles can still be stepped through by hand).
+  async function prepare({ autorun = true } = {}) {
     const mine = ++gen;
     lastReq = request();
     renderHandoff();
@@ -183,14 +185,14 @@ export function hsicTopic(ctx, { number: num } = {}) {
       nullPlot.render();
       renderNumbers();
       parts.updated();
-      parts.ok(reduced ? '' : playing ? 'shuffling…' : 'Paused: press Play or step.');
-      if (reduced) await advance(Infinity);
+      parts.ok(reduced ? (autorun ? '' : 'Step through the shuffles with “One shuffle”, or show them all.') : playing ? 'shuffling…' : 'Paused: press Play or step.');
+      if (reduced && autorun) await advance(Infinity);
       else if (playing) loop(mine);
     } catch (e) {
       if (!isAbort(e) && mine === gen) parts.error(e);
     }
   }
-  const changed = debounce(prepare, 80);
+  const changed = debounce(() => prepare(), 80);
 
   const exportData = async () => {
     const files = await ctx.engine.request('teach', { topic: 'export', request: { topic: 'hsic', ...lastReq.data } });

@@ -164,7 +164,7 @@ export function sdeTopic(ctx, { number: nr } = {}) {
     const v = s.targets[0].verdict;
     const c = e.calibrated;
     const t = c.targets[0];
-    const inCount = e.pairs.filter((p) => p.in_training).length;
+    const inCount = e.pairs_in_training;
     fill(
       verdictEl,
       h('p', { class: 'muted' }, `Target: ${e.target_rows.length} rows ${lastReq.target === 'forget' ? 'of the forget set' : 'of the retain rows'} — ${truthText[e.truth]} under the ${lastReq.model} model.`),

@@ -38,7 +38,7 @@ export function stripPlot(rows, opts = {}) {
     const px = x(mk.x);
     if (!(px >= area.x0 && px <= area.x1)) continue;
     svg.append(h('svg:line', { x1: px, x2: px, y1: area.y0, y2: area.y1, stroke: mk.color || PALETTE.ink, 'stroke-dasharray': '4 3', 'stroke-width': 1.5 }));
-    svg.append(h('svg:text', { x: Math.min(px + 4, area.x1 - 90), y: area.y0 - 4, fill: mk.color || PALETTE.ink }, mk.label || ''));
+    svg.append(h('svg:text', { x: Math.min(px + 4, area.x1 - 60), y: area.y0 + 12, fill: mk.color || PALETTE.ink, stroke: '#ffffff', 'stroke-width': 3, 'paint-order': 'stroke' }, mk.label || ''));
   }
   if (opts.legend) legend(svg, area, opts.legend);
   return svg;
