@@ -527,6 +527,15 @@ export const tests = [
       assert(v1['hsic.statistic'] !== v0['hsic.statistic'], 'the embedded figure updates');
       const run = await page.evaluate(() => document.getElementById('t').run().then(() => 'ran', (e) => e.message));
       assert(/no analysis to run/.test(run), `run() explains teach mode: ${run}`);
+      // A misspelt topic says what the topics are (and fires `error`).
+      const bad = await page.evaluate(() => new Promise((resolve) => {
+        const el = document.createElement('lethe-eval');
+        el.setAttribute('mode', 'teach');
+        el.setAttribute('topic', 'hsci');
+        el.addEventListener('error', (e) => resolve({ event: e.detail.message, shown: el.shadowRoot.querySelector('[role=alert]')?.textContent }));
+        document.body.append(el);
+      }));
+      assert(/Unknown teaching topic “hsci”: use one of hsic, sde, ranks, epsilon, bounds/.test(bad.shown) && bad.event === bad.shown, `unknown topic: ${JSON.stringify(bad)}`);
       const data = requests.filter((u) => /data\/digits/.test(u));
       eq(data.length, 0, 'the HSIC topic alone fetches no example data');
       await shot(page, 'teach-embed.png', { fullPage: true });

@@ -28,9 +28,16 @@ export const TOPIC_IDS = TOPICS.map(([id]) => id);
  * @param {{topics?: string[], engine?: object, header?: boolean, numbered?: boolean}} opts
  */
 export function createTeach(el, opts = {}) {
-  const ids = (opts.topics && opts.topics.length ? opts.topics : TOPIC_IDS).filter((id) => TOPIC_IDS.includes(id));
+  const asked = opts.topics && opts.topics.length ? opts.topics : TOPIC_IDS;
+  const ids = asked.filter((id) => TOPIC_IDS.includes(id));
   const root = h('div', { class: 'root teach-root', 'data-state': 'starting' });
   fill(el, root);
+  const unknown = asked.filter((id) => !TOPIC_IDS.includes(id));
+  if (unknown.length) {
+    const msg = `Unknown teaching topic “${unknown.join('”, “')}”: use one of ${TOPIC_IDS.join(', ')}.`;
+    fill(root, h('div', { class: 'error', role: 'alert' }, msg));
+    return { topics: {}, ready: Promise.reject(new Error(msg)), root };
+  }
   const why = unsupported();
   if (why) {
     fill(root, h('div', { class: 'error', role: 'alert' }, `Lethe cannot run in this browser: ${why}. Use a current Chrome, Edge, Firefox or Safari.`));
