@@ -6,7 +6,8 @@
 #   ./build.sh serve    build the widget and serve it on http://127.0.0.1:8000/ (built-in example; PORT=…)
 #   ./build.sh setup    install what the other commands need (idempotent; run by them)
 #   ./build.sh wasm     build the wasm package into pkg/
-#   ./build.sh site     build the static site into target/site/ (www/ + pkg/ + the demo data + embed.html)
+#   ./build.sh site     build the static site into target/site/ (www/ + pkg/ + the demo data + embed.html;
+#                       www/ brings the teaching page, teach.html)
 #   ./build.sh browser  the widget's browser tests only (wasm-bindgen-test + Playwright)
 #   ./build.sh fuzz     the fuzz smoke run only (FUZZ_SECONDS per target, default 20)
 set -euo pipefail
@@ -111,7 +112,7 @@ site_sizes() {
   local js=0 wasm f
   # Each file is served (and compressed) on its own.
   for f in "$SITE"/src/*.js "$SITE"/src/*/*.js "$SITE"/pkg/lethe_web.js; do
-    case "$f" in */lethe-eval.js | */frame.js) continue ;; esac # not loaded by the page itself
+    case "$f" in */lethe-eval.js | */frame.js | */teach/*) continue ;; esac # not loaded by the page itself
     js=$((js + $(gzip -9 -c "$f" | wc -c)))
   done
   wasm=$(gzip -9 -c "$SITE/pkg/lethe_web_bg.wasm" | wc -c)
@@ -122,7 +123,7 @@ site_sizes() {
 serve() {
   site
   local port=${PORT:-8000}
-  log "Lethe widget: http://127.0.0.1:$port/  (embedding examples: http://127.0.0.1:$port/embed.html; Ctrl-C stops)"
+  log "Lethe widget: http://127.0.0.1:$port/  (teaching page: http://127.0.0.1:$port/teach.html; embedding examples: http://127.0.0.1:$port/embed.html; Ctrl-C stops)"
   exec python3 -m http.server "$port" --bind 127.0.0.1 --directory "$SITE"
 }
 

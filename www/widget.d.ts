@@ -84,9 +84,17 @@ export interface Widget {
 
 export function create(el: Element, opts?: WidgetOptions): Widget;
 
-/** <lethe-eval analysis="sde" shuffles="200" seed="0" [inputs] [example] [autorun]> */
+/** A teaching topic (docs/teaching.md). */
+export type TeachTopic = 'hsic' | 'sde' | 'ranks' | 'epsilon' | 'bounds';
+
+/**
+ * <lethe-eval analysis="sde" shuffles="200" seed="0" [inputs] [example] [autorun]>, or a teaching topic:
+ * <lethe-eval mode="teach" topic="hsic"> (no data, no run(); fires `ready` when the first figure is drawn).
+ */
 export class LetheEval extends HTMLElement {
   readonly analysis: PanelId;
+  /** True for mode="teach". */
+  readonly teaching: boolean;
   data: PanelData | null;
   run(opts?: { signal?: AbortSignal }): Promise<Report | null>;
   addEventListener(type: 'progress', fn: (e: CustomEvent<Progress>) => void): void;

@@ -85,6 +85,32 @@ pub fn hsic<S: Scalar>(x: MatrixRef<'_, S>, y: MatrixRef<'_, S>, bw_x: Bandwidth
     })
 }
 
+/// The permutation p-value of an observed statistic against the shuffled values so far.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PermutationPValue {
+    /// `b`: shuffled values `≥` the observed one.
+    pub exceedances: usize,
+    /// `B`: shuffled values counted.
+    pub permutations: usize,
+    /// `(1 + b) / (1 + B)`: never 0, and a valid p-value for any `B` (the observed pairing counts as one of the
+    /// `B + 1` equally likely arrangements under independence).
+    pub p_value: f64,
+}
+
+/// `p = (1 + b) / (1 + B)` of `observed` against the shuffled values `null` (`b` counts values `≥ observed`), as
+/// [`hsic_test_with`] reports it; with no shuffles yet, `p = 1`.
+///
+/// # Examples
+/// ```
+/// let p = lethe::hsic::permutation_p_value(0.5, &[0.1, 0.7, 0.5, 0.2]);
+/// assert_eq!((p.exceedances, p.permutations), (2, 4));
+/// assert_eq!(p.p_value, 3.0 / 5.0);
+/// ```
+pub fn permutation_p_value(observed: f64, null: &[f64]) -> PermutationPValue {
+    let b = null.iter().filter(|&&v| v >= observed).count();
+    PermutationPValue { exceedances: b, permutations: null.len(), p_value: (1 + b) as f64 / (1 + null.len()) as f64 }
+}
+
 /// A resumable run of `total` shuffle scores on one prepared pair: call [`PermutationRun::step`] until
 /// [`PermutationRun::is_done`]; between steps a caller can report progress, check for cancellation, or stop and
 /// keep the values so far. The permutations come from `Permutations::for_subset(seed, Stream::Shuffles, subset)`
@@ -253,11 +279,11 @@ pub async fn hsic_test_with<B: Backend, M: Monitor, S: Scalar>(
     let complete = run.is_done();
     let null = run.into_values();
     let done = null.len();
-    let b = null.iter().filter(|&&v| v >= observed).count();
+    let PermutationPValue { exceedances: b, p_value, .. } = permutation_p_value(observed, &null);
     let remaining = planned - done;
     Ok(HsicTestResult {
         statistic: observed,
-        p_value: (1 + b) as f64 / (1 + done) as f64,
+        p_value,
         p_value_bounds: (
             (1 + b) as f64 / (1 + planned) as f64,
             (1 + b + remaining) as f64 / (1 + planned) as f64,
@@ -331,6 +357,21 @@ mod tests {
         // The partial null is a prefix of the full one (same permutation stream), and the full p lies in the bounds.
         assert_eq!(&full.null[..r.null.len()], &r.null[..]);
         assert!(r.p_value_bounds.0 <= full.p_value && full.p_value <= r.p_value_bounds.1);
+    }
+
+    #[test]
+    fn permutation_p_value_counts_ties_as_exceedances() {
+        let p = permutation_p_value(1.0, &[]);
+        assert_eq!((p.exceedances, p.permutations, p.p_value), (0, 0, 1.0));
+        let p = permutation_p_value(2.0, &[2.0, 1.0, 3.0, 0.5]);
+        assert_eq!(p.exceedances, 2);
+        assert_eq!(p.p_value, 0.6);
+        // The test's own p-value is this helper on its null.
+        let x = line(25, |i| i);
+        let y = line(25, |i| (i * 0.9).sin());
+        let r = hsic_test(x.view(), y.view(), &HsicTestParams { permutations: 99, ..Default::default() }).unwrap();
+        let q = permutation_p_value(r.statistic, &r.null);
+        assert_eq!((q.exceedances, q.p_value), (r.exceedances, r.p_value));
     }
 
     #[test]

@@ -223,6 +223,60 @@ pub fn rank_biserial_from_u(u_x: f64, n_x: usize, n_y: usize) -> Result<f64> {
 }
 
 /// scipy's `_get_mwu_z`, same operation order.
+/// The exact null distribution of `U` for samples of `n_x` and `n_y` untied values (`P(U = u)`, `u = 0..=n_x·n_y`,
+/// from the same exact integer counts as the exact p-value), with the normal approximation of the asymptotic
+/// method: mean `n_x·n_y/2` and `σ² = n_x·n_y/12 · ((n + 1) − tie_term/(n(n − 1)))`, `tie_term = Σ(t³ − t)` over
+/// the pooled sample's tie groups (0 without ties; see [`crate::rank::tie_correction_term`]).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when a size is zero, `tie_term` is negative or non-finite, or the table would be too
+/// large (as the exact p-value; a few hundred values per sample is fine).
+///
+/// # Examples
+/// ```
+/// let d = lethe::mann_whitney::null_distribution(3, 3, 0.0).unwrap();
+/// assert_eq!(d.pmf.len(), 10); // U = 0..=9
+/// assert!((d.pmf[0] - 1.0 / 20.0).abs() < 1e-15); // one of C(6, 3) = 20 orderings
+/// assert_eq!(d.mean, 4.5);
+/// ```
+pub fn null_distribution(n_x: usize, n_y: usize, tie_term: f64) -> Result<crate::rank::NullDistribution> {
+    if n_x == 0 || n_y == 0 {
+        return Err(Error::param(
+            "n_x, n_y",
+            format!("{n_x}, {n_y}"),
+            "at least one value in each sample",
+        ));
+    }
+    if !(tie_term >= 0.0 && tie_term.is_finite()) {
+        return Err(Error::param(
+            "tie_term",
+            tie_term,
+            "Σ(t³ − t) over tie groups: a finite number ≥ 0",
+        ));
+    }
+    let (m, n) = (n_x.min(n_y), n_x.max(n_y));
+    let mn = m * n;
+    let limbs = (m + n) / 64 + 2;
+    let work = m as u128 * (mn as u128 + 1) * limbs as u128;
+    if work > EXACT_WORK_LIMIT || (mn as u128 + 1) * limbs as u128 > EXACT_MEMORY_LIMIT {
+        return Err(Error::param(
+            "n_x, n_y",
+            format!("{n_x}, {n_y}"),
+            "smaller samples: the exact null distribution would be too large to tabulate",
+        ));
+    }
+    let coeffs = gaussian_binomial_prefix(m, n, mn, limbs);
+    let total = Wide::binomial((m + n) as u64, m as u64, limbs);
+    let pmf = coeffs
+        .chunks_exact(limbs)
+        .map(|c| Wide(c.to_vec()).ratio(&total))
+        .collect();
+    let (nx, ny) = (n_x as f64, n_y as f64);
+    let nn = nx + ny;
+    let var = nx * ny / 12.0 * ((nn + 1.0) - if nn > 1.0 { tie_term / (nn * (nn - 1.0)) } else { 0.0 });
+    Ok(crate::rank::NullDistribution::new(pmf, nx * ny / 2.0, var.sqrt()))
+}
+
 fn mwu_z(u: f64, n1: f64, n2: f64, tie_term: f64, continuity: bool) -> f64 {
     let mu = n1 * n2 / 2.0;
     let n = n1 + n2;
@@ -403,6 +457,35 @@ fn ldexp(mut x: f64, mut e: i64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn null_distribution_matches_enumeration_and_the_exact_tail() {
+        for &(m, n) in &[(1, 1), (2, 3), (4, 4), (3, 7), (6, 5)] {
+            let d = null_distribution(m, n, 0.0).unwrap();
+            assert_eq!(d.pmf.len(), m * n + 1);
+            assert!((d.pmf.iter().sum::<f64>() - 1.0).abs() < 1e-14);
+            // P(U ≥ k) from the pmf equals brute force and the exact tail the test uses.
+            for k in 0..=(m * n) as u64 {
+                let tail: f64 = d.pmf[k as usize..].iter().sum();
+                assert!((tail - brute_sf(k, m, n)).abs() < 1e-14, "{m}x{n} k={k}");
+                assert!((tail - exact_sf(k, m, n).unwrap()).abs() < 1e-14);
+            }
+            // Symmetric about the mean; the normal curve has the asymptotic method's sd.
+            let len = d.pmf.len();
+            for i in 0..len {
+                assert!((d.pmf[i] - d.pmf[len - 1 - i]).abs() < 1e-15);
+            }
+            let (mf, nf) = (m as f64, n as f64);
+            assert_eq!(d.mean, mf * nf / 2.0);
+            assert!((d.sd - (mf * nf * (mf + nf + 1.0) / 12.0).sqrt()).abs() < 1e-12);
+        }
+        // Ties shrink the sd as the asymptotic z uses it.
+        let tied = null_distribution(4, 4, 6.0).unwrap();
+        assert!(tied.sd < null_distribution(4, 4, 0.0).unwrap().sd);
+        assert!(null_distribution(0, 3, 0.0).is_err());
+        assert!(null_distribution(3, 3, -1.0).is_err());
+        assert!(null_distribution(100_000, 100_000, 0.0).is_err());
+    }
 
     /// Brute-force count of subsets: P(U ≥ k) by enumerating every split of ranks 1..=m+n.
     fn brute_sf(k: u64, m: usize, n: usize) -> f64 {

@@ -91,6 +91,43 @@ pub fn tie_correction_term(tie_counts: &[usize]) -> f64 {
         .sum()
 }
 
+/// The exact no-ties null distribution of a rank statistic on its integer support `0, 1, …, max`, beside the
+/// normal approximation the asymptotic p-values refer the statistic to (for display and teaching: the rank tests
+/// themselves read their tails from the same exact counts).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct NullDistribution {
+    /// The support, `0..=max` (as f64 for plotting).
+    pub support: Vec<f64>,
+    /// Exact probability of each support value when there are no ties.
+    pub pmf: Vec<f64>,
+    /// The null mean of the statistic.
+    pub mean: f64,
+    /// The null standard deviation the asymptotic method uses (tie-corrected by the `tie_term` passed in).
+    pub sd: f64,
+    /// The normal density with that mean and sd at each support value (comparable to `pmf`: unit spacing).
+    pub normal_density: Vec<f64>,
+}
+
+impl NullDistribution {
+    pub(crate) fn new(pmf: Vec<f64>, mean: f64, sd: f64) -> Self {
+        let support: Vec<f64> = (0..pmf.len()).map(|k| k as f64).collect();
+        let normal_density = support
+            .iter()
+            .map(|&u| {
+                let z = (u - mean) / sd;
+                (-0.5 * z * z).exp() / (sd * (2.0 * std::f64::consts::PI).sqrt())
+            })
+            .collect();
+        NullDistribution {
+            support,
+            pmf,
+            mean,
+            sd,
+            normal_density,
+        }
+    }
+}
+
 /// Fails with [`Error::NonFinite`] at the first NaN in `x` (±∞ pass).
 pub(crate) fn reject_nan(input: &str, x: &[f64]) -> Result<()> {
     match x.iter().position(|v| v.is_nan()) {

@@ -490,6 +490,81 @@ impl SignedRanks {
     }
 }
 
+/// The signed ranks behind [`wilcoxon`]: each difference's `|d|` rank (average ranks for ties) and its sign.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SignedRankTable {
+    /// `d = x − y` (or `x`).
+    pub differences: Vec<f64>,
+    /// Rank of `|d|` among the ranked differences; 0 for a zero dropped under `Wilcox`.
+    pub ranks: Vec<f64>,
+    /// +1, −1 or 0.
+    pub signs: Vec<i8>,
+    /// `T⁺` and `T⁻` as [`wilcoxon`] reports them (`Zsplit`'s half zero ranks included).
+    pub r_plus: f64,
+    pub r_minus: f64,
+}
+
+/// The signed-rank table of `d = x − y` (or `x`) under `zero_method`, exactly as [`wilcoxon`] ranks it.
+///
+/// # Errors
+/// As [`wilcoxon`]: empty, mismatched or NaN input.
+///
+/// # Examples
+/// ```
+/// use lethe::wilcoxon::{signed_ranks, ZeroMethod};
+/// let t = signed_ranks(&[-1.0, 0.0, 3.0, 3.0], None, ZeroMethod::Wilcox).unwrap();
+/// assert_eq!(t.ranks, vec![1.0, 0.0, 2.5, 2.5]);
+/// assert_eq!((t.r_plus, t.r_minus), (5.0, 1.0));
+/// ```
+pub fn signed_ranks(x: &[f64], y: Option<&[f64]>, zero_method: ZeroMethod) -> Result<SignedRankTable> {
+    let d = differences(x, y)?;
+    let r = SignedRanks::new(&d, zero_method);
+    Ok(SignedRankTable {
+        differences: d,
+        ranks: r.ranks,
+        signs: r.signs,
+        r_plus: r.r_plus,
+        r_minus: r.r_minus,
+    })
+}
+
+/// The exact null distribution of `T⁺` for `n` untied, non-zero differences (`P(T⁺ = t)`, `t = 0..=n(n+1)/2`, the
+/// pmf the exact p-value sums), with the normal approximation of the asymptotic method: mean `n(n+1)/4` and
+/// `σ² = (n(n+1)(2n+1) − tie_term/2)/24`, `tie_term = Σ(t³ − t)` over the tie groups of `|d|` (0 without ties).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for `n = 0`, a negative or non-finite `tie_term`, or `n` too large to tabulate.
+///
+/// # Examples
+/// ```
+/// let d = lethe::wilcoxon::null_distribution(3, 0.0).unwrap();
+/// assert_eq!(d.pmf, vec![0.125, 0.125, 0.125, 0.25, 0.125, 0.125, 0.125]);
+/// assert_eq!(d.mean, 3.0);
+/// ```
+pub fn null_distribution(n: usize, tie_term: f64) -> Result<crate::rank::NullDistribution> {
+    if n == 0 {
+        return Err(Error::param("n", n, "at least one non-zero difference"));
+    }
+    if !(tie_term >= 0.0 && tie_term.is_finite()) {
+        return Err(Error::param(
+            "tie_term",
+            tie_term,
+            "Σ(t³ − t) over tie groups: a finite number ≥ 0",
+        ));
+    }
+    if (n as u128).pow(3) / 4 > EXACT_WORK_LIMIT {
+        return Err(Error::param(
+            "n",
+            n,
+            "fewer differences: the exact table would be too large",
+        ));
+    }
+    let dist = SignedRankNull::new(n);
+    let c = n as f64;
+    let var = (c * (c + 1.0) * (2.0 * c + 1.0) - tie_term / 2.0) / 24.0;
+    Ok(crate::rank::NullDistribution::new(dist.pmf, dist.mean, var.sqrt()))
+}
+
 /// `np.sign`: −1, 0 or 1, NaN for NaN.
 fn sign(z: f64) -> f64 {
     if z > 0.0 {
@@ -594,6 +669,47 @@ mod tests {
                 assert_eq!(d.pmf[i], d.pmf[len - 1 - i]);
             }
         }
+    }
+
+    #[test]
+    fn signed_ranks_and_null_distribution_agree_with_the_test() {
+        let x = [1.5, -0.5, 2.0, 0.0, -2.0, 3.0, 0.5, 2.0];
+        for zm in [ZeroMethod::Wilcox, ZeroMethod::Pratt, ZeroMethod::Zsplit] {
+            let t = signed_ranks(&x, None, zm).unwrap();
+            let r = wilcoxon(
+                &x,
+                None,
+                &WilcoxonParams {
+                    zero_method: zm,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            assert_eq!((t.r_plus, t.r_minus), (r.r_plus, r.r_minus));
+            assert_eq!(t.ranks.len(), x.len());
+        }
+        let d = null_distribution(7, 0.0).unwrap();
+        assert_eq!(d.pmf.len(), 29);
+        assert!((d.pmf.iter().sum::<f64>() - 1.0).abs() < 1e-15);
+        // Upper tail from the pmf = the exact p-value of a one-sided test with T⁺ = 25 (no ties, no zeros).
+        let y = [1.0, 2.0, -3.0, 4.0, 5.0, 6.0, 7.0];
+        let r = wilcoxon(
+            &y,
+            None,
+            &WilcoxonParams {
+                alternative: Alternative::Greater,
+                method: PValueMethod::Exact,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(r.r_plus, 25.0);
+        let tail: f64 = d.pmf[25..].iter().sum();
+        assert!((tail - r.p_value).abs() < 1e-15);
+        let c = 7.0f64;
+        assert!((d.sd - (c * (c + 1.0) * (2.0 * c + 1.0) / 24.0).sqrt()).abs() < 1e-12);
+        assert!(null_distribution(0, 0.0).is_err());
+        assert!(null_distribution(5, f64::NAN).is_err());
     }
 
     #[test]

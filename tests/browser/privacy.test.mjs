@@ -1,7 +1,8 @@
 // 5. Privacy: after the page has loaded, a full session — every analysis, the M_gen slider, synthetic examples,
 //    every export — makes no network request of any kind. Requests are recorded on the page and the context
 //    (workers included), WebSockets and service workers are watched, and any request is also blocked by a route,
-//    so one would show up as a failure too. The page says visibly that nothing leaves the machine.
+//    so one would show up as a failure too. The page says visibly that nothing leaves the machine. The same holds
+//    for the teaching page (teach.html) while every topic is driven.
 import { assert, open, waitExample, waitRun } from './lib.mjs';
 
 export const tests = [
@@ -68,6 +69,72 @@ export const tests = [
       assert(await statement.isVisible(), 'the privacy statement is visible');
       assert(page.errors.length === 0, page.errors.join('; '));
       return `0 network requests (4 analyses, slider, 2 synthetic examples, ${downloads} exports; ${seen.length - network.length} local blob:/data: URLs)`;
+    },
+  },
+  // The teaching page: after it has loaded (the digits example for the SDE topic is fetched while it loads), every
+  // topic's controls, the HSIC animation, the SDE trends, the draggable threshold, the calculator and the data
+  // downloads make no network request.
+  {
+    name: 'teach.html: no network request after load while every topic is driven',
+    async fn({ context, base }) {
+      const page = await open(context, base, '/teach.html');
+      await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 90000 });
+      await page.waitForLoadState('networkidle');
+      const seen = [];
+      const record = (r) => seen.push(`${r.method()} ${r.url()}`);
+      page.on('request', record);
+      context.on('request', (r) => !seen.includes(`${r.method()} ${r.url()}`) && record(r));
+      page.on('websocket', (ws) => seen.push(`websocket ${ws.url()}`));
+      page.on('worker', (w) => seen.push(`new worker ${w.url()}`));
+      context.on('serviceworker', (w) => seen.push(`service worker ${w.url()}`));
+      await context.route('**/*', (route) => {
+        seen.push(`routed ${route.request().url()}`);
+        route.abort();
+      });
+      const key = async (sel, k, n = 1) => {
+        await page.locator(sel).focus();
+        for (let i = 0; i < n; i++) await page.keyboard.press(k);
+        await page.waitForTimeout(250);
+      };
+      const idle = () => page.waitForFunction(() => ![...document.querySelectorAll('.lethe-teach-topic')].some((e) => e.hasAttribute('aria-busy')), null, { timeout: 60000 });
+      let downloads = 0;
+      const download = async (topicId) => {
+        const btn = page.locator(`#lethe-teach-${topicId} [data-action="download-data"]`);
+        const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), btn.click()]);
+        await dl.path();
+        downloads++;
+      };
+      // HSIC: sliders, play, one shuffle, all shuffles, data download.
+      await key('#lethe-teach-hsic [data-param=strength]', 'ArrowRight', 2);
+      await page.locator('#lethe-teach-hsic [data-action=play]').click();
+      await page.waitForTimeout(400);
+      await page.locator('#lethe-teach-hsic [data-action=step]').click();
+      await page.locator('#lethe-teach-hsic [data-action=finish]').click();
+      await page.waitForFunction(() => document.querySelector('#lethe-teach-hsic').dataset.complete === 'true');
+      await download('hsic');
+      // SDE: another model and representation, then the trends.
+      await key('#lethe-teach-sde [data-param=model]', 'ArrowDown');
+      await key('#lethe-teach-sde [data-param=representation]', 'ArrowDown');
+      await idle();
+      await page.locator('#lethe-teach-sde [data-action=sweep]').click();
+      await page.waitForFunction(() => document.querySelector('[data-role=sweep]').dataset.done === 'true', null, { timeout: 240000 });
+      // Ranks, epsilon (threshold by keyboard), bounds and its calculator.
+      await key('#lethe-teach-ranks [data-param=n_x]', 'ArrowRight', 3);
+      await download('ranks');
+      await key('#lethe-teach-epsilon [data-role=threshold]', 'ArrowLeft', 5);
+      await key('#lethe-teach-epsilon [data-param=shift]', 'ArrowRight', 2);
+      await download('epsilon');
+      await key('#lethe-teach-bounds [data-param=n]', 'ArrowRight', 4);
+      await key('#lethe-teach-bounds [data-param=plan_width]', 'ArrowLeft', 3);
+      await download('bounds');
+      await idle();
+      await page.waitForTimeout(500);
+      const network = seen.filter((s) => !/ (blob|data):/.test(s));
+      assert(network.length === 0, `requests after load:\n${network.join('\n')}`);
+      assert(context.serviceWorkers().length === 0, 'no service worker');
+      assert(await page.getByText('no file, number or request leaves your machine').isVisible(), 'the privacy statement is visible');
+      assert(page.errors.length === 0, page.errors.join('; '));
+      return `0 network requests (5 topics driven, HSIC animation, 14 SDE trend cells, ${downloads} data downloads; ${seen.length - network.length} local blob:/data: URLs)`;
     },
   },
 ];

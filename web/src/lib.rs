@@ -10,6 +10,7 @@
 //! * [`rows`]: row subsets, parsed as the CLI's `@ROWS`.
 //! * [`analyses`]: SDE, RULER, competition epsilon, leakage bounds — each the CLI subcommand's steps.
 //! * [`plots`], [`synthetic`], [`npy`]: plot data, seeded synthetic examples, .npy bytes.
+//! * [`teach`]: the teaching page's seeded example data and figure numbers (and its own wasm exports).
 //! * `wasm` (wasm32 only): the `#[wasm_bindgen]` exports and the worker-side `ByteSource` and `Monitor`.
 //!
 //! Everything but `wasm` builds natively, so `cargo test --workspace` checks it without a browser; the boundary is
@@ -22,6 +23,7 @@ pub mod npy;
 pub mod plots;
 pub mod rows;
 pub mod synthetic;
+pub mod teach;
 pub mod workspace;
 
 #[cfg(target_arch = "wasm32")]

@@ -5,6 +5,9 @@
 //   el.addEventListener('result', (e) => console.log(e.detail.report));
 //   await el.run({ signal });
 //
+//   <lethe-eval mode="teach" topic="hsic"></lethe-eval>   one teaching topic (hsic, sde, ranks, epsilon, bounds):
+//   an explanation beside a live figure (www/src/teach/, docs/teaching.md); loaded only in this mode.
+//
 // Importing this module does no work and touches no browser global beyond `typeof` checks, so a docs site can
 // import it while rendering on the server; the element registers itself where `customElements` exists and builds
 // its shadow DOM, worker and wasm only in connectedCallback.
@@ -49,9 +52,18 @@ export class LetheEval extends Base {
     if (this._widget) this._ready = this._widget.ready.then(() => this._applyData());
   }
 
+  /** True for `mode="teach"`: a teaching topic instead of an analysis panel. */
+  get teaching() {
+    return this.getAttribute('mode') === 'teach';
+  }
+
   connectedCallback() {
-    if (this._widget) return;
+    if (this._widget || this._teach) return;
     const root = this.shadowRoot || this.attachShadow({ mode: 'open' });
+    if (this.teaching) {
+      this._teach = this._connectTeach(root);
+      return;
+    }
     const css = document.createElement('link');
     css.rel = 'stylesheet';
     css.href = new URL('../widget.css', import.meta.url).href;
@@ -73,6 +85,25 @@ export class LetheEval extends Base {
     if (this.hasAttribute('autorun')) this._ready.then(() => this.run()).catch(() => {});
   }
 
+  /** Teaching mode: widget.css + teach.css, and the topic module loaded on demand (not by analysis elements). */
+  async _connectTeach(root) {
+    const host = document.createElement('div');
+    for (const sheet of ['../widget.css', '../teach.css']) {
+      const css = document.createElement('link');
+      css.rel = 'stylesheet';
+      css.href = new URL(sheet, import.meta.url).href;
+      root.append(css);
+    }
+    root.append(host);
+    const { createTeach } = await import('./teach/index.js');
+    const teach = createTeach(host, { topics: [this.getAttribute('topic') || 'hsic'] });
+    teach.ready.then(
+      (info) => this.dispatchEvent(new CustomEvent('ready', { detail: info, bubbles: true, composed: true })),
+      (e) => this.dispatchEvent(new CustomEvent('error', { detail: { message: e.message }, bubbles: true, composed: true })),
+    );
+    return teach;
+  }
+
   attributeChangedCallback() {
     if (this._widget) this._applyParams();
   }
@@ -92,6 +123,7 @@ export class LetheEval extends Base {
 
   /** Runs the analysis; resolves to the JSON report (as the page's "Download JSON report"). */
   async run({ signal } = {}) {
+    if (this.teaching) throw new Error('<lethe-eval mode="teach"> has no analysis to run: its figure updates as the controls move');
     if (!this._widget) throw new Error('<lethe-eval> must be in the document before run()');
     await this._ready;
     return this._widget.run(this.analysis, { signal });

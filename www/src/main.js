@@ -1,6 +1,14 @@
-// The stand-alone page: the full widget, opening on the built-in example (`?example=0` opens empty).
+// The stand-alone page: the full widget, opening on the built-in example (`?example=0` opens empty). Links from the
+// teaching page (teach.html) add `teach=<topic>` and that topic's parameters: the panel opens on the topic's data.
 import { create } from './widget.js';
 
 const app = document.getElementById('app');
-const example = new URLSearchParams(location.search).get('example') !== '0';
+const params = new URLSearchParams(location.search);
+const example = params.get('example') !== '0';
 window.lethe = create(app, { example });
+if (params.get('teach')) {
+  import('./teach/handoff.js').then((m) => m.handoff(window.lethe, params));
+} else if (location.hash) {
+  // The panels exist only now: go to the one the link names.
+  document.getElementById(location.hash.slice(1))?.scrollIntoView();
+}

@@ -74,6 +74,11 @@ async function handle(m) {
       });
     case 'synthetic':
       return wasm.synthetic(m.kind, m.seed >>> 0);
+    // Teaching mode (teach.html, <lethe-eval mode="teach">): small requests, answered at once.
+    case 'teach':
+      return wasm.teach(m.topic, m.request);
+    case 'teach-data':
+      return wasm.teachData(m.name, new Uint8Array(m.bytes));
     default:
       throw new Error(`unknown request type ${m.type}`);
   }

@@ -433,6 +433,60 @@ pub fn exhaustive_attacks(
     Ok(exhaustive::table(retrained, unlearned, delta))
 }
 
+/// One threshold attack of the exhaustive family's form at any threshold (not only at pooled values): the rule
+/// [`AttackRule::AtLeast`] (`x ≥ t`) or [`AttackRule::Below`] (`x < t`) predicts "retrained";
+/// `FPR = #unlearned flagged / N_u`, `FNR = #retrained missed / N_r`, and the Eq. 1 epsilon of those rates (`inf`
+/// for perfect separation, NaN where exactly one rate is 0 and the attack is discarded). At a pooled value it is
+/// the row of [`exhaustive_attacks`] with the same rule; between two pooled values it equals the row of the next
+/// value up.
+///
+/// # Errors
+/// [`Error::Empty`]/[`Error::NonFinite`] for bad samples, [`Error::InvalidParameter`] for `delta ∉ [0, 1)`, a
+/// non-finite threshold, or an interval rule (not a threshold).
+///
+/// # Examples
+/// ```
+/// use lethe::competition::{threshold_attack, AttackRule};
+/// // x ≥ 3.5 flags 3 of 4 retrained and 1 of 4 unlearned: FPR = FNR = 1/4.
+/// let a = threshold_attack(&[3.0, 4.0, 5.0, 6.0], &[0.0, 1.0, 2.0, 3.5], AttackRule::AtLeast { threshold: 3.5 }, 1e-5).unwrap();
+/// assert_eq!((a.false_positives, a.false_negatives), (1, 1));
+/// assert!((a.epsilon - ((0.75f64 - 1e-5) / 0.25).ln()).abs() < 1e-12);
+/// ```
+pub fn threshold_attack(retrained: &[f64], unlearned: &[f64], rule: AttackRule, delta: f64) -> Result<ThresholdAttack> {
+    crate::check::sample("retrained", retrained)?;
+    crate::check::sample("unlearned", unlearned)?;
+    check_delta(delta)?;
+    let (fp, fn_) = match rule {
+        AttackRule::AtLeast { threshold: t } if t.is_finite() => (
+            unlearned.iter().filter(|&&x| x >= t).count(),
+            retrained.iter().filter(|&&x| x < t).count(),
+        ),
+        AttackRule::Below { threshold: t } if t.is_finite() => (
+            unlearned.iter().filter(|&&x| x < t).count(),
+            retrained.iter().filter(|&&x| x >= t).count(),
+        ),
+        AttackRule::AtLeast { threshold: t } | AttackRule::Below { threshold: t } => {
+            return Err(Error::param("threshold", t, "a finite number"));
+        }
+        AttackRule::Interval { .. } => {
+            return Err(Error::param(
+                "rule",
+                "interval",
+                "a single-threshold rule (at_least or below)",
+            ));
+        }
+    };
+    let (fpr, fnr) = (fp as f64 / unlearned.len() as f64, fn_ as f64 / retrained.len() as f64);
+    Ok(ThresholdAttack {
+        rule,
+        false_positives: fp,
+        false_negatives: fn_,
+        fpr,
+        fnr,
+        epsilon: exhaustive::rates_epsilon(fpr, fnr, delta).unwrap_or(f64::NAN),
+    })
+}
+
 /// metric.py's `ε_max = ⌈ln(N − 1)⌉` for `N` models (`-inf` for `N = 1`, 0 for `N = 2`: no buckets).
 ///
 /// # Examples

@@ -273,3 +273,61 @@ fn result_types_are_send_and_sync() {
     check::<CompetitionResult>();
     check::<CompetitionParams>();
 }
+
+#[test]
+fn threshold_attack_matches_the_exhaustive_table_at_and_between_pooled_values() {
+    let mut rng = Rng(23);
+    let r = rng.sample(15, 0.5, 1.0, Some(0.5));
+    let u = rng.sample(12, 0.0, 1.0, Some(0.5));
+    let table = exhaustive_attacks(&r, &u, DELTA).unwrap();
+    let mut pooled: Vec<f64> = r.iter().chain(&u).copied().collect();
+    pooled.sort_by(f64::total_cmp);
+    pooled.dedup();
+    for row in &table {
+        let a = threshold_attack(&r, &u, row.rule, DELTA).unwrap();
+        assert_eq!(
+            (a.false_positives, a.false_negatives),
+            (row.false_positives, row.false_negatives)
+        );
+        assert_eq!((a.fpr, a.fnr), (row.fpr, row.fnr));
+        assert!(a.epsilon == row.epsilon || (a.epsilon.is_nan() && row.epsilon.is_nan()));
+    }
+    // Between two pooled values the rule behaves as at the next value up.
+    for w in pooled.windows(2) {
+        let mid = (w[0] + w[1]) / 2.0;
+        for (between, at) in [
+            (
+                AttackRule::AtLeast { threshold: mid },
+                AttackRule::AtLeast { threshold: w[1] },
+            ),
+            (
+                AttackRule::Below { threshold: mid },
+                AttackRule::Below { threshold: w[1] },
+            ),
+        ] {
+            let a = threshold_attack(&r, &u, between, DELTA).unwrap();
+            let b = threshold_attack(&r, &u, at, DELTA).unwrap();
+            assert_eq!(
+                (a.false_positives, a.false_negatives),
+                (b.false_positives, b.false_negatives)
+            );
+        }
+    }
+    // The best attack of the exhaustive variant is the largest epsilon over thresholds.
+    let best = example_epsilon(&r, &u, &CompetitionParams::with_variant(Variant::Exhaustive)).unwrap();
+    let top = table
+        .iter()
+        .map(|t| t.epsilon)
+        .filter(|e| !e.is_nan())
+        .fold(0.0f64, f64::max);
+    assert_eq!(best.epsilon, top);
+    // Bad rules and thresholds are errors.
+    assert!(threshold_attack(&r, &u, AttackRule::AtLeast { threshold: f64::NAN }, DELTA).is_err());
+    assert!(threshold_attack(&r, &u, AttackRule::Interval { left: 0.0, right: 1.0 }, DELTA).is_err());
+    assert!(threshold_attack(&[], &u, AttackRule::AtLeast { threshold: 0.0 }, DELTA).is_err());
+    // Perfect separation: infinite epsilon; exactly one zero rate: discarded (NaN).
+    let p = threshold_attack(&[5.0, 6.0], &[0.0, 1.0], AttackRule::AtLeast { threshold: 3.0 }, DELTA).unwrap();
+    assert_eq!(p.epsilon, f64::INFINITY);
+    let d = threshold_attack(&[5.0, 6.0], &[0.0, 1.0], AttackRule::AtLeast { threshold: 5.5 }, DELTA).unwrap();
+    assert!(d.epsilon.is_nan());
+}

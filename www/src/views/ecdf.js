@@ -7,7 +7,14 @@ import { num } from '../format.js';
 export function ecdfPlot(band, opts = {}) {
   const width = opts.width || 640;
   const height = opts.height || 280;
-  const { svg, area } = frame({ width, height, m: { l: 52, r: 14, t: 30, b: 44 }, title: opts.title, label: opts.label });
+  const entries = [
+    ['empirical CDF', PALETTE.it, 'solid'],
+    [`DKW band (1 − α = ${opts.level ?? ''})`, PALETTE.sky],
+    ...(opts.truth ? [[opts.truthLabel || 'true CDF', PALETTE.ink, 'line']] : []),
+  ];
+  // Room for the legend's rows (they wrap on narrow plots).
+  const rows = Math.ceil(entries.reduce((a, e) => a + 24 + e[0].length * 6.9, 0) / Math.max(1, width - 80));
+  const { svg, area } = frame({ width, height, m: { l: 52, r: 14, t: Math.max(30, 12 + 16 * rows), b: 44 }, title: opts.title, label: opts.label });
   const xs = band.x.map(num);
   const x = scale(Math.min(0, xs[0]), Math.max(1, xs[xs.length - 1]), area.x0, area.x1);
   const y = scale(0, 1, area.y1, area.y0);
@@ -28,14 +35,21 @@ export function ecdfPlot(band, opts = {}) {
   }
   svg.append(h('svg:path', { d: band_d + 'Z', fill: PALETTE.sky, 'fill-opacity': 0.35, stroke: 'none', class: 'band' }));
   svg.append(h('svg:path', { d: step(band.cdf), fill: 'none', stroke: PALETTE.it, 'stroke-width': 2, class: 'ecdf' }));
+  // Optional: the true CDF of the distribution the sample came from ({x, cdf}, drawn as steps on its own points).
+  if (opts.truth) {
+    const t = opts.truth;
+    let d = '';
+    t.x.forEach((v, i) => {
+      const nx = i + 1 < t.x.length ? t.x[i + 1] : x.domain[1];
+      d += `${i ? 'L' : 'M'}${x(Math.max(v, x.domain[0]))},${y(num(t.cdf[i]))}L${x(Math.min(nx, x.domain[1]))},${y(num(t.cdf[i]))}`;
+    });
+    svg.append(h('svg:path', { d, fill: 'none', stroke: PALETTE.ink, 'stroke-width': 1.5, 'stroke-dasharray': '5 4', class: 'truth' }));
+  }
   if (opts.marker && Number.isFinite(opts.marker.x)) {
     const px = x(opts.marker.x);
     svg.append(h('svg:line', { x1: px, x2: px, y1: area.y0, y2: area.y1, stroke: PALETTE.oot, 'stroke-width': 1.5, 'stroke-dasharray': '4 3' }));
-    svg.append(h('svg:text', { x: Math.min(px + 4, area.x1 - 120), y: area.y0 + 12, fill: PALETTE.oot }, opts.marker.label || ''));
+    svg.append(h('svg:text', { x: Math.min(px + 4, area.x1 - 120), y: area.y0 + 12, fill: PALETTE.oot, stroke: '#ffffff', 'stroke-width': 3, 'paint-order': 'stroke' }, opts.marker.label || ''));
   }
-  legend(svg, area, [
-    ['empirical CDF', PALETTE.it, 'line'],
-    [`DKW band (1 − α = ${opts.level ?? ''})`, PALETTE.sky],
-  ]);
+  legend(svg, area, entries);
   return svg;
 }

@@ -40,5 +40,8 @@ export function histogramPlot(data, opts = {}) {
     svg.append(h('svg:text', { x: px + 4, y: area.y0 + 12, fill: mk.color || PALETTE.ink }, mk.label));
   }
   legend(svg, area, entries);
+  // For overlays drawn by the caller (e.g. a draggable threshold): the plot area and the x scale.
+  svg.plotArea = area;
+  svg.xScale = x;
   return svg;
 }

@@ -11,7 +11,7 @@ export function stripPlot(rows, opts = {}) {
   const rowH = 46;
   const height = 60 + rows.length * rowH + 44;
   const { svg, area } = frame({ width, height, m: { l: 110, r: 16, t: 44, b: 44 }, title: opts.title, label: opts.label });
-  const vals = rows.flatMap((r) => r.points.map((p) => p.value)).filter(Number.isFinite);
+  const vals = rows.flatMap((r) => r.points.map((p) => p.value)).concat((opts.markers || []).map((m) => m.x)).filter(Number.isFinite);
   let lo = Math.min(...vals);
   let hi = Math.max(...vals);
   if (!(hi > lo)) {
@@ -33,6 +33,13 @@ export function stripPlot(rows, opts = {}) {
       );
     });
   });
+  // Vertical reference lines: [{x, label, color}] (e.g. a decision threshold).
+  for (const mk of opts.markers || []) {
+    const px = x(mk.x);
+    if (!(px >= area.x0 && px <= area.x1)) continue;
+    svg.append(h('svg:line', { x1: px, x2: px, y1: area.y0, y2: area.y1, stroke: mk.color || PALETTE.ink, 'stroke-dasharray': '4 3', 'stroke-width': 1.5 }));
+    svg.append(h('svg:text', { x: Math.min(px + 4, area.x1 - 60), y: area.y0 + 12, fill: mk.color || PALETTE.ink, stroke: '#ffffff', 'stroke-width': 3, 'paint-order': 'stroke' }, mk.label || ''));
+  }
   if (opts.legend) legend(svg, area, opts.legend);
   return svg;
 }

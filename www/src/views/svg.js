@@ -53,19 +53,30 @@ export function frame({ width, height, m, title, label }) {
   return { svg, area };
 }
 
+/** Tick labels for `values`: the short form, with more digits where the short form would repeat a label. */
+export function tickLabels(values) {
+  let labels = values.map(tick);
+  for (let digits = 2; digits <= 5 && new Set(labels).size < labels.length; digits++) {
+    labels = values.map((v) => (v === 0 ? '0' : Math.abs(v) >= 1e4 || Math.abs(v) < 1e-3 ? v.toExponential(digits).replace('e+', 'e') : String(Number(v.toPrecision(digits + 1)))));
+  }
+  return labels;
+}
+
 /** Bottom and left axes with tick labels, grid lines and axis titles. */
 export function axes(svg, area, x, y, { xlabel, ylabel, xticks, yticks }) {
   const g = h('svg:g', { class: 'axes' });
-  for (const v of yticks) {
+  const ylab = tickLabels(yticks);
+  yticks.forEach((v, i) => {
     const py = y(v);
     g.append(h('svg:line', { x1: area.x0, x2: area.x1, y1: py, y2: py, stroke: PALETTE.grid, 'stroke-width': 1 }));
-    g.append(h('svg:text', { x: area.x0 - 6, y: py + 4, 'text-anchor': 'end', fill: PALETTE.ink }, tick(v)));
-  }
-  for (const v of xticks) {
+    g.append(h('svg:text', { x: area.x0 - 6, y: py + 4, 'text-anchor': 'end', fill: PALETTE.ink }, ylab[i]));
+  });
+  const xlab = tickLabels(xticks);
+  xticks.forEach((v, i) => {
     const px = x(v);
     g.append(h('svg:line', { x1: px, x2: px, y1: area.y1, y2: area.y1 + 4, stroke: PALETTE.ink }));
-    g.append(h('svg:text', { x: px, y: area.y1 + 17, 'text-anchor': 'middle', fill: PALETTE.ink }, tick(v)));
-  }
+    g.append(h('svg:text', { x: px, y: area.y1 + 17, 'text-anchor': 'middle', fill: PALETTE.ink }, xlab[i]));
+  });
   g.append(h('svg:line', { x1: area.x0, x2: area.x1, y1: area.y1, y2: area.y1, stroke: PALETTE.ink }));
   g.append(h('svg:line', { x1: area.x0, x2: area.x0, y1: area.y0, y2: area.y1, stroke: PALETTE.ink }));
   if (xlabel) {
@@ -92,14 +103,14 @@ export function legend(svg, area, entries) {
   let y = 14;
   const g = h('svg:g', { class: 'legend' });
   for (const [label, color, kind] of entries) {
-    const w = 22 + label.length * 6.6;
+    const w = 24 + label.length * 6.9;
     if (x + w > area.x1 && x > area.x0) {
       x = area.x0;
       y += 16;
     }
     g.append(
-      kind === 'line'
-        ? h('svg:line', { x1: x, x2: x + 14, y1: y - 4, y2: y - 4, stroke: color, 'stroke-width': 2, 'stroke-dasharray': '4 3' })
+      kind === 'line' || kind === 'solid'
+        ? h('svg:line', { x1: x, x2: x + 14, y1: y - 4, y2: y - 4, stroke: color, 'stroke-width': 2, 'stroke-dasharray': kind === 'solid' ? null : '4 3' })
         : kind === 'dot'
           ? h('svg:circle', { cx: x + 6, cy: y - 4, r: 4.5, fill: color })
           : h('svg:rect', { x, y: y - 10, width: 14, height: 10, fill: color, 'fill-opacity': 0.35, stroke: color }),
