@@ -60,14 +60,21 @@ export interface Progress {
 /** The JSON report, as "Download JSON report": the CLI's envelope plus how it was computed. */
 export interface Report {
   lethe_version: string;
-  command: 'sde' | 'ruler' | 'epsilon' | 'bounds' | 'rouge';
+  command: 'sde' | 'calibrate' | 'ruler' | 'epsilon' | 'bounds' | 'rouge';
   parameters: Record<string, unknown>;
   seed: number | null;
   inputs: Array<{ role: string; spec: string; path: string; sha256: string; format: string; dtype: string; shape: number[]; tensor: string | null; rows_used: number; row_file: { path: string; sha256: string } | null }>;
   /** Exactly what `lethe <command> --json` prints under `result` (non-finite floats as "inf"/"-inf"/"nan"). */
   result: unknown;
-  computed_by: { widget: string; backend: string; user_agent: string | null; at: string };
+  /** The core's BackendInfo of the run (`name`: "cpu" or "webgpu", `precision`, `device`: the adapter), or null. */
+  computed_by: { widget: string; backend: { name: string; precision: 'f64' | 'f32'; device: string } | null; user_agent: string | null; at: string };
   cli_equivalent: string;
+  /**
+   * SDE only: the calibrated verdict computed beside the paper rule — `lethe calibrate --json`'s envelope (command
+   * "calibrate"), or `{skipped: reason}`, or null with the paper rule only. With the calibrated verdict only
+   * (`rule: 'calibrated'`), that envelope is the report itself.
+   */
+  calibrated?: Report | { skipped: string } | null;
 }
 
 export interface Widget {

@@ -124,7 +124,7 @@ export function compare(a, b, { rel = 0, abs = 0, absPaths = null, at = '$', ign
 export async function open(context, base, p = '/', { width = 1280, height = 900 } = {}) {
   const page = await context.newPage({ viewport: { width, height } });
   page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(e.message));
+  page.on('pageerror', (e) => page.errors.push(process.env.LETHE_STACKS ? e.stack : e.message));
   page.on('console', (m) => m.type() === 'error' && page.errors.push(`console: ${m.text()}`));
   await page.setViewportSize({ width, height });
   await page.goto(base + p);

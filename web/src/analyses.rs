@@ -8,12 +8,13 @@
 
 use std::rc::Rc;
 
-use lethe::backend::{CpuBackend, Precision};
+use lethe::backend::{Backend, CpuBackend, Precision};
 use lethe::competition::{self, Accuracies, CompetitionParams, CompetitionResult, EpsMax, Variant};
 use lethe::kernel::Bandwidth;
 use lethe::leakage::{self, LeakageParams, LeakageReport, SdMethod, Sidedness};
 use lethe::progress::Monitor;
 use lethe::ruler::{self, RulerInputs, RulerReport, TieRule};
+use lethe::sde::calibrated::{CalibratedParams, CalibratedReport, TargetRows, calibrated_with};
 use lethe::sde::{self, SdeParams, SdeReport, Split, Target};
 use lethe::{Matrix, MatrixRef, rouge};
 use serde::{Deserialize, Serialize};
@@ -341,6 +342,318 @@ impl SdeJob {
     }
 }
 
+// ------------------------------------------------------------------------------------------- calibrated SDE
+
+/// An activation matrix (a source and, for .npz/.safetensors, its tensor): every row set of `lethe calibrate` is
+/// rows of this one matrix.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct DataRef {
+    pub source: u32,
+    #[serde(default)]
+    pub tensor: Option<String>,
+}
+
+/// `lethe calibrate`'s options (same names and defaults) plus the backend: the pools and targets are row
+/// specifications of `data`, as the CLI's `--it-pool`, `--target`, `--draw-in`, ...
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct CalibrateRequest {
+    pub data: Option<DataRef>,
+    pub it_pool: Option<Rows>,
+    pub oot_pool: Option<Rows>,
+    pub target: Vec<Rows>,
+    pub target_in: Vec<Rows>,
+    pub target_out: Vec<Rows>,
+    pub draw_from: Option<Rows>,
+    pub draw_in: Option<Rows>,
+    pub draw_out: Option<Rows>,
+    pub draw: usize,
+    /// Rows per reference subset and drawn target; `None`: the first given target's row count (the page's
+    /// single-target mode), else the CLI's default 100.
+    pub size: Option<usize>,
+    pub refs: usize,
+    pub margin: f64,
+    pub paper_shuffles: usize,
+    pub sigma: String,
+    pub split: String,
+    pub bins: usize,
+    pub seed: u64,
+    pub precision: String,
+    pub backend: String,
+}
+
+impl Default for CalibrateRequest {
+    fn default() -> Self {
+        let p = CalibratedParams::default();
+        Self {
+            data: None,
+            it_pool: None,
+            oot_pool: None,
+            target: Vec::new(),
+            target_in: Vec::new(),
+            target_out: Vec::new(),
+            draw_from: None,
+            draw_in: None,
+            draw_out: None,
+            draw: 10,
+            size: None,
+            refs: p.references,
+            margin: p.margin,
+            paper_shuffles: p.paper_shuffles,
+            sigma: "sqrt_dim".into(),
+            split: "first".into(),
+            bins: p.bins,
+            seed: 0,
+            precision: "f64".into(),
+            backend: "cpu".into(),
+        }
+    }
+}
+
+/// The parameters `lethe calibrate --json` reports (its arguments, row sets as the CLI would be given them), so
+/// the page's report can be compared with the CLI's field by field.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CalibrateParameters {
+    pub data: String,
+    pub it_pool: String,
+    pub oot_pool: String,
+    pub target: Vec<String>,
+    pub target_in: Vec<String>,
+    pub target_out: Vec<String>,
+    pub draw_from: Option<String>,
+    pub draw_in: Option<String>,
+    pub draw_out: Option<String>,
+    pub draw: usize,
+    pub size: usize,
+    pub refs: usize,
+    pub margin: f64,
+    pub paper_shuffles: usize,
+    pub sigma: String,
+    pub split: String,
+    pub bins: usize,
+    pub seed: u64,
+    pub precision: String,
+}
+
+/// A calibrated evaluation with its rows resolved (no borrow of the workspace).
+pub struct CalibrateJob {
+    data: Rc<Input>,
+    it_pool: Vec<usize>,
+    oot_pool: Vec<usize>,
+    targets: Vec<TargetRows>,
+    params: CalibratedParams,
+    parameters: CalibrateParameters,
+    load_warnings: Vec<LoadWarning>,
+}
+
+/// What a calibrated evaluation returns to the page.
+#[derive(Clone, Debug, Serialize)]
+pub struct CalibrateOutput {
+    /// The core's report, as `lethe calibrate --json` prints under `result`.
+    pub result: CalibratedReport,
+    /// As `lethe calibrate --json` prints under `parameters`.
+    pub parameters: CalibrateParameters,
+    pub seed: u64,
+    pub inputs: Vec<InputRecord>,
+    pub load_warnings: Vec<LoadWarning>,
+}
+
+/// Row indices of `rows` in a matrix of `n` rows and the text the CLI would be given for them (`a..b`, a list, an
+/// index file's name; every row as `0..n`).
+fn pool_rows(ws: &mut Workspace, role: &str, rows: &Rows, n: usize) -> WebResult<(Vec<usize>, String)> {
+    let (idx, _, text) = ws.resolve_rows(role, rows)?;
+    Ok(match idx {
+        Some(v) => (v, text.unwrap_or_default()),
+        None => ((0..n).collect(), format!("0..{n}")),
+    })
+}
+
+/// Resolves everything a calibrated evaluation needs, in the CLI's order (`calibrate_cmd`): the data, the pools,
+/// the explicit targets, then targets drawn from each pool (positions drawn by `lethe::sde::draw_targets`).
+///
+/// # Errors
+/// Missing data or pools, unreadable rows, bad parameters; attributed to the control concerned.
+pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> WebResult<CalibrateJob> {
+    check_backend(&req.backend)?;
+    let d = req.data.as_ref().ok_or_else(|| {
+        WebError::at(
+            "in_training",
+            "choose the activations the references and targets are rows of",
+        )
+    })?;
+    let data = ws.load(
+        "data",
+        &InputRef {
+            source: d.source,
+            tensor: d.tensor.clone(),
+            rows: Rows::All,
+        },
+    )?;
+    let n = data.matrix.rows();
+    let it_rows = req
+        .it_pool
+        .as_ref()
+        .ok_or_else(|| WebError::at("it_pool", "choose the rows in training (the in-training pool)"))?;
+    let oot_rows = req
+        .oot_pool
+        .as_ref()
+        .ok_or_else(|| WebError::at("oot_pool", "choose the rows not in training (the out-of-training pool)"))?;
+    let (it_pool, it_text) = pool_rows(ws, "it_pool", it_rows, n)?;
+    let (oot_pool, oot_text) = pool_rows(ws, "oot_pool", oot_rows, n)?;
+    let mut targets = Vec::new();
+    let mut texts: [Vec<String>; 3] = Default::default();
+    for ((list, label, role), out) in [
+        (&req.target, None, "target"),
+        (&req.target_in, Some(true), "target_in"),
+        (&req.target_out, Some(false), "target_out"),
+    ]
+    .into_iter()
+    .zip(texts.iter_mut())
+    {
+        for (k, r) in list.iter().enumerate() {
+            let (rows, text) = pool_rows(ws, role, r, n)?;
+            out.push(text);
+            targets.push(TargetRows {
+                name: format!("{role}[{k}]"),
+                rows,
+                label,
+            });
+        }
+    }
+    let size = req
+        .size
+        .unwrap_or_else(|| targets.first().map_or(100, |t| t.rows.len()));
+    let mut draw_texts: [Option<String>; 3] = Default::default();
+    for ((pool, label, role), out) in [
+        (&req.draw_from, None, "draw-from"),
+        (&req.draw_in, Some(true), "draw-in"),
+        (&req.draw_out, Some(false), "draw-out"),
+    ]
+    .into_iter()
+    .zip(draw_texts.iter_mut())
+    {
+        if let Some(r) = pool {
+            let (rows, text) = pool_rows(ws, role, r, n)?;
+            *out = Some(text);
+            let draws = sde::draw_targets(label, rows.len(), req.draw, size, req.seed)
+                .map_err(|e| WebError::at(role, e.to_string()))?;
+            for (k, pos) in draws.into_iter().enumerate() {
+                targets.push(TargetRows {
+                    name: format!("{role}[{k}]"),
+                    rows: pos.iter().map(|&i| rows[i]).collect(),
+                    label,
+                });
+            }
+        }
+    }
+    let split = match req.split.as_str() {
+        "first" => Split::First,
+        "random" => Split::Random,
+        other => return Err(WebError::msg(format!("split `{other}` is not one of first, random"))),
+    };
+    let params = CalibratedParams {
+        bandwidth: parse::<Bandwidth>(&req.sigma)?,
+        subset_size: size,
+        references: req.refs,
+        margin: req.margin,
+        split,
+        seed: req.seed,
+        precision: parse::<Precision>(&req.precision)?,
+        paper_shuffles: req.paper_shuffles,
+        bins: req.bins,
+    };
+    let [target, target_in, target_out] = texts;
+    let [draw_from, draw_in, draw_out] = draw_texts;
+    let parameters = CalibrateParameters {
+        data: data.record.spec.clone(),
+        it_pool: it_text,
+        oot_pool: oot_text,
+        target,
+        target_in,
+        target_out,
+        draw_from,
+        draw_in,
+        draw_out,
+        draw: req.draw,
+        size,
+        refs: req.refs,
+        margin: req.margin,
+        paper_shuffles: req.paper_shuffles,
+        sigma: req.sigma.clone(),
+        split: req.split.clone(),
+        bins: req.bins,
+        seed: req.seed,
+        precision: req.precision.clone(),
+    };
+    let load_warnings = load_warnings(&[("data", &*data)]);
+    Ok(CalibrateJob {
+        data,
+        it_pool,
+        oot_pool,
+        targets,
+        params,
+        parameters,
+        load_warnings,
+    })
+}
+
+/// The page control a calibrated-verdict error concerns: the core names pools `in_training pool` /
+/// `out_of_training pool`, subsets by their target name or `in-training reference k`.
+fn attribute_calibrated(e: lethe::Error) -> WebError {
+    let message = e.to_string();
+    let input = named_input(&message).and_then(|name| {
+        let base = name.split('[').next().unwrap_or(name);
+        if name.starts_with("in_training") || name.starts_with("in-training") {
+            Some("it_pool")
+        } else if name.starts_with("out_of_training") || name.starts_with("out-of-training") {
+            Some("oot_pool")
+        } else {
+            SDE_ROLES.iter().copied().find(|r| *r == base)
+        }
+    });
+    WebError {
+        input: input.map(str::to_string),
+        message,
+    }
+}
+
+impl CalibrateJob {
+    /// Runs the calibrated evaluation on `backend`, reporting to `monitor` (a stop inside the references is an
+    /// error; among the targets, a partial report).
+    ///
+    /// # Errors
+    /// The core's errors, attributed to the control they name.
+    pub async fn run_on<B: Backend, M: Monitor>(self, backend: &mut B, monitor: &mut M) -> WebResult<CalibrateOutput> {
+        let report = calibrated_with(
+            backend,
+            monitor,
+            self.data.matrix.view(),
+            &self.it_pool,
+            &self.oot_pool,
+            &self.targets,
+            &self.params,
+        )
+        .await
+        .map_err(attribute_calibrated)?;
+        Ok(CalibrateOutput {
+            result: report,
+            seed: self.params.seed,
+            parameters: self.parameters,
+            inputs: vec![self.data.record.clone()],
+            load_warnings: self.load_warnings,
+        })
+    }
+
+    /// [`CalibrateJob::run_on`] on the CPU backend.
+    ///
+    /// # Errors
+    /// See [`CalibrateJob::run_on`].
+    pub async fn run<M: Monitor>(self, monitor: &mut M) -> WebResult<CalibrateOutput> {
+        let mut backend = CpuBackend::new(self.params.precision);
+        self.run_on(&mut backend, monitor).await
+    }
+}
+
 // -------------------------------------------------------------------------------------------------------- RULER
 
 /// One run of RULER: the unlearned model's embeddings and, optionally, the oracle's and the original's.
@@ -447,7 +760,11 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> WebResult<RulerOutput> {
         records.extend(oracle.map(|o| o.2));
         records.extend(original.map(|o| o.2));
     }
-    let (across, warnings) = if reports.len() >= 2 { ruler::across_runs(&reports, req.fdr)? } else { (Vec::new(), Vec::new()) };
+    let (across, warnings) = if reports.len() >= 2 {
+        ruler::across_runs(&reports, req.fdr)?
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let rank_histograms = reports
         .iter()
         .map(|r| plots::histogram_in(&r.nn_percentile_rank.ranks, 10, (0.0, 1.0)))
@@ -966,6 +1283,133 @@ mod tests {
         assert_eq!(attribute(e, &RULER_ROLES).input.as_deref(), Some("oracle"));
         let e = lethe::Error::param("sigma", "x", "y");
         assert_eq!(attribute(e, &SDE_ROLES).input, None);
+    }
+
+    /// Drives a future that never waits (the CPU backend's), as the core's `backend::now`.
+    fn now<F: std::future::Future>(f: F) -> F::Output {
+        let mut f = std::pin::pin!(f);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match f.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(v) => v,
+            std::task::Poll::Pending => panic!("the CPU backend never waits"),
+        }
+    }
+
+    fn demo_workspace() -> Workspace {
+        let mut ws = Workspace::new();
+        let act = include_bytes!("../../examples/data/digits/act_unlearned.npy");
+        ws.add(1, "act_unlearned.npy", Rc::new(act.to_vec()));
+        let forget = include_bytes!("../../examples/data/digits/forget.txt");
+        ws.add(2, "forget.txt", Rc::new(forget.to_vec()));
+        ws
+    }
+
+    fn text(t: &str) -> Rows {
+        Rows::Text { text: t.into() }
+    }
+
+    #[test]
+    fn calibrate_resolves_rows_as_the_cli_and_returns_the_cores_report() {
+        let mut ws = demo_workspace();
+        let req = CalibrateRequest {
+            data: Some(DataRef {
+                source: 1,
+                tensor: None,
+            }),
+            it_pool: Some(text("144..544")),
+            oot_pool: Some(Rows::All),
+            target: vec![text("0..100")],
+            draw_in: Some(Rows::File { source: 2 }),
+            draw: 3,
+            refs: 4,
+            paper_shuffles: 0,
+            seed: 5,
+            ..CalibrateRequest::default()
+        };
+        let job = prepare_calibrate(&mut ws, &req).unwrap();
+        let p = &job.parameters;
+        assert_eq!(
+            (p.data.as_str(), p.it_pool.as_str(), p.oot_pool.as_str()),
+            ("act_unlearned.npy", "144..544", "0..744")
+        );
+        assert_eq!(
+            (p.target.clone(), p.draw_in.as_deref(), p.size),
+            (vec!["0..100".to_string()], Some("forget.txt"), 100)
+        );
+        let out = now(job.run(&mut lethe::progress::Silent)).unwrap();
+        // The same call the CLI makes (calibrate_cmd), on the same rows.
+        let data = lethe::data::load_bytes::<f64>(
+            "act_unlearned.npy",
+            include_bytes!("../../examples/data/digits/act_unlearned.npy"),
+            &Default::default(),
+        )
+        .unwrap()
+        .matrix;
+        let mut targets = vec![TargetRows {
+            name: "target[0]".into(),
+            rows: (0..100).collect(),
+            label: None,
+        }];
+        for (k, pos) in sde::draw_targets(Some(true), 144, 3, 100, 5)
+            .unwrap()
+            .into_iter()
+            .enumerate()
+        {
+            targets.push(TargetRows {
+                name: format!("draw-in[{k}]"),
+                rows: pos,
+                label: Some(true),
+            });
+        }
+        let params = CalibratedParams {
+            subset_size: 100,
+            references: 4,
+            paper_shuffles: 0,
+            seed: 5,
+            ..Default::default()
+        };
+        let pool: Vec<usize> = (144..544).collect();
+        let all: Vec<usize> = (0..744).collect();
+        let direct = lethe::sde::calibrated::calibrated(data.view(), &pool, &all, &targets, &params).unwrap();
+        assert_eq!(out.result, direct);
+        assert_eq!(out.inputs.len(), 1);
+        assert_eq!(out.inputs[0].role, "data");
+    }
+
+    #[test]
+    fn calibrate_errors_name_the_control() {
+        let mut ws = demo_workspace();
+        let req = CalibrateRequest {
+            data: Some(DataRef {
+                source: 1,
+                tensor: None,
+            }),
+            it_pool: Some(text("144..544")),
+            oot_pool: Some(text("544..744")),
+            target: vec![text("700..800")],
+            ..CalibrateRequest::default()
+        };
+        let e = now(prepare_calibrate(&mut ws, &req)
+            .unwrap()
+            .run(&mut lethe::progress::Silent))
+        .err()
+        .unwrap();
+        assert_eq!(e.input.as_deref(), Some("target"), "{}", e.message);
+        let req = CalibrateRequest {
+            target: vec![text("0..100")],
+            oot_pool: Some(text("600..650")),
+            ..req
+        };
+        let e = now(prepare_calibrate(&mut ws, &req)
+            .unwrap()
+            .run(&mut lethe::progress::Silent))
+        .err()
+        .unwrap();
+        assert_eq!(e.input.as_deref(), Some("oot_pool"), "{}", e.message);
+        let e = prepare_calibrate(&mut ws, &CalibrateRequest { data: None, ..req })
+            .err()
+            .unwrap();
+        assert_eq!(e.input.as_deref(), Some("in_training"));
     }
 
     #[test]

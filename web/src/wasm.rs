@@ -19,7 +19,7 @@ use serde::{Serialize, de::DeserializeOwned};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::analyses::{self, BoundsRequest, EpsilonRequest, RulerRequest, SdeRequest};
+use crate::analyses::{self, BoundsRequest, CalibrateRequest, EpsilonRequest, RulerRequest, SdeRequest};
 use crate::error::{WebError, WebResult};
 use crate::workspace::{InputRef, MAX_BYTES, Workspace};
 
@@ -280,14 +280,21 @@ pub fn load_input(role: &str, input: JsValue) -> Result<JsValue, JsValue> {
     out(&summary)
 }
 
-/// Runs `analysis` (`sde`, `ruler`, `epsilon`, `bounds`, `mgen`) on `request`; `checkpoint` receives progress and
-/// decides whether to continue (SDE; the others are quick and run through).
+/// Runs `analysis` (`sde`, `calibrate`, `ruler`, `epsilon`, `bounds`, `mgen`) on `request`; `checkpoint` receives
+/// progress and decides whether to continue (SDE and the calibrated verdict; the others are quick and run through).
 #[wasm_bindgen]
 pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Result<JsValue, JsValue> {
     match analysis.as_str() {
         "sde" => {
             let req: SdeRequest = parse("sde", request)?;
             let job = with_ws(|ws| analyses::prepare_sde(ws, &req)).map_err(to_js)?;
+            let mut monitor = JsMonitor::new(checkpoint);
+            let r = job.run(&mut monitor).await.map_err(to_js)?;
+            out(&r)
+        }
+        "calibrate" => {
+            let req: CalibrateRequest = parse("calibrate", request)?;
+            let job = with_ws(|ws| analyses::prepare_calibrate(ws, &req)).map_err(to_js)?;
             let mut monitor = JsMonitor::new(checkpoint);
             let r = job.run(&mut monitor).await.map_err(to_js)?;
             out(&r)

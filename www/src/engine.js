@@ -92,7 +92,7 @@ export class Engine {
       this.pending.set(id, entry);
       if (signal) {
         const abort = () => {
-          if (type === 'run' && payload.analysis === 'sde') {
+          if (type === 'run' && (payload.analysis === 'sde' || payload.analysis === 'calibrate')) {
             this.worker.postMessage({ type: 'cancel', target: id });
           } else if (this.pending.get(id) === entry) {
             this.pending.delete(id);

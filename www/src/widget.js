@@ -26,7 +26,7 @@ export const PRIVACY =
   'Everything runs in this browser tab. After the page has loaded, no file, number or request leaves your machine — there is no server and no analytics.';
 
 export const EXAMPLE_NOTE =
-  'Built-in example: 128-d penultimate-layer activations of three small MLPs on scikit-learn digits — the original model, a model retrained without the 144 forget rows (the oracle), and the original fine-tuned 5 epochs on the retain rows (“unlearned”). SDE tests 100 forget rows against 100 retain rows (in training) and 100 test rows (not); on a model this small the split-half signal is weak, so read the warning.';
+  'Built-in example: 128-d penultimate-layer activations of three small MLPs on scikit-learn digits — the original model, a model retrained without the 144 forget rows (the oracle), and the original fine-tuned 5 epochs on the retain rows (“unlearned”). SDE tests 100 forget rows against 100 retain rows (in training) and 100 test rows (not) by the paper’s rule, and against 10 reference subsets of retain and of test rows by the calibrated rule; on a model this small the split-half signal is weak, so read the warnings and the notes.';
 
 const lockIcon = () =>
   h('svg:svg', { viewBox: '0 0 16 16', width: 16, height: 16, 'aria-hidden': 'true', class: 'lock' },
@@ -190,6 +190,10 @@ async function loadExample(api, ctx, noteEl, base) {
     in_training: { source: id('act_unlearned.npy'), rows: { kind: 'text', text: '144..244' } },
     out_of_training: { source: id('act_unlearned.npy'), rows: { kind: 'text', text: '544..644' } },
     target: { source: id('act_unlearned.npy'), rows: { kind: 'text', text: '0..100' } },
+    // The calibrated verdict draws its reference subsets from all retain rows and all test rows.
+    it_pool: '144..544',
+    oot_pool: '544..744',
+    refs: 10,
   });
   ruler?.set({
     unlearned: { source: id('act_unlearned.npy') },

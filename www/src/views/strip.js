@@ -4,17 +4,19 @@ import { h } from '../dom.js';
 import { PALETTE, axes, frame, legend, scale, ticks } from './svg.js';
 
 /**
- * rows: [{label, points: [{value, color, ring, title}]}]; opts: {width, xlabel, legend: [[label, color, kind]]}.
+ * rows: [{label, points: [{value, color, ring, title}]}]; opts: {width, xlabel, legend: [[label, color, kind]],
+ * markers: [{x, label}]} (dashed vertical lines, e.g. a decision threshold).
  */
 export function stripPlot(rows, opts = {}) {
   const width = opts.width || 640;
   const rowH = 46;
   const height = 60 + rows.length * rowH + 44;
   const { svg, area } = frame({ width, height, m: { l: 110, r: 16, t: 44, b: 44 }, title: opts.title, label: opts.label });
-  const vals = rows.flatMap((r) => r.points.map((p) => p.value)).filter(Number.isFinite);
+  const vals = rows.flatMap((r) => r.points.map((p) => p.value)).concat((opts.markers || []).map((m) => m.x)).filter(Number.isFinite);
   let lo = Math.min(...vals);
   let hi = Math.max(...vals);
-  if (!(hi > lo)) {
+  // A single value (or values equal to rounding, e.g. JSDs that all reached ln 2) gets a unit-wide axis.
+  if (!(hi - lo > 1e-9 * Math.max(Math.abs(lo), Math.abs(hi)))) {
     lo -= 0.5;
     hi += 0.5;
   }
@@ -33,6 +35,12 @@ export function stripPlot(rows, opts = {}) {
       );
     });
   });
+  for (const mk of opts.markers || []) {
+    const px = x(mk.x);
+    if (!(px >= area.x0 && px <= area.x1)) continue;
+    svg.append(h('svg:line', { x1: px, x2: px, y1: area.y0, y2: area.y1, stroke: PALETTE.ink, 'stroke-dasharray': '4 3', 'stroke-width': 1.2 }));
+    svg.append(h('svg:text', { x: px + 4, y: area.y1 - 4, fill: PALETTE.ink }, mk.label));
+  }
   if (opts.legend) legend(svg, area, opts.legend);
   return svg;
 }
