@@ -78,7 +78,8 @@ export interface Report {
 }
 
 export interface Widget {
-  ready: Promise<{ version: string; maxBytes: number }>;
+  /** `webgpu`: what the worker found — `{available: true, adapter}` or `{available: false, reason}`. */
+  ready: Promise<{ version: string; maxBytes: number; webgpu: { available: boolean; adapter?: string; reason?: string } }>;
   setData(panel: PanelId, data: PanelData): Promise<void>;
   setParams(panel: PanelId, params: Record<string, unknown>): void;
   /** Runs a panel; resolves to its report, or null if cancelled before anything was computed. */

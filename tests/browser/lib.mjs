@@ -16,7 +16,11 @@ mkdirSync(SHOTS, { recursive: true });
 // The page's own formatter (cli/src/report.rs fmt_num in JS): the tests compare displayed text with it.
 export { fmt, num } from '../../www/src/format.js';
 
+// --enable-unsafe-webgpu: WebGPU on SwiftShader (no GPU needed; TOOLCHAIN.md), so the page's WebGPU path is
+// exercised; webgpu.test.mjs launches a browser without it for the CPU fallback.
+export const WEBGPU_FLAG = '--enable-unsafe-webgpu';
 export const CHROMIUM_ARGS = [
+  WEBGPU_FLAG,
   '--no-sandbox',
   '--disable-quic',
   '--no-first-run',

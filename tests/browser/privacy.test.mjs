@@ -1,4 +1,5 @@
-// 5. Privacy: after the page has loaded, a full session — every analysis, the M_gen slider, synthetic examples,
+// 5. Privacy: after the page has loaded, a full session — every analysis (SDE on the CPU and on WebGPU), the M_gen
+//    slider, synthetic examples,
 //    every export — makes no network request of any kind. Requests are recorded on the page and the context
 //    (workers included), WebSockets and service workers are watched, and any request is also blocked by a route,
 //    so one would show up as a failure too. The page says visibly that nothing leaves the machine.
@@ -28,6 +29,12 @@ export const tests = [
       await sde.locator('[data-param=seed]').fill('3');
       await sde.locator('[data-action="run"]').click();
       await waitRun(sde);
+      // The WebGPU path (SwiftShader here): the GPU device, its pipelines and readbacks make no request either.
+      await sde.locator('[data-param=precision]').selectOption('f32');
+      await sde.locator('[data-param=backend]').selectOption('webgpu');
+      await sde.locator('[data-action="run"]').click();
+      assert(/done in/.test(await waitRun(sde, 120000)), 'the GPU run finished');
+      assert((await sde.locator('[data-value="backend"]').textContent()).startsWith('Computed on: WebGPU'), 'SDE ran on WebGPU');
       await ruler.locator('[data-action="run"]').click();
       await waitRun(ruler);
       await eps.locator('[data-action="synthetic"]').click();
@@ -67,7 +74,7 @@ export const tests = [
       const statement = page.getByText('no file, number or request leaves your machine');
       assert(await statement.isVisible(), 'the privacy statement is visible');
       assert(page.errors.length === 0, page.errors.join('; '));
-      return `0 network requests (4 analyses, slider, 2 synthetic examples, ${downloads} exports; ${seen.length - network.length} local blob:/data: URLs)`;
+      return `0 network requests (4 analyses, SDE on WebGPU too, slider, 2 synthetic examples, ${downloads} exports; ${seen.length - network.length} local blob:/data: URLs)`;
     },
   },
 ];

@@ -24,14 +24,30 @@ use crate::plots::{self, Histograms};
 use crate::rows::Rows;
 use crate::workspace::{Input, InputRecord, InputRef, Workspace};
 
-/// Refuses backends this build does not have (the protocol carries the choice for the WebGPU backend to come).
-fn check_backend(name: &str) -> WebResult<()> {
+/// The compute backend a request names: `cpu`, or `webgpu` (wasm32 builds with the `gpu` feature; the worker
+/// resolves the page's `auto` to one of the two before asking).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendChoice {
+    Cpu,
+    WebGpu,
+}
+
+/// Parses a request's `backend`.
+///
+/// # Errors
+/// Names other than `cpu` and `webgpu`.
+pub fn backend_choice(name: &str) -> WebResult<BackendChoice> {
     match name {
-        "" | "cpu" => Ok(()),
+        "" | "cpu" => Ok(BackendChoice::Cpu),
+        "webgpu" => Ok(BackendChoice::WebGpu),
         other => Err(WebError::msg(format!(
-            "backend `{other}` is not available in this build; use `cpu`"
+            "backend `{other}` is not one of cpu, webgpu (the page resolves `auto` before a run)"
         ))),
     }
+}
+
+fn check_backend(name: &str) -> WebResult<()> {
+    backend_choice(name).map(|_| ())
 }
 
 fn parse<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> WebResult<T> {
@@ -41,6 +57,7 @@ fn parse<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> WebResult<T> {
 /// Attributes a core error to the page control it names (`` `target[3]` `` → `target`, `` `unlearned (forget
 /// rows)` `` → `forget`, `` `oracle_retain` `` → `oracle`), when that is one of `roles`.
 fn attribute(e: lethe::Error, roles: &[&str]) -> WebError {
+    let backend = matches!(e, lethe::Error::Backend(_));
     let message = e.to_string();
     let input = named_input(&message).and_then(|name| {
         let base = name.split('[').next().unwrap_or(name);
@@ -55,7 +72,11 @@ fn attribute(e: lethe::Error, roles: &[&str]) -> WebError {
             .find(|c| !c.is_empty() && roles.contains(c))
             .map(str::to_string)
     });
-    WebError { input, message }
+    WebError {
+        input,
+        message,
+        backend,
+    }
 }
 
 /// Loads a 1-D sample as the CLI's `load_vector`: a single column or a single row.
@@ -295,11 +316,25 @@ pub fn prepare_sde(ws: &mut Workspace, req: &SdeRequest) -> WebResult<SdeJob> {
 }
 
 impl SdeJob {
+    /// The kernel precision asked for (the CPU backend's; the GPU computes in f32).
+    pub fn precision(&self) -> Precision {
+        self.params.precision
+    }
+
     /// Runs SDE on the CPU backend, reporting to `monitor` (which may stop it: the report is then partial).
     ///
     /// # Errors
-    /// The core's errors, attributed to the role they name.
+    /// See [`SdeJob::run_on`].
     pub async fn run<M: Monitor>(self, monitor: &mut M) -> WebResult<SdeOutput> {
+        let mut backend = CpuBackend::new(self.params.precision);
+        self.run_on(&mut backend, monitor).await
+    }
+
+    /// Runs SDE on `backend` (the CPU, or the GPU of a wasm32 build), reporting to `monitor`.
+    ///
+    /// # Errors
+    /// The core's errors, attributed to the role they name; backend failures are marked so.
+    pub async fn run_on<B: Backend, M: Monitor>(self, backend: &mut B, monitor: &mut M) -> WebResult<SdeOutput> {
         let targets: Vec<Target<'_, f64>> = self
             .targets
             .iter()
@@ -309,9 +344,8 @@ impl SdeJob {
                 label: *label,
             })
             .collect();
-        let mut backend = CpuBackend::new(self.params.precision);
         let report = sde::sde_with(
-            &mut backend,
+            backend,
             monitor,
             self.it.matrix.view(),
             self.oot.matrix.view(),
@@ -600,6 +634,7 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> WebResul
 /// The page control a calibrated-verdict error concerns: the core names pools `in_training pool` /
 /// `out_of_training pool`, subsets by their target name or `in-training reference k`.
 fn attribute_calibrated(e: lethe::Error) -> WebError {
+    let backend = matches!(e, lethe::Error::Backend(_));
     let message = e.to_string();
     let input = named_input(&message).and_then(|name| {
         let base = name.split('[').next().unwrap_or(name);
@@ -614,10 +649,16 @@ fn attribute_calibrated(e: lethe::Error) -> WebError {
     WebError {
         input: input.map(str::to_string),
         message,
+        backend,
     }
 }
 
 impl CalibrateJob {
+    /// The kernel precision asked for (the CPU backend's; the GPU computes in f32).
+    pub fn precision(&self) -> Precision {
+        self.params.precision
+    }
+
     /// Runs the calibrated evaluation on `backend`, reporting to `monitor` (a stop inside the references is an
     /// error; among the targets, a partial report).
     ///
@@ -1413,8 +1454,11 @@ mod tests {
     }
 
     #[test]
-    fn unknown_backends_are_refused() {
-        assert!(check_backend("cpu").is_ok());
-        assert!(check_backend("webgpu").unwrap_err().message.contains("not available"));
+    fn backends_are_parsed_and_backend_failures_marked() {
+        assert_eq!(backend_choice("cpu").unwrap(), BackendChoice::Cpu);
+        assert_eq!(backend_choice("webgpu").unwrap(), BackendChoice::WebGpu);
+        assert!(backend_choice("auto").unwrap_err().message.contains("resolves"));
+        let e = attribute(lethe::Error::Backend("device lost".into()), &SDE_ROLES);
+        assert!(e.backend && e.input.is_none());
     }
 }

@@ -8,10 +8,14 @@ use std::fmt;
 /// `input` is the key of the page control the problem concerns: a source id (`"source:3"`) for a file that cannot
 /// be read, or a role of an analysis (`"it"`, `"target"`, `"forget"`, `"scores"`, ...) for a problem with what was
 /// picked for that role. `None` when it concerns no single input (a bad parameter).
+///
+/// `backend` marks a failure of the compute backend rather than of the request (no GPU adapter, a lost device, a
+/// GPU error, a problem too large for the device): the same request can be retried on the CPU.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WebError {
     pub input: Option<String>,
     pub message: String,
+    pub backend: bool,
 }
 
 impl WebError {
@@ -20,6 +24,7 @@ impl WebError {
         Self {
             input: None,
             message: message.into(),
+            backend: false,
         }
     }
 
@@ -28,6 +33,7 @@ impl WebError {
         Self {
             input: Some(input.into()),
             message: message.into(),
+            backend: false,
         }
     }
 
@@ -51,7 +57,11 @@ impl std::error::Error for WebError {}
 
 impl From<lethe::Error> for WebError {
     fn from(e: lethe::Error) -> Self {
-        Self::msg(e.to_string())
+        let backend = matches!(e, lethe::Error::Backend(_));
+        Self {
+            backend,
+            ..Self::msg(e.to_string())
+        }
     }
 }
 

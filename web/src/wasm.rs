@@ -19,7 +19,7 @@ use serde::{Serialize, de::DeserializeOwned};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::analyses::{self, BoundsRequest, CalibrateRequest, EpsilonRequest, RulerRequest, SdeRequest};
+use crate::analyses::{self, BackendChoice, BoundsRequest, CalibrateRequest, EpsilonRequest, RulerRequest, SdeRequest};
 use crate::error::{WebError, WebResult};
 use crate::workspace::{InputRef, MAX_BYTES, Workspace};
 
@@ -36,11 +36,73 @@ fn with_ws<T>(f: impl FnOnce(&mut Workspace) -> WebResult<T>) -> WebResult<T> {
 
 fn to_js(e: WebError) -> JsValue {
     let err = js_sys::Error::new(&e.message);
+    // Setting a property on a fresh Error object cannot fail.
     if let Some(input) = &e.input {
-        // Setting a property on a fresh Error object cannot fail.
         let _ = Reflect::set(&err, &"input".into(), &input.into());
     }
+    if e.backend {
+        let _ = Reflect::set(&err, &"backend".into(), &JsValue::TRUE);
+    }
     err.into()
+}
+
+/// The WebGPU backend of this worker (`lethe-gpu` on wgpu's WebGPU backend), kept between runs: requested on
+/// first use, given back after a run, and dropped after a backend failure (a lost device, a GPU error), so that
+/// the next GPU run asks for a fresh device.
+#[cfg(feature = "gpu")]
+mod gpu {
+    use std::cell::RefCell;
+
+    use lethe_gpu::{GpuBackend, GpuOptions};
+
+    use crate::error::{WebError, WebResult};
+
+    thread_local! {
+        static GPU: RefCell<Option<GpuBackend>> = const { RefCell::new(None) };
+    }
+
+    /// The kept backend, or a new one (adapter, device, pipelines).
+    pub(super) async fn take() -> WebResult<GpuBackend> {
+        if let Some(b) = GPU.with(|g| g.borrow_mut().take()) {
+            return Ok(b);
+        }
+        GpuBackend::request(&GpuOptions::default())
+            .await
+            .map_err(WebError::from)
+    }
+
+    /// Keeps `backend` for the next run unless the run failed in the backend.
+    pub(super) fn give_back<T>(backend: GpuBackend, outcome: &WebResult<T>) {
+        if !matches!(outcome, Err(e) if e.backend) {
+            GPU.with(|g| *g.borrow_mut() = Some(backend));
+        }
+    }
+}
+
+/// Runs `$job` (an [`analyses::SdeJob`] or [`analyses::CalibrateJob`]) on the backend `$choice` names.
+macro_rules! run_job {
+    ($choice:expr, $job:ident, $monitor:ident) => {
+        match $choice {
+            BackendChoice::Cpu => {
+                let mut backend = lethe::backend::CpuBackend::new($job.precision());
+                $job.run_on(&mut backend, &mut $monitor).await
+            }
+            #[cfg(feature = "gpu")]
+            BackendChoice::WebGpu => match gpu::take().await {
+                Ok(mut backend) => {
+                    let outcome = $job.run_on(&mut backend, &mut $monitor).await;
+                    gpu::give_back(backend, &outcome);
+                    outcome
+                }
+                Err(e) => Err(e),
+            },
+            #[cfg(not(feature = "gpu"))]
+            BackendChoice::WebGpu => Err(WebError {
+                backend: true,
+                ..WebError::msg("this module has no WebGPU backend (it is in the full module)")
+            }),
+        }
+    };
 }
 
 fn out<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
@@ -159,6 +221,12 @@ impl Monitor for JsMonitor {
         };
         answer.as_bool().unwrap_or(true)
     }
+}
+
+/// Whether this module has the WebGPU backend (`webgpu` runs).
+#[wasm_bindgen(js_name = hasWebGpu)]
+pub fn has_webgpu() -> bool {
+    cfg!(feature = "gpu")
 }
 
 /// The Lethe version.
@@ -287,16 +355,18 @@ pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Re
     match analysis.as_str() {
         "sde" => {
             let req: SdeRequest = parse("sde", request)?;
+            let choice = analyses::backend_choice(&req.backend).map_err(to_js)?;
             let job = with_ws(|ws| analyses::prepare_sde(ws, &req)).map_err(to_js)?;
             let mut monitor = JsMonitor::new(checkpoint);
-            let r = job.run(&mut monitor).await.map_err(to_js)?;
+            let r = run_job!(choice, job, monitor).map_err(to_js)?;
             out(&r)
         }
         "calibrate" => {
             let req: CalibrateRequest = parse("calibrate", request)?;
+            let choice = analyses::backend_choice(&req.backend).map_err(to_js)?;
             let job = with_ws(|ws| analyses::prepare_calibrate(ws, &req)).map_err(to_js)?;
             let mut monitor = JsMonitor::new(checkpoint);
-            let r = job.run(&mut monitor).await.map_err(to_js)?;
+            let r = run_job!(choice, job, monitor).map_err(to_js)?;
             out(&r)
         }
         "ruler" => {

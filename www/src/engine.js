@@ -76,6 +76,8 @@ export class Engine {
     else {
       const err = new Error(m.message);
       err.input = m.input;
+      // A failure of the compute backend (WebGPU): the page offers the same run on the CPU.
+      err.backend = !!m.backend;
       p.reject(err);
     }
   }

@@ -95,7 +95,15 @@ export function create(el, opts = {}) {
   const ready = eng.start().then(
     (info) => {
       ctx.version = info.version;
-      fill(versionEl, `v${info.version} · CPU (wasm) · limit ${bytes(info.maxBytes)} per input`);
+      const gpu = info.webgpu;
+      fill(
+        versionEl,
+        `v${info.version} · CPU (wasm)`,
+        gpu?.available ? ` + WebGPU (${gpu.adapter})` : h('span', { class: 'webgpu-note', title: gpu?.reason || '' }, ' · no WebGPU here, the CPU computes'),
+        ` · limit ${bytes(info.maxBytes)} per input`,
+      );
+      versionEl.dataset.webgpu = gpu?.available ? 'available' : 'unavailable';
+      for (const p of Object.values(panels)) p.setWebGpu?.(gpu);
       root.dataset.state = 'ready';
       emit('ready', info);
       return info;

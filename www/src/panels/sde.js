@@ -79,7 +79,14 @@ export function sdePanel(ctx) {
     margin: field({ key: 'margin', label: 'Margin (sds)', value: 0, min: 0, step: 'any', help: 'calibrated: inconclusive within ± margin' }),
     split: field({ key: 'split', label: 'Split', type: 'select', value: 'first', options: [['first', 'first / second half'], ['random', 'seeded random halves']] }),
     precision: field({ key: 'precision', label: 'Kernel precision', type: 'select', value: 'f64', options: [['f64', 'f64 (reference)'], ['f32', 'f32 (faster)']] }),
-    backend: field({ key: 'backend', label: 'Backend', type: 'select', value: 'cpu', options: [['cpu', 'CPU (wasm)']] }),
+    backend: field({
+      key: 'backend',
+      label: 'Backend',
+      type: 'select',
+      value: 'auto',
+      options: [['auto', 'auto'], ['cpu', 'CPU (wasm)'], ['webgpu', 'WebGPU']],
+      help: 'auto: WebGPU for f32 kernels when there is one',
+    }),
     baselines: field({ key: 'baselines', label: 'MMD / Wasserstein baselines', type: 'checkbox', value: false }),
   };
   const syncMode = () => {
@@ -162,6 +169,15 @@ export function sdePanel(ctx) {
   };
 
   const allSlots = () => [...Object.values(slots), ...poolSlots];
+  /** A failure of the GPU (no adapter, a lost device, a device limit): the same run on the CPU, one click away. */
+  const offerCpu = (e) => {
+    const retry = h('button', { type: 'button', class: 'button button-small', 'data-action': 'retry-cpu' }, 'Retry on the CPU');
+    retry.addEventListener('click', () => {
+      p.backend.set('cpu');
+      run.run().catch(() => {});
+    });
+    fill(parts.error, h('span', {}, `The GPU run failed: ${e.message} `), retry);
+  };
   const run = runner(ctx, parts, {
     label: 'Run SDE',
     fields: [...Object.values(p), draw, size],
@@ -211,7 +227,8 @@ export function sdePanel(ctx) {
         if (signal.aborted) throw new DOMException('cancelled', 'AbortError');
         if (e.name !== 'AbortError') {
           showError(parts, allSlots(), e);
-          ctx.emit('error', { panel: 'sde', message: e.message, input: e.input });
+          if (e.backend) offerCpu(e);
+          ctx.emit('error', { panel: 'sde', message: e.message, input: e.input, backend: e.backend });
         }
         throw e;
       }
@@ -531,7 +548,7 @@ export function sdePanel(ctx) {
     bits.push(`seed ${req.seed} · split ${req.split} · ${(r || c).params.precision} · RNG ${(r || c).rng}`);
     blocks.push(
       h('p', { class: 'params-line muted' }, bits.join(' · ')),
-      backendLine((r || c).backend),
+      backendLine((r || c).backend, (out || cal).backend_choice?.note),
       exportBar({ name: `lethe-sde-seed${req.seed}`, report: () => report(last), table: () => table(last) }),
     );
     fill(parts.results, blocks);
@@ -545,6 +562,13 @@ export function sdePanel(ctx) {
     run: (signal) => run.run(signal),
     cancel: () => run.cancel(),
     last: () => last && report(last),
+    /** Labels the backend choices with what this worker found: the adapter, or why there is no WebGPU. */
+    setWebGpu(gpu) {
+      const opt = p.backend.input.querySelector('option[value="webgpu"]');
+      opt.textContent = gpu?.available ? `WebGPU (${gpu.adapter})` : 'WebGPU (not available here)';
+      opt.disabled = !gpu?.available;
+      if (!gpu?.available && p.backend.get() === 'webgpu') p.backend.set('auto');
+    },
     set(opts) {
       for (const [k, v] of Object.entries(opts)) {
         if (slots[k]) slots[k].set(v);
