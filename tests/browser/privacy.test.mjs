@@ -11,6 +11,8 @@ export const tests = [
     async fn({ context, base }) {
       const page = await open(context, base, '/');
       await waitExample(page);
+      // Loading ends with the full wasm module (fetched after the first results; weight.test.mjs).
+      await page.locator('.lethe-root[data-module="full"]').waitFor({ timeout: 30000 });
       await page.waitForLoadState('networkidle');
       const seen = [];
       const record = (r) => seen.push(`${r.method()} ${r.url()}`);

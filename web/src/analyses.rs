@@ -76,6 +76,7 @@ fn attribute(e: lethe::Error, roles: &[&str]) -> WebError {
         input,
         message,
         backend,
+        full: false,
     }
 }
 
@@ -650,6 +651,7 @@ fn attribute_calibrated(e: lethe::Error) -> WebError {
         input: input.map(str::to_string),
         message,
         backend,
+        full: false,
     }
 }
 

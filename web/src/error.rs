@@ -10,12 +10,15 @@ use std::fmt;
 /// picked for that role. `None` when it concerns no single input (a bad parameter).
 ///
 /// `backend` marks a failure of the compute backend rather than of the request (no GPU adapter, a lost device, a
-/// GPU error, a problem too large for the device): the same request can be retried on the CPU.
+/// GPU error, a problem too large for the device): the same request can be retried on the CPU. `full` marks a
+/// request this module cannot serve (the lean module: a file format other than .npy, an analysis it leaves out);
+/// the worker then loads the full module and asks it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WebError {
     pub input: Option<String>,
     pub message: String,
     pub backend: bool,
+    pub full: bool,
 }
 
 impl WebError {
@@ -25,6 +28,7 @@ impl WebError {
             input: None,
             message: message.into(),
             backend: false,
+            full: false,
         }
     }
 
@@ -34,6 +38,24 @@ impl WebError {
             input: Some(input.into()),
             message: message.into(),
             backend: false,
+            full: false,
+        }
+    }
+
+    /// A request this module cannot serve, for the full module to take (see [`WebError::full`]).
+    pub fn needs_full(message: impl Into<String>) -> Self {
+        Self {
+            full: true,
+            ..Self::msg(message)
+        }
+    }
+
+    /// A data error about the input with page key `input`, with `prefix` before the core's message; a format
+    /// this build cannot read is marked for the full module.
+    pub fn data(input: impl Into<String>, prefix: &str, e: &lethe::data::DataError) -> Self {
+        Self {
+            full: matches!(e, lethe::data::DataError::NotBuilt { .. }),
+            ..Self::at(input, format!("{prefix}{e}"))
         }
     }
 
@@ -67,7 +89,10 @@ impl From<lethe::Error> for WebError {
 
 impl From<lethe::data::DataError> for WebError {
     fn from(e: lethe::data::DataError) -> Self {
-        Self::msg(e.to_string())
+        Self {
+            full: matches!(e, lethe::data::DataError::NotBuilt { .. }),
+            ..Self::msg(e.to_string())
+        }
     }
 }
 

@@ -12,6 +12,11 @@
 //! * [`plots`], [`synthetic`], [`npy`]: plot data, seeded synthetic examples, .npy bytes.
 //! * `wasm` (wasm32 only): the `#[wasm_bindgen]` exports and the worker-side `ByteSource` and `Monitor`.
 //!
+//! Two wasm modules are built from this crate (`build.sh`): with the default feature `full` (every reader of the
+//! core, every analysis, the WebGPU backend through `lethe-gpu`, feature `gpu`) and without it — the lean module
+//! the page opens with (.npy, SDE with the calibrated verdict, RULER on the CPU), which answers other requests
+//! with an error marked [`WebError::full`] so that the worker hands them to the full module.
+//!
 //! Everything but `wasm` builds natively, so `cargo test --workspace` checks it without a browser; the boundary is
 //! tested in headless Chromium with wasm-bindgen-test (`web/tests/`), on the main thread and in a dedicated worker.
 //! The page's message protocol is documented in `www/src/protocol.md`.

@@ -12,14 +12,18 @@ use std::cell::RefCell;
 use std::io;
 use std::rc::Rc;
 
-use js_sys::{Array, Function, Object, Promise, Reflect, Uint8Array};
+#[cfg(feature = "full")]
+use js_sys::Array;
+use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
 use lethe::data::ByteSource;
 use lethe::progress::{Monitor, Progress};
 use serde::{Serialize, de::DeserializeOwned};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::analyses::{self, BackendChoice, BoundsRequest, CalibrateRequest, EpsilonRequest, RulerRequest, SdeRequest};
+use crate::analyses::{self, BackendChoice, CalibrateRequest, RulerRequest, SdeRequest};
+#[cfg(feature = "full")]
+use crate::analyses::{BoundsRequest, EpsilonRequest};
 use crate::error::{WebError, WebResult};
 use crate::workspace::{InputRef, MAX_BYTES, Workspace};
 
@@ -42,6 +46,9 @@ fn to_js(e: WebError) -> JsValue {
     }
     if e.backend {
         let _ = Reflect::set(&err, &"backend".into(), &JsValue::TRUE);
+    }
+    if e.full {
+        let _ = Reflect::set(&err, &"full".into(), &JsValue::TRUE);
     }
     err.into()
 }
@@ -223,6 +230,30 @@ impl Monitor for JsMonitor {
     }
 }
 
+/// Which module this is: `full` (every reader and analysis, WebGPU) or `lean` (.npy, SDE, RULER on the CPU).
+#[wasm_bindgen]
+pub fn module() -> String {
+    if cfg!(feature = "full") { "full" } else { "lean" }.to_string()
+}
+
+/// Records the SHA-256 of source `id` computed by another module (the lean one, handing its sources over).
+#[wasm_bindgen(js_name = setSha256)]
+pub fn set_sha256(id: u32, hex: &str) {
+    let _ = with_ws(|ws| {
+        ws.set_sha256(id, hex);
+        Ok(())
+    });
+}
+
+/// Forgets every source and loaded input (the lean module, once the full module has taken over).
+#[wasm_bindgen(js_name = clearAll)]
+pub fn clear_all() {
+    let _ = with_ws(|ws| {
+        ws.clear();
+        Ok(())
+    });
+}
+
 /// Whether this module has the WebGPU backend (`webgpu` runs).
 #[wasm_bindgen(js_name = hasWebGpu)]
 pub fn has_webgpu() -> bool {
@@ -373,23 +404,31 @@ pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Re
             let req: RulerRequest = parse("ruler", request)?;
             out(&with_ws(|ws| analyses::ruler(ws, &req)).map_err(to_js)?)
         }
+        #[cfg(feature = "full")]
         "epsilon" => {
             let req: EpsilonRequest = parse("epsilon", request)?;
             out(&with_ws(|ws| analyses::epsilon(ws, &req)).map_err(to_js)?)
         }
+        #[cfg(feature = "full")]
         "bounds" => {
             let req: BoundsRequest = parse("bounds", request)?;
             out(&with_ws(|ws| analyses::bounds(ws, &req)).map_err(to_js)?)
         }
+        #[cfg(feature = "full")]
         "mgen" => {
             let req: BoundsRequest = parse("mgen", request)?;
             out(&with_ws(|ws| analyses::m_gen(ws, &req)).map_err(to_js)?)
         }
+        #[cfg(not(feature = "full"))]
+        "epsilon" | "bounds" | "mgen" => Err(to_js(WebError::needs_full(format!(
+            "`{analysis}` is computed by the full module"
+        )))),
         other => Err(to_js(WebError::msg(format!("unknown analysis `{other}`")))),
     }
 }
 
 /// A seeded synthetic example (`competition`, `scores`, `generations`): `{description, files: [{name, bytes}]}`.
+#[cfg(feature = "full")]
 #[wasm_bindgen]
 pub fn synthetic(kind: &str, seed: u32) -> Result<JsValue, JsValue> {
     let s = crate::synthetic::make(kind, u64::from(seed)).map_err(to_js)?;

@@ -2,7 +2,6 @@
 // first use (never at import time). Requests are Promises; an AbortSignal cancels a run.
 
 const WORKER_URL = () => new URL('./worker.js', import.meta.url);
-const WASM_URL = () => new URL('../pkg/lethe_web_bg.wasm', import.meta.url).href;
 
 /** Why this browser cannot run the widget, or null. */
 export function unsupported() {
@@ -40,6 +39,31 @@ export class Engine {
     this.info = null;
     this.ready = null;
     this.failure = null;
+    /** Which wasm module answers: 'lean' until the full one has taken over ('full'). */
+    this.module = null;
+    this.moduleListeners = new Set();
+    this.full = null;
+  }
+
+  /** Calls `fn(module)` now and whenever the worker switches modules. */
+  onModule(fn) {
+    this.moduleListeners.add(fn);
+    if (this.module) fn(this.module);
+    return () => this.moduleListeners.delete(fn);
+  }
+
+  _setModule(m) {
+    this.module = m;
+    for (const f of this.moduleListeners) f(m);
+  }
+
+  /**
+   * Has the worker fetch the full wasm module (every reader and analysis, WebGPU) now rather than on first need.
+   * The page calls it once its first results are shown, so that later work makes no network request.
+   */
+  loadFull() {
+    if (!this.full) this.full = this.start().then(() => this.request('full'));
+    return this.full;
   }
 
   /** Starts the worker and the wasm module once; resolves to `{version, maxBytes}`. */
@@ -55,7 +79,11 @@ export class Engine {
       for (const p of this.pending.values()) p.reject(new Error(msg));
       this.pending.clear();
     };
-    this.ready = this.request('init', { wasmUrl: WASM_URL() }).then((info) => (this.info = info));
+    this.ready = this.request('init').then((info) => {
+      this.info = info;
+      if (!this.module) this._setModule(info.module);
+      return info;
+    });
     return this.ready;
   }
 
@@ -65,6 +93,7 @@ export class Engine {
   }
 
   _receive(m) {
+    if (m.type === 'module') return this._setModule(m.module);
     const p = this.pending.get(m.id);
     if (!p) return;
     if (m.type === 'progress') {

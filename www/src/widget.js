@@ -170,13 +170,29 @@ export function create(el, opts = {}) {
     },
   };
   for (const [id, params] of Object.entries(opts.params || {})) panels[id]?.set(params);
+  // The page opens on the lean wasm module; the full one (every reader and analysis, WebGPU) is fetched once the
+  // first results are shown (or right after start without the example), so that later work needs no request.
+  eng.onModule?.((m) => (root.dataset.module = m));
+  const prefetch = () => {
+    performance.mark?.('lethe:full-requested');
+    return eng.loadFull?.().catch(() => {});
+  };
+  ctx.prefetch = prefetch;
   if (opts.example) {
-    ready.then(() => api.loadExample()).catch((e) => fill(statusEl, h('div', { class: 'error', role: 'alert' }, `The built-in example could not be loaded: ${e.message}`)));
+    ready
+      .then(() => api.loadExample())
+      .catch((e) => fill(statusEl, h('div', { class: 'error', role: 'alert' }, `The built-in example could not be loaded: ${e.message}`)))
+      .finally(prefetch);
+  } else {
+    ready.then(prefetch, () => {});
   }
   return api;
 }
 
-/** Fetches the built-in digits example, sets the SDE and RULER panels to it and runs them. */
+/**
+ * Fetches the built-in digits example, sets the SDE and RULER panels to it and runs them; then (the first results
+ * shown) has the full wasm module fetched and adds the example's index files, which the lean module does not read.
+ */
 async function loadExample(api, ctx, noteEl, base) {
   const root = base ? new URL(base, document.baseURI) : new URL('../data/digits/', import.meta.url);
   const names = ['act_unlearned.npy', 'act_retrained.npy', 'act_original.npy', 'forget.txt', 'retain.txt', 'test.txt'];
@@ -188,11 +204,13 @@ async function loadExample(api, ctx, noteEl, base) {
     }),
   );
   const items = {};
-  for (const f of files) items[f.name] = await ctx.store.add({ file: f, origin: 'example', note: f.name.endsWith('.txt') ? 'row indices (one per line)' : null });
+  for (const f of files.filter((f) => f.name.endsWith('.npy'))) items[f.name] = await ctx.store.add({ file: f, origin: 'example' });
   noteEl.hidden = false;
   fill(noteEl, EXAMPLE_NOTE);
   const id = (n) => items[n].id;
   const { sde, ruler } = api.panels;
+  // Rows as ranges: rows 0–143 are the forget set (forget.txt), 144–543 retain rows (retain.txt), 544–743 test rows
+  // (test.txt); the lean module the page opens with reads .npy only.
   sde?.set({
     mode: 'single',
     in_training: { source: id('act_unlearned.npy'), rows: { kind: 'text', text: '144..244' } },
@@ -207,11 +225,14 @@ async function loadExample(api, ctx, noteEl, base) {
     unlearned: { source: id('act_unlearned.npy') },
     oracle: { source: id('act_retrained.npy') },
     original: { source: id('act_original.npy') },
-    forget: { kind: 'file', source: id('forget.txt') },
-    retain: { kind: 'file', source: id('retain.txt') },
+    forget: { kind: 'text', text: '0..144' },
+    retain: { kind: 'text', text: '144..544' },
   });
   const t0 = performance.now();
   await Promise.all([sde?.run().catch(() => {}), ruler?.run().catch(() => {})]);
   noteEl.dataset.exampleMs = String(Math.round(performance.now() - t0));
+  performance.mark?.('lethe:first-results');
   ctx.emit('example', { ms: performance.now() - t0 });
+  await ctx.prefetch?.();
+  for (const f of files.filter((f) => f.name.endsWith('.txt'))) await ctx.store.add({ file: f, origin: 'example', note: 'row indices (one per line)' });
 }

@@ -1,10 +1,92 @@
-// The computation worker: owns the wasm module and all loaded data; answers the page's messages (protocol.md).
+// The computation worker: owns the wasm modules and all loaded data; answers the page's messages (protocol.md).
 // Module worker (`new Worker(url, {type: 'module'})`).
-import init, * as wasm from '../pkg/lethe_web.js';
+//
+// Two wasm modules (docs/embedding.md, "Two wasm modules"): the lean one (pkg/lethe_lean: .npy, SDE with the
+// calibrated verdict, RULER on the CPU) starts at once; the full one (pkg/lethe_web: every reader and analysis,
+// WebGPU) is fetched when the page asks for it (after its first results) or when a request needs it — the lean
+// module answers such a request with an error marked `full`. The full module is then given every source the lean
+// one holds (files, bytes, matrices; SHA-256 digests already computed) and takes over every later request;
+// requests already running on the lean module finish there.
+import initLean, * as lean from '../pkg/lethe_lean.js';
 
 let ready = null;
 let webgpu = null;
+/** The module new requests go to: lean until the full one has taken over. */
+let active = lean;
+let full = null;
 const cancelled = new Set();
+/** What was added, to give to the full module when it takes over (dropped once it has). */
+let sources = new Map();
+
+const post = (m) => self.postMessage(m);
+
+// A macrotask, without setTimeout's 4 ms clamping: lets queued messages (a `cancel`) run before the core goes on.
+const macrotask = () =>
+  new Promise((resolve) => {
+    const c = new MessageChannel();
+    c.port1.onmessage = () => {
+      c.port1.close();
+      resolve();
+    };
+    c.port2.postMessage(null);
+  });
+
+const startError = (what, e) => {
+  const csp = /wasm-unsafe-eval|unsafe-eval|Content Security Policy/i.test(String(e && e.message));
+  return new Error(
+    `${what} could not be started: ${e && e.message}` +
+      (csp ? " — this page's Content-Security-Policy must allow 'wasm-unsafe-eval' in script-src (see docs/embedding.md)" : ''),
+  );
+};
+
+/** Adds a source to module `mod` (`s` as the page sent it). */
+function addTo(mod, id, s) {
+  if (s.file) mod.addFile(id, s.file, s.name);
+  else if (s.bytes) mod.addBytes(id, new Uint8Array(s.bytes), s.name);
+  else if (s.matrix) {
+    const { values, rows, cols } = s.matrix;
+    if (values instanceof Float32Array) mod.addMatrixF32(id, values, rows, cols, s.name);
+    else mod.addMatrixF64(id, Float64Array.from(values), rows, cols, s.name);
+  } else throw new Error('nothing to add');
+  if (s.sha256) mod.setSha256(id, s.sha256);
+}
+
+/** Loads the full module once and hands it the lean module's sources; resolves when it has taken over. */
+function loadFull() {
+  if (!full) {
+    full = import('./full.js')
+      .then(async (m) => {
+        await m.start();
+        for (const [id, s] of sources) addTo(m.wasm, id, s);
+        sources = null;
+        active = m.wasm;
+        // The lean module's copies are no longer needed (a run still going there holds its own references).
+        lean.clearAll();
+        post({ type: 'module', module: 'full' });
+        return m.wasm;
+      })
+      .catch((e) => {
+        full = null;
+        throw startError('the full module (every reader and analysis, WebGPU)', e);
+      });
+  }
+  return full;
+}
+
+/**
+ * Runs `f(module)` on the active module; a request the lean module cannot serve (an error marked `full`, or an
+ * export it does not have) goes to the full one. A new request type whose export exists only in the full module
+ * (`#[cfg(feature = "full")]` in web/src/wasm.rs) can simply call `(await loadFull()).theExport(…)`.
+ */
+async function call(f) {
+  try {
+    return await f(active);
+  } catch (e) {
+    const missing = e instanceof TypeError && /is not a function/.test(e.message);
+    if (!((e && e.full) || missing) || active !== lean) throw e;
+    return f(await loadFull());
+  }
+}
 
 /**
  * Whether WebGPU can run here — detected inside this worker, where the GPU work happens (a page may have WebGPU
@@ -46,82 +128,77 @@ function resolveBackend(req) {
   return { asked, used: 'webgpu', note: `auto chose WebGPU (${gpu.adapter})` };
 }
 
-const post = (m) => self.postMessage(m);
-
-// A macrotask, without setTimeout's 4 ms clamping: lets queued messages (a `cancel`) run before the core goes on.
-const macrotask = () =>
-  new Promise((resolve) => {
-    const c = new MessageChannel();
-    c.port1.onmessage = () => {
-      c.port1.close();
-      resolve();
-    };
-    c.port2.postMessage(null);
-  });
-
 async function handle(m) {
   const { id } = m;
   if (m.type === 'init') {
     ready =
       ready ||
-      init({ module_or_path: m.wasmUrl }).catch((e) => {
-        const csp = /wasm-unsafe-eval|unsafe-eval|Content Security Policy/i.test(String(e && e.message));
-        throw new Error(
-          `the WebAssembly module could not be started: ${e && e.message}` +
-            (csp ? " — this page's Content-Security-Policy must allow 'wasm-unsafe-eval' in script-src (see docs/embedding.md)" : ''),
-        );
+      initLean({ module_or_path: new URL('../pkg/lethe_lean_bg.wasm', import.meta.url) }).catch((e) => {
+        throw startError('the WebAssembly module', e);
       });
     [webgpu] = await Promise.all([webgpu || detectWebGpu(), ready]);
-    if (webgpu.available && !wasm.hasWebGpu()) webgpu = { available: false, reason: 'this build has no WebGPU backend' };
-    return { version: wasm.version(), maxBytes: wasm.maxBytes(), webgpu };
+    return { version: lean.version(), maxBytes: lean.maxBytes(), webgpu, module: active.module() };
   }
   if (!ready) throw new Error('the worker was not initialised');
   await ready;
   switch (m.type) {
-    case 'add':
-      if (m.file) wasm.addFile(m.source, m.file, m.name);
-      else if (m.bytes) wasm.addBytes(m.source, new Uint8Array(m.bytes), m.name);
-      else if (m.matrix) {
-        const { values, rows, cols } = m.matrix;
-        if (values instanceof Float32Array) wasm.addMatrixF32(m.source, values, rows, cols, m.name);
-        else wasm.addMatrixF64(m.source, Float64Array.from(values), rows, cols, m.name);
-      } else throw new Error('nothing to add');
+    case 'full':
+      await loadFull();
+      return { module: 'full' };
+    case 'add': {
+      const s = { file: m.file, bytes: m.bytes, matrix: m.matrix, name: m.name };
+      if (!s.file && !s.bytes && !s.matrix) throw new Error('nothing to add');
+      // Kept for the full module while the lean one is active (a full module still starting gets it on taking over).
+      if (sources) sources.set(m.source, s);
+      addTo(active, m.source, s);
       // The source stays in the worker even when its headers cannot be read: a text file of generations is not a
       // table but is still an input (ROUGE-L). The page shows the problem next to the file.
       try {
-        return { ok: true, value: wasm.inspect(m.source) };
+        return { ok: true, value: await call((w) => w.inspect(m.source)) };
       } catch (err) {
         return { ok: false, message: String((err && err.message) || err) };
       }
+    }
     case 'hash': {
       let last = 0;
-      return wasm.sha256(m.source, (done, total) => {
-        const now = performance.now();
-        if (now - last > 100 || done === total) {
-          last = now;
-          post({ id, type: 'progress', fraction: total ? done / total : 1, phase: 'SHA-256', eta_s: NaN });
-        }
-      });
+      const hex = await call((w) =>
+        w.sha256(m.source, (done, total) => {
+          const now = performance.now();
+          if (now - last > 100 || done === total) {
+            last = now;
+            post({ id, type: 'progress', fraction: total ? done / total : 1, phase: 'SHA-256', eta_s: NaN });
+          }
+        }),
+      );
+      const s = sources && sources.get(m.source);
+      if (s) s.sha256 = hex;
+      return hex;
     }
     case 'remove':
-      wasm.removeSource(m.source);
+      if (sources) sources.delete(m.source);
+      lean.removeSource(m.source);
+      if (active !== lean) active.removeSource(m.source);
       return null;
     case 'load':
-      return wasm.loadInput(m.role, m.input);
+      return call((w) => w.loadInput(m.role, m.input));
     case 'run': {
       const request = { ...m.request };
       const choice = m.analysis === 'sde' || m.analysis === 'calibrate' ? resolveBackend(request) : null;
       if (choice) request.backend = choice.used;
-      const value = await wasm.run(m.analysis, request, async (p) => {
-        post({ id, type: 'progress', fraction: p.fraction, phase: p.phase, eta_s: p.eta_s });
-        await macrotask();
-        return !cancelled.has(id);
-      });
+      // WebGPU lives in the full module.
+      if (choice && choice.used === 'webgpu') await loadFull();
+      const value = await call((w) =>
+        w.run(m.analysis, request, async (p) => {
+          post({ id, type: 'progress', fraction: p.fraction, phase: p.phase, eta_s: p.eta_s });
+          await macrotask();
+          return !cancelled.has(id);
+        }),
+      );
       if (choice) value.backend_choice = choice;
       return value;
     }
     case 'synthetic':
-      return wasm.synthetic(m.kind, m.seed >>> 0);
+      return (await loadFull()).synthetic(m.kind, m.seed >>> 0);
     default:
       throw new Error(`unknown request type ${m.type}`);
   }
