@@ -48,6 +48,9 @@ export interface WidgetOptions {
   params?: Partial<Record<PanelId, Record<string, unknown>>>;
   /** Receives every event (progress, result, error, ready, example). */
   onEvent?: (type: string, detail: unknown) => void;
+  /** Workers of a pooled SDE run on the CPU, the page's worker included (default min(hardwareConcurrency, 4), at
+   * most 4). The page's first widget sets it. */
+  workers?: number | null;
 }
 
 export interface Progress {

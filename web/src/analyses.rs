@@ -12,7 +12,7 @@ use lethe::backend::{Backend, CpuBackend, Precision};
 use lethe::competition::{self, Accuracies, CompetitionParams, CompetitionResult, EpsMax, Variant};
 use lethe::kernel::Bandwidth;
 use lethe::leakage::{self, LeakageParams, LeakageReport, SdMethod, Sidedness};
-use lethe::progress::Monitor;
+use lethe::progress::{Monitor, Progress};
 use lethe::ruler::{self, RulerInputs, RulerReport, TieRule};
 use lethe::sde::calibrated::{CalibratedParams, CalibratedReport, TargetRows, calibrated_with};
 use lethe::sde::{self, SdeParams, SdeReport, Split, Target};
@@ -20,6 +20,7 @@ use lethe::{Matrix, MatrixRef, rouge};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{WebError, WebResult, named_input};
+use crate::parts::{PartSubset, SdePart};
 use crate::plots::{self, Histograms};
 use crate::rows::Rows;
 use crate::workspace::{Input, InputRecord, InputRef, Workspace};
@@ -141,6 +142,13 @@ pub struct SdeRequest {
     pub precision: String,
     pub baselines: bool,
     pub backend: String,
+    /// One worker's part of a pooled run: the subsets (0, 1: references; 2 + i: target i) to compute. Pooled runs
+    /// happen in the full module only (this and `assemble` keep their reading code out of the lean one).
+    #[cfg(feature = "full")]
+    pub part: Option<Vec<u64>>,
+    /// The parts of a pooled run, to assemble into its report.
+    #[cfg(feature = "full")]
+    pub assemble: Option<Vec<PartSubset>>,
 }
 
 impl Default for SdeRequest {
@@ -164,6 +172,10 @@ impl Default for SdeRequest {
             precision: "f64".into(),
             baselines: false,
             backend: "cpu".into(),
+            #[cfg(feature = "full")]
+            part: None,
+            #[cfg(feature = "full")]
+            assemble: None,
         }
     }
 }
@@ -355,6 +367,11 @@ impl SdeJob {
         )
         .await
         .map_err(|e| attribute(e, &SDE_ROLES))?;
+        Ok(self.output(report))
+    }
+
+    /// The page's output around a report: records, loader warnings, histograms on shared edges.
+    fn output(self, report: SdeReport) -> SdeOutput {
         let mut series: Vec<(String, &str, &[f64])> = vec![(
             "in-training reference".into(),
             "it",
@@ -367,13 +384,167 @@ impl SdeJob {
             series.push((t.name.clone(), "target", &t.distribution.values));
         }
         let histograms = plots::shared_histograms(&series, plots::DISPLAY_BINS).ok();
-        Ok(SdeOutput {
+        SdeOutput {
             seed: self.params.seed,
             inputs: self.records,
             load_warnings: self.load_warnings,
             histograms,
             result: report,
+        }
+    }
+
+    /// Rows of every subset in the run's order: the two references, then the targets (subset 2 + i).
+    fn subset_rows(&self) -> Vec<usize> {
+        [self.it.matrix.rows(), self.oot.matrix.rows()]
+            .into_iter()
+            .chain(self.targets.iter().map(|(_, d, _)| d.view().rows()))
+            .collect()
+    }
+
+    /// Splits the run's subsets into at most `workers` contiguous parts of about equal work (the core's progress
+    /// weights, O(h²) per shuffle), for a pool of workers; every part is non-empty.
+    pub fn plan(&self, workers: usize) -> Vec<Vec<u64>> {
+        let spans = sde::progress_spans(&self.subset_rows(), self.params.shuffles.max(1));
+        let w = workers.clamp(1, spans.len());
+        let mut parts: Vec<Vec<u64>> = vec![Vec::new(); w];
+        let mut k = 0;
+        for (i, (start, width)) in spans.iter().enumerate() {
+            // Move on when this part has its share, leaving at least one subset for each later part.
+            let left = spans.len() - i;
+            if k + 1 < w && !parts[k].is_empty() && (start + width / 2.0 >= (k + 1) as f64 / w as f64 || left < w - k) {
+                k += 1;
+            }
+            parts[k].push(i as u64);
+        }
+        parts
+    }
+
+    fn subset(&self, subset: u64) -> WebResult<(&str, MatrixRef<'_, f64>, Option<bool>)> {
+        match subset {
+            0 => Ok(("in_training", self.it.matrix.view(), None)),
+            1 => Ok(("out_of_training", self.oot.matrix.view(), None)),
+            i => {
+                let (name, data, label) = usize::try_from(i - 2)
+                    .ok()
+                    .and_then(|i| self.targets.get(i))
+                    .ok_or_else(|| WebError::msg(format!("this run has no subset {i}")))?;
+                Ok((name.as_str(), data.view(), *label))
+            }
+        }
+    }
+
+    fn check(&self) -> WebResult<Vec<String>> {
+        let targets: Vec<Target<'_, f64>> = self
+            .targets
+            .iter()
+            .map(|(name, data, label)| Target {
+                name,
+                data: data.view(),
+                label: *label,
+            })
+            .collect();
+        sde::check_inputs(self.it.matrix.view(), self.oot.matrix.view(), &targets, &self.params)
+            .map_err(|e| attribute(e, &SDE_ROLES))
+    }
+
+    /// Computes the subsets numbered `subsets` (one worker's part of a pooled run), exactly as the whole run
+    /// computes them (each subset's shuffle stream is its number's), with the baselines of targets when asked for.
+    /// Stops early when `monitor` says so (`complete: false`).
+    ///
+    /// # Errors
+    /// As [`SdeJob::run_on`]; an unknown subset number.
+    pub async fn run_part_on<B: Backend, M: Monitor>(
+        self,
+        backend: &mut B,
+        monitor: &mut M,
+        subsets: &[u64],
+    ) -> WebResult<SdePart> {
+        self.check()?;
+        let all = self.subset_rows();
+        let rows: Vec<usize> = subsets
+            .iter()
+            .map(|&i| {
+                all.get(i as usize)
+                    .copied()
+                    .ok_or_else(|| WebError::msg(format!("this run has no subset {i}")))
+            })
+            .collect::<WebResult<_>>()?;
+        let spans = sde::progress_spans(&rows, self.params.shuffles);
+        let mut out = Vec::with_capacity(subsets.len());
+        for (k, &i) in subsets.iter().enumerate() {
+            let (name, data, _) = self.subset(i)?;
+            let distribution = sde::split_half_with(backend, monitor, name, data, &self.params, i, spans[k])
+                .await
+                .map_err(|e| attribute(e, &SDE_ROLES))?;
+            let done = distribution.complete;
+            let baselines = if i >= 2 && self.params.baselines && done {
+                Some(
+                    sde::baseline_verdicts(data, self.it.matrix.view(), self.oot.matrix.view(), &self.params)
+                        .map_err(|e| attribute(e, &SDE_ROLES))?,
+                )
+            } else {
+                None
+            };
+            out.push(PartSubset {
+                subset: i,
+                distribution,
+                baselines,
+            });
+            let (start, width) = spans[k];
+            let p = Progress {
+                fraction: start + width,
+                phase: format!("{name} ({}/{})", k + 1, subsets.len()),
+            };
+            if !done || !monitor.checkpoint(&p).await {
+                return Ok(SdePart {
+                    subsets: out,
+                    complete: done && k + 1 == subsets.len(),
+                });
+            }
+        }
+        Ok(SdePart {
+            subsets: out,
+            complete: true,
         })
+    }
+
+    /// The report of a pooled run from its workers' parts — the same report as [`SdeJob::run_on`] on `backend`
+    /// (the references, then the targets in order, each outcome computed by the core). A run stopped early keeps
+    /// the targets up to the first one missing or incomplete.
+    ///
+    /// # Errors
+    /// A part without the in-training reference; the core's errors.
+    pub fn assemble(self, parts: Vec<PartSubset>, backend: lethe::backend::BackendInfo) -> WebResult<SdeOutput> {
+        let warnings = self.check()?;
+        let mut by: std::collections::BTreeMap<u64, PartSubset> = parts.into_iter().map(|p| (p.subset, p)).collect();
+        let it = by
+            .remove(&0)
+            .ok_or_else(|| WebError::msg("the pooled run returned no in-training reference"))?
+            .distribution;
+        let oot = if it.complete {
+            by.remove(&1).map(|p| p.distribution)
+        } else {
+            None
+        };
+        let mut complete = oot.as_ref().is_some_and(|o| o.complete);
+        let mut outcomes = Vec::new();
+        if let (true, Some(o)) = (complete, &oot) {
+            for (i, (name, _, label)) in self.targets.iter().enumerate() {
+                match by.remove(&(2 + i as u64)) {
+                    Some(p) if p.distribution.complete => outcomes.push(
+                        sde::target_outcome(name, *label, p.distribution, p.baselines, &it, o, &self.params)
+                            .map_err(|e| attribute(e, &SDE_ROLES))?,
+                    ),
+                    _ => {
+                        complete = false;
+                        break;
+                    }
+                }
+            }
+        }
+        let report = sde::report(&self.params, backend, it, oot, outcomes, complete, warnings)
+            .map_err(|e| attribute(e, &SDE_ROLES))?;
+        Ok(self.output(report))
     }
 }
 
@@ -1349,6 +1520,97 @@ mod tests {
 
     fn text(t: &str) -> Rows {
         Rows::Text { text: t.into() }
+    }
+
+    #[test]
+    fn a_pooled_run_assembles_the_single_run_report_bit_for_bit() {
+        let mut ws = demo_workspace();
+        let r = |t: &str| InputRef {
+            source: 1,
+            tensor: None,
+            rows: text(t),
+        };
+        let req = SdeRequest {
+            in_training: Some(r("144..244")),
+            out_of_training: Some(r("544..644")),
+            draw_in: Some(r("244..544")),
+            draw_out: Some(r("644..744")),
+            draw: 4,
+            size: Some(100),
+            shuffles: 30,
+            seed: 9,
+            split: "random".into(),
+            baselines: true,
+            ..SdeRequest::default()
+        };
+        let single = now(prepare_sde(&mut ws, &req).unwrap().run(&mut lethe::progress::Silent)).unwrap();
+        for workers in [1, 2, 3, 4, 20] {
+            let plan = prepare_sde(&mut ws, &req).unwrap().plan(workers);
+            assert_eq!(plan.len(), workers.min(10));
+            assert_eq!(
+                plan.concat(),
+                (0..10).collect::<Vec<u64>>(),
+                "every subset once, in order"
+            );
+            let mut parts = Vec::new();
+            for subsets in &plan {
+                let job = prepare_sde(&mut ws, &req).unwrap();
+                let mut cpu = CpuBackend::new(Precision::F64);
+                let part = now(job.run_part_on(&mut cpu, &mut lethe::progress::Silent, subsets)).unwrap();
+                assert!(part.complete);
+                // Parts cross workers as JavaScript values; serde_json is a stand-in that also reads them back.
+                let back: SdePart = serde_json::from_str(&serde_json::to_string(&part).unwrap()).unwrap();
+                parts.extend(back.subsets);
+            }
+            let info = CpuBackend::new(Precision::F64).info();
+            let pooled = prepare_sde(&mut ws, &req).unwrap().assemble(parts, info).unwrap();
+            assert_eq!(pooled.result, single.result, "{workers} workers");
+            assert_eq!(pooled.histograms, single.histograms);
+        }
+    }
+
+    /// Stops at its second checkpoint.
+    struct StopSoon(usize);
+    impl Monitor for StopSoon {
+        async fn checkpoint(&mut self, _: &Progress) -> bool {
+            self.0 += 1;
+            self.0 < 2
+        }
+    }
+
+    #[test]
+    fn a_stopped_part_keeps_what_it_finished_and_the_report_is_partial() {
+        let mut ws = demo_workspace();
+        let r = |t: &str| InputRef {
+            source: 1,
+            tensor: None,
+            rows: text(t),
+        };
+        let req = SdeRequest {
+            in_training: Some(r("144..244")),
+            out_of_training: Some(r("544..644")),
+            draw_from: Some(r("0..144")),
+            draw: 6,
+            size: Some(40),
+            shuffles: 20,
+            ..SdeRequest::default()
+        };
+        let plan = prepare_sde(&mut ws, &req).unwrap().plan(2);
+        let mut cpu = CpuBackend::new(Precision::F64);
+        let first =
+            now(prepare_sde(&mut ws, &req)
+                .unwrap()
+                .run_part_on(&mut cpu, &mut lethe::progress::Silent, &plan[0]))
+            .unwrap();
+        let second = now(prepare_sde(&mut ws, &req)
+            .unwrap()
+            .run_part_on(&mut cpu, &mut StopSoon(0), &plan[1]))
+        .unwrap();
+        assert!(!second.complete && second.subsets.len() < plan[1].len());
+        let parts: Vec<PartSubset> = first.subsets.into_iter().chain(second.subsets).collect();
+        let out = prepare_sde(&mut ws, &req).unwrap().assemble(parts, cpu.info()).unwrap();
+        assert!(!out.result.complete);
+        assert!(out.result.targets.len() < 6);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! * [`rows`]: row subsets, parsed as the CLI's `@ROWS`.
 //! * [`analyses`]: SDE, RULER, competition epsilon, leakage bounds — each the CLI subcommand's steps.
 //! * [`plots`], [`synthetic`], [`npy`]: plot data, seeded synthetic examples, .npy bytes.
+//! * [`parts`]: the subsets of one SDE run computed by a pool of workers, read back for the report.
 //! * `wasm` (wasm32 only): the `#[wasm_bindgen]` exports and the worker-side `ByteSource` and `Monitor`.
 //!
 //! Two wasm modules are built from this crate (`build.sh`): with the default feature `full` (every reader of the
@@ -24,6 +25,7 @@
 pub mod analyses;
 pub mod error;
 pub mod npy;
+pub mod parts;
 pub mod plots;
 pub mod rows;
 pub mod synthetic;

@@ -254,6 +254,40 @@ pub fn clear_all() {
     });
 }
 
+/// How a multi-target SDE `request` splits into at most `workers` parts of about equal work (subset numbers per
+/// part: 0 and 1 the references, 2 + i target i), for a pool of workers.
+#[cfg(feature = "full")]
+#[wasm_bindgen(js_name = sdePlan)]
+pub fn sde_plan(request: JsValue, workers: usize) -> Result<JsValue, JsValue> {
+    let req: SdeRequest = parse("sde", request)?;
+    let job = with_ws(|ws| analyses::prepare_sde(ws, &req)).map_err(to_js)?;
+    out(&job.plan(workers))
+}
+
+/// The bytes of source `id` (a pasted text, a file's bytes, a matrix as .npy), to give to another worker.
+#[cfg(feature = "full")]
+#[wasm_bindgen(js_name = sourceBytes)]
+pub fn source_bytes(id: u32) -> Result<Uint8Array, JsValue> {
+    with_ws(|ws| {
+        let src = ws.source(id)?;
+        let len = usize::try_from(src.data.len())
+            .ok()
+            .filter(|_| src.data.len() <= crate::workspace::MAX_BYTES)
+            .ok_or_else(|| {
+                WebError::at(
+                    format!("source:{id}"),
+                    "this input is too large to copy to another worker",
+                )
+            })?;
+        let mut bytes = vec![0u8; len];
+        src.data
+            .read_at(0, &mut bytes)
+            .map_err(|e| WebError::at(format!("source:{id}"), e.to_string()))?;
+        Ok(Uint8Array::from(bytes.as_slice()))
+    })
+    .map_err(to_js)
+}
+
 /// Whether this module has the WebGPU backend (`webgpu` runs).
 #[wasm_bindgen(js_name = hasWebGpu)]
 pub fn has_webgpu() -> bool {
@@ -385,10 +419,24 @@ pub fn load_input(role: &str, input: JsValue) -> Result<JsValue, JsValue> {
 pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Result<JsValue, JsValue> {
     match analysis.as_str() {
         "sde" => {
-            let req: SdeRequest = parse("sde", request)?;
+            #[allow(unused_mut)] // the lean module has no pooled runs
+            let mut req: SdeRequest = parse("sde", request)?;
             let choice = analyses::backend_choice(&req.backend).map_err(to_js)?;
+            #[cfg(feature = "full")]
+            let (part, parts) = (req.part.take(), req.assemble.take());
             let job = with_ws(|ws| analyses::prepare_sde(ws, &req)).map_err(to_js)?;
             let mut monitor = JsMonitor::new(checkpoint);
+            // A pool of workers runs on the CPU: one part per worker, assembled by the page's worker.
+            #[cfg(feature = "full")]
+            if let Some(subsets) = part {
+                let mut cpu = lethe::backend::CpuBackend::new(job.precision());
+                return out(&job.run_part_on(&mut cpu, &mut monitor, &subsets).await.map_err(to_js)?);
+            }
+            #[cfg(feature = "full")]
+            if let Some(parts) = parts {
+                let info = lethe::backend::Backend::info(&lethe::backend::CpuBackend::new(job.precision()));
+                return out(&job.assemble(parts, info).map_err(to_js)?);
+            }
             let r = run_job!(choice, job, monitor).map_err(to_js)?;
             out(&r)
         }

@@ -1,6 +1,8 @@
 // Page side of the worker protocol (protocol.md): one worker per page, shared by every widget on it, started on
 // first use (never at import time). Requests are Promises; an AbortSignal cancels a run.
 
+import { spawnWorker } from './spawn.js';
+
 const WORKER_URL = () => new URL('./worker.js', import.meta.url);
 
 /** Why this browser cannot run the widget, or null. */
@@ -11,27 +13,10 @@ export function unsupported() {
   return null;
 }
 
-/**
- * A module worker running `url`. Browsers only start workers from the page's own origin, so when the widget's files
- * are served from elsewhere (a page embedding <lethe-eval> from another host) the worker is a same-origin blob that
- * imports the real one (the host serving the widget must send CORS headers, as GitHub Pages does; the page's CSP
- * then needs `worker-src blob:`).
- */
-function spawnWorker(url) {
-  if (typeof location === 'undefined' || url.origin === location.origin) return new Worker(url, { type: 'module' });
-  // A dynamic import (a static one is refused under a page CSP in Chromium's blob workers); messages arriving before
-  // the real worker has set its handler are queued and replayed.
-  const src = `const q = []; self.onmessage = (e) => q.push(e);
-import(${JSON.stringify(url.href)}).then(
-  () => { for (const e of q) self.onmessage(e); },
-  (err) => { for (const e of q) postMessage({ id: e.data.id, type: 'error', message: 'the widget worker could not be loaded from ' + ${JSON.stringify(url.origin)} + ': ' + err }); },
-);`;
-  const boot = new Blob([src], { type: 'text/javascript' });
-  return new Worker(URL.createObjectURL(boot), { type: 'module' });
-}
-
 export class Engine {
-  constructor() {
+  /** `workers`: how many workers a pooled SDE run uses (default min(hardwareConcurrency, 4)). */
+  constructor({ workers } = {}) {
+    this.workers = workers;
     this.worker = null;
     this.pending = new Map();
     this.seq = 0;
@@ -62,8 +47,13 @@ export class Engine {
    * The page calls it once its first results are shown, so that later work makes no network request.
    */
   loadFull() {
-    if (!this.full) this.full = this.start().then(() => this.request('full'));
+    if (!this.full) this.full = this.start().then(() => this.request('full')).then((r) => (this.poolInfo = r));
     return this.full;
+  }
+
+  /** Workers a pooled SDE run uses, once the full module and the pool have started (else null). */
+  get poolWorkers() {
+    return this.poolInfo?.workers ?? null;
   }
 
   /** Starts the worker and the wasm module once; resolves to `{version, maxBytes}`. */
@@ -79,7 +69,7 @@ export class Engine {
       for (const p of this.pending.values()) p.reject(new Error(msg));
       this.pending.clear();
     };
-    this.ready = this.request('init').then((info) => {
+    this.ready = this.request('init', this.workers ? { workers: this.workers } : {}).then((info) => {
       this.info = info;
       if (!this.module) this._setModule(info.module);
       return info;
@@ -139,8 +129,8 @@ export class Engine {
 }
 
 let shared = null;
-/** The page's engine (created on first call). */
-export function engine() {
-  if (!shared) shared = new Engine();
+/** The page's engine (created on first call; `opts` only counts then). */
+export function engine(opts) {
+  if (!shared) shared = new Engine(opts);
   return shared;
 }

@@ -2,5 +2,8 @@
 import { create } from './widget.js';
 
 const app = document.getElementById('app');
-const example = new URLSearchParams(location.search).get('example') !== '0';
-window.lethe = create(app, { example });
+const q = new URLSearchParams(location.search);
+const example = q.get('example') !== '0';
+// ?workers=N: workers of a pooled multi-target SDE run (default min(hardwareConcurrency, 4)).
+const workers = Number(q.get('workers')) || undefined;
+window.lethe = create(app, { example, workers });

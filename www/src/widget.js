@@ -20,6 +20,8 @@ export const DEFAULTS = {
   showInputs: true,
   header: true,
   params: {},
+  /** Workers of a pooled multi-target SDE run (default min(hardwareConcurrency, 4)); the page's first widget sets it. */
+  workers: null,
 };
 
 export const PRIVACY =
@@ -61,7 +63,7 @@ export function create(el, opts = {}) {
     for (const f of listeners.get(type) || []) f(detail);
     opts.onEvent?.(type, detail);
   };
-  const eng = opts.engine || sharedEngine();
+  const eng = opts.engine || sharedEngine({ workers: opts.workers });
   const store = new InputStore(eng);
   const ctx = { engine: eng, store, emit, version: null };
   const root = h('div', { class: 'root', 'data-state': 'starting' });
@@ -175,7 +177,10 @@ export function create(el, opts = {}) {
   eng.onModule?.((m) => (root.dataset.module = m));
   const prefetch = () => {
     performance.mark?.('lethe:full-requested');
-    return eng.loadFull?.().catch(() => {});
+    return eng
+      .loadFull?.()
+      .then((r) => (root.dataset.workers = String(r?.workers ?? 1)))
+      .catch(() => {});
   };
   ctx.prefetch = prefetch;
   if (opts.example) {

@@ -8,8 +8,10 @@
 // one holds (files, bytes, matrices; SHA-256 digests already computed) and takes over every later request;
 // requests already running on the lean module finish there.
 import initLean, * as lean from '../pkg/lethe_lean.js';
+import { spawnWorker } from './spawn.js';
 
 let ready = null;
+let leanStarted = false;
 let webgpu = null;
 /** The module new requests go to: lean until the full one has taken over. */
 let active = lean;
@@ -17,6 +19,10 @@ let full = null;
 const cancelled = new Set();
 /** What was added, to give to the full module when it takes over (dropped once it has). */
 let sources = new Map();
+/** Every source's name and, for files, its File handle (cheap), to give to the pool's workers. */
+const registry = new Map();
+/** Cancelling a run also runs its hook (a pooled run forwards the cancel to its workers). */
+const cancelHooks = new Map();
 
 const post = (m) => self.postMessage(m);
 
@@ -61,7 +67,7 @@ function loadFull() {
         sources = null;
         active = m.wasm;
         // The lean module's copies are no longer needed (a run still going there holds its own references).
-        lean.clearAll();
+        if (leanStarted) lean.clearAll();
         post({ type: 'module', module: 'full' });
         return m.wasm;
       })
@@ -128,29 +134,172 @@ function resolveBackend(req) {
   return { asked, used: 'webgpu', note: `auto chose WebGPU (${gpu.adapter})` };
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// A pool of plain Web Workers for multi-target SDE on the CPU (no SharedArrayBuffer): this worker and up to three
+// more, each with its own wasm instance (the full module), split the run's subsets (lethe-web `SdeJob::plan`, equal
+// work); each subset draws its shuffles from its own stream (k = 0, 1 the references, 2 + i target i), so the
+// report this worker assembles from the parts is bit for bit the single-worker one. The pool's workers are started
+// while the page loads (after the full module), so a pooled run makes no network request.
+
+/** Workers of the pool besides this one, started by `warmPool`. */
+let pool = [];
+let poolSize = 1;
+
+/** A pool worker: the same worker.js, started with `{pool: true}`, driven through the page protocol. */
+class PoolWorker {
+  constructor() {
+    this.worker = spawnWorker(new URL('./worker.js', import.meta.url));
+    this.seq = 0;
+    this.pending = new Map();
+    this.has = new Set();
+    this.current = null;
+    this.worker.onmessage = (e) => {
+      const r = e.data;
+      const p = this.pending.get(r.id);
+      if (!p) return;
+      if (r.type === 'progress') return p.onProgress?.(r);
+      this.pending.delete(r.id);
+      if (r.type === 'result') p.resolve(r.value);
+      else p.reject(Object.assign(new Error(r.message), { input: r.input }));
+    };
+    this.worker.onerror = (e) => {
+      for (const p of this.pending.values()) p.reject(new Error(`a pool worker failed: ${e.message || e}`));
+      this.pending.clear();
+    };
+    this.ready = this.request('init', { pool: true });
+  }
+
+  request(type, payload = {}, onProgress, transfer = []) {
+    const id = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, onProgress });
+      this.worker.postMessage({ id, type, ...payload }, transfer);
+      if (type === 'run') this.current = id;
+    });
+  }
+
+  /** Gives the worker the sources `ids` it does not have yet: File handles, or the bytes this worker holds. */
+  async ensure(ids) {
+    await this.ready;
+    for (const id of ids) {
+      if (this.has.has(id)) continue;
+      const r = registry.get(id);
+      if (!r) throw new Error(`input ${id} is no longer loaded`);
+      if (r.file) await this.request('add', { source: id, file: r.file, name: r.name, inspect: false });
+      else {
+        const bytes = active.sourceBytes(id).buffer;
+        await this.request('add', { source: id, bytes, name: r.name, inspect: false }, null, [bytes]);
+      }
+      this.has.add(id);
+    }
+  }
+
+  cancel() {
+    if (this.current) this.worker.postMessage({ type: 'cancel', target: this.current });
+  }
+}
+
+/** Starts the pool's workers (`workers` in all, this one included; at most 4). */
+function warmPool(workers) {
+  poolSize = Math.max(1, Math.min(4, workers | 0));
+  if (typeof Worker !== 'function') poolSize = 1;
+  while (pool.length < poolSize - 1) pool.push(new PoolWorker());
+  return Promise.all(pool.map((p) => p.ready)).then(() => poolSize);
+}
+
+/** Source ids a request refers to (inputs and the index/split files of their rows). */
+function sourceIds(request) {
+  const ids = new Set();
+  const visit = (v) => {
+    if (!v || typeof v !== 'object') return;
+    if (Array.isArray(v)) return v.forEach(visit);
+    if (typeof v.source === 'number') ids.add(v.source);
+    for (const k of Object.keys(v)) visit(v[k]);
+  };
+  visit(request);
+  return [...ids];
+}
+
+/**
+ * A multi-target SDE run on the CPU split across the pool, or null when it would not be split (fewer than two
+ * parts). Progress is the parts' combined; a cancel reaches every part, and the report keeps what finished.
+ */
+async function pooledSde(id, request) {
+  if (poolSize < 2 || !pool.length) return null;
+  const plan = active.sdePlan(request, poolSize);
+  if (plan.length < 2) return null;
+  const helpers = pool.slice(0, plan.length - 1);
+  await Promise.all(helpers.map((p) => p.ensure(sourceIds(request))));
+  const t0 = performance.now();
+  const fractions = plan.map(() => 0);
+  let last = 0;
+  const progress = (k, p) => {
+    fractions[k] = p.fraction;
+    const now = performance.now();
+    if (now - last < 50) return;
+    last = now;
+    const f = fractions.reduce((a, b) => a + b, 0) / fractions.length;
+    post({ id, type: 'progress', fraction: f, phase: `${p.phase} · ${plan.length} workers`, eta_s: f > 0 ? ((now - t0) / 1000) * (1 - f) / f : NaN });
+  };
+  cancelHooks.set(id, () => helpers.forEach((p) => p.cancel()));
+  try {
+    const theirs = helpers.map((p, k) => p.request('run', { analysis: 'sde', request: { ...request, part: plan[k + 1] } }, (r) => progress(k + 1, r)));
+    const mine = active.run('sde', { ...request, part: plan[0] }, async (p) => {
+      progress(0, p);
+      await macrotask();
+      return !cancelled.has(id);
+    });
+    const parts = await Promise.all([mine, ...theirs]).catch((e) => {
+      helpers.forEach((p) => p.cancel());
+      throw e;
+    });
+    const out = await active.run('sde', { ...request, assemble: parts.flatMap((p) => p.subsets) }, async () => true);
+    out.pool = { workers: plan.length };
+    return out;
+  } finally {
+    cancelHooks.delete(id);
+  }
+}
+
 async function handle(m) {
   const { id } = m;
   if (m.type === 'init') {
+    if (m.pool) {
+      // A worker of another worker's pool: the full module at once (already in the HTTP cache), no WebGPU.
+      ready = ready || loadFull();
+      await ready;
+      webgpu = { available: false, reason: 'a pool worker computes on the CPU' };
+      return { version: active.version(), maxBytes: active.maxBytes(), webgpu, module: 'full' };
+    }
+    leanStarted = true;
     ready =
       ready ||
       initLean({ module_or_path: new URL('../pkg/lethe_lean_bg.wasm', import.meta.url) }).catch((e) => {
         throw startError('the WebAssembly module', e);
       });
     [webgpu] = await Promise.all([webgpu || detectWebGpu(), ready]);
+    // min(hardwareConcurrency, 4) workers for pooled runs, this one included (the page may ask for another count).
+    const cores = typeof navigator !== 'undefined' ? navigator.hardwareConcurrency || 1 : 1;
+    poolSize = Math.max(1, Math.min(4, (m.workers || cores) | 0));
     return { version: lean.version(), maxBytes: lean.maxBytes(), webgpu, module: active.module() };
   }
   if (!ready) throw new Error('the worker was not initialised');
   await ready;
   switch (m.type) {
-    case 'full':
+    case 'full': {
       await loadFull();
-      return { module: 'full' };
+      // The pool's workers start now, while the page still loads (their module files come from the HTTP cache).
+      const workers = await warmPool(poolSize).catch(() => 1);
+      return { module: 'full', workers };
+    }
     case 'add': {
       const s = { file: m.file, bytes: m.bytes, matrix: m.matrix, name: m.name };
       if (!s.file && !s.bytes && !s.matrix) throw new Error('nothing to add');
       // Kept for the full module while the lean one is active (a full module still starting gets it on taking over).
       if (sources) sources.set(m.source, s);
+      registry.set(m.source, { name: m.name, file: m.file });
       addTo(active, m.source, s);
+      if (m.inspect === false) return { ok: true, value: null };
       // The source stays in the worker even when its headers cannot be read: a text file of generations is not a
       // table but is still an input (ROUGE-L). The page shows the problem next to the file.
       try {
@@ -176,7 +325,9 @@ async function handle(m) {
     }
     case 'remove':
       if (sources) sources.delete(m.source);
-      lean.removeSource(m.source);
+      registry.delete(m.source);
+      for (const p of pool) if (p.has.delete(m.source)) p.request('remove', { source: m.source }).catch(() => {});
+      if (leanStarted) lean.removeSource(m.source);
       if (active !== lean) active.removeSource(m.source);
       return null;
     case 'load':
@@ -187,6 +338,15 @@ async function handle(m) {
       if (choice) request.backend = choice.used;
       // WebGPU lives in the full module.
       if (choice && choice.used === 'webgpu') await loadFull();
+      // Many targets on the CPU: split across the pool (not for a request that is itself a part).
+      const pooled =
+        m.analysis === 'sde' && choice.used === 'cpu' && !request.part && !request.assemble && m.pool !== false && active !== lean
+          ? await pooledSde(id, request)
+          : null;
+      if (pooled) {
+        pooled.backend_choice = choice;
+        return pooled;
+      }
       const value = await call((w) =>
         w.run(m.analysis, request, async (p) => {
           post({ id, type: 'progress', fraction: p.fraction, phase: p.phase, eta_s: p.eta_s });
@@ -208,6 +368,7 @@ self.onmessage = async (e) => {
   const m = e.data;
   if (m.type === 'cancel') {
     cancelled.add(m.target);
+    cancelHooks.get(m.target)?.();
     return;
   }
   try {

@@ -87,6 +87,14 @@ export function sdePanel(ctx) {
       options: [['auto', 'auto'], ['cpu', 'CPU (wasm)'], ['webgpu', 'WebGPU']],
       help: 'auto: WebGPU for f32 kernels when there is one',
     }),
+    workers: field({
+      key: 'workers',
+      label: 'Workers',
+      type: 'select',
+      value: 'pool',
+      options: [['pool', 'pool'], ['one', 'one']],
+      help: 'CPU: subsets split across workers',
+    }),
     baselines: field({ key: 'baselines', label: 'MMD / Wasserstein baselines', type: 'checkbox', value: false }),
   };
   const syncMode = () => {
@@ -95,7 +103,7 @@ export function sdePanel(ctx) {
     multi.hidden = !many;
     const rule = p.rule.get();
     poolBox.hidden = rule === 'paper';
-    for (const k of ['shuffles', 'bins', 'baselines']) p[k].el.hidden = rule === 'calibrated';
+    for (const k of ['shuffles', 'bins', 'baselines', 'workers']) p[k].el.hidden = rule === 'calibrated';
     for (const k of ['refs', 'margin']) p[k].el.hidden = rule === 'paper';
   };
   mode.input.addEventListener('change', syncMode);
@@ -217,7 +225,8 @@ export function sdePanel(ctx) {
             }
           }
         }
-        const out = rule === 'calibrated' ? null : await ctx.engine.request('run', { analysis: 'sde', request: req }, { signal, onProgress });
+        const out =
+          rule === 'calibrated' ? null : await ctx.engine.request('run', { analysis: 'sde', request: req, pool: p.workers.get() !== 'one' }, { signal, onProgress });
         last = { req, creq, out, cal, calSkip };
         render(last);
         ctx.emit('result', { panel: 'sde', output: out || cal, report: report(last) });
@@ -548,7 +557,7 @@ export function sdePanel(ctx) {
     bits.push(`seed ${req.seed} · split ${req.split} · ${(r || c).params.precision} · RNG ${(r || c).rng}`);
     blocks.push(
       h('p', { class: 'params-line muted' }, bits.join(' · ')),
-      backendLine((r || c).backend, (out || cal).backend_choice?.note),
+      backendLine((r || c).backend, [out?.pool && `the paper rule's ${r.targets.length + 2} subsets split across ${out.pool.workers} workers`, (out || cal).backend_choice?.note].filter(Boolean).join(' · ')),
       exportBar({ name: `lethe-sde-seed${req.seed}`, report: () => report(last), table: () => table(last) }),
     );
     fill(parts.results, blocks);
