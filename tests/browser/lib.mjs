@@ -89,7 +89,7 @@ export const read = (p) => readFileSync(p, 'utf8');
  * Compares two JSON values. Numbers must be equal, or within `rel` relative difference (reported). Returns
  * {diffs: [paths that differ beyond rel], maxRel, compared}.
  */
-export function compare(a, b, { rel = 0, abs = 0, absPaths = null, at = '$', ignore = [] } = {}) {
+export function compare(a, b, { rel = 0, abs = 0, absPaths = null, loose = null, at = '$', ignore = [] } = {}) {
   const res = { diffs: [], maxRel: 0, maxAbs: 0, compared: 0, inexact: 0, inexactPaths: [] };
   const walk = (x, y, p) => {
     if (ignore.includes(p)) return;
@@ -104,6 +104,12 @@ export function compare(a, b, { rel = 0, abs = 0, absPaths = null, at = '$', ign
         return;
       }
       const r = Math.abs(x - y) / Math.max(Math.abs(x), Math.abs(y));
+      // `loose: {re, rel}`: paths whose computation cancels get their own relative tolerance (reported apart).
+      if (loose && loose.re.test(p)) {
+        res.maxLoose = Math.max(res.maxLoose || 0, r);
+        if (!(r <= loose.rel)) res.diffs.push(`${p}: ${x} vs ${y} (tolerance ${loose.rel})`);
+        return;
+      }
       res.maxRel = Math.max(res.maxRel, r);
       if (!(r <= rel)) res.diffs.push(`${p}: ${x} vs ${y}`);
       return;
