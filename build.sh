@@ -8,6 +8,7 @@
 #   ./build.sh wasm     build the wasm package into pkg/
 #   ./build.sh site     build the static site into target/site/ (www/ + pkg/ + the demo data + embed.html;
 #                       www/ brings the teaching page, teach.html)
+#   ./build.sh site_sizes  gzipped size of the initial page of target/site/ (budget ~300 KB)
 #   ./build.sh browser  the widget's browser tests only (wasm-bindgen-test + Playwright)
 #   ./build.sh fuzz     the fuzz smoke run only (FUZZ_SECONDS per target, default 20)
 set -euo pipefail
@@ -76,21 +77,34 @@ fuzz_smoke() {
 }
 
 wasm_build_check() {
-  log "core builds for wasm32-unknown-unknown"
+  log "core builds for wasm32-unknown-unknown (all readers, and .npy only as in the lean module)"
   cargo build -q -p lethe --target wasm32-unknown-unknown
+  cargo build -q -p lethe --target wasm32-unknown-unknown --no-default-features
 }
 
 # --- the browser widget -------------------------------------------------------------------------------------
 
 SITE="$ROOT/target/site"
 
+# Two wasm modules from one crate (web/, docs/embedding.md "Two wasm modules"): the lean module the page opens with
+# (lethe-web --no-default-features: .npy, SDE with the calibrated verdict, RULER on the CPU) and the full module
+# (default features: every reader and analysis, WebGPU), which the worker fetches after the first results or on
+# first need.
+WASM_OUT=target/wasm32-unknown-unknown/wasm-release/lethe_web.wasm
+
 wasm_pkg() {
-  log "wasm: lethe-web (profile wasm-release) → pkg/"
-  cargo build -q --profile wasm-release -p lethe-web --target wasm32-unknown-unknown
   rm -rf pkg
-  wasm-bindgen --target web --out-dir pkg target/wasm32-unknown-unknown/wasm-release/lethe_web.wasm
-  # Size: -Oz takes the wasm from ~1.25 MB to ~0.84 MB (~380 KB gzipped).
-  node_modules/.bin/wasm-opt -Oz pkg/lethe_web_bg.wasm -o pkg/lethe_web_bg.wasm
+  log "wasm: lethe-web lean module (--no-default-features, profile wasm-release) → pkg/lethe_lean*"
+  cargo build -q --profile wasm-release -p lethe-web --target wasm32-unknown-unknown --no-default-features
+  wasm-bindgen --target web --out-dir pkg --out-name lethe_lean "$WASM_OUT"
+  log "wasm: lethe-web full module (profile wasm-release) → pkg/lethe_web*"
+  cargo build -q --profile wasm-release -p lethe-web --target wasm32-unknown-unknown
+  wasm-bindgen --target web --out-dir pkg --out-name lethe_web "$WASM_OUT"
+  # Size: -Oz takes each module to about two thirds.
+  local m
+  for m in lethe_lean lethe_web; do
+    node_modules/.bin/wasm-opt -Oz "pkg/${m}_bg.wasm" -o "pkg/${m}_bg.wasm"
+  done
 }
 
 site() {
@@ -107,17 +121,11 @@ site() {
   site_sizes
 }
 
-# Gzipped size of what the page loads before the first analysis (JS + wasm; the demo data not counted).
+# Gzipped size of exactly what index.html loads before its first analysis (its static module graph, the worker and
+# the lean wasm; not the example's data, not the full module fetched after the first results): tests/browser/weight.mjs,
+# which the browser test weight.test.mjs checks against the network log of a real page load.
 site_sizes() {
-  local js=0 wasm f
-  # Each file is served (and compressed) on its own.
-  for f in "$SITE"/src/*.js "$SITE"/src/*/*.js "$SITE"/pkg/lethe_web.js; do
-    case "$f" in */lethe-eval.js | */frame.js | */teach/*) continue ;; esac # not loaded by the page itself
-    js=$((js + $(gzip -9 -c "$f" | wc -c)))
-  done
-  wasm=$(gzip -9 -c "$SITE/pkg/lethe_web_bg.wasm" | wc -c)
-  printf 'initial page, gzipped: JS %d KB + wasm %d KB = %d KB (CSS %d KB)\n' $((js / 1024)) $((wasm / 1024)) \
-    $(((js + wasm) / 1024)) $(($(gzip -9 -c "$SITE/widget.css" | wc -c) / 1024))
+  node tests/browser/weight.mjs "$SITE"
 }
 
 serve() {
@@ -154,8 +162,9 @@ case "$cmd" in
     ;;
   wasm) setup; wasm_pkg ;;
   site) setup; site ;;
+  site_sizes) site_sizes ;;
   serve) setup; serve ;;
   browser) setup; browser_tests ;;
   fuzz) fuzz_smoke ;;
-  *) echo "usage: $0 {test|serve|setup|wasm|site|browser|fuzz}" >&2; exit 2 ;;
+  *) echo "usage: $0 {test|serve|setup|wasm|site|site_sizes|browser|fuzz}" >&2; exit 2 ;;
 esac

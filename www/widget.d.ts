@@ -48,6 +48,9 @@ export interface WidgetOptions {
   params?: Partial<Record<PanelId, Record<string, unknown>>>;
   /** Receives every event (progress, result, error, ready, example). */
   onEvent?: (type: string, detail: unknown) => void;
+  /** Workers of a pooled SDE run on the CPU, the page's worker included (default min(hardwareConcurrency, 4), at
+   * most 4). The page's first widget sets it. */
+  workers?: number | null;
 }
 
 export interface Progress {
@@ -60,18 +63,26 @@ export interface Progress {
 /** The JSON report, as "Download JSON report": the CLI's envelope plus how it was computed. */
 export interface Report {
   lethe_version: string;
-  command: 'sde' | 'ruler' | 'epsilon' | 'bounds' | 'rouge';
+  command: 'sde' | 'calibrate' | 'ruler' | 'epsilon' | 'bounds' | 'rouge';
   parameters: Record<string, unknown>;
   seed: number | null;
   inputs: Array<{ role: string; spec: string; path: string; sha256: string; format: string; dtype: string; shape: number[]; tensor: string | null; rows_used: number; row_file: { path: string; sha256: string } | null }>;
   /** Exactly what `lethe <command> --json` prints under `result` (non-finite floats as "inf"/"-inf"/"nan"). */
   result: unknown;
-  computed_by: { widget: string; backend: string; user_agent: string | null; at: string };
+  /** The core's BackendInfo of the run (`name`: "cpu" or "webgpu", `precision`, `device`: the adapter), or null. */
+  computed_by: { widget: string; backend: { name: string; precision: 'f64' | 'f32'; device: string } | null; user_agent: string | null; at: string };
   cli_equivalent: string;
+  /**
+   * SDE only: the calibrated verdict computed beside the paper rule — `lethe calibrate --json`'s envelope (command
+   * "calibrate"), or `{skipped: reason}`, or null with the paper rule only. With the calibrated verdict only
+   * (`rule: 'calibrated'`), that envelope is the report itself.
+   */
+  calibrated?: Report | { skipped: string } | null;
 }
 
 export interface Widget {
-  ready: Promise<{ version: string; maxBytes: number }>;
+  /** `webgpu`: what the worker found — `{available: true, adapter}` or `{available: false, reason}`. */
+  ready: Promise<{ version: string; maxBytes: number; webgpu: { available: boolean; adapter?: string; reason?: string } }>;
   setData(panel: PanelId, data: PanelData): Promise<void>;
   setParams(panel: PanelId, params: Record<string, unknown>): void;
   /** Runs a panel; resolves to its report, or null if cancelled before anything was computed. */

@@ -30,7 +30,13 @@ export const tests = [
       eq(v['ruler.0.m4'], fmt(r.nn_percentile_rank.value), 'm4');
       // The example is explained in one line and the weak-signal warning is prominent.
       assert(await page.locator('.lethe-example-note').isVisible(), 'example note');
-      assert((await page.locator('#lethe-sde .lethe-warnings').textContent()).includes('not clearly separable'), 'SDE warning shown');
+      assert((await page.locator('#lethe-sde .lethe-warnings').first().textContent()).includes('not clearly separable'), 'SDE warning shown');
+      // The calibrated verdict beside the paper's, as `lethe calibrate` gives it on the same rows.
+      const cal = cli(['calibrate', '--data', 'act_unlearned.npy', '--it-pool', '144..544', '--oot-pool', '544..744', '--target', '0..100', '--refs', '10', '--paper-shuffles', '0'], dir);
+      const ct = cal.result.targets[0];
+      eq(v['sde.cal.z'], fmt(ct.score), 'calibrated z');
+      assert(v['sde.cal.verdict'].includes(ct.calibrated === 'in_training' ? 'in training' : ct.calibrated === 'out_of_training' ? 'out of training' : 'inconclusive'), 'calibrated verdict');
+      eq(v['sde.cal.dispersion'], fmt(ct.stats.dispersion), 'kernel dispersion');
       await shot(page, 'desktop-example.png');
       await shot(page, 'desktop-full.png', { fullPage: true });
       await page.locator('#lethe-sde').screenshot({ path: path.join(SHOTS, 'panel-sde.png') });

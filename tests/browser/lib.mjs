@@ -16,7 +16,11 @@ mkdirSync(SHOTS, { recursive: true });
 // The page's own formatter (cli/src/report.rs fmt_num in JS): the tests compare displayed text with it.
 export { fmt, num } from '../../www/src/format.js';
 
+// --enable-unsafe-webgpu: WebGPU on SwiftShader (no GPU needed; TOOLCHAIN.md), so the page's WebGPU path is
+// exercised; webgpu.test.mjs launches a browser without it for the CPU fallback.
+export const WEBGPU_FLAG = '--enable-unsafe-webgpu';
 export const CHROMIUM_ARGS = [
+  WEBGPU_FLAG,
   '--no-sandbox',
   '--disable-quic',
   '--no-first-run',
@@ -85,7 +89,7 @@ export const read = (p) => readFileSync(p, 'utf8');
  * Compares two JSON values. Numbers must be equal, or within `rel` relative difference (reported). Returns
  * {diffs: [paths that differ beyond rel], maxRel, compared}.
  */
-export function compare(a, b, { rel = 0, abs = 0, absPaths = null, at = '$', ignore = [] } = {}) {
+export function compare(a, b, { rel = 0, abs = 0, absPaths = null, loose = null, at = '$', ignore = [] } = {}) {
   const res = { diffs: [], maxRel: 0, maxAbs: 0, compared: 0, inexact: 0, inexactPaths: [] };
   const walk = (x, y, p) => {
     if (ignore.includes(p)) return;
@@ -100,6 +104,12 @@ export function compare(a, b, { rel = 0, abs = 0, absPaths = null, at = '$', ign
         return;
       }
       const r = Math.abs(x - y) / Math.max(Math.abs(x), Math.abs(y));
+      // `loose: {re, rel}`: paths whose computation cancels get their own relative tolerance (reported apart).
+      if (loose && loose.re.test(p)) {
+        res.maxLoose = Math.max(res.maxLoose || 0, r);
+        if (!(r <= loose.rel)) res.diffs.push(`${p}: ${x} vs ${y} (tolerance ${loose.rel})`);
+        return;
+      }
       res.maxRel = Math.max(res.maxRel, r);
       if (!(r <= rel)) res.diffs.push(`${p}: ${x} vs ${y}`);
       return;
@@ -124,7 +134,7 @@ export function compare(a, b, { rel = 0, abs = 0, absPaths = null, at = '$', ign
 export async function open(context, base, p = '/', { width = 1280, height = 900 } = {}) {
   const page = await context.newPage({ viewport: { width, height } });
   page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(e.message));
+  page.on('pageerror', (e) => page.errors.push(process.env.LETHE_STACKS ? e.stack : e.message));
   page.on('console', (m) => m.type() === 'error' && page.errors.push(`console: ${m.text()}`));
   await page.setViewportSize({ width, height });
   await page.goto(base + p);

@@ -1,4 +1,6 @@
-// 5. Privacy: after the page has loaded, a full session — every analysis, the M_gen slider, synthetic examples,
+// 5. Privacy: after the page has loaded, a full session — every analysis (SDE on the CPU, on WebGPU, and many
+//    targets on the worker pool), the M_gen
+//    slider, synthetic examples,
 //    every export — makes no network request of any kind. Requests are recorded on the page and the context
 //    (workers included), WebSockets and service workers are watched, and any request is also blocked by a route,
 //    so one would show up as a failure too. The page says visibly that nothing leaves the machine. The same holds
@@ -11,6 +13,9 @@ export const tests = [
     async fn({ context, base }) {
       const page = await open(context, base, '/');
       await waitExample(page);
+      // Loading ends with the full wasm module and the SDE worker pool (started after the first results;
+      // weight.test.mjs): a pooled run later makes no request either.
+      await page.locator('.lethe-root[data-module="full"][data-workers]').waitFor({ timeout: 30000 });
       await page.waitForLoadState('networkidle');
       const seen = [];
       const record = (r) => seen.push(`${r.method()} ${r.url()}`);
@@ -29,6 +34,27 @@ export const tests = [
       await sde.locator('[data-param=seed]').fill('3');
       await sde.locator('[data-action="run"]').click();
       await waitRun(sde);
+      // The WebGPU path (SwiftShader here): the GPU device, its pipelines and readbacks make no request either.
+      await sde.locator('[data-param=precision]').selectOption('f32');
+      await sde.locator('[data-param=backend]').selectOption('webgpu');
+      await sde.locator('[data-action="run"]').click();
+      assert(/done in/.test(await waitRun(sde, 120000)), 'the GPU run finished');
+      assert((await sde.locator('[data-value="backend"]').textContent()).startsWith('Computed on: WebGPU'), 'SDE ran on WebGPU');
+      // Many targets on the CPU, split across the worker pool.
+      await sde.locator('[data-param=backend]').selectOption('cpu');
+      await sde.locator('[data-param=mode]').selectOption('many');
+      await sde.locator('select[data-role="draw-from"]').selectOption({ label: 'act_unlearned.npy' });
+      await sde.locator('[data-role="draw-from-rows-mode"]').selectOption('text');
+      await sde.locator('[data-role="draw-from-rows"]').fill('0..144');
+      await sde.locator('[data-param=draw]').fill('4');
+      await sde.locator('[data-param=size]').fill('40');
+      await sde.locator('[data-slot="draw-from"] .lethe-slot-status').filter({ hasText: '144 × 128' }).waitFor();
+      await sde.locator('[data-action="run"]').click();
+      assert(/done in/.test(await waitRun(sde, 120000)), 'the pooled run finished');
+      const pooled = await sde.locator('[data-value="backend"]').textContent();
+      const workers = Number(await page.locator('.lethe-root').getAttribute('data-workers'));
+      assert(workers < 2 || pooled.includes(`split across ${workers} workers`), `pooled on ${workers} workers: ${pooled}`);
+      await sde.locator('[data-param=mode]').selectOption('single');
       await ruler.locator('[data-action="run"]').click();
       await waitRun(ruler);
       await eps.locator('[data-action="synthetic"]').click();
@@ -68,7 +94,7 @@ export const tests = [
       const statement = page.getByText('no file, number or request leaves your machine');
       assert(await statement.isVisible(), 'the privacy statement is visible');
       assert(page.errors.length === 0, page.errors.join('; '));
-      return `0 network requests (4 analyses, slider, 2 synthetic examples, ${downloads} exports; ${seen.length - network.length} local blob:/data: URLs)`;
+      return `0 network requests (4 analyses, SDE on WebGPU and on the worker pool too, slider, 2 synthetic examples, ${downloads} exports; ${seen.length - network.length} local blob:/data: URLs)`;
     },
   },
   // The teaching page: after it has loaded (the digits example for the SDE topic is fetched while it loads), every

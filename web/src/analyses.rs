@@ -8,29 +8,47 @@
 
 use std::rc::Rc;
 
-use lethe::backend::{CpuBackend, Precision};
+use lethe::backend::{Backend, CpuBackend, Precision};
 use lethe::competition::{self, Accuracies, CompetitionParams, CompetitionResult, EpsMax, Variant};
 use lethe::kernel::Bandwidth;
 use lethe::leakage::{self, LeakageParams, LeakageReport, SdMethod, Sidedness};
-use lethe::progress::Monitor;
+use lethe::progress::{Monitor, Progress};
 use lethe::ruler::{self, RulerInputs, RulerReport, TieRule};
+use lethe::sde::calibrated::{CalibratedParams, CalibratedReport, TargetRows, calibrated_with};
 use lethe::sde::{self, SdeParams, SdeReport, Split, Target};
 use lethe::{Matrix, MatrixRef, rouge};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{WebError, WebResult, named_input};
+use crate::parts::{PartSubset, SdePart};
 use crate::plots::{self, Histograms};
 use crate::rows::Rows;
 use crate::workspace::{Input, InputRecord, InputRef, Workspace};
 
-/// Refuses backends this build does not have (the protocol carries the choice for the WebGPU backend to come).
-fn check_backend(name: &str) -> WebResult<()> {
+/// The compute backend a request names: `cpu`, or `webgpu` (wasm32 builds with the `gpu` feature; the worker
+/// resolves the page's `auto` to one of the two before asking).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendChoice {
+    Cpu,
+    WebGpu,
+}
+
+/// Parses a request's `backend`.
+///
+/// # Errors
+/// Names other than `cpu` and `webgpu`.
+pub fn backend_choice(name: &str) -> WebResult<BackendChoice> {
     match name {
-        "" | "cpu" => Ok(()),
+        "" | "cpu" => Ok(BackendChoice::Cpu),
+        "webgpu" => Ok(BackendChoice::WebGpu),
         other => Err(WebError::msg(format!(
-            "backend `{other}` is not available in this build; use `cpu`"
+            "backend `{other}` is not one of cpu, webgpu (the page resolves `auto` before a run)"
         ))),
     }
+}
+
+fn check_backend(name: &str) -> WebResult<()> {
+    backend_choice(name).map(|_| ())
 }
 
 fn parse<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> WebResult<T> {
@@ -40,6 +58,7 @@ fn parse<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> WebResult<T> {
 /// Attributes a core error to the page control it names (`` `target[3]` `` → `target`, `` `unlearned (forget
 /// rows)` `` → `forget`, `` `oracle_retain` `` → `oracle`), when that is one of `roles`.
 fn attribute(e: lethe::Error, roles: &[&str]) -> WebError {
+    let backend = matches!(e, lethe::Error::Backend(_));
     let message = e.to_string();
     let input = named_input(&message).and_then(|name| {
         let base = name.split('[').next().unwrap_or(name);
@@ -54,7 +73,12 @@ fn attribute(e: lethe::Error, roles: &[&str]) -> WebError {
             .find(|c| !c.is_empty() && roles.contains(c))
             .map(str::to_string)
     });
-    WebError { input, message }
+    WebError {
+        input,
+        message,
+        backend,
+        full: false,
+    }
 }
 
 /// Loads a 1-D sample as the CLI's `load_vector`: a single column or a single row.
@@ -118,6 +142,13 @@ pub struct SdeRequest {
     pub precision: String,
     pub baselines: bool,
     pub backend: String,
+    /// One worker's part of a pooled run: the subsets (0, 1: references; 2 + i: target i) to compute. Pooled runs
+    /// happen in the full module only (this and `assemble` keep their reading code out of the lean one).
+    #[cfg(feature = "full")]
+    pub part: Option<Vec<u64>>,
+    /// The parts of a pooled run, to assemble into its report.
+    #[cfg(feature = "full")]
+    pub assemble: Option<Vec<PartSubset>>,
 }
 
 impl Default for SdeRequest {
@@ -141,6 +172,10 @@ impl Default for SdeRequest {
             precision: "f64".into(),
             baselines: false,
             backend: "cpu".into(),
+            #[cfg(feature = "full")]
+            part: None,
+            #[cfg(feature = "full")]
+            assemble: None,
         }
     }
 }
@@ -294,11 +329,25 @@ pub fn prepare_sde(ws: &mut Workspace, req: &SdeRequest) -> WebResult<SdeJob> {
 }
 
 impl SdeJob {
+    /// The kernel precision asked for (the CPU backend's; the GPU computes in f32).
+    pub fn precision(&self) -> Precision {
+        self.params.precision
+    }
+
     /// Runs SDE on the CPU backend, reporting to `monitor` (which may stop it: the report is then partial).
     ///
     /// # Errors
-    /// The core's errors, attributed to the role they name.
+    /// See [`SdeJob::run_on`].
     pub async fn run<M: Monitor>(self, monitor: &mut M) -> WebResult<SdeOutput> {
+        let mut backend = CpuBackend::new(self.params.precision);
+        self.run_on(&mut backend, monitor).await
+    }
+
+    /// Runs SDE on `backend` (the CPU, or the GPU of a wasm32 build), reporting to `monitor`.
+    ///
+    /// # Errors
+    /// The core's errors, attributed to the role they name; backend failures are marked so.
+    pub async fn run_on<B: Backend, M: Monitor>(self, backend: &mut B, monitor: &mut M) -> WebResult<SdeOutput> {
         let targets: Vec<Target<'_, f64>> = self
             .targets
             .iter()
@@ -308,9 +357,8 @@ impl SdeJob {
                 label: *label,
             })
             .collect();
-        let mut backend = CpuBackend::new(self.params.precision);
         let report = sde::sde_with(
-            &mut backend,
+            backend,
             monitor,
             self.it.matrix.view(),
             self.oot.matrix.view(),
@@ -319,6 +367,11 @@ impl SdeJob {
         )
         .await
         .map_err(|e| attribute(e, &SDE_ROLES))?;
+        Ok(self.output(report))
+    }
+
+    /// The page's output around a report: records, loader warnings, histograms on shared edges.
+    fn output(self, report: SdeReport) -> SdeOutput {
         let mut series: Vec<(String, &str, &[f64])> = vec![(
             "in-training reference".into(),
             "it",
@@ -331,13 +384,487 @@ impl SdeJob {
             series.push((t.name.clone(), "target", &t.distribution.values));
         }
         let histograms = plots::shared_histograms(&series, plots::DISPLAY_BINS).ok();
-        Ok(SdeOutput {
+        SdeOutput {
             seed: self.params.seed,
             inputs: self.records,
             load_warnings: self.load_warnings,
             histograms,
             result: report,
+        }
+    }
+
+    /// Rows of every subset in the run's order: the two references, then the targets (subset 2 + i).
+    fn subset_rows(&self) -> Vec<usize> {
+        [self.it.matrix.rows(), self.oot.matrix.rows()]
+            .into_iter()
+            .chain(self.targets.iter().map(|(_, d, _)| d.view().rows()))
+            .collect()
+    }
+
+    /// Splits the run's subsets into at most `workers` contiguous parts of about equal work (the core's progress
+    /// weights, O(h²) per shuffle), for a pool of workers; every part is non-empty.
+    pub fn plan(&self, workers: usize) -> Vec<Vec<u64>> {
+        let spans = sde::progress_spans(&self.subset_rows(), self.params.shuffles.max(1));
+        let w = workers.clamp(1, spans.len());
+        let mut parts: Vec<Vec<u64>> = vec![Vec::new(); w];
+        let mut k = 0;
+        for (i, (start, width)) in spans.iter().enumerate() {
+            // Move on when this part has its share, leaving at least one subset for each later part.
+            let left = spans.len() - i;
+            if k + 1 < w && !parts[k].is_empty() && (start + width / 2.0 >= (k + 1) as f64 / w as f64 || left < w - k) {
+                k += 1;
+            }
+            parts[k].push(i as u64);
+        }
+        parts
+    }
+
+    fn subset(&self, subset: u64) -> WebResult<(&str, MatrixRef<'_, f64>, Option<bool>)> {
+        match subset {
+            0 => Ok(("in_training", self.it.matrix.view(), None)),
+            1 => Ok(("out_of_training", self.oot.matrix.view(), None)),
+            i => {
+                let (name, data, label) = usize::try_from(i - 2)
+                    .ok()
+                    .and_then(|i| self.targets.get(i))
+                    .ok_or_else(|| WebError::msg(format!("this run has no subset {i}")))?;
+                Ok((name.as_str(), data.view(), *label))
+            }
+        }
+    }
+
+    fn check(&self) -> WebResult<Vec<String>> {
+        let targets: Vec<Target<'_, f64>> = self
+            .targets
+            .iter()
+            .map(|(name, data, label)| Target {
+                name,
+                data: data.view(),
+                label: *label,
+            })
+            .collect();
+        sde::check_inputs(self.it.matrix.view(), self.oot.matrix.view(), &targets, &self.params)
+            .map_err(|e| attribute(e, &SDE_ROLES))
+    }
+
+    /// Computes the subsets numbered `subsets` (one worker's part of a pooled run), exactly as the whole run
+    /// computes them (each subset's shuffle stream is its number's), with the baselines of targets when asked for.
+    /// Stops early when `monitor` says so (`complete: false`).
+    ///
+    /// # Errors
+    /// As [`SdeJob::run_on`]; an unknown subset number.
+    pub async fn run_part_on<B: Backend, M: Monitor>(
+        self,
+        backend: &mut B,
+        monitor: &mut M,
+        subsets: &[u64],
+    ) -> WebResult<SdePart> {
+        self.check()?;
+        let all = self.subset_rows();
+        let rows: Vec<usize> = subsets
+            .iter()
+            .map(|&i| {
+                all.get(i as usize)
+                    .copied()
+                    .ok_or_else(|| WebError::msg(format!("this run has no subset {i}")))
+            })
+            .collect::<WebResult<_>>()?;
+        let spans = sde::progress_spans(&rows, self.params.shuffles);
+        let mut out = Vec::with_capacity(subsets.len());
+        for (k, &i) in subsets.iter().enumerate() {
+            let (name, data, _) = self.subset(i)?;
+            let distribution = sde::split_half_with(backend, monitor, name, data, &self.params, i, spans[k])
+                .await
+                .map_err(|e| attribute(e, &SDE_ROLES))?;
+            let done = distribution.complete;
+            let baselines = if i >= 2 && self.params.baselines && done {
+                Some(
+                    sde::baseline_verdicts(data, self.it.matrix.view(), self.oot.matrix.view(), &self.params)
+                        .map_err(|e| attribute(e, &SDE_ROLES))?,
+                )
+            } else {
+                None
+            };
+            out.push(PartSubset {
+                subset: i,
+                distribution,
+                baselines,
+            });
+            let (start, width) = spans[k];
+            let p = Progress {
+                fraction: start + width,
+                phase: format!("{name} ({}/{})", k + 1, subsets.len()),
+            };
+            if !done || !monitor.checkpoint(&p).await {
+                return Ok(SdePart {
+                    subsets: out,
+                    complete: done && k + 1 == subsets.len(),
+                });
+            }
+        }
+        Ok(SdePart {
+            subsets: out,
+            complete: true,
         })
+    }
+
+    /// The report of a pooled run from its workers' parts — the same report as [`SdeJob::run_on`] on `backend`
+    /// (the references, then the targets in order, each outcome computed by the core). A run stopped early keeps
+    /// the targets up to the first one missing or incomplete.
+    ///
+    /// # Errors
+    /// A part without the in-training reference; the core's errors.
+    pub fn assemble(self, parts: Vec<PartSubset>, backend: lethe::backend::BackendInfo) -> WebResult<SdeOutput> {
+        let warnings = self.check()?;
+        let mut by: std::collections::BTreeMap<u64, PartSubset> = parts.into_iter().map(|p| (p.subset, p)).collect();
+        let it = by
+            .remove(&0)
+            .ok_or_else(|| WebError::msg("the pooled run returned no in-training reference"))?
+            .distribution;
+        let oot = if it.complete {
+            by.remove(&1).map(|p| p.distribution)
+        } else {
+            None
+        };
+        let mut complete = oot.as_ref().is_some_and(|o| o.complete);
+        let mut outcomes = Vec::new();
+        if let (true, Some(o)) = (complete, &oot) {
+            for (i, (name, _, label)) in self.targets.iter().enumerate() {
+                match by.remove(&(2 + i as u64)) {
+                    Some(p) if p.distribution.complete => outcomes.push(
+                        sde::target_outcome(name, *label, p.distribution, p.baselines, &it, o, &self.params)
+                            .map_err(|e| attribute(e, &SDE_ROLES))?,
+                    ),
+                    _ => {
+                        complete = false;
+                        break;
+                    }
+                }
+            }
+        }
+        let report = sde::report(&self.params, backend, it, oot, outcomes, complete, warnings)
+            .map_err(|e| attribute(e, &SDE_ROLES))?;
+        Ok(self.output(report))
+    }
+}
+
+// ------------------------------------------------------------------------------------------- calibrated SDE
+
+/// An activation matrix (a source and, for .npz/.safetensors, its tensor): every row set of `lethe calibrate` is
+/// rows of this one matrix.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct DataRef {
+    pub source: u32,
+    #[serde(default)]
+    pub tensor: Option<String>,
+}
+
+/// `lethe calibrate`'s options (same names and defaults) plus the backend: the pools and targets are row
+/// specifications of `data`, as the CLI's `--it-pool`, `--target`, `--draw-in`, ...
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct CalibrateRequest {
+    pub data: Option<DataRef>,
+    pub it_pool: Option<Rows>,
+    pub oot_pool: Option<Rows>,
+    pub target: Vec<Rows>,
+    pub target_in: Vec<Rows>,
+    pub target_out: Vec<Rows>,
+    pub draw_from: Option<Rows>,
+    pub draw_in: Option<Rows>,
+    pub draw_out: Option<Rows>,
+    pub draw: usize,
+    /// Rows per reference subset and drawn target; `None`: the first given target's row count (the page's
+    /// single-target mode), else the CLI's default 100.
+    pub size: Option<usize>,
+    pub refs: usize,
+    pub margin: f64,
+    pub paper_shuffles: usize,
+    pub sigma: String,
+    pub split: String,
+    pub bins: usize,
+    pub seed: u64,
+    pub precision: String,
+    pub backend: String,
+}
+
+impl Default for CalibrateRequest {
+    fn default() -> Self {
+        let p = CalibratedParams::default();
+        Self {
+            data: None,
+            it_pool: None,
+            oot_pool: None,
+            target: Vec::new(),
+            target_in: Vec::new(),
+            target_out: Vec::new(),
+            draw_from: None,
+            draw_in: None,
+            draw_out: None,
+            draw: 10,
+            size: None,
+            refs: p.references,
+            margin: p.margin,
+            paper_shuffles: p.paper_shuffles,
+            sigma: "sqrt_dim".into(),
+            split: "first".into(),
+            bins: p.bins,
+            seed: 0,
+            precision: "f64".into(),
+            backend: "cpu".into(),
+        }
+    }
+}
+
+/// The parameters `lethe calibrate --json` reports (its arguments, row sets as the CLI would be given them), so
+/// the page's report can be compared with the CLI's field by field.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CalibrateParameters {
+    pub data: String,
+    pub it_pool: String,
+    pub oot_pool: String,
+    pub target: Vec<String>,
+    pub target_in: Vec<String>,
+    pub target_out: Vec<String>,
+    pub draw_from: Option<String>,
+    pub draw_in: Option<String>,
+    pub draw_out: Option<String>,
+    pub draw: usize,
+    pub size: usize,
+    pub refs: usize,
+    pub margin: f64,
+    pub paper_shuffles: usize,
+    pub sigma: String,
+    pub split: String,
+    pub bins: usize,
+    pub seed: u64,
+    pub precision: String,
+}
+
+/// A calibrated evaluation with its rows resolved (no borrow of the workspace).
+pub struct CalibrateJob {
+    data: Rc<Input>,
+    it_pool: Vec<usize>,
+    oot_pool: Vec<usize>,
+    targets: Vec<TargetRows>,
+    params: CalibratedParams,
+    parameters: CalibrateParameters,
+    load_warnings: Vec<LoadWarning>,
+}
+
+/// What a calibrated evaluation returns to the page.
+#[derive(Clone, Debug, Serialize)]
+pub struct CalibrateOutput {
+    /// The core's report, as `lethe calibrate --json` prints under `result`.
+    pub result: CalibratedReport,
+    /// As `lethe calibrate --json` prints under `parameters`.
+    pub parameters: CalibrateParameters,
+    pub seed: u64,
+    pub inputs: Vec<InputRecord>,
+    pub load_warnings: Vec<LoadWarning>,
+}
+
+/// Row indices of `rows` in a matrix of `n` rows and the text the CLI would be given for them (`a..b`, a list, an
+/// index file's name; every row as `0..n`).
+fn pool_rows(ws: &mut Workspace, role: &str, rows: &Rows, n: usize) -> WebResult<(Vec<usize>, String)> {
+    let (idx, _, text) = ws.resolve_rows(role, rows)?;
+    Ok(match idx {
+        Some(v) => (v, text.unwrap_or_default()),
+        None => ((0..n).collect(), format!("0..{n}")),
+    })
+}
+
+/// Resolves everything a calibrated evaluation needs, in the CLI's order (`calibrate_cmd`): the data, the pools,
+/// the explicit targets, then targets drawn from each pool (positions drawn by `lethe::sde::draw_targets`).
+///
+/// # Errors
+/// Missing data or pools, unreadable rows, bad parameters; attributed to the control concerned.
+pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> WebResult<CalibrateJob> {
+    check_backend(&req.backend)?;
+    let d = req.data.as_ref().ok_or_else(|| {
+        WebError::at(
+            "in_training",
+            "choose the activations the references and targets are rows of",
+        )
+    })?;
+    let data = ws.load(
+        "data",
+        &InputRef {
+            source: d.source,
+            tensor: d.tensor.clone(),
+            rows: Rows::All,
+        },
+    )?;
+    let n = data.matrix.rows();
+    let it_rows = req
+        .it_pool
+        .as_ref()
+        .ok_or_else(|| WebError::at("it_pool", "choose the rows in training (the in-training pool)"))?;
+    let oot_rows = req
+        .oot_pool
+        .as_ref()
+        .ok_or_else(|| WebError::at("oot_pool", "choose the rows not in training (the out-of-training pool)"))?;
+    let (it_pool, it_text) = pool_rows(ws, "it_pool", it_rows, n)?;
+    let (oot_pool, oot_text) = pool_rows(ws, "oot_pool", oot_rows, n)?;
+    let mut targets = Vec::new();
+    let mut texts: [Vec<String>; 3] = Default::default();
+    for ((list, label, role), out) in [
+        (&req.target, None, "target"),
+        (&req.target_in, Some(true), "target_in"),
+        (&req.target_out, Some(false), "target_out"),
+    ]
+    .into_iter()
+    .zip(texts.iter_mut())
+    {
+        for (k, r) in list.iter().enumerate() {
+            let (rows, text) = pool_rows(ws, role, r, n)?;
+            out.push(text);
+            targets.push(TargetRows {
+                name: format!("{role}[{k}]"),
+                rows,
+                label,
+            });
+        }
+    }
+    let size = req
+        .size
+        .unwrap_or_else(|| targets.first().map_or(100, |t| t.rows.len()));
+    let mut draw_texts: [Option<String>; 3] = Default::default();
+    for ((pool, label, role), out) in [
+        (&req.draw_from, None, "draw-from"),
+        (&req.draw_in, Some(true), "draw-in"),
+        (&req.draw_out, Some(false), "draw-out"),
+    ]
+    .into_iter()
+    .zip(draw_texts.iter_mut())
+    {
+        if let Some(r) = pool {
+            let (rows, text) = pool_rows(ws, role, r, n)?;
+            *out = Some(text);
+            let draws = sde::draw_targets(label, rows.len(), req.draw, size, req.seed)
+                .map_err(|e| WebError::at(role, e.to_string()))?;
+            for (k, pos) in draws.into_iter().enumerate() {
+                targets.push(TargetRows {
+                    name: format!("{role}[{k}]"),
+                    rows: pos.iter().map(|&i| rows[i]).collect(),
+                    label,
+                });
+            }
+        }
+    }
+    let split = match req.split.as_str() {
+        "first" => Split::First,
+        "random" => Split::Random,
+        other => return Err(WebError::msg(format!("split `{other}` is not one of first, random"))),
+    };
+    let params = CalibratedParams {
+        bandwidth: parse::<Bandwidth>(&req.sigma)?,
+        subset_size: size,
+        references: req.refs,
+        margin: req.margin,
+        split,
+        seed: req.seed,
+        precision: parse::<Precision>(&req.precision)?,
+        paper_shuffles: req.paper_shuffles,
+        bins: req.bins,
+    };
+    let [target, target_in, target_out] = texts;
+    let [draw_from, draw_in, draw_out] = draw_texts;
+    let parameters = CalibrateParameters {
+        data: data.record.spec.clone(),
+        it_pool: it_text,
+        oot_pool: oot_text,
+        target,
+        target_in,
+        target_out,
+        draw_from,
+        draw_in,
+        draw_out,
+        draw: req.draw,
+        size,
+        refs: req.refs,
+        margin: req.margin,
+        paper_shuffles: req.paper_shuffles,
+        sigma: req.sigma.clone(),
+        split: req.split.clone(),
+        bins: req.bins,
+        seed: req.seed,
+        precision: req.precision.clone(),
+    };
+    let load_warnings = load_warnings(&[("data", &*data)]);
+    Ok(CalibrateJob {
+        data,
+        it_pool,
+        oot_pool,
+        targets,
+        params,
+        parameters,
+        load_warnings,
+    })
+}
+
+/// The page control a calibrated-verdict error concerns: the core names pools `in_training pool` /
+/// `out_of_training pool`, subsets by their target name or `in-training reference k`.
+fn attribute_calibrated(e: lethe::Error) -> WebError {
+    let backend = matches!(e, lethe::Error::Backend(_));
+    let message = e.to_string();
+    let input = named_input(&message).and_then(|name| {
+        let base = name.split('[').next().unwrap_or(name);
+        if name.starts_with("in_training") || name.starts_with("in-training") {
+            Some("it_pool")
+        } else if name.starts_with("out_of_training") || name.starts_with("out-of-training") {
+            Some("oot_pool")
+        } else {
+            SDE_ROLES.iter().copied().find(|r| *r == base)
+        }
+    });
+    WebError {
+        input: input.map(str::to_string),
+        message,
+        backend,
+        full: false,
+    }
+}
+
+impl CalibrateJob {
+    /// The kernel precision asked for (the CPU backend's; the GPU computes in f32).
+    pub fn precision(&self) -> Precision {
+        self.params.precision
+    }
+
+    /// Runs the calibrated evaluation on `backend`, reporting to `monitor` (a stop inside the references is an
+    /// error; among the targets, a partial report).
+    ///
+    /// # Errors
+    /// The core's errors, attributed to the control they name.
+    pub async fn run_on<B: Backend, M: Monitor>(self, backend: &mut B, monitor: &mut M) -> WebResult<CalibrateOutput> {
+        let report = calibrated_with(
+            backend,
+            monitor,
+            self.data.matrix.view(),
+            &self.it_pool,
+            &self.oot_pool,
+            &self.targets,
+            &self.params,
+        )
+        .await
+        .map_err(attribute_calibrated)?;
+        Ok(CalibrateOutput {
+            result: report,
+            seed: self.params.seed,
+            parameters: self.parameters,
+            inputs: vec![self.data.record.clone()],
+            load_warnings: self.load_warnings,
+        })
+    }
+
+    /// [`CalibrateJob::run_on`] on the CPU backend.
+    ///
+    /// # Errors
+    /// See [`CalibrateJob::run_on`].
+    pub async fn run<M: Monitor>(self, monitor: &mut M) -> WebResult<CalibrateOutput> {
+        let mut backend = CpuBackend::new(self.params.precision);
+        self.run_on(&mut backend, monitor).await
     }
 }
 
@@ -447,7 +974,11 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> WebResult<RulerOutput> {
         records.extend(oracle.map(|o| o.2));
         records.extend(original.map(|o| o.2));
     }
-    let (across, warnings) = if reports.len() >= 2 { ruler::across_runs(&reports, req.fdr)? } else { (Vec::new(), Vec::new()) };
+    let (across, warnings) = if reports.len() >= 2 {
+        ruler::across_runs(&reports, req.fdr)?
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let rank_histograms = reports
         .iter()
         .map(|r| plots::histogram_in(&r.nn_percentile_rank.ranks, 10, (0.0, 1.0)))
@@ -968,9 +1499,230 @@ mod tests {
         assert_eq!(attribute(e, &SDE_ROLES).input, None);
     }
 
+    /// Drives a future that never waits (the CPU backend's), as the core's `backend::now`.
+    fn now<F: std::future::Future>(f: F) -> F::Output {
+        let mut f = std::pin::pin!(f);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match f.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(v) => v,
+            std::task::Poll::Pending => panic!("the CPU backend never waits"),
+        }
+    }
+
+    fn demo_workspace() -> Workspace {
+        let mut ws = Workspace::new();
+        let act = include_bytes!("../../examples/data/digits/act_unlearned.npy");
+        ws.add(1, "act_unlearned.npy", Rc::new(act.to_vec()));
+        let forget = include_bytes!("../../examples/data/digits/forget.txt");
+        ws.add(2, "forget.txt", Rc::new(forget.to_vec()));
+        ws
+    }
+
+    fn text(t: &str) -> Rows {
+        Rows::Text { text: t.into() }
+    }
+
     #[test]
-    fn unknown_backends_are_refused() {
-        assert!(check_backend("cpu").is_ok());
-        assert!(check_backend("webgpu").unwrap_err().message.contains("not available"));
+    fn a_pooled_run_assembles_the_single_run_report_bit_for_bit() {
+        let mut ws = demo_workspace();
+        let r = |t: &str| InputRef {
+            source: 1,
+            tensor: None,
+            rows: text(t),
+        };
+        let req = SdeRequest {
+            in_training: Some(r("144..244")),
+            out_of_training: Some(r("544..644")),
+            draw_in: Some(r("244..544")),
+            draw_out: Some(r("644..744")),
+            draw: 4,
+            size: Some(100),
+            shuffles: 30,
+            seed: 9,
+            split: "random".into(),
+            baselines: true,
+            ..SdeRequest::default()
+        };
+        let single = now(prepare_sde(&mut ws, &req).unwrap().run(&mut lethe::progress::Silent)).unwrap();
+        for workers in [1, 2, 3, 4, 20] {
+            let plan = prepare_sde(&mut ws, &req).unwrap().plan(workers);
+            assert_eq!(plan.len(), workers.min(10));
+            assert_eq!(
+                plan.concat(),
+                (0..10).collect::<Vec<u64>>(),
+                "every subset once, in order"
+            );
+            let mut parts = Vec::new();
+            for subsets in &plan {
+                let job = prepare_sde(&mut ws, &req).unwrap();
+                let mut cpu = CpuBackend::new(Precision::F64);
+                let part = now(job.run_part_on(&mut cpu, &mut lethe::progress::Silent, subsets)).unwrap();
+                assert!(part.complete);
+                // Parts cross workers as JavaScript values; serde_json is a stand-in that also reads them back.
+                let back: SdePart = serde_json::from_str(&serde_json::to_string(&part).unwrap()).unwrap();
+                parts.extend(back.subsets);
+            }
+            let info = CpuBackend::new(Precision::F64).info();
+            let pooled = prepare_sde(&mut ws, &req).unwrap().assemble(parts, info).unwrap();
+            assert_eq!(pooled.result, single.result, "{workers} workers");
+            assert_eq!(pooled.histograms, single.histograms);
+        }
+    }
+
+    /// Stops at its second checkpoint.
+    struct StopSoon(usize);
+    impl Monitor for StopSoon {
+        async fn checkpoint(&mut self, _: &Progress) -> bool {
+            self.0 += 1;
+            self.0 < 2
+        }
+    }
+
+    #[test]
+    fn a_stopped_part_keeps_what_it_finished_and_the_report_is_partial() {
+        let mut ws = demo_workspace();
+        let r = |t: &str| InputRef {
+            source: 1,
+            tensor: None,
+            rows: text(t),
+        };
+        let req = SdeRequest {
+            in_training: Some(r("144..244")),
+            out_of_training: Some(r("544..644")),
+            draw_from: Some(r("0..144")),
+            draw: 6,
+            size: Some(40),
+            shuffles: 20,
+            ..SdeRequest::default()
+        };
+        let plan = prepare_sde(&mut ws, &req).unwrap().plan(2);
+        let mut cpu = CpuBackend::new(Precision::F64);
+        let first =
+            now(prepare_sde(&mut ws, &req)
+                .unwrap()
+                .run_part_on(&mut cpu, &mut lethe::progress::Silent, &plan[0]))
+            .unwrap();
+        let second = now(prepare_sde(&mut ws, &req)
+            .unwrap()
+            .run_part_on(&mut cpu, &mut StopSoon(0), &plan[1]))
+        .unwrap();
+        assert!(!second.complete && second.subsets.len() < plan[1].len());
+        let parts: Vec<PartSubset> = first.subsets.into_iter().chain(second.subsets).collect();
+        let out = prepare_sde(&mut ws, &req).unwrap().assemble(parts, cpu.info()).unwrap();
+        assert!(!out.result.complete);
+        assert!(out.result.targets.len() < 6);
+    }
+
+    #[test]
+    fn calibrate_resolves_rows_as_the_cli_and_returns_the_cores_report() {
+        let mut ws = demo_workspace();
+        let req = CalibrateRequest {
+            data: Some(DataRef {
+                source: 1,
+                tensor: None,
+            }),
+            it_pool: Some(text("144..544")),
+            oot_pool: Some(Rows::All),
+            target: vec![text("0..100")],
+            draw_in: Some(Rows::File { source: 2 }),
+            draw: 3,
+            refs: 4,
+            paper_shuffles: 0,
+            seed: 5,
+            ..CalibrateRequest::default()
+        };
+        let job = prepare_calibrate(&mut ws, &req).unwrap();
+        let p = &job.parameters;
+        assert_eq!(
+            (p.data.as_str(), p.it_pool.as_str(), p.oot_pool.as_str()),
+            ("act_unlearned.npy", "144..544", "0..744")
+        );
+        assert_eq!(
+            (p.target.clone(), p.draw_in.as_deref(), p.size),
+            (vec!["0..100".to_string()], Some("forget.txt"), 100)
+        );
+        let out = now(job.run(&mut lethe::progress::Silent)).unwrap();
+        // The same call the CLI makes (calibrate_cmd), on the same rows.
+        let data = lethe::data::load_bytes::<f64>(
+            "act_unlearned.npy",
+            include_bytes!("../../examples/data/digits/act_unlearned.npy"),
+            &Default::default(),
+        )
+        .unwrap()
+        .matrix;
+        let mut targets = vec![TargetRows {
+            name: "target[0]".into(),
+            rows: (0..100).collect(),
+            label: None,
+        }];
+        for (k, pos) in sde::draw_targets(Some(true), 144, 3, 100, 5)
+            .unwrap()
+            .into_iter()
+            .enumerate()
+        {
+            targets.push(TargetRows {
+                name: format!("draw-in[{k}]"),
+                rows: pos,
+                label: Some(true),
+            });
+        }
+        let params = CalibratedParams {
+            subset_size: 100,
+            references: 4,
+            paper_shuffles: 0,
+            seed: 5,
+            ..Default::default()
+        };
+        let pool: Vec<usize> = (144..544).collect();
+        let all: Vec<usize> = (0..744).collect();
+        let direct = lethe::sde::calibrated::calibrated(data.view(), &pool, &all, &targets, &params).unwrap();
+        assert_eq!(out.result, direct);
+        assert_eq!(out.inputs.len(), 1);
+        assert_eq!(out.inputs[0].role, "data");
+    }
+
+    #[test]
+    fn calibrate_errors_name_the_control() {
+        let mut ws = demo_workspace();
+        let req = CalibrateRequest {
+            data: Some(DataRef {
+                source: 1,
+                tensor: None,
+            }),
+            it_pool: Some(text("144..544")),
+            oot_pool: Some(text("544..744")),
+            target: vec![text("700..800")],
+            ..CalibrateRequest::default()
+        };
+        let e = now(prepare_calibrate(&mut ws, &req)
+            .unwrap()
+            .run(&mut lethe::progress::Silent))
+        .err()
+        .unwrap();
+        assert_eq!(e.input.as_deref(), Some("target"), "{}", e.message);
+        let req = CalibrateRequest {
+            target: vec![text("0..100")],
+            oot_pool: Some(text("600..650")),
+            ..req
+        };
+        let e = now(prepare_calibrate(&mut ws, &req)
+            .unwrap()
+            .run(&mut lethe::progress::Silent))
+        .err()
+        .unwrap();
+        assert_eq!(e.input.as_deref(), Some("oot_pool"), "{}", e.message);
+        let e = prepare_calibrate(&mut ws, &CalibrateRequest { data: None, ..req })
+            .err()
+            .unwrap();
+        assert_eq!(e.input.as_deref(), Some("in_training"));
+    }
+
+    #[test]
+    fn backends_are_parsed_and_backend_failures_marked() {
+        assert_eq!(backend_choice("cpu").unwrap(), BackendChoice::Cpu);
+        assert_eq!(backend_choice("webgpu").unwrap(), BackendChoice::WebGpu);
+        assert!(backend_choice("auto").unwrap_err().message.contains("resolves"));
+        let e = attribute(lethe::Error::Backend("device lost".into()), &SDE_ROLES);
+        assert!(e.backend && e.input.is_none());
     }
 }

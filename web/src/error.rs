@@ -8,10 +8,17 @@ use std::fmt;
 /// `input` is the key of the page control the problem concerns: a source id (`"source:3"`) for a file that cannot
 /// be read, or a role of an analysis (`"it"`, `"target"`, `"forget"`, `"scores"`, ...) for a problem with what was
 /// picked for that role. `None` when it concerns no single input (a bad parameter).
+///
+/// `backend` marks a failure of the compute backend rather than of the request (no GPU adapter, a lost device, a
+/// GPU error, a problem too large for the device): the same request can be retried on the CPU. `full` marks a
+/// request this module cannot serve (the lean module: a file format other than .npy, an analysis it leaves out);
+/// the worker then loads the full module and asks it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WebError {
     pub input: Option<String>,
     pub message: String,
+    pub backend: bool,
+    pub full: bool,
 }
 
 impl WebError {
@@ -20,6 +27,8 @@ impl WebError {
         Self {
             input: None,
             message: message.into(),
+            backend: false,
+            full: false,
         }
     }
 
@@ -28,6 +37,25 @@ impl WebError {
         Self {
             input: Some(input.into()),
             message: message.into(),
+            backend: false,
+            full: false,
+        }
+    }
+
+    /// A request this module cannot serve, for the full module to take (see [`WebError::full`]).
+    pub fn needs_full(message: impl Into<String>) -> Self {
+        Self {
+            full: true,
+            ..Self::msg(message)
+        }
+    }
+
+    /// A data error about the input with page key `input`, with `prefix` before the core's message; a format
+    /// this build cannot read is marked for the full module.
+    pub fn data(input: impl Into<String>, prefix: &str, e: &lethe::data::DataError) -> Self {
+        Self {
+            full: matches!(e, lethe::data::DataError::NotBuilt { .. }),
+            ..Self::at(input, format!("{prefix}{e}"))
         }
     }
 
@@ -51,13 +79,20 @@ impl std::error::Error for WebError {}
 
 impl From<lethe::Error> for WebError {
     fn from(e: lethe::Error) -> Self {
-        Self::msg(e.to_string())
+        let backend = matches!(e, lethe::Error::Backend(_));
+        Self {
+            backend,
+            ..Self::msg(e.to_string())
+        }
     }
 }
 
 impl From<lethe::data::DataError> for WebError {
     fn from(e: lethe::data::DataError) -> Self {
-        Self::msg(e.to_string())
+        Self {
+            full: matches!(e, lethe::data::DataError::NotBuilt { .. }),
+            ..Self::msg(e.to_string())
+        }
     }
 }
 

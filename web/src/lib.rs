@@ -10,8 +10,14 @@
 //! * [`rows`]: row subsets, parsed as the CLI's `@ROWS`.
 //! * [`analyses`]: SDE, RULER, competition epsilon, leakage bounds — each the CLI subcommand's steps.
 //! * [`plots`], [`synthetic`], [`npy`]: plot data, seeded synthetic examples, .npy bytes.
-//! * [`teach`]: the teaching page's seeded example data and figure numbers (and its own wasm exports).
+//! * [`teach`]: the teaching page's seeded example data and figure numbers (and its own wasm exports; full module only).
+//! * [`parts`]: the subsets of one SDE run computed by a pool of workers, read back for the report.
 //! * `wasm` (wasm32 only): the `#[wasm_bindgen]` exports and the worker-side `ByteSource` and `Monitor`.
+//!
+//! Two wasm modules are built from this crate (`build.sh`): with the default feature `full` (every reader of the
+//! core, every analysis, the WebGPU backend through `lethe-gpu`, feature `gpu`) and without it — the lean module
+//! the page opens with (.npy, SDE with the calibrated verdict, RULER on the CPU), which answers other requests
+//! with an error marked [`WebError::full`] so that the worker hands them to the full module.
 //!
 //! Everything but `wasm` builds natively, so `cargo test --workspace` checks it without a browser; the boundary is
 //! tested in headless Chromium with wasm-bindgen-test (`web/tests/`), on the main thread and in a dedicated worker.
@@ -20,9 +26,11 @@
 pub mod analyses;
 pub mod error;
 pub mod npy;
+pub mod parts;
 pub mod plots;
 pub mod rows;
 pub mod synthetic;
+#[cfg(feature = "full")]
 pub mod teach;
 pub mod workspace;
 

@@ -12,14 +12,18 @@ use std::cell::RefCell;
 use std::io;
 use std::rc::Rc;
 
-use js_sys::{Array, Function, Object, Promise, Reflect, Uint8Array};
+#[cfg(feature = "full")]
+use js_sys::Array;
+use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
 use lethe::data::ByteSource;
 use lethe::progress::{Monitor, Progress};
 use serde::{Serialize, de::DeserializeOwned};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::analyses::{self, BoundsRequest, EpsilonRequest, RulerRequest, SdeRequest};
+use crate::analyses::{self, BackendChoice, CalibrateRequest, RulerRequest, SdeRequest};
+#[cfg(feature = "full")]
+use crate::analyses::{BoundsRequest, EpsilonRequest};
 use crate::error::{WebError, WebResult};
 use crate::workspace::{InputRef, MAX_BYTES, Workspace};
 
@@ -36,11 +40,76 @@ fn with_ws<T>(f: impl FnOnce(&mut Workspace) -> WebResult<T>) -> WebResult<T> {
 
 fn to_js(e: WebError) -> JsValue {
     let err = js_sys::Error::new(&e.message);
+    // Setting a property on a fresh Error object cannot fail.
     if let Some(input) = &e.input {
-        // Setting a property on a fresh Error object cannot fail.
         let _ = Reflect::set(&err, &"input".into(), &input.into());
     }
+    if e.backend {
+        let _ = Reflect::set(&err, &"backend".into(), &JsValue::TRUE);
+    }
+    if e.full {
+        let _ = Reflect::set(&err, &"full".into(), &JsValue::TRUE);
+    }
     err.into()
+}
+
+/// The WebGPU backend of this worker (`lethe-gpu` on wgpu's WebGPU backend), kept between runs: requested on
+/// first use, given back after a run, and dropped after a backend failure (a lost device, a GPU error), so that
+/// the next GPU run asks for a fresh device.
+#[cfg(feature = "gpu")]
+mod gpu {
+    use std::cell::RefCell;
+
+    use lethe_gpu::{GpuBackend, GpuOptions};
+
+    use crate::error::{WebError, WebResult};
+
+    thread_local! {
+        static GPU: RefCell<Option<GpuBackend>> = const { RefCell::new(None) };
+    }
+
+    /// The kept backend, or a new one (adapter, device, pipelines).
+    pub(super) async fn take() -> WebResult<GpuBackend> {
+        if let Some(b) = GPU.with(|g| g.borrow_mut().take()) {
+            return Ok(b);
+        }
+        GpuBackend::request(&GpuOptions::default())
+            .await
+            .map_err(WebError::from)
+    }
+
+    /// Keeps `backend` for the next run unless the run failed in the backend.
+    pub(super) fn give_back<T>(backend: GpuBackend, outcome: &WebResult<T>) {
+        if !matches!(outcome, Err(e) if e.backend) {
+            GPU.with(|g| *g.borrow_mut() = Some(backend));
+        }
+    }
+}
+
+/// Runs `$job` (an [`analyses::SdeJob`] or [`analyses::CalibrateJob`]) on the backend `$choice` names.
+macro_rules! run_job {
+    ($choice:expr, $job:ident, $monitor:ident) => {
+        match $choice {
+            BackendChoice::Cpu => {
+                let mut backend = lethe::backend::CpuBackend::new($job.precision());
+                $job.run_on(&mut backend, &mut $monitor).await
+            }
+            #[cfg(feature = "gpu")]
+            BackendChoice::WebGpu => match gpu::take().await {
+                Ok(mut backend) => {
+                    let outcome = $job.run_on(&mut backend, &mut $monitor).await;
+                    gpu::give_back(backend, &outcome);
+                    outcome
+                }
+                Err(e) => Err(e),
+            },
+            #[cfg(not(feature = "gpu"))]
+            BackendChoice::WebGpu => Err(WebError {
+                backend: true,
+                ..WebError::msg("this module has no WebGPU backend (it is in the full module)")
+            }),
+        }
+    };
 }
 
 fn out<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
@@ -159,6 +228,70 @@ impl Monitor for JsMonitor {
         };
         answer.as_bool().unwrap_or(true)
     }
+}
+
+/// Which module this is: `full` (every reader and analysis, WebGPU) or `lean` (.npy, SDE, RULER on the CPU).
+#[wasm_bindgen]
+pub fn module() -> String {
+    if cfg!(feature = "full") { "full" } else { "lean" }.to_string()
+}
+
+/// Records the SHA-256 of source `id` computed by another module (the lean one, handing its sources over).
+#[wasm_bindgen(js_name = setSha256)]
+pub fn set_sha256(id: u32, hex: &str) {
+    let _ = with_ws(|ws| {
+        ws.set_sha256(id, hex);
+        Ok(())
+    });
+}
+
+/// Forgets every source and loaded input (the lean module, once the full module has taken over).
+#[wasm_bindgen(js_name = clearAll)]
+pub fn clear_all() {
+    let _ = with_ws(|ws| {
+        ws.clear();
+        Ok(())
+    });
+}
+
+/// How a multi-target SDE `request` splits into at most `workers` parts of about equal work (subset numbers per
+/// part: 0 and 1 the references, 2 + i target i), for a pool of workers.
+#[cfg(feature = "full")]
+#[wasm_bindgen(js_name = sdePlan)]
+pub fn sde_plan(request: JsValue, workers: usize) -> Result<JsValue, JsValue> {
+    let req: SdeRequest = parse("sde", request)?;
+    let job = with_ws(|ws| analyses::prepare_sde(ws, &req)).map_err(to_js)?;
+    out(&job.plan(workers))
+}
+
+/// The bytes of source `id` (a pasted text, a file's bytes, a matrix as .npy), to give to another worker.
+#[cfg(feature = "full")]
+#[wasm_bindgen(js_name = sourceBytes)]
+pub fn source_bytes(id: u32) -> Result<Uint8Array, JsValue> {
+    with_ws(|ws| {
+        let src = ws.source(id)?;
+        let len = usize::try_from(src.data.len())
+            .ok()
+            .filter(|_| src.data.len() <= crate::workspace::MAX_BYTES)
+            .ok_or_else(|| {
+                WebError::at(
+                    format!("source:{id}"),
+                    "this input is too large to copy to another worker",
+                )
+            })?;
+        let mut bytes = vec![0u8; len];
+        src.data
+            .read_at(0, &mut bytes)
+            .map_err(|e| WebError::at(format!("source:{id}"), e.to_string()))?;
+        Ok(Uint8Array::from(bytes.as_slice()))
+    })
+    .map_err(to_js)
+}
+
+/// Whether this module has the WebGPU backend (`webgpu` runs).
+#[wasm_bindgen(js_name = hasWebGpu)]
+pub fn has_webgpu() -> bool {
+    cfg!(feature = "gpu")
 }
 
 /// The Lethe version.
@@ -280,39 +413,70 @@ pub fn load_input(role: &str, input: JsValue) -> Result<JsValue, JsValue> {
     out(&summary)
 }
 
-/// Runs `analysis` (`sde`, `ruler`, `epsilon`, `bounds`, `mgen`) on `request`; `checkpoint` receives progress and
-/// decides whether to continue (SDE; the others are quick and run through).
+/// Runs `analysis` (`sde`, `calibrate`, `ruler`, `epsilon`, `bounds`, `mgen`) on `request`; `checkpoint` receives
+/// progress and decides whether to continue (SDE and the calibrated verdict; the others are quick and run through).
 #[wasm_bindgen]
 pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Result<JsValue, JsValue> {
     match analysis.as_str() {
         "sde" => {
-            let req: SdeRequest = parse("sde", request)?;
+            #[allow(unused_mut)] // the lean module has no pooled runs
+            let mut req: SdeRequest = parse("sde", request)?;
+            let choice = analyses::backend_choice(&req.backend).map_err(to_js)?;
+            #[cfg(feature = "full")]
+            let (part, parts) = (req.part.take(), req.assemble.take());
             let job = with_ws(|ws| analyses::prepare_sde(ws, &req)).map_err(to_js)?;
             let mut monitor = JsMonitor::new(checkpoint);
-            let r = job.run(&mut monitor).await.map_err(to_js)?;
+            // A pool of workers runs on the CPU: one part per worker, assembled by the page's worker.
+            #[cfg(feature = "full")]
+            if let Some(subsets) = part {
+                let mut cpu = lethe::backend::CpuBackend::new(job.precision());
+                return out(&job.run_part_on(&mut cpu, &mut monitor, &subsets).await.map_err(to_js)?);
+            }
+            #[cfg(feature = "full")]
+            if let Some(parts) = parts {
+                let info = lethe::backend::Backend::info(&lethe::backend::CpuBackend::new(job.precision()));
+                return out(&job.assemble(parts, info).map_err(to_js)?);
+            }
+            let r = run_job!(choice, job, monitor).map_err(to_js)?;
+            out(&r)
+        }
+        "calibrate" => {
+            let req: CalibrateRequest = parse("calibrate", request)?;
+            let choice = analyses::backend_choice(&req.backend).map_err(to_js)?;
+            let job = with_ws(|ws| analyses::prepare_calibrate(ws, &req)).map_err(to_js)?;
+            let mut monitor = JsMonitor::new(checkpoint);
+            let r = run_job!(choice, job, monitor).map_err(to_js)?;
             out(&r)
         }
         "ruler" => {
             let req: RulerRequest = parse("ruler", request)?;
             out(&with_ws(|ws| analyses::ruler(ws, &req)).map_err(to_js)?)
         }
+        #[cfg(feature = "full")]
         "epsilon" => {
             let req: EpsilonRequest = parse("epsilon", request)?;
             out(&with_ws(|ws| analyses::epsilon(ws, &req)).map_err(to_js)?)
         }
+        #[cfg(feature = "full")]
         "bounds" => {
             let req: BoundsRequest = parse("bounds", request)?;
             out(&with_ws(|ws| analyses::bounds(ws, &req)).map_err(to_js)?)
         }
+        #[cfg(feature = "full")]
         "mgen" => {
             let req: BoundsRequest = parse("mgen", request)?;
             out(&with_ws(|ws| analyses::m_gen(ws, &req)).map_err(to_js)?)
         }
+        #[cfg(not(feature = "full"))]
+        "epsilon" | "bounds" | "mgen" => Err(to_js(WebError::needs_full(format!(
+            "`{analysis}` is computed by the full module"
+        )))),
         other => Err(to_js(WebError::msg(format!("unknown analysis `{other}`")))),
     }
 }
 
 /// A seeded synthetic example (`competition`, `scores`, `generations`): `{description, files: [{name, bytes}]}`.
+#[cfg(feature = "full")]
 #[wasm_bindgen]
 pub fn synthetic(kind: &str, seed: u32) -> Result<JsValue, JsValue> {
     let s = crate::synthetic::make(kind, u64::from(seed)).map_err(to_js)?;

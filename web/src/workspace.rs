@@ -135,6 +135,22 @@ impl Workspace {
         );
     }
 
+    /// Records the SHA-256 of source `id` computed elsewhere (by the lean module, for the full module that takes
+    /// its sources over), so the file is not read again for it.
+    pub fn set_sha256(&mut self, id: u32, hex: &str) {
+        if let Some(s) = self.sources.get_mut(&id) {
+            s.sha256 = Some(hex.to_string());
+        }
+    }
+
+    /// Forgets every source and everything loaded (the lean module, once the full module has taken over).
+    pub fn clear(&mut self) {
+        *self = Self {
+            cache_bytes: self.cache_bytes,
+            ..Self::default()
+        };
+    }
+
     /// Forgets source `id` and everything loaded from it.
     pub fn remove(&mut self, id: u32) {
         self.sources.remove(&id);
@@ -179,7 +195,7 @@ impl Workspace {
         let key = format!("source:{id}");
         let src = self.source(id)?;
         let size = src.data.len();
-        let format = data::detect(&src.name, &*src.data).map_err(|e| WebError::at(&key, e.to_string()))?;
+        let format = data::detect(&src.name, &*src.data).map_err(|e| WebError::data(&key, "", &e))?;
         let text = matches!(format, Format::Csv | Format::Json);
         if text && size > MAX_BYTES {
             return Err(WebError::at(
@@ -193,7 +209,7 @@ impl Workspace {
                 ),
             ));
         }
-        let info = data::inspect(&src.name, &*src.data).map_err(|e| WebError::at(&key, e.to_string()))?;
+        let info = data::inspect(&src.name, &*src.data).map_err(|e| WebError::data(&key, "", &e))?;
         let over_limit = (size > MAX_BYTES).then(|| {
             format!(
                 "`{}` is {}, over this page's limit of {} per input: it was not read or hashed; only a row subset \
@@ -274,7 +290,7 @@ impl Workspace {
             rows,
             ..LoadOptions::default()
         };
-        let loaded = data::load::<f64>(&name, &*data, &opts).map_err(|e| WebError::at(role, e.to_string()))?;
+        let loaded = data::load::<f64>(&name, &*data, &opts).map_err(|e| WebError::data(role, "", &e))?;
         let mut spec = name.clone();
         if let Some(t) = &input.tensor {
             spec.push('#');
@@ -322,7 +338,7 @@ impl Workspace {
             Rows::File { source } => {
                 let (name, data) = self.side(role, *source)?;
                 let m = data::load::<f64>(&name, &*data, &LoadOptions::default())
-                    .map_err(|e| WebError::at(role, format!("row index file: {e}")))?
+                    .map_err(|e| WebError::data(role, "row index file: ", &e))?
                     .matrix;
                 let idx = rows::indices_from_values(role, &name, m.as_slice())?;
                 let digest = FileDigest {
@@ -366,7 +382,11 @@ fn side_sources(rows: &Rows) -> Vec<u32> {
 /// column compared as numbers, else plain text lines (one label per line, no header).
 fn split_rows(role: &str, name: &str, src: &dyn ByteSource, value: &str) -> WebResult<Vec<usize>> {
     let want = value.trim();
-    if let Ok(l) = data::load::<f64>(name, src, &LoadOptions::default()) {
+    let table = data::load::<f64>(name, src, &LoadOptions::default());
+    if let Err(e @ data::DataError::NotBuilt { .. }) = &table {
+        return Err(WebError::data(role, "split column: ", e));
+    }
+    if let Ok(l) = table {
         if let Some(labels) = l.labels {
             return Ok(labels
                 .iter()

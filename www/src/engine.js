@@ -1,8 +1,9 @@
 // Page side of the worker protocol (protocol.md): one worker per page, shared by every widget on it, started on
 // first use (never at import time). Requests are Promises; an AbortSignal cancels a run.
 
+import { spawnWorker } from './spawn.js';
+
 const WORKER_URL = () => new URL('./worker.js', import.meta.url);
-const WASM_URL = () => new URL('../pkg/lethe_web_bg.wasm', import.meta.url).href;
 
 /** Why this browser cannot run the widget, or null. */
 export function unsupported() {
@@ -12,27 +13,10 @@ export function unsupported() {
   return null;
 }
 
-/**
- * A module worker running `url`. Browsers only start workers from the page's own origin, so when the widget's files
- * are served from elsewhere (a page embedding <lethe-eval> from another host) the worker is a same-origin blob that
- * imports the real one (the host serving the widget must send CORS headers, as GitHub Pages does; the page's CSP
- * then needs `worker-src blob:`).
- */
-function spawnWorker(url) {
-  if (typeof location === 'undefined' || url.origin === location.origin) return new Worker(url, { type: 'module' });
-  // A dynamic import (a static one is refused under a page CSP in Chromium's blob workers); messages arriving before
-  // the real worker has set its handler are queued and replayed.
-  const src = `const q = []; self.onmessage = (e) => q.push(e);
-import(${JSON.stringify(url.href)}).then(
-  () => { for (const e of q) self.onmessage(e); },
-  (err) => { for (const e of q) postMessage({ id: e.data.id, type: 'error', message: 'the widget worker could not be loaded from ' + ${JSON.stringify(url.origin)} + ': ' + err }); },
-);`;
-  const boot = new Blob([src], { type: 'text/javascript' });
-  return new Worker(URL.createObjectURL(boot), { type: 'module' });
-}
-
 export class Engine {
-  constructor() {
+  /** `workers`: how many workers a pooled SDE run uses (default min(hardwareConcurrency, 4)). */
+  constructor({ workers } = {}) {
+    this.workers = workers;
     this.worker = null;
     this.pending = new Map();
     this.seq = 0;
@@ -40,6 +24,36 @@ export class Engine {
     this.info = null;
     this.ready = null;
     this.failure = null;
+    /** Which wasm module answers: 'lean' until the full one has taken over ('full'). */
+    this.module = null;
+    this.moduleListeners = new Set();
+    this.full = null;
+  }
+
+  /** Calls `fn(module)` now and whenever the worker switches modules. */
+  onModule(fn) {
+    this.moduleListeners.add(fn);
+    if (this.module) fn(this.module);
+    return () => this.moduleListeners.delete(fn);
+  }
+
+  _setModule(m) {
+    this.module = m;
+    for (const f of this.moduleListeners) f(m);
+  }
+
+  /**
+   * Has the worker fetch the full wasm module (every reader and analysis, WebGPU) now rather than on first need.
+   * The page calls it once its first results are shown, so that later work makes no network request.
+   */
+  loadFull() {
+    if (!this.full) this.full = this.start().then(() => this.request('full')).then((r) => (this.poolInfo = r));
+    return this.full;
+  }
+
+  /** Workers a pooled SDE run uses, once the full module and the pool have started (else null). */
+  get poolWorkers() {
+    return this.poolInfo?.workers ?? null;
   }
 
   /** Starts the worker and the wasm module once; resolves to `{version, maxBytes}`. */
@@ -55,7 +69,11 @@ export class Engine {
       for (const p of this.pending.values()) p.reject(new Error(msg));
       this.pending.clear();
     };
-    this.ready = this.request('init', { wasmUrl: WASM_URL() }).then((info) => (this.info = info));
+    this.ready = this.request('init', this.workers ? { workers: this.workers } : {}).then((info) => {
+      this.info = info;
+      if (!this.module) this._setModule(info.module);
+      return info;
+    });
     return this.ready;
   }
 
@@ -65,6 +83,7 @@ export class Engine {
   }
 
   _receive(m) {
+    if (m.type === 'module') return this._setModule(m.module);
     const p = this.pending.get(m.id);
     if (!p) return;
     if (m.type === 'progress') {
@@ -76,6 +95,8 @@ export class Engine {
     else {
       const err = new Error(m.message);
       err.input = m.input;
+      // A failure of the compute backend (WebGPU): the page offers the same run on the CPU.
+      err.backend = !!m.backend;
       p.reject(err);
     }
   }
@@ -92,7 +113,7 @@ export class Engine {
       this.pending.set(id, entry);
       if (signal) {
         const abort = () => {
-          if (type === 'run' && payload.analysis === 'sde') {
+          if (type === 'run' && (payload.analysis === 'sde' || payload.analysis === 'calibrate')) {
             this.worker.postMessage({ type: 'cancel', target: id });
           } else if (this.pending.get(id) === entry) {
             this.pending.delete(id);
@@ -108,8 +129,8 @@ export class Engine {
 }
 
 let shared = null;
-/** The page's engine (created on first call). */
-export function engine() {
-  if (!shared) shared = new Engine();
+/** The page's engine (created on first call; `opts` only counts then). */
+export function engine(opts) {
+  if (!shared) shared = new Engine(opts);
   return shared;
 }

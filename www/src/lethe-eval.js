@@ -16,7 +16,8 @@ import { create } from './widget.js';
 const ANALYSES = ['sde', 'ruler', 'epsilon', 'bounds'];
 // Attributes that set panel parameters (kebab-case → the panel's snake_case names).
 const PARAMS = [
-  'mode', 'shuffles', 'sigma', 'seed', 'bins', 'split', 'precision', 'baselines', 'draw', 'size',
+  'mode', 'rule', 'shuffles', 'sigma', 'seed', 'bins', 'split', 'precision', 'baselines', 'draw', 'size', 'refs', 'margin',
+  'it-pool', 'oot-pool', 'backend', 'workers',
   'ties', 'fdr', 'variant', 'alpha', 'eps-max', 'delta', 'accuracies',
   'one-sided', 'x', 'stepsize', 'sd-method', 'atom-at-zero', 'rho', 'plan-width', 'stemmer',
 ];

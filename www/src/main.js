@@ -5,7 +5,9 @@ import { create } from './widget.js';
 const app = document.getElementById('app');
 const params = new URLSearchParams(location.search);
 const example = params.get('example') !== '0';
-window.lethe = create(app, { example });
+// ?workers=N: workers of a pooled multi-target SDE run (default min(hardwareConcurrency, 4)).
+const workers = Number(params.get('workers')) || undefined;
+window.lethe = create(app, { example, workers });
 if (params.get('teach')) {
   import('./teach/handoff.js').then((m) => m.handoff(window.lethe, params));
 } else if (location.hash) {

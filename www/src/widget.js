@@ -20,13 +20,15 @@ export const DEFAULTS = {
   showInputs: true,
   header: true,
   params: {},
+  /** Workers of a pooled multi-target SDE run (default min(hardwareConcurrency, 4)); the page's first widget sets it. */
+  workers: null,
 };
 
 export const PRIVACY =
   'Everything runs in this browser tab. After the page has loaded, no file, number or request leaves your machine — there is no server and no analytics.';
 
 export const EXAMPLE_NOTE =
-  'Built-in example: 128-d penultimate-layer activations of three small MLPs on scikit-learn digits — the original model, a model retrained without the 144 forget rows (the oracle), and the original fine-tuned 5 epochs on the retain rows (“unlearned”). SDE tests 100 forget rows against 100 retain rows (in training) and 100 test rows (not); on a model this small the split-half signal is weak, so read the warning.';
+  'Built-in example: 128-d penultimate-layer activations of three small MLPs on scikit-learn digits — the original model, a model retrained without the 144 forget rows (the oracle), and the original fine-tuned 5 epochs on the retain rows (“unlearned”). SDE tests 100 forget rows against 100 retain rows (in training) and 100 test rows (not) by the paper’s rule, and against 10 reference subsets of retain and of test rows by the calibrated rule; on a model this small the split-half signal is weak, so read the warnings and the notes.';
 
 const lockIcon = () =>
   h('svg:svg', { viewBox: '0 0 16 16', width: 16, height: 16, 'aria-hidden': 'true', class: 'lock' },
@@ -61,7 +63,7 @@ export function create(el, opts = {}) {
     for (const f of listeners.get(type) || []) f(detail);
     opts.onEvent?.(type, detail);
   };
-  const eng = opts.engine || sharedEngine();
+  const eng = opts.engine || sharedEngine({ workers: opts.workers });
   const store = new InputStore(eng);
   const ctx = { engine: eng, store, emit, version: null };
   const root = h('div', { class: 'root', 'data-state': 'starting' });
@@ -95,7 +97,15 @@ export function create(el, opts = {}) {
   const ready = eng.start().then(
     (info) => {
       ctx.version = info.version;
-      fill(versionEl, `v${info.version} · CPU (wasm) · limit ${bytes(info.maxBytes)} per input`);
+      const gpu = info.webgpu;
+      fill(
+        versionEl,
+        `v${info.version} · CPU (wasm)`,
+        gpu?.available ? ` + WebGPU (${gpu.adapter})` : h('span', { class: 'webgpu-note', title: gpu?.reason || '' }, ' · no WebGPU here, the CPU computes'),
+        ` · limit ${bytes(info.maxBytes)} per input`,
+      );
+      versionEl.dataset.webgpu = gpu?.available ? 'available' : 'unavailable';
+      for (const p of Object.values(panels)) p.setWebGpu?.(gpu);
       root.dataset.state = 'ready';
       emit('ready', info);
       return info;
@@ -162,13 +172,32 @@ export function create(el, opts = {}) {
     },
   };
   for (const [id, params] of Object.entries(opts.params || {})) panels[id]?.set(params);
+  // The page opens on the lean wasm module; the full one (every reader and analysis, WebGPU) is fetched once the
+  // first results are shown (or right after start without the example), so that later work needs no request.
+  eng.onModule?.((m) => (root.dataset.module = m));
+  const prefetch = () => {
+    performance.mark?.('lethe:full-requested');
+    return eng
+      .loadFull?.()
+      .then((r) => (root.dataset.workers = String(r?.workers ?? 1)))
+      .catch(() => {});
+  };
+  ctx.prefetch = prefetch;
   if (opts.example) {
-    ready.then(() => api.loadExample()).catch((e) => fill(statusEl, h('div', { class: 'error', role: 'alert' }, `The built-in example could not be loaded: ${e.message}`)));
+    ready
+      .then(() => api.loadExample())
+      .catch((e) => fill(statusEl, h('div', { class: 'error', role: 'alert' }, `The built-in example could not be loaded: ${e.message}`)))
+      .finally(prefetch);
+  } else {
+    ready.then(prefetch, () => {});
   }
   return api;
 }
 
-/** Fetches the built-in digits example, sets the SDE and RULER panels to it and runs them. */
+/**
+ * Fetches the built-in digits example, sets the SDE and RULER panels to it and runs them; then (the first results
+ * shown) has the full wasm module fetched and adds the example's index files, which the lean module does not read.
+ */
 async function loadExample(api, ctx, noteEl, base) {
   const root = base ? new URL(base, document.baseURI) : new URL('../data/digits/', import.meta.url);
   const names = ['act_unlearned.npy', 'act_retrained.npy', 'act_original.npy', 'forget.txt', 'retain.txt', 'test.txt'];
@@ -180,26 +209,35 @@ async function loadExample(api, ctx, noteEl, base) {
     }),
   );
   const items = {};
-  for (const f of files) items[f.name] = await ctx.store.add({ file: f, origin: 'example', note: f.name.endsWith('.txt') ? 'row indices (one per line)' : null });
+  for (const f of files.filter((f) => f.name.endsWith('.npy'))) items[f.name] = await ctx.store.add({ file: f, origin: 'example' });
   noteEl.hidden = false;
   fill(noteEl, EXAMPLE_NOTE);
   const id = (n) => items[n].id;
   const { sde, ruler } = api.panels;
+  // Rows as ranges: rows 0–143 are the forget set (forget.txt), 144–543 retain rows (retain.txt), 544–743 test rows
+  // (test.txt); the lean module the page opens with reads .npy only.
   sde?.set({
     mode: 'single',
     in_training: { source: id('act_unlearned.npy'), rows: { kind: 'text', text: '144..244' } },
     out_of_training: { source: id('act_unlearned.npy'), rows: { kind: 'text', text: '544..644' } },
     target: { source: id('act_unlearned.npy'), rows: { kind: 'text', text: '0..100' } },
+    // The calibrated verdict draws its reference subsets from all retain rows and all test rows.
+    it_pool: '144..544',
+    oot_pool: '544..744',
+    refs: 10,
   });
   ruler?.set({
     unlearned: { source: id('act_unlearned.npy') },
     oracle: { source: id('act_retrained.npy') },
     original: { source: id('act_original.npy') },
-    forget: { kind: 'file', source: id('forget.txt') },
-    retain: { kind: 'file', source: id('retain.txt') },
+    forget: { kind: 'text', text: '0..144' },
+    retain: { kind: 'text', text: '144..544' },
   });
   const t0 = performance.now();
   await Promise.all([sde?.run().catch(() => {}), ruler?.run().catch(() => {})]);
   noteEl.dataset.exampleMs = String(Math.round(performance.now() - t0));
+  performance.mark?.('lethe:first-results');
   ctx.emit('example', { ms: performance.now() - t0 });
+  await ctx.prefetch?.();
+  for (const f of files.filter((f) => f.name.endsWith('.txt'))) await ctx.store.add({ file: f, origin: 'example', note: 'row indices (one per line)' });
 }

@@ -11,16 +11,31 @@
 //! Fortran order, chunked decoding), the delimiter/header/label sniffing for text ([`text`]) and a streaming
 //! JSON visitor ([`json`]). Crates do the rest: `zip` (central directory, inflate), `safetensors` (header
 //! validation), `csv` (quoting), `serde_json`, `half`.
+//!
+//! Every reader but .npy is a cargo feature (`npz`, `safetensors`, `text`, `json`; all on by default). A build
+//! without one still recognises its files and fails with [`DataError::NotBuilt`] naming the missing reader (the
+//! widget's lean wasm module reads .npy only and passes other files to its full module).
+
+// Helpers shared by the readers (streamed access, sub-sources, array picking, bfloat16) go unused in builds that
+// leave some readers out.
+#![cfg_attr(
+    not(all(feature = "npz", feature = "safetensors", feature = "text", feature = "json")),
+    allow(dead_code)
+)]
 
 mod array;
 mod dtype;
+#[cfg(feature = "json")]
 pub mod json;
 mod load;
 mod matrix;
 pub mod npy;
+#[cfg(feature = "npz")]
 pub mod npz;
+#[cfg(feature = "safetensors")]
 pub mod safetensors;
 mod source;
+#[cfg(feature = "text")]
 pub mod text;
 
 pub use load::{
@@ -41,6 +56,16 @@ pub enum DataError {
     /// The bytes do not start like any supported format.
     #[error("`{input}`: unrecognised file format ({detail}); supported: .npy, .npz, .safetensors, CSV/TSV, JSON")]
     UnknownFormat { input: String, detail: String },
+
+    /// The format was recognised, but this build of Lethe was compiled without its reader (cargo feature
+    /// `feature` of the `lethe` crate; the widget's lean module reads .npy only and hands other files to its
+    /// full module).
+    #[error("`{input}` is {format}, which this build does not read (it lacks the `{feature}` reader)")]
+    NotBuilt {
+        input: String,
+        format: &'static str,
+        feature: &'static str,
+    },
 
     /// The file ends before its header says it should.
     #[error("`{input}` is truncated: {detail}; the file may be incomplete, re-export or re-download it")]

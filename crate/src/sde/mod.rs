@@ -480,9 +480,195 @@ fn labelled_f1(targets: &[TargetOutcome], pred: impl Fn(&TargetOutcome) -> Optio
     f1_score(&truth, &p).map(Some)
 }
 
+/// Checks SDE's inputs before any work — parameters, equal widths, every subset of at least 4 finite rows — and
+/// returns the warnings a report carries about them (odd row counts). [`sde_with`] starts with this; callers that
+/// compute the subsets apart ([`split_half_with`]) call it once.
+///
+/// # Errors
+/// Invalid parameters; a subset with fewer than 4 rows or non-finite values (named); inputs of different widths.
+pub fn check_inputs<S: Scalar>(
+    in_training: MatrixRef<'_, S>,
+    out_of_training: MatrixRef<'_, S>,
+    targets: &[Target<'_, S>],
+    params: &SdeParams,
+) -> Result<Vec<String>> {
+    let targets: Vec<RowSubset<'_, S>> = targets.iter().map(|t| RowSubset::all(t.name, t.data, t.label)).collect();
+    check_subsets(
+        &RowSubset::all("in_training", in_training, None),
+        &RowSubset::all("out_of_training", out_of_training, None),
+        &targets,
+        params,
+    )
+}
+
+/// One subset's split-half distribution exactly as [`sde_with`] computes subset number `subset` of an analysis
+/// (0: the in-training reference, 1: the out-of-training reference, 2 + i: target i; the number picks the
+/// subset's shuffle stream), so that the subsets of one analysis can be computed apart — by several workers, say —
+/// and give the same values. `span` is this subset's share of the monitor's progress.
+///
+/// # Errors
+/// Invalid parameters, fewer than 4 rows, non-finite values, backend failures.
+pub async fn split_half_with<B: Backend, M: Monitor, S: Scalar>(
+    backend: &mut B,
+    monitor: &mut M,
+    name: &str,
+    data: MatrixRef<'_, S>,
+    params: &SdeParams,
+    subset: u64,
+    span: (f64, f64),
+) -> Result<SplitHalf> {
+    params.validate()?;
+    split_half_on(backend, monitor, name, data, params, subset, span).await
+}
+
+/// The MMD and Wasserstein-1 baseline verdicts of one target (Table 3), as [`sde_with`] computes them with
+/// `params.baselines`.
+///
+/// # Errors
+/// Inputs of different widths, empty or non-finite inputs.
+pub fn baseline_verdicts<S: Scalar>(
+    target: MatrixRef<'_, S>,
+    in_training: MatrixRef<'_, S>,
+    out_of_training: MatrixRef<'_, S>,
+    params: &SdeParams,
+) -> Result<BaselineVerdicts> {
+    baseline(target, in_training, out_of_training, params)
+}
+
+/// A target's outcome from its distribution and the references': the paper's verdict (Eq. 2) and the one-sided
+/// Mann–Whitney test against the out-of-training reference, with the baselines if computed.
+///
+/// # Errors
+/// Empty or non-finite distributions, `bins = 0`.
+pub fn target_outcome(
+    name: &str,
+    label: Option<bool>,
+    distribution: SplitHalf,
+    baselines: Option<BaselineVerdicts>,
+    in_training: &SplitHalf,
+    out_of_training: &SplitHalf,
+    params: &SdeParams,
+) -> Result<TargetOutcome> {
+    let verdict = paper_verdict(&distribution.values, &in_training.values, &out_of_training.values, params.bins)?;
+    let mw = mann_whitney_u(&distribution.values, &out_of_training.values, Alternative::Greater, PValueMethod::Auto, true)?;
+    Ok(TargetOutcome {
+        name: name.to_string(),
+        label,
+        distribution,
+        verdict,
+        mann_whitney_target_vs_oot: mw,
+        baselines,
+    })
+}
+
+/// The report of an SDE run from its parts: the reference separation test (and its warning), OTR and F1 over the
+/// targets' verdicts (and the baselines'). `warnings` are [`check_inputs`]'s.
+///
+/// # Errors
+/// Only from the statistics on malformed parts (non-finite distributions).
+pub fn report(
+    params: &SdeParams,
+    backend: BackendInfo,
+    in_training: SplitHalf,
+    out_of_training: Option<SplitHalf>,
+    targets: Vec<TargetOutcome>,
+    complete: bool,
+    mut warnings: Vec<String>,
+) -> Result<SdeReport> {
+    let reference_separation = match &out_of_training {
+        Some(o) if !in_training.values.is_empty() && !o.values.is_empty() => {
+            Some(mann_whitney_u(&in_training.values, &o.values, Alternative::Greater, PValueMethod::Auto, true)?)
+        }
+        _ => None,
+    };
+    if let Some(sep) = reference_separation.as_ref().filter(|s| s.p_value >= 0.01) {
+        warnings.push(format!(
+            "the references are not clearly separable: one-sided Mann–Whitney p = {:.2e} for H(IT) > H(OOT) \
+             (the paper requires p < 0.01); verdicts on this data are close to chance",
+            sep.p_value
+        ));
+    }
+    let calls: Vec<bool> = targets.iter().map(|t| t.verdict.in_training).collect();
+    Ok(SdeReport {
+        params: *params,
+        rng: RNG_ID,
+        backend,
+        out_of_training_rate: if calls.is_empty() { None } else { Some(out_of_training_rate(&calls)?) },
+        f1: labelled_f1(&targets, |t| Some(t.verdict.in_training))?,
+        f1_mmd: labelled_f1(&targets, |t| t.baselines.map(|b| b.mmd_in_training))?,
+        f1_wasserstein: labelled_f1(&targets, |t| t.baselines.map(|b| b.wasserstein_in_training))?,
+        in_training_reference: in_training,
+        out_of_training_reference: out_of_training,
+        reference_separation,
+        targets,
+        complete,
+        warnings,
+    })
+}
+
+/// Each subset's share of the progress of an SDE run, `(start, width)` in evaluation order (references, then the
+/// targets): the shuffle loop dominates, O(h²) per shuffle.
+pub fn progress_spans(rows: &[usize], shuffles: usize) -> Vec<(f64, f64)> {
+    let weights: Vec<f64> = rows.iter().map(|&r| work(r, shuffles)).collect();
+    let total: f64 = weights.iter().sum();
+    weights
+        .iter()
+        .scan(0.0, |start, w| {
+            let s = (*start, w / total);
+            *start += w / total;
+            Some(s)
+        })
+        .collect()
+}
+
+/// [`check_inputs`] of subsets given as rows of their sources.
+fn check_subsets<S: Scalar>(
+    in_training: &RowSubset<'_, S>,
+    out_of_training: &RowSubset<'_, S>,
+    targets: &[RowSubset<'_, S>],
+    params: &SdeParams,
+) -> Result<Vec<String>> {
+    params.validate()?;
+    let d = in_training.source.cols();
+    for (name, cols) in std::iter::once((out_of_training.name, out_of_training.source.cols()))
+        .chain(targets.iter().map(|t| (t.name, t.source.cols())))
+    {
+        if cols != d {
+            return Err(Error::ShapeMismatch {
+                message: format!(
+                    "`{name}` has {cols} columns but `{}` has {d}; all subsets must be activations of the same layer",
+                    in_training.name
+                ),
+            });
+        }
+    }
+    // Validate every subset before any work, so a bad target fails fast instead of after the references.
+    for t in targets {
+        t.check(4, "split-half dependence (two halves of at least 2 rows)")?;
+    }
+    let mut warnings = Vec::new();
+    let odd: Vec<&str> = [in_training, out_of_training]
+        .into_iter()
+        .chain(targets)
+        .filter(|t| t.len() % 2 == 1)
+        .map(|t| t.name)
+        .collect();
+    if !odd.is_empty() {
+        warnings.push(format!(
+            "odd row counts: the last row of {} is not used (halves must be equal)",
+            odd.join(", ")
+        ));
+    }
+
+    Ok(warnings)
+}
+
 /// Runs SDE on any backend: the two reference distributions, then each target's distribution and verdict, OTR,
 /// F1 over labelled targets and (optionally) the baselines. If `monitor` stops the run, the report holds the
 /// targets finished so far (`complete: false`); stopped inside a reference, it has no targets.
+///
+/// The steps are public ([`check_inputs`], [`split_half_with`], [`baseline_verdicts`], [`target_outcome`],
+/// [`report`]) so that the subsets can be computed apart and assembled into the same report.
 ///
 /// # Errors
 /// Invalid parameters; a subset with fewer than 4 rows or non-finite values (named); inputs of different widths.
@@ -524,53 +710,12 @@ pub async fn sde_subsets_with<B: Backend, M: Monitor, S: Scalar>(
     targets: &[RowSubset<'_, S>],
     params: &SdeParams,
 ) -> Result<SdeReport> {
-    params.validate()?;
-    let d = in_training.source.cols();
-    for (name, cols) in std::iter::once((out_of_training.name, out_of_training.source.cols()))
-        .chain(targets.iter().map(|t| (t.name, t.source.cols())))
-    {
-        if cols != d {
-            return Err(Error::ShapeMismatch {
-                message: format!(
-                    "`{name}` has {cols} columns but `{}` has {d}; all subsets must be activations of the same layer",
-                    in_training.name
-                ),
-            });
-        }
-    }
-    // Validate every subset before any work, so a bad target fails fast instead of after the references.
-    for t in targets {
-        t.check(4, "split-half dependence (two halves of at least 2 rows)")?;
-    }
-    let mut warnings = Vec::new();
-    let odd: Vec<&str> = [&in_training, &out_of_training]
-        .into_iter()
-        .chain(targets)
-        .filter(|t| t.len() % 2 == 1)
-        .map(|t| t.name)
-        .collect();
-    if !odd.is_empty() {
-        warnings.push(format!(
-            "odd row counts: the last row of {} is not used (halves must be equal)",
-            odd.join(", ")
-        ));
-    }
-
-    // Each subset's share of the progress bar: (start, width), in evaluation order.
-    let weights: Vec<f64> = [in_training.len(), out_of_training.len()]
+    let warnings = check_subsets(&in_training, &out_of_training, targets, params)?;
+    let rows: Vec<usize> = [in_training.len(), out_of_training.len()]
         .into_iter()
         .chain(targets.iter().map(RowSubset::len))
-        .map(|r| work(r, params.shuffles))
         .collect();
-    let total: f64 = weights.iter().sum();
-    let spans: Vec<(f64, f64)> = weights
-        .iter()
-        .scan(0.0, |start, w| {
-            let s = (*start, w / total);
-            *start += w / total;
-            Some(s)
-        })
-        .collect();
+    let spans = progress_spans(&rows, params.shuffles);
 
     let it = split_half_rows_on(backend, monitor, &in_training, params, 0, spans[0]).await?;
     let oot = if it.complete {
@@ -593,74 +738,20 @@ pub async fn sde_subsets_with<B: Backend, M: Monitor, S: Scalar>(
                 complete = false;
                 break;
             }
-            let verdict = paper_verdict(&dist.values, &it.values, &oot.values, params.bins)?;
-            let mw = mann_whitney_u(
-                &dist.values,
-                &oot.values,
-                Alternative::Greater,
-                PValueMethod::Auto,
-                true,
-            )?;
             let baselines = match &refs {
                 Some((r_it, r_oot)) => Some(baseline(t.gathered()?.view(), r_it.view(), r_oot.view(), params)?),
                 None => None,
             };
-            outcomes.push(TargetOutcome {
-                name: t.name.to_string(),
-                label: t.label,
-                distribution: dist,
-                verdict,
-                mann_whitney_target_vs_oot: mw,
-                baselines,
-            });
+            outcomes.push(target_outcome(t.name, t.label, dist, baselines, &it, oot, params)?);
             let (start, width) = spans[2 + i];
-            let p = Progress {
-                fraction: start + width,
-                phase: format!("target {}/{}", i + 1, targets.len()),
-            };
+            let p = Progress { fraction: start + width, phase: format!("target {}/{}", i + 1, targets.len()) };
             if !monitor.checkpoint(&p).await {
                 complete = i + 1 == targets.len();
                 break;
             }
         }
     }
-    let reference_separation = match &oot {
-        Some(o) if !it.values.is_empty() && !o.values.is_empty() => Some(mann_whitney_u(
-            &it.values,
-            &o.values,
-            Alternative::Greater,
-            PValueMethod::Auto,
-            true,
-        )?),
-        _ => None,
-    };
-    if let Some(sep) = reference_separation.as_ref().filter(|s| s.p_value >= 0.01) {
-        warnings.push(format!(
-            "the references are not clearly separable: one-sided Mann–Whitney p = {:.2e} for H(IT) > H(OOT) \
-             (the paper requires p < 0.01); verdicts on this data are close to chance",
-            sep.p_value
-        ));
-    }
-    let calls: Vec<bool> = outcomes.iter().map(|t| t.verdict.in_training).collect();
-    Ok(SdeReport {
-        params: *params,
-        rng: RNG_ID,
-        backend: backend.info(),
-        out_of_training_rate: if calls.is_empty() {
-            None
-        } else {
-            Some(out_of_training_rate(&calls)?)
-        },
-        f1: labelled_f1(&outcomes, |t| Some(t.verdict.in_training))?,
-        f1_mmd: labelled_f1(&outcomes, |t| t.baselines.map(|b| b.mmd_in_training))?,
-        f1_wasserstein: labelled_f1(&outcomes, |t| t.baselines.map(|b| b.wasserstein_in_training))?,
-        in_training_reference: it,
-        out_of_training_reference: oot,
-        reference_separation,
-        targets: outcomes,
-        complete,
-        warnings,
-    })
+    report(params, backend.info(), it, oot, outcomes, complete, warnings)
 }
 
 /// [`sde_with`] on the CPU, run to completion.

@@ -416,7 +416,14 @@ export function envelope(ctx, { command, parameters, seed = null, output, cli })
     seed,
     inputs: output.inputs,
     result: output.result,
-    computed_by: { widget: 'lethe-web', backend: 'cpu', user_agent: typeof navigator !== 'undefined' ? navigator.userAgent : null, at: new Date().toISOString() },
+    computed_by: { widget: 'lethe-web', backend: output.result?.backend ?? null, user_agent: typeof navigator !== 'undefined' ? navigator.userAgent : null, at: new Date().toISOString() },
     cli_equivalent: cli,
   };
+}
+
+/** Which backend computed a result (the core's BackendInfo), next to the results. */
+export function backendLine(info, note) {
+  if (!info) return null;
+  const what = info.name === 'cpu' ? `CPU (wasm), ${info.precision} kernels` : `${info.name === 'webgpu' ? 'WebGPU' : info.name}, ${info.precision} kernels — ${info.device}`;
+  return h('p', { class: 'backend-line muted', 'data-value': 'backend' }, `Computed on: ${what}`, note ? h('span', { class: 'backend-note' }, ` · ${note}`) : null);
 }

@@ -1,20 +1,35 @@
-// SDE panel: split-half dependence evaluation (the paper's verdict, Mann–Whitney separation, OTR/F1 over many
-// targets). Every number comes from the core's SdeReport; this module lays it out.
+// SDE panel: split-half dependence evaluation — the paper's verdict (JSD of shuffle distributions, Mann–Whitney
+// separation, OTR/F1 over many targets) and, beside it, the calibrated verdict on exact shuffle means with its
+// diagnostics (lethe calibrate). Every number comes from the core's SdeReport / CalibratedReport; this module lays
+// them out.
 import { h, fill } from '../dom.js';
 import { fmt, num } from '../format.js';
 import { histogramPlot } from '../views/hist.js';
 import { stripPlot } from '../views/strip.js';
 import { PALETTE } from '../views/svg.js';
-import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope } from './common.js';
+import { inputSlot, field, rowsControl, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, backendLine } from './common.js';
 
 const LABELS = { it: 'in-training reference', oot: 'out-of-training reference' };
+const CALL = { in_training: 'in training', out_of_training: 'out of training', inconclusive: 'inconclusive' };
+const callClass = (c) => (c === 'in_training' ? 'verdict-in' : c === 'out_of_training' ? 'verdict-out' : 'verdict-none');
+// Short keys of the core's rule names (RuleSummary.rule), for data-value attributes.
+const RULE_KEYS = {
+  calibrated: 'calibrated',
+  'nearest exact mean (single pair)': 'nearest',
+  'whole-subset kernel dispersion': 'dispersion',
+  'mean max-softmax confidence': 'confidence',
+  'paper (JSD, one reference pair)': 'paper_first_pair',
+};
+
+/** Same activation matrix? (the calibrated verdict takes rows of one file) */
+const sameData = (a, b) => a && b && a.source === b.source && (a.tensor || null) === (b.tensor || null);
 
 export function sdePanel(ctx) {
   const parts = panelFrame({
     id: 'lethe-sde',
     title: 'SDE — split-half dependence',
     intro:
-      'Is a target set in the training data? Each subset is split in halves; HSIC between the halves over T shuffles gives a distribution. The target is called in training when its distribution is closer (Jensen–Shannon) to the in-training reference’s than to the out-of-training reference’s.',
+      'Is a target set in the training data? Each subset is split in halves; HSIC between the halves over T shuffles gives a distribution. The paper calls the target in training when its distribution is closer (Jensen–Shannon) to the in-training reference’s than to the out-of-training reference’s. Beside it, the calibrated verdict compares the exact mean of that distribution (closed form, no shuffles) with R reference subsets per class, with diagnostics that show what the signal is.',
   });
   const mode = field({ key: 'mode', label: 'Targets', type: 'select', value: 'single', options: [['single', 'one target set'], ['many', 'many targets drawn from pools (OTR, F1)']] });
   const slots = {
@@ -28,26 +43,74 @@ export function sdePanel(ctx) {
   const draw = field({ key: 'draw', label: 'Targets per pool', value: 10, min: 1, step: 1 });
   const size = field({ key: 'size', label: 'Rows per target', value: 50, min: 4, step: 1 });
   const multi = h('div', { class: 'multi' }, slots['draw-from'].el, slots['draw-in'].el, slots['draw-out'].el, h('div', { class: 'row' }, draw.el, size.el));
-  const syncMode = () => {
-    const many = mode.get() === 'many';
-    slots.target.el.hidden = many;
-    multi.hidden = !many;
+
+  // The calibrated verdict's reference pools: rows of the same activation file as the references.
+  const pools = {
+    it_pool: rowsControl(ctx.store, { key: 'it_pool', label: 'In-training pool', withAll: false }),
+    oot_pool: rowsControl(ctx.store, { key: 'oot_pool', label: 'Out-of-training pool', withAll: false }),
   };
-  mode.input.addEventListener('change', syncMode);
-  fill(parts.inputs, mode.el, slots.in_training.el, slots.out_of_training.el, slots.target.el, multi);
-  syncMode();
+  const poolErrors = { it_pool: h('div', { class: 'error', role: 'alert', 'data-error-for': 'it_pool' }), oot_pool: h('div', { class: 'error', role: 'alert', 'data-error-for': 'oot_pool' }) };
+  const poolBox = h(
+    'div',
+    { class: 'slot pools', 'data-slot': 'pools' },
+    h('div', { class: 'slot-label' }, 'Calibrated verdict: reference pools'),
+    h('div', { class: 'hint muted' }, 'R reference subsets per class are drawn from these rows of the in-training reference’s file (disjoint from the targets and, where the pools allow, from each other). Empty: the reference’s own rows.'),
+    h('div', { class: 'pool-row' }, h('span', { class: 'sub-label' }, 'in training'), pools.it_pool.el),
+    poolErrors.it_pool,
+    h('div', { class: 'pool-row' }, h('span', { class: 'sub-label' }, 'out of training'), pools.oot_pool.el),
+    poolErrors.oot_pool,
+  );
+  const poolSlots = Object.keys(pools).map((key) => ({ key, showError: (m) => fill(poolErrors[key], m), clearError: () => fill(poolErrors[key]) }));
 
   const p = {
+    rule: field({
+      key: 'rule',
+      label: 'Verdict',
+      type: 'select',
+      value: 'both',
+      options: [['both', 'paper + calibrated'], ['paper', 'paper rule only'], ['calibrated', 'calibrated only']],
+      help: 'calibrated: exact means, no shuffles',
+    }),
     shuffles: field({ key: 'shuffles', label: 'Shuffles T', value: 200, min: 1, step: 1 }),
     sigma: field({ key: 'sigma', label: 'Bandwidth σ', type: 'text', value: 'sqrt_dim', help: 'sqrt_dim, median or a number' }),
     seed: field({ key: 'seed', label: 'Seed', value: 0, min: 0, step: 1 }),
     bins: field({ key: 'bins', label: 'JSD bins', value: 30, min: 1, step: 1 }),
+    refs: field({ key: 'refs', label: 'Reference subsets R', value: 20, min: 1, step: 1, help: 'per class, calibrated verdict' }),
+    margin: field({ key: 'margin', label: 'Margin (sds)', value: 0, min: 0, step: 'any', help: 'calibrated: inconclusive within ± margin' }),
     split: field({ key: 'split', label: 'Split', type: 'select', value: 'first', options: [['first', 'first / second half'], ['random', 'seeded random halves']] }),
     precision: field({ key: 'precision', label: 'Kernel precision', type: 'select', value: 'f64', options: [['f64', 'f64 (reference)'], ['f32', 'f32 (faster)']] }),
-    backend: field({ key: 'backend', label: 'Backend', type: 'select', value: 'cpu', options: [['cpu', 'CPU (wasm)']] }),
+    backend: field({
+      key: 'backend',
+      label: 'Backend',
+      type: 'select',
+      value: 'auto',
+      options: [['auto', 'auto'], ['cpu', 'CPU (wasm)'], ['webgpu', 'WebGPU']],
+      help: 'auto: WebGPU for f32 kernels when there is one',
+    }),
+    workers: field({
+      key: 'workers',
+      label: 'Workers',
+      type: 'select',
+      value: 'pool',
+      options: [['pool', 'pool'], ['one', 'one']],
+      help: 'CPU: subsets split across workers',
+    }),
     baselines: field({ key: 'baselines', label: 'MMD / Wasserstein baselines', type: 'checkbox', value: false }),
   };
+  const syncMode = () => {
+    const many = mode.get() === 'many';
+    slots.target.el.hidden = many;
+    multi.hidden = !many;
+    const rule = p.rule.get();
+    poolBox.hidden = rule === 'paper';
+    for (const k of ['shuffles', 'bins', 'baselines', 'workers']) p[k].el.hidden = rule === 'calibrated';
+    for (const k of ['refs', 'margin']) p[k].el.hidden = rule === 'paper';
+  };
+  mode.input.addEventListener('change', syncMode);
+  p.rule.input.addEventListener('change', syncMode);
+  fill(parts.inputs, mode.el, slots.in_training.el, slots.out_of_training.el, slots.target.el, multi, poolBox);
   parts.params.append(...Object.values(p).map((f) => f.el));
+  syncMode();
 
   let last = null;
   const request = () => {
@@ -74,26 +137,107 @@ export function sdePanel(ctx) {
     };
   };
 
+  /**
+   * The calibrated request (`lethe calibrate`'s options) for an SDE request, or `{skip: reason}` when its inputs
+   * are not rows of one activation matrix. The pools default to the references' own rows.
+   */
+  const calibrateRequest = (req) => {
+    const data = req.in_training;
+    const inputs = [req.out_of_training, ...req.target, req.draw_from, req.draw_in, req.draw_out].filter(Boolean);
+    if (!data || inputs.some((i) => !sameData(i, data))) {
+      return { skip: 'The calibrated verdict takes the references and the targets as rows of one activation file (one model, one layer); here they come from different files or tensors, so it was not computed.' };
+    }
+    const pool = (ctl, ref) => {
+      const r = ctl.get();
+      return r && !(r.kind === 'text' && !r.text.trim()) ? r : ref.rows;
+    };
+    return {
+      data: { source: data.source, tensor: data.tensor || null },
+      it_pool: pool(pools.it_pool, req.in_training),
+      oot_pool: pool(pools.oot_pool, req.out_of_training),
+      target: req.target.map((t) => t.rows),
+      target_in: [],
+      target_out: [],
+      draw_from: req.draw_from ? req.draw_from.rows : null,
+      draw_in: req.draw_in ? req.draw_in.rows : null,
+      draw_out: req.draw_out ? req.draw_out.rows : null,
+      draw: req.draw,
+      size: req.size,
+      refs: p.refs.get(),
+      margin: p.margin.get(),
+      // The paper rule runs on the panel's own reference pair (above), not inside the calibrated evaluation.
+      paper_shuffles: 0,
+      sigma: req.sigma,
+      split: req.split,
+      bins: req.bins,
+      seed: req.seed,
+      precision: req.precision,
+      backend: req.backend,
+    };
+  };
+
+  const allSlots = () => [...Object.values(slots), ...poolSlots];
+  /** A failure of the GPU (no adapter, a lost device, a device limit): the same run on the CPU, one click away. */
+  const offerCpu = (e) => {
+    const retry = h('button', { type: 'button', class: 'button button-small', 'data-action': 'retry-cpu' }, 'Retry on the CPU');
+    retry.addEventListener('click', () => {
+      p.backend.set('cpu');
+      run.run().catch(() => {});
+    });
+    fill(parts.error, h('span', {}, `The GPU run failed: ${e.message} `), retry);
+  };
   const run = runner(ctx, parts, {
     label: 'Run SDE',
     fields: [...Object.values(p), draw, size],
     start: async (signal, onProgress) => {
-      for (const s of Object.values(slots)) s.clearError();
+      for (const s of allSlots()) s.clearError();
       const req = request();
+      const rule = p.rule.get();
       if (!req.target.length && !req.draw_from && !req.draw_in && !req.draw_out) {
         (mode.get() === 'many' ? slots['draw-from'] : slots.target).showError('choose a target set (or a pool to draw targets from)');
         throw new Error('no target');
       }
       try {
-        const out = await ctx.engine.request('run', { analysis: 'sde', request: req }, { signal, onProgress });
-        last = { req, out };
+        let cal = null;
+        let calSkip = null;
+        let creq = null;
+        if (rule !== 'paper') {
+          creq = calibrateRequest(req);
+          if (creq.skip) {
+            calSkip = creq.skip;
+            if (rule === 'calibrated') throw Object.assign(new Error(calSkip), { input: 'target' });
+          } else {
+            const t0 = performance.now();
+            try {
+              cal = await ctx.engine.request('run', { analysis: 'calibrate', request: creq }, { signal, onProgress });
+            } catch (e) {
+              // Beside the paper rule, a calibrated verdict that cannot be computed (pools too small once the
+              // targets' rows are left out, say) is reported and the paper rule still runs.
+              if (rule === 'calibrated' || signal.aborted) throw e;
+              calSkip = `The calibrated verdict could not be computed: ${e.message}`;
+              if (e.input === 'it_pool' || e.input === 'oot_pool') showError(parts, poolSlots, e);
+            }
+            parts.el.dataset.calibratedMs = String(Math.round(performance.now() - t0));
+            if (signal.aborted && rule !== 'calibrated') {
+              last = { req, creq, out: null, cal, calSkip };
+              render(last);
+              return cal;
+            }
+          }
+        }
+        const out =
+          rule === 'calibrated' ? null : await ctx.engine.request('run', { analysis: 'sde', request: req, pool: p.workers.get() !== 'one' }, { signal, onProgress });
+        last = { req, creq, out, cal, calSkip };
         render(last);
-        ctx.emit('result', { panel: 'sde', output: out, report: report(last) });
-        return out;
+        ctx.emit('result', { panel: 'sde', output: out || cal, report: report(last) });
+        return out || cal;
       } catch (e) {
+        // A run stopped among the calibrated references has nothing to show.
+        if (signal.aborted) throw new DOMException('cancelled', 'AbortError');
         if (e.name !== 'AbortError') {
-          showError(parts, Object.values(slots), e);
-          ctx.emit('error', { panel: 'sde', message: e.message, input: e.input });
+          showError(parts, allSlots(), e);
+          if (e.backend) offerCpu(e);
+          ctx.emit('error', { panel: 'sde', message: e.message, input: e.input, backend: e.backend });
         }
         throw e;
       }
@@ -101,7 +245,7 @@ export function sdePanel(ctx) {
   });
 
   const specOf = (out, role) => out.inputs.filter((r) => r.role === role).map((r) => r.spec);
-  const report = ({ req, out }) => {
+  const sdeEnvelope = ({ req, out }) => {
     const one = (role) => specOf(out, role)[0] ?? null;
     const parameters = {
       it: one('in_training'),
@@ -141,70 +285,231 @@ export function sdePanel(ctx) {
     ];
     return envelope(ctx, { command: 'sde', parameters, seed: req.seed, output: out, cli: cliLine('sde', args) });
   };
+  const calEnvelope = (cal) => {
+    const q = cal.parameters;
+    const drawn = q.draw_from || q.draw_in || q.draw_out;
+    const args = [
+      ['data', q.data],
+      ['it-pool', q.it_pool],
+      ['oot-pool', q.oot_pool],
+      ...q.target.map((t) => ['target', t]),
+      ...q.target_in.map((t) => ['target-in', t]),
+      ...q.target_out.map((t) => ['target-out', t]),
+      ['draw-from', q.draw_from],
+      ['draw-in', q.draw_in],
+      ['draw-out', q.draw_out],
+      ['draw', drawn ? q.draw : null],
+      ['size', q.size],
+      ['refs', q.refs],
+      ['margin', q.margin],
+      ['paper-shuffles', q.paper_shuffles],
+      ['sigma', q.sigma],
+      ['split', q.split],
+      ['bins', q.bins],
+      ['seed', q.seed],
+      ['precision', q.precision],
+    ];
+    return envelope(ctx, { command: 'calibrate', parameters: q, seed: q.seed, output: cal, cli: cliLine('calibrate', args) });
+  };
+  /**
+   * The JSON report: `lethe sde --json`'s envelope with the calibrated evaluation (`lethe calibrate --json`'s
+   * envelope) under `calibrated`; with the calibrated verdict only, that envelope itself.
+   */
+  const report = (l) => {
+    if (!l.out) return calEnvelope(l.cal);
+    const env = sdeEnvelope(l);
+    env.calibrated = l.cal ? calEnvelope(l.cal) : l.calSkip ? { skipped: l.calSkip } : null;
+    return env;
+  };
 
-  const table = ({ out }) => {
-    const r = out.result;
-    const rows = [['subset', 'shuffle', 'hsic']];
-    const add = (name, d) => d && d.values.forEach((v, i) => rows.push([name, i, num(v)]));
-    add('in_training', r.in_training_reference);
-    add('out_of_training', r.out_of_training_reference);
-    for (const t of r.targets) add(t.name, t.distribution);
+  const table = ({ out, cal }) => {
+    if (out) {
+      const r = out.result;
+      const rows = [['subset', 'shuffle', 'hsic']];
+      const add = (name, d) => d && d.values.forEach((v, i) => rows.push([name, i, num(v)]));
+      add('in_training', r.in_training_reference);
+      add('out_of_training', r.out_of_training_reference);
+      for (const t of r.targets) add(t.name, t.distribution);
+      return rows;
+    }
+    const c = cal.result;
+    const rows = [['subset', 'class', 'exact_mean', 'shuffle_sd', 'dispersion', 'confidence', 'z', 'calibrated']];
+    const ref = (cls, rc) => rc.stats.forEach((s, k) => rows.push([`${cls} reference ${k}`, cls, num(s.moments.mean), num(s.moments.sd), num(s.dispersion), s.confidence ?? '', '', '']));
+    ref('in_training', c.in_training);
+    ref('out_of_training', c.out_of_training);
+    for (const t of c.targets) rows.push([t.name, t.label == null ? 'target' : t.label ? 'target (label in)' : 'target (label out)', num(t.stats.moments.mean), num(t.stats.moments.sd), num(t.stats.dispersion), t.stats.confidence ?? '', num(t.score), t.calibrated]);
     return rows;
   };
 
-  function render({ req, out }) {
-    const r = out.result;
-    const single = r.targets.length === 1 && !req.draw_from && !req.draw_in && !req.draw_out;
-    const it = r.in_training_reference;
-    const sep = r.reference_separation;
+  /** One line per calibrated call: the verdict and why. */
+  const calVerdict = (c, t) => {
+    const r = c.rule;
+    const R = c.params.references;
+    const why =
+      R >= 2
+        ? ` — exact shuffle mean ${fmt(t.stats.moments.mean)}, ${fmt(Math.abs(num(t.score)))} reference sds on the ${num(t.score) > 0 ? 'in-training' : 'out-of-training'} side of the midpoint ${fmt(r.threshold)} (R = ${R} subsets of ${c.params.subset_size} rows per class${c.params.margin > 0 ? `, margin ${c.params.margin}` : ''})`
+        : ` — exact shuffle mean ${fmt(t.stats.moments.mean)} is nearer the ${t.nearest_single_pair ? 'in-training' : 'out-of-training'} reference’s (one reference subset per class)`;
+    return h('p', { class: `verdict ${callClass(t.calibrated)}`, 'data-value': 'sde.cal.verdict' }, `Calibrated: ${t.name}: ${CALL[t.calibrated]}`, h('span', { class: 'muted' }, why));
+  };
+
+  /** Statistic × (target, references, separation, call): what the calibrated verdict and its diagnostics read. */
+  const diagnostics = (c, t) => {
+    const rows = [
+      ['exact shuffle mean (the SDE statistic)', t.stats.moments.mean, c.rule, t.calibrated, 'mean'],
+      ['whole-subset kernel dispersion', t.stats.dispersion, c.dispersion_rule, t.dispersion, 'dispersion'],
+      c.confidence_rule && t.stats.confidence != null && ['mean max-softmax confidence', t.stats.confidence, c.confidence_rule, t.confidence, 'confidence'],
+    ].filter(Boolean);
+    return h('div', { class: 'table-scroll' }, h('table', { class: 'targets diagnostics' },
+      h('caption', {}, 'Diagnostics under the same references and midpoint rule'),
+      h('thead', {}, h('tr', {}, ['statistic', 'target', 'in-training refs', 'out-of-training refs', 'apart (sds)', 'call'].map((x) => h('th', { scope: 'col' }, x)))),
+      h('tbody', {}, rows.map(([name, v, rule, call, key]) => h('tr', {},
+        h('th', { scope: 'row' }, name),
+        h('td', { 'data-value': `sde.cal.${key}` }, fmt(v)),
+        h('td', {}, fmt(rule.in_training_mean)),
+        h('td', {}, fmt(rule.out_of_training_mean)),
+        h('td', { 'data-value': `sde.cal.${key}.separation` }, fmt(rule.separation)),
+        h('td', { 'data-value': `sde.cal.${key}.call` }, CALL[call]))))));
+  };
+
+  const notesBox = (c) =>
+    h('div', { class: 'notes', role: 'note' }, h('strong', {}, 'What the signal is'), h('ul', {}, c.result.notes.map((n) => h('li', {}, n))));
+
+  /** Per-target exact means against the reference subsets' (calibrated verdict), with the midpoint. */
+  const meansPlot = (c) =>
+    plotBlock({
+      title: 'Exact shuffle means: reference subsets and targets',
+      filename: 'sde-exact-means',
+      draw: (width) => {
+        const color = (call) => (call === 'in_training' ? PALETTE.it : call === 'out_of_training' ? PALETTE.oot : '#888888');
+        const ring = (t) => (t.label == null ? null : t.label ? PALETTE.ink : PALETTE.accent);
+        return stripPlot(
+          [
+            { label: 'in-training refs', points: c.in_training.stats.map((s, k) => ({ value: num(s.moments.mean), color: PALETTE.it, title: `in-training reference ${k}` })) },
+            { label: 'out-of-training', points: c.out_of_training.stats.map((s, k) => ({ value: num(s.moments.mean), color: PALETTE.oot, title: `out-of-training reference ${k}` })) },
+            { label: 'targets', points: c.targets.map((t) => ({ value: num(t.stats.moments.mean), color: color(t.calibrated), ring: ring(t), title: `${t.name}: ${CALL[t.calibrated]}` })) },
+          ],
+          {
+            width,
+            xlabel: 'exact mean of the split-half shuffle distribution (HSIC)',
+            label: 'Strip plot of the exact shuffle means of the reference subsets and the targets',
+            markers: c.params.references >= 2 ? [{ x: num(c.rule.threshold), label: 'midpoint' }] : [],
+            legend: [['called in training', PALETTE.it, 'dot'], ['called out of training', PALETTE.oot, 'dot'], ['inconclusive', '#888888', 'dot']],
+          },
+        );
+      },
+    }).el;
+
+  function render({ req, out, cal, calSkip }) {
+    const r = out?.result;
+    const c = cal?.result;
+    const single = !req.draw_from && !req.draw_in && !req.draw_out && req.target.length === 1;
     const blocks = [];
-    if (!r.complete) {
+    if (r && !r.complete) {
+      const it = r.in_training_reference;
       blocks.push(
         h('div', { class: 'partial', role: 'status' }, h('strong', {}, 'Stopped early — partial result. '),
           `In-training reference: ${it.values.length} of ${it.shuffles_planned} shuffles; ` +
             (r.out_of_training_reference ? `out-of-training reference: ${r.out_of_training_reference.values.length} of ${r.out_of_training_reference.shuffles_planned}; ` : 'out-of-training reference not started; ') +
             `${r.targets.length} target(s) finished. Numbers below use only what was computed.`),
       );
+    } else if (!r && c && !c.complete) {
+      blocks.push(h('div', { class: 'partial', role: 'status' }, h('strong', {}, 'Stopped early — partial result. '), `${c.targets.length} target(s) finished.`));
     }
-    blocks.push(warningsBox(r.warnings, 'Read this first'));
-    blocks.push(warningsBox(out.load_warnings.map((w) => `${w.role}: ${w.message}`), 'Input warnings'));
-    if (single && r.targets[0]) {
-      const t = r.targets[0];
-      const v = t.verdict;
-      blocks.push(
-        h('p', { class: `verdict ${v.in_training ? 'verdict-in' : 'verdict-out'}`, 'data-value': 'sde.verdict' },
-          `${t.name}: ${v.in_training ? 'in training' : 'out of training'}`,
-          h('span', { class: 'muted' }, ` — JSD to the in-training reference ${fmt(v.jsd_target_it)} ${v.in_training ? '<' : '≥'} JSD to the out-of-training reference ${fmt(v.jsd_target_oot)}`)),
-      );
-      blocks.push(
-        numbers([
-          ['JSD(target, in-training ref.)', fmt(v.jsd_target_it), `natural log, ${req.bins} bins; scipy jensenshannon = ${fmt(v.jsd_sqrt_target_it)}`, 'sde.jsd_it'],
-          ['JSD(target, out-of-training ref.)', fmt(v.jsd_target_oot), `scipy jensenshannon = ${fmt(v.jsd_sqrt_target_oot)}`, 'sde.jsd_oot'],
-          ['Mann–Whitney p, target > out-of-training', fmt(t.mann_whitney_target_vs_oot.p_value), 'one-sided', 'sde.mw_target'],
-          sep && ['References separable? Mann–Whitney p, IT > OOT', fmt(sep.p_value), 'the paper requires p < 0.01', 'sde.separation'],
-          t.baselines && ['MMD² to IT / to OOT', `${fmt(t.baselines.mmd_target_it)} / ${fmt(t.baselines.mmd_target_oot)}`, t.baselines.mmd_in_training ? 'MMD says in training' : 'MMD says out of training'],
-          t.baselines && ['Wasserstein-1 to IT / to OOT', `${fmt(t.baselines.wasserstein_target_it)} / ${fmt(t.baselines.wasserstein_target_oot)}`, t.baselines.wasserstein_in_training ? 'W1 says in training' : 'W1 says out of training'],
-        ]),
-      );
+    blocks.push(warningsBox(r?.warnings, 'Read this first'));
+    blocks.push(warningsBox(c?.warnings, 'Calibrated verdict: reference subsets'));
+    blocks.push(warningsBox([...(out?.load_warnings || []), ...(!out ? cal?.load_warnings || [] : [])].map((w) => `${w.role}: ${w.message}`), 'Input warnings'));
+    if (calSkip) blocks.push(h('p', { class: 'muted', 'data-value': 'sde.cal.skipped' }, calSkip));
+
+    if (single) {
+      const t = r?.targets[0];
+      const ct = c?.targets[0];
+      if (t) {
+        const v = t.verdict;
+        blocks.push(
+          h('p', { class: `verdict ${v.in_training ? 'verdict-in' : 'verdict-out'}`, 'data-value': 'sde.verdict' },
+            `${c ? 'Paper rule: ' : ''}${t.name}: ${v.in_training ? 'in training' : 'out of training'}`,
+            h('span', { class: 'muted' }, ` — JSD to the in-training reference ${fmt(v.jsd_target_it)} ${v.in_training ? '<' : '≥'} JSD to the out-of-training reference ${fmt(v.jsd_target_oot)}`)),
+        );
+      }
+      if (ct) blocks.push(calVerdict(c, ct));
+      if (t) {
+        const v = t.verdict;
+        const sep = r.reference_separation;
+        blocks.push(
+          numbers(
+            [
+              ['JSD(target, in-training ref.)', fmt(v.jsd_target_it), `natural log, ${req.bins} bins; scipy jensenshannon = ${fmt(v.jsd_sqrt_target_it)}`, 'sde.jsd_it'],
+              ['JSD(target, out-of-training ref.)', fmt(v.jsd_target_oot), `scipy jensenshannon = ${fmt(v.jsd_sqrt_target_oot)}`, 'sde.jsd_oot'],
+              ['Mann–Whitney p, target > out-of-training', fmt(t.mann_whitney_target_vs_oot.p_value), 'one-sided', 'sde.mw_target'],
+              sep && ['References separable? Mann–Whitney p, IT > OOT', fmt(sep.p_value), 'the paper requires p < 0.01', 'sde.separation'],
+              ['Exact mean ± sd over all shuffles, target', `${fmt(t.distribution.moments.mean)} ± ${fmt(t.distribution.moments.sd)}`, 'closed form (the dashed lines in the plot)', 'sde.moments'],
+              t.baselines && ['MMD² to IT / to OOT', `${fmt(t.baselines.mmd_target_it)} / ${fmt(t.baselines.mmd_target_oot)}`, t.baselines.mmd_in_training ? 'MMD says in training' : 'MMD says out of training'],
+              t.baselines && ['Wasserstein-1 to IT / to OOT', `${fmt(t.baselines.wasserstein_target_it)} / ${fmt(t.baselines.wasserstein_target_oot)}`, t.baselines.wasserstein_in_training ? 'W1 says in training' : 'W1 says out of training'],
+            ],
+            c ? 'Paper rule (one reference pair, T shuffles)' : null,
+          ),
+        );
+      }
+      if (ct) {
+        blocks.push(
+          numbers(
+            [
+              ['z, reference sds (+: in-training side)', fmt(ct.score), c.params.references >= 2 ? `threshold ${fmt(c.rule.threshold)}, pooled sd ${fmt(c.rule.pooled_sd)}` : 'one reference per class: nearest mean', 'sde.cal.z'],
+              ['In-training references: exact mean ± sd', `${fmt(c.in_training.mean)} ± ${fmt(c.in_training.sd)}`, `${c.in_training.subsets.length} subsets${c.in_training.disjoint ? ', disjoint' : ', overlapping'}`, 'sde.cal.it'],
+              ['Out-of-training references: exact mean ± sd', `${fmt(c.out_of_training.mean)} ± ${fmt(c.out_of_training.sd)}`, `${c.out_of_training.subsets.length} subsets${c.out_of_training.disjoint ? ', disjoint' : ', overlapping'}`, 'sde.cal.oot'],
+              ['Nearest exact mean, first reference pair', ct.nearest_single_pair ? 'in training' : 'out of training', 'the single-pair rule', 'sde.cal.nearest'],
+            ],
+            'Calibrated verdict (exact shuffle means, no shuffles)',
+          ),
+        );
+        blocks.push(diagnostics(c, ct), notesBox(cal));
+      }
     } else {
+      const rows = [];
+      if (r) rows.push(['paper rule (JSD, the reference pair above)', r.out_of_training_rate, r.f1, 0, r.targets.length, 'paper']);
+      if (c) for (const s of c.summaries) rows.push([s.rule, s.out_of_training_rate, s.f1, s.inconclusive, c.targets.length, RULE_KEYS[s.rule] || s.rule]);
+      blocks.push(
+        h('div', { class: 'table-scroll' }, h('table', { class: 'targets rules' },
+          h('caption', {}, 'Rules side by side'),
+          h('thead', {}, h('tr', {}, ['rule', 'OTR', 'F1 (in-training positive)', 'inconclusive'].map((x) => h('th', { scope: 'col' }, x)))),
+          h('tbody', {}, rows.map(([name, otr, f1, inc, n, key]) => h('tr', {},
+            h('th', { scope: 'row' }, name),
+            h('td', { 'data-value': key === 'paper' ? 'sde.otr' : `sde.otr.${key}` }, otr == null ? '—' : fmt(otr)),
+            h('td', { 'data-value': key === 'paper' ? 'sde.f1' : `sde.f1.${key}` }, f1 ? fmt(f1.f1) : '—'),
+            h('td', {}, `${inc} of ${n}`))))),
+        ),
+      );
       blocks.push(
         numbers([
-          r.out_of_training_rate != null && ['Out-of-training rate (OTR)', fmt(r.out_of_training_rate), `over ${r.targets.length} targets`, 'sde.otr'],
-          r.f1 && ['F1 (SDE, in-training positive)', fmt(r.f1.f1), 'over labelled targets', 'sde.f1'],
-          r.f1_mmd && ['F1 (MMD baseline)', fmt(r.f1_mmd.f1), '', 'sde.f1_mmd'],
-          r.f1_wasserstein && ['F1 (Wasserstein baseline)', fmt(r.f1_wasserstein.f1), '', 'sde.f1_w'],
-          sep && ['References separable? Mann–Whitney p, IT > OOT', fmt(sep.p_value), 'the paper requires p < 0.01', 'sde.separation'],
+          r?.f1_mmd && ['F1 (MMD baseline)', fmt(r.f1_mmd.f1), '', 'sde.f1_mmd'],
+          r?.f1_wasserstein && ['F1 (Wasserstein baseline)', fmt(r.f1_wasserstein.f1), '', 'sde.f1_w'],
+          r?.reference_separation && ['References separable? Mann–Whitney p, IT > OOT', fmt(r.reference_separation.p_value), 'the paper requires p < 0.01', 'sde.separation'],
+          c && ['Calibrated references: exact means', `${fmt(c.in_training.mean)} ± ${fmt(c.in_training.sd)} vs ${fmt(c.out_of_training.mean)} ± ${fmt(c.out_of_training.sd)}`, `R = ${c.params.references} per class, ${fmt(c.rule.separation)} sds apart`, 'sde.cal.refs'],
         ]),
       );
-      if (r.targets.length) {
+      if (c) blocks.push(notesBox(cal));
+      const n = Math.max(r?.targets.length || 0, c?.targets.length || 0);
+      if (n) {
+        const byName = new Map((c?.targets || []).map((t) => [t.name, t]));
+        const names = (r?.targets || c.targets).map((t) => t.name);
+        const pt = new Map((r?.targets || []).map((t) => [t.name, t]));
+        const cols = ['target', 'label', ...(r ? ['JSD to IT', 'JSD to OOT', 'paper'] : []), ...(c ? ['exact mean', 'z', 'calibrated', 'dispersion', 'confidence'] : [])];
         blocks.push(
           h('div', { class: 'table-scroll' }, h('table', { class: 'targets' },
-            h('thead', {}, h('tr', {}, ['target', 'label', 'JSD to IT', 'JSD to OOT', 'verdict'].map((c) => h('th', { scope: 'col' }, c)))),
-            h('tbody', {}, r.targets.map((t) => h('tr', {},
-              h('td', {}, t.name), h('td', {}, t.label == null ? '—' : t.label ? 'in' : 'out'),
-              h('td', {}, fmt(t.verdict.jsd_target_it)), h('td', {}, fmt(t.verdict.jsd_target_oot)),
-              h('td', {}, t.verdict.in_training ? 'in training' : 'out of training')))))),
+            h('thead', {}, h('tr', {}, cols.map((x) => h('th', { scope: 'col' }, x)))),
+            h('tbody', {}, names.map((name) => {
+              const t = pt.get(name);
+              const ct = byName.get(name);
+              const label = (t || ct).label;
+              return h('tr', {},
+                h('td', {}, name), h('td', {}, label == null ? '—' : label ? 'in' : 'out'),
+                r && [h('td', {}, t ? fmt(t.verdict.jsd_target_it) : '—'), h('td', {}, t ? fmt(t.verdict.jsd_target_oot) : '—'), h('td', {}, t ? (t.verdict.in_training ? 'in training' : 'out of training') : '—')],
+                c && [h('td', {}, ct ? fmt(ct.stats.moments.mean) : '—'), h('td', {}, ct ? fmt(ct.score) : '—'), h('td', {}, ct ? CALL[ct.calibrated] : '—'),
+                  h('td', {}, ct ? CALL[ct.dispersion] : '—'), h('td', {}, ct?.confidence ? CALL[ct.confidence] : '—')]);
+            })))),
         );
+      }
+      if (r?.targets.length) {
         const color = (t) => (t.verdict.in_training ? PALETTE.it : PALETTE.oot);
         const ring = (t) => (t.label == null ? null : t.label ? PALETTE.ink : PALETTE.accent);
         blocks.push(
@@ -223,7 +528,8 @@ export function sdePanel(ctx) {
         );
       }
     }
-    if (out.histograms) {
+    if (c && c.targets.length) blocks.push(meansPlot(c));
+    if (out?.histograms) {
       const choose = h('select', { 'aria-label': 'Target shown in the histogram' }, r.targets.map((t, i) => h('option', { value: i }, t.name)));
       const plot = plotBlock({
         title: 'HSIC split-half distributions',
@@ -231,17 +537,28 @@ export function sdePanel(ctx) {
         draw: (width) => {
           const k = Number(choose.value || 0);
           const series = out.histograms.series.filter((s) => s.role !== 'target').concat(out.histograms.series.filter((s) => s.role === 'target')[k] || []);
-          return histogramPlot({ edges: out.histograms.edges.map(num), series }, { width, xlabel: 'HSIC(S₁, S₂ shuffled)', labels: LABELS, label: 'Overlaid histograms of the in-training, out-of-training and target distributions' });
+          const dists = [['it', r.in_training_reference], ['oot', r.out_of_training_reference], ['target', r.targets[k]?.distribution]];
+          const moments = dists.filter(([, d]) => d).map(([role, d]) => ({ role, mean: num(d.moments.mean), sd: num(d.moments.sd) }));
+          return histogramPlot(
+            { edges: out.histograms.edges.map(num), series },
+            { width, xlabel: 'HSIC(S₁, S₂ shuffled)', labels: LABELS, moments, label: 'Overlaid histograms of the in-training, out-of-training and target distributions, with each distribution’s exact mean ± sd over all shuffles' },
+          );
         },
       });
       choose.addEventListener('change', plot.render);
       blocks.push(r.targets.length > 1 ? h('div', { class: 'row' }, h('span', { class: 'muted' }, 'target shown:'), choose) : null, plot.el);
     }
-    const sig = it.sigma_1;
+    const bits = [];
+    if (r) {
+      const it = r.in_training_reference;
+      bits.push(`T = ${req.shuffles} shuffles · σ = ${req.sigma} (${fmt(it.sigma_1)}) · halves of ${it.half} rows · ${req.bins} bins`);
+    }
+    if (c) bits.push(`calibrated: R = ${c.params.references} × ${c.params.subset_size} rows per class, margin ${c.params.margin}`);
+    bits.push(`seed ${req.seed} · split ${req.split} · ${(r || c).params.precision} · RNG ${(r || c).rng}`);
     blocks.push(
-      h('p', { class: 'params-line muted' },
-        `T = ${req.shuffles} shuffles · σ = ${req.sigma} (${fmt(sig)}) · halves of ${it.half} rows · seed ${req.seed} · ${req.bins} bins · split ${req.split} · ${r.params.precision} · backend ${r.backend.name} · RNG ${r.rng}`),
-      exportBar({ name: `lethe-sde-seed${req.seed}`, report: () => report({ req, out }), table: () => table({ req, out }) }),
+      h('p', { class: 'params-line muted' }, bits.join(' · ')),
+      backendLine((r || c).backend, [out?.pool && `the paper rule's ${r.targets.length + 2} subsets split across ${out.pool.workers} workers`, (out || cal).backend_choice?.note].filter(Boolean).join(' · ')),
+      exportBar({ name: `lethe-sde-seed${req.seed}`, report: () => report(last), table: () => table(last) }),
     );
     fill(parts.results, blocks);
   }
@@ -254,14 +571,23 @@ export function sdePanel(ctx) {
     run: (signal) => run.run(signal),
     cancel: () => run.cancel(),
     last: () => last && report(last),
+    /** Labels the backend choices with what this worker found: the adapter, or why there is no WebGPU. */
+    setWebGpu(gpu) {
+      const opt = p.backend.input.querySelector('option[value="webgpu"]');
+      opt.textContent = gpu?.available ? `WebGPU (${gpu.adapter})` : 'WebGPU (not available here)';
+      opt.disabled = !gpu?.available;
+      if (!gpu?.available && p.backend.get() === 'webgpu') p.backend.set('auto');
+    },
     set(opts) {
       for (const [k, v] of Object.entries(opts)) {
         if (slots[k]) slots[k].set(v);
         else if (p[k]) p[k].set(v);
-        else if (k === 'mode') (mode.set(v), syncMode());
+        else if (pools[k]) pools[k].set(typeof v === 'string' ? { kind: 'text', text: v } : v);
+        else if (k === 'mode') mode.set(v);
         else if (k === 'draw') draw.set(v);
         else if (k === 'size') size.set(v);
       }
+      syncMode();
     },
   };
 }

@@ -4,7 +4,8 @@ import { h } from '../dom.js';
 import { PALETTE, axes, frame, legend, scale, ticks } from './svg.js';
 
 /**
- * rows: [{label, points: [{value, color, ring, title}]}]; opts: {width, xlabel, legend: [[label, color, kind]]}.
+ * rows: [{label, points: [{value, color, ring, title}]}]; opts: {width, xlabel, legend: [[label, color, kind]],
+ * markers: [{x, label}]} (dashed vertical lines, e.g. a decision threshold).
  */
 export function stripPlot(rows, opts = {}) {
   const width = opts.width || 640;
@@ -14,7 +15,8 @@ export function stripPlot(rows, opts = {}) {
   const vals = rows.flatMap((r) => r.points.map((p) => p.value)).concat((opts.markers || []).map((m) => m.x)).filter(Number.isFinite);
   let lo = Math.min(...vals);
   let hi = Math.max(...vals);
-  if (!(hi > lo)) {
+  // A single value (or values equal to rounding, e.g. JSDs that all reached ln 2) gets a unit-wide axis.
+  if (!(hi - lo > 1e-9 * Math.max(Math.abs(lo), Math.abs(hi)))) {
     lo -= 0.5;
     hi += 0.5;
   }

@@ -29,9 +29,16 @@ export function ticks(lo, hi, count = 5) {
   const raw = (hi - lo) / count;
   const p = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 2.5, 5, 10].map((m) => m * p).find((s) => s >= raw) || raw;
+  // Index-based (never `v += step`): a range of a few ulps would otherwise never advance and grow the array
+  // without bound.
+  const first = Math.ceil(lo / step - 1e-9);
+  const n = Math.min(1000, Math.floor(hi / step + 1e-9) - first + 1);
   const out = [];
-  for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) out.push(Math.abs(v) < step * 1e-9 ? 0 : v);
-  return out;
+  for (let k = 0; k < n; k++) {
+    const v = (first + k) * step;
+    out.push(Math.abs(v) < step * 1e-9 ? 0 : v);
+  }
+  return out.length ? out : [lo];
 }
 
 /** An <svg> of width × height with the plot area inset by `m` ({l, r, t, b}). */

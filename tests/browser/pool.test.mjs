@@ -1,0 +1,84 @@
+// 11. A pool of plain Web Workers for multi-target SDE on the CPU (issue 4, CPU path): the page's worker and up to
+//     three more (min(hardwareConcurrency, 4); `?workers=3` here), each its own wasm instance, no SharedArrayBuffer,
+//     split the run's subsets. Each subset has its own shuffle stream (k = 2 + i for target i), so the pooled report
+//     must equal the single-worker one number for number; progress covers the whole pool and a cancel reaches every
+//     worker (partial result, then a new run works).
+import path from 'node:path';
+import { assert, compare, downloadJson, eq, open, waitRun, workdir } from './lib.mjs';
+
+async function setUp(page, dir) {
+  const sde = page.locator('#lethe-sde');
+  await sde.locator('[data-param=mode]').selectOption('many');
+  await sde.locator('[data-role="in_training-file"]').setInputFiles(path.join(dir, 'act_retrained.npy'));
+  await sde.locator('[data-slot="in_training"] .lethe-slot-status').filter({ hasText: '744 × 128' }).waitFor({ timeout: 15000 });
+  for (const [role, rows] of [['in_training', '144..244'], ['out_of_training', '544..644'], ['draw-in', '244..544'], ['draw-out', '644..744']]) {
+    if (role !== 'in_training') await sde.locator(`select[data-role="${role}"]`).selectOption({ label: 'act_retrained.npy' });
+    await sde.locator(`[data-role="${role}-rows-mode"]`).selectOption('text');
+    await sde.locator(`[data-role="${role}-rows"]`).fill(rows);
+  }
+  await sde.locator('[data-param=rule]').selectOption('paper');
+  await sde.locator('[data-param=draw]').fill('6');
+  await sde.locator('[data-param=size]').fill('100');
+  await sde.locator('[data-param=seed]').fill('4');
+  await sde.locator('[data-param=split]').selectOption('random');
+  await sde.locator('[data-param=baselines]').check();
+  await sde.locator('[data-slot="draw-out"] .lethe-slot-status').filter({ hasText: '100 × 128' }).waitFor();
+  return sde;
+}
+
+async function runOk(sde) {
+  await sde.locator('[data-action="run"]').click();
+  const t = await waitRun(sde, 120000);
+  assert(/done in/.test(t), `run did not finish: ${t} ${await sde.locator('.lethe-error').allTextContents()}`);
+  return Number(await sde.getAttribute('data-last-run-ms'));
+}
+
+export const tests = [
+  {
+    name: 'a pooled multi-target SDE run (3 workers) equals the single-worker run number for number; progress and cancel work',
+    async fn({ context, base }) {
+      const dir = workdir();
+      const page = await open(context, base, '/?example=0&workers=3');
+      await page.locator('.lethe-root[data-workers="3"]').waitFor({ timeout: 30000 });
+      const sde = await setUp(page, dir);
+      await sde.locator('[data-param=shuffles]').fill('150');
+      await sde.locator('[data-param=workers]').selectOption('one');
+      const msOne = await runOk(sde);
+      const one = await downloadJson(page, sde.locator('[data-action="export-json"]'));
+      assert(!(await sde.locator('[data-value="backend"]').textContent()).includes('workers'), 'one worker');
+
+      await page.evaluate(() => {
+        window.__phases = [];
+        window.lethe.on('progress', (p) => window.__phases.push([p.fraction, p.phase]));
+      });
+      await sde.locator('[data-param=workers]').selectOption('pool');
+      const msPool = await runOk(sde);
+      const pooled = await downloadJson(page, sde.locator('[data-action="export-json"]'));
+      const line = await sde.locator('[data-value="backend"]').textContent();
+      assert(line.includes('split across 3 workers'), `the pool is said: ${line}`);
+      const c = compare(pooled.result, one.result, { at: 'pooled' });
+      assert(c.diffs.length === 0 && c.inexact === 0, `pooled ≠ single worker:\n${c.diffs.slice(0, 6).join('\n')} (${c.inexact} inexact)`);
+      eq(pooled.result.targets.length, 12, 'targets');
+      const phases = await page.evaluate(() => window.__phases);
+      assert(phases.length > 0 && phases.every(([, ph]) => ph.includes('3 workers')), `pool progress: ${JSON.stringify(phases.slice(0, 3))}`);
+      const fr = phases.map(([f]) => f);
+      assert(fr.every((f, i) => f >= 0 && f <= 1 && (i === 0 || f >= fr[i - 1] - 1e-9)), `progress rises: ${fr.join(' ')}`);
+
+      // Cancel reaches every worker: a long pooled run stops with a partial result, and a new run works.
+      await sde.locator('[data-param=shuffles]').fill('40000');
+      await sde.locator('[data-action="run"]').click();
+      await sde.locator('.lethe-progress-text').filter({ hasText: /[1-9]\d*% ·.*3 workers/ }).waitFor({ timeout: 60000 });
+      const t0 = Date.now();
+      await sde.getByRole('button', { name: 'Cancel' }).click();
+      const stopped = await waitRun(sde, 30000);
+      const stopMs = Date.now() - t0;
+      assert(/stopped in/.test(stopped), `stopped: ${stopped}`);
+      assert((await sde.locator('.lethe-partial').textContent()).includes('Stopped early'), 'partial result shown');
+      await sde.locator('[data-param=shuffles]').fill('40');
+      await runOk(sde);
+      assert((await sde.locator('.lethe-partial').count()) === 0, 'a complete run afterwards');
+      assert(page.errors.length === 0, page.errors.join('; '));
+      return `${c.compared} numbers identical; 14 subsets × 150 shuffles in ${msOne} ms on one worker, ${msPool} ms on 3 (this machine: ${await page.evaluate(() => navigator.hardwareConcurrency)} cores, shared); cancel took effect in ${stopMs} ms`;
+    },
+  },
+];

@@ -1,0 +1,73 @@
+// What the stand-alone page loads before its first analysis, and how much that is gzipped: index.html, what it
+// links (stylesheet, module scripts, modulepreloads), every module those import statically, and every resource
+// they name as `new URL('…', import.meta.url)` — the worker and the lean wasm module. Dynamic `import()`s are the
+// full module, fetched after the first results (www/src/worker.js), and are not part of the initial page; the
+// built-in example's data (data/) is not counted. `./build.sh site_sizes` prints this; the browser test
+// weight.test.mjs checks it against the network log of a real page load and asserts the budget.
+//
+//   node tests/browser/weight.mjs [site-dir]
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+/** The page's budget: the initial page (HTML, CSS, JS, wasm), gzipped, under ~300 KB (issue 3). */
+export const BUDGET_BYTES = 300 * 1024;
+
+/** Bytes of `file` gzipped at level 9 (each file is served and compressed on its own). */
+export const gzipped = (file) => gzipSync(readFileSync(file), { level: 9 }).length;
+
+/** Site-relative paths of what `index.html` loads before the first analysis, in discovery order. */
+export function initialPage(site) {
+  const seen = new Set();
+  const order = [];
+  const visit = (rel) => {
+    rel = path.posix.normalize(rel);
+    if (seen.has(rel) || rel.startsWith('data/')) return;
+    seen.add(rel);
+    order.push(rel);
+    if (rel.endsWith('.js')) {
+      const text = readFileSync(path.join(site, rel), 'utf8');
+      const dir = path.posix.dirname(rel);
+      // Static imports/re-exports (`import x from '…'`, `import '…'`, `export … from '…'`), not `import('…')`.
+      for (const m of text.matchAll(/^\s*(?:import|export)\s+(?:[^'"();]*?\sfrom\s*)?['"]([^'"]+)['"]/gm)) visit(path.posix.join(dir, m[1]));
+      for (const m of text.matchAll(/new URL\(\s*['"]([^'"]+)['"]\s*,\s*import\.meta\.url\s*\)/g)) {
+        if (!m[1].endsWith('/')) visit(path.posix.join(dir, m[1]));
+      }
+    }
+  };
+  visit('index.html');
+  const html = readFileSync(path.join(site, 'index.html'), 'utf8');
+  for (const m of html.matchAll(/<(?:script|link)\b[^>]*?\b(?:src|href)="([^"]+)"[^>]*>/g)) {
+    if (!/^(data:|https?:)/.test(m[1])) visit(m[1]);
+  }
+  return order;
+}
+
+/** Gzipped sizes of the initial page by kind: {files: [{path, bytes, gz}], js, wasm, css, html, total}. */
+export function weigh(site, files = initialPage(site)) {
+  const out = { files: [], js: 0, wasm: 0, css: 0, html: 0, total: 0 };
+  for (const rel of files) {
+    const file = path.join(site, rel);
+    const gz = gzipped(file);
+    out.files.push({ path: rel, bytes: readFileSync(file).length, gz });
+    const kind = rel.endsWith('.wasm') ? 'wasm' : rel.endsWith('.css') ? 'css' : rel.endsWith('.html') ? 'html' : 'js';
+    out[kind] += gz;
+    out.total += gz;
+  }
+  return out;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const site = path.resolve(process.argv[2] || 'target/site');
+  const w = weigh(site);
+  const kb = (b) => Math.round(b / 1024);
+  console.log(
+    `initial page, gzipped: JS ${kb(w.js)} KB + wasm ${kb(w.wasm)} KB + CSS ${kb(w.css)} KB + HTML ${kb(w.html)} KB = ${kb(w.total)} KB ` +
+      `(budget ${kb(BUDGET_BYTES)} KB; ${w.files.length} files: ${w.files.map((f) => f.path).join(' ')})`,
+  );
+  const full = ['pkg/lethe_web_bg.wasm', 'pkg/lethe_web.js', 'src/full.js'].reduce((a, f) => a + gzipped(path.join(site, f)), 0);
+  console.log(`full module, fetched after the first results: ${kb(full)} KB gzipped`);
+  // The browser test (weight.test.mjs) fails over budget; a site build only warns.
+  if (w.total > BUDGET_BYTES) console.error(`warning: the initial page is over its budget of ${kb(BUDGET_BYTES)} KB gzipped`);
+}
