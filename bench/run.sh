@@ -79,7 +79,7 @@ cli_job() { # name size draws shuffles precision repeat
   for k in $(seq "$rep"); do
     /usr/bin/time -f '{"wall_s": %e, "max_rss_kb": %M}' -o "$RES/cli_${name}_${p}.time$k" \
       $LETHE sde --it "$d/it.npy" --oot "$d/oot.npy" --draw-from "$d/pool.npy" --draw "$draws" --size "$size" \
-      --shuffles "$shuffles" --precision "$p" --json > "$RES/cli_${name}_${p}.json"
+      --shuffles "$shuffles" --precision "$p" --threads 1 --json > "$RES/cli_${name}_${p}.json"
   done
 }
 log "Lethe CLI"

@@ -70,6 +70,25 @@ pub struct Out {
     json: bool,
 }
 
+/// `--threads N`: native threads for commands that evaluate many independent subsets or shuffles. Not part of
+/// the report's parameters: the result is the same, bit for bit, for every N.
+#[derive(Args)]
+pub struct Threads {
+    /// Threads that evaluate subsets (sde, calibrate) or shuffles (hsic) [default: the CPUs this process may use]
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
+
+impl Threads {
+    fn count(&self) -> Result<usize, CliError> {
+        match self.threads {
+            Some(0) => Err(CliError::msg("--threads must be at least 1")),
+            Some(n) => Ok(n),
+            None => Ok(lethe::parallel::available_threads()),
+        }
+    }
+}
+
 #[derive(Args)]
 pub struct InspectArgs {
     file: PathBuf,
@@ -92,6 +111,9 @@ pub struct HsicArgs {
     seed: u64,
     #[arg(long, default_value = "f64")]
     precision: String,
+    #[command(flatten)]
+    #[serde(skip)]
+    threads: Threads,
     #[command(flatten)]
     #[serde(skip)]
     out: Out,
@@ -157,6 +179,9 @@ pub struct SdeArgs {
     baselines: bool,
     #[command(flatten)]
     #[serde(skip)]
+    threads: Threads,
+    #[command(flatten)]
+    #[serde(skip)]
     out: Out,
 }
 
@@ -213,6 +238,9 @@ pub struct CalibrateArgs {
     seed: u64,
     #[arg(long, default_value = "f64")]
     precision: String,
+    #[command(flatten)]
+    #[serde(skip)]
+    threads: Threads,
     #[command(flatten)]
     #[serde(skip)]
     out: Out,
@@ -531,7 +559,7 @@ fn hsic_cmd(a: HsicArgs) -> Result<(), CliError> {
         seed: a.seed,
         precision: parse(&a.precision)?,
     };
-    let r = hsic::hsic_test(x.matrix.view(), y.matrix.view(), &p)?;
+    let r = hsic::hsic_test_threaded(a.threads.count()?, &mut |_| true, x.matrix.view(), y.matrix.view(), &p)?;
     Report::new("hsic", &a, Some(a.seed), vec![x.record, y.record], r).emit(a.out.json, |r| {
         format!(
             "HSIC = {} (n = {}, sigma_x = {}, sigma_y = {})\npermutation test: p = {} ({} of {} shuffles ≥ observed; {})\n",
@@ -641,7 +669,9 @@ fn sde_run<T: lethe::data::Scalar>(a: SdeArgs) -> Result<(), CliError> {
         precision: parse(&a.precision)?,
         baselines: a.baselines,
     };
-    let r = sde::sde_subsets(
+    let r = sde::threaded::sde_subsets_threaded(
+        a.threads.count()?,
+        &mut |_| true,
         sde::RowSubset::all("in_training", it.matrix.view(), None),
         sde::RowSubset::all("out_of_training", oot.matrix.view(), None),
         &targets,
@@ -714,7 +744,7 @@ fn rows_arg(s: &str) -> Result<Vec<usize>, CliError> {
 }
 
 fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
-    use lethe::sde::calibrated::{self, CalibratedParams, Call, TargetRows};
+    use lethe::sde::calibrated::{CalibratedParams, Call, TargetRows};
     let data = input::load("data", &spec(&a.data)?)?;
     let it_pool = rows_arg(&a.it_pool)?;
     let oot_pool = rows_arg(&a.oot_pool)?;
@@ -765,7 +795,15 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
         paper_shuffles: a.paper_shuffles,
         bins: a.bins,
     };
-    let r = calibrated::calibrated(data.matrix.view(), &it_pool, &oot_pool, &targets, &params)?;
+    let r = sde::threaded::calibrated_threaded(
+        a.threads.count()?,
+        &mut |_| true,
+        data.matrix.view(),
+        &it_pool,
+        &oot_pool,
+        &targets,
+        &params,
+    )?;
     Report::new("calibrate", &a, Some(a.seed), vec![data.record], r).emit(a.out.json, |r| {
         let mut s = String::new();
         let call = |c: Call| match c {

@@ -373,3 +373,86 @@ fn bad_inputs_fail_with_clear_messages() {
     );
     assert!(Path::new(&act).exists());
 }
+
+/// `--threads N` evaluates subsets (sde, calibrate) or shuffles (hsic) on N threads; the output is the same, byte
+/// for byte, as with one thread (every subset has its own random stream; results are assembled in order).
+#[test]
+fn threads_change_no_output() {
+    let act = demo("act_retrained.npy");
+    let (it, oot, pool_in, pool_out) = (
+        format!("{act}@144..244"),
+        format!("{act}@544..644"),
+        format!("{act}@0..144"),
+        format!("{act}@544..744"),
+    );
+    let (retain, test) = (demo("retain.txt"), demo("test.txt"));
+    let sde: Vec<&str> = vec![
+        "sde",
+        "--it",
+        &it,
+        "--oot",
+        &oot,
+        "--draw-in",
+        &pool_in,
+        "--draw-out",
+        &pool_out,
+        "--draw",
+        "3",
+        "--size",
+        "100",
+        "--shuffles",
+        "40",
+        "--seed",
+        "3",
+        "--split",
+        "random",
+        "--baselines",
+    ];
+    let calibrate: Vec<&str> = vec![
+        "calibrate",
+        "--data",
+        &act,
+        "--it-pool",
+        &retain,
+        "--oot-pool",
+        &test,
+        "--draw-from",
+        "0..144",
+        "--draw",
+        "5",
+        "--size",
+        "30",
+        "--refs",
+        "6",
+        "--paper-shuffles",
+        "40",
+        "--seed",
+        "2",
+    ];
+    let x = format!("{act}@0..100");
+    let y = format!("{act}@300..400");
+    let hsic: Vec<&str> = vec!["hsic", &x, &y, "--permutations", "299", "--seed", "1"];
+    for (cmd, label) in [(sde, "sde"), (calibrate, "calibrate"), (hsic, "hsic")] {
+        for precision in ["f64", "f32"] {
+            for json in [true, false] {
+                let run = |threads: &str| {
+                    let mut a = cmd.clone();
+                    a.extend(["--precision", precision, "--threads", threads]);
+                    if json {
+                        a.push("--json");
+                    }
+                    let out = lethe(&a);
+                    assert!(out.status.success(), "{a:?}: {}", String::from_utf8_lossy(&out.stderr));
+                    out.stdout
+                };
+                let one = run("1");
+                assert!(!one.is_empty());
+                assert!(
+                    one == run("3"),
+                    "{label} {precision} json={json}: --threads 3 differs from --threads 1"
+                );
+            }
+        }
+    }
+    fails_with(&["hsic", &x, &y, "--threads", "0"], &["--threads", "at least 1"]);
+}

@@ -29,6 +29,8 @@
 
 pub mod calibrated;
 pub mod moments;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod threaded;
 
 pub use moments::{ShuffleMoments, shuffle_moments};
 
@@ -524,53 +526,12 @@ pub async fn sde_subsets_with<B: Backend, M: Monitor, S: Scalar>(
     targets: &[RowSubset<'_, S>],
     params: &SdeParams,
 ) -> Result<SdeReport> {
-    params.validate()?;
-    let d = in_training.source.cols();
-    for (name, cols) in std::iter::once((out_of_training.name, out_of_training.source.cols()))
-        .chain(targets.iter().map(|t| (t.name, t.source.cols())))
-    {
-        if cols != d {
-            return Err(Error::ShapeMismatch {
-                message: format!(
-                    "`{name}` has {cols} columns but `{}` has {d}; all subsets must be activations of the same layer",
-                    in_training.name
-                ),
-            });
-        }
-    }
-    // Validate every subset before any work, so a bad target fails fast instead of after the references.
-    for t in targets {
-        t.check(4, "split-half dependence (two halves of at least 2 rows)")?;
-    }
-    let mut warnings = Vec::new();
-    let odd: Vec<&str> = [&in_training, &out_of_training]
-        .into_iter()
-        .chain(targets)
-        .filter(|t| t.len() % 2 == 1)
-        .map(|t| t.name)
-        .collect();
-    if !odd.is_empty() {
-        warnings.push(format!(
-            "odd row counts: the last row of {} is not used (halves must be equal)",
-            odd.join(", ")
-        ));
-    }
-
-    // Each subset's share of the progress bar: (start, width), in evaluation order.
-    let weights: Vec<f64> = [in_training.len(), out_of_training.len()]
+    let warnings = check_subsets(&in_training, &out_of_training, targets, params)?;
+    let rows: Vec<usize> = [in_training.len(), out_of_training.len()]
         .into_iter()
         .chain(targets.iter().map(RowSubset::len))
-        .map(|r| work(r, params.shuffles))
         .collect();
-    let total: f64 = weights.iter().sum();
-    let spans: Vec<(f64, f64)> = weights
-        .iter()
-        .scan(0.0, |start, w| {
-            let s = (*start, w / total);
-            *start += w / total;
-            Some(s)
-        })
-        .collect();
+    let spans = progress_spans(&rows, params.shuffles);
 
     let it = split_half_rows_on(backend, monitor, &in_training, params, 0, spans[0]).await?;
     let oot = if it.complete {
@@ -593,26 +554,11 @@ pub async fn sde_subsets_with<B: Backend, M: Monitor, S: Scalar>(
                 complete = false;
                 break;
             }
-            let verdict = paper_verdict(&dist.values, &it.values, &oot.values, params.bins)?;
-            let mw = mann_whitney_u(
-                &dist.values,
-                &oot.values,
-                Alternative::Greater,
-                PValueMethod::Auto,
-                true,
-            )?;
             let baselines = match &refs {
                 Some((r_it, r_oot)) => Some(baseline(t.gathered()?.view(), r_it.view(), r_oot.view(), params)?),
                 None => None,
             };
-            outcomes.push(TargetOutcome {
-                name: t.name.to_string(),
-                label: t.label,
-                distribution: dist,
-                verdict,
-                mann_whitney_target_vs_oot: mw,
-                baselines,
-            });
+            outcomes.push(target_outcome(t.name, t.label, dist, baselines, &it, oot, params)?);
             let (start, width) = spans[2 + i];
             let p = Progress {
                 fraction: start + width,
@@ -624,9 +570,115 @@ pub async fn sde_subsets_with<B: Backend, M: Monitor, S: Scalar>(
             }
         }
     }
-    let reference_separation = match &oot {
-        Some(o) if !it.values.is_empty() && !o.values.is_empty() => Some(mann_whitney_u(
-            &it.values,
+    report(params, backend.info(), it, oot, outcomes, complete, warnings)
+}
+
+/// Checks an SDE run's inputs before any work — parameters, equal widths, every target of at least 4 finite rows
+/// inside its source — and returns the warnings its report carries about them (odd row counts). The references
+/// are checked when their halves are built.
+fn check_subsets<S: Scalar>(
+    in_training: &RowSubset<'_, S>,
+    out_of_training: &RowSubset<'_, S>,
+    targets: &[RowSubset<'_, S>],
+    params: &SdeParams,
+) -> Result<Vec<String>> {
+    params.validate()?;
+    let d = in_training.source.cols();
+    for (name, cols) in std::iter::once((out_of_training.name, out_of_training.source.cols()))
+        .chain(targets.iter().map(|t| (t.name, t.source.cols())))
+    {
+        if cols != d {
+            return Err(Error::ShapeMismatch {
+                message: format!(
+                    "`{name}` has {cols} columns but `{}` has {d}; all subsets must be activations of the same layer",
+                    in_training.name
+                ),
+            });
+        }
+    }
+    // Validate every subset before any work, so a bad target fails fast instead of after the references.
+    for t in targets {
+        t.check(4, "split-half dependence (two halves of at least 2 rows)")?;
+    }
+    let mut warnings = Vec::new();
+    let odd: Vec<&str> = [in_training, out_of_training]
+        .into_iter()
+        .chain(targets)
+        .filter(|t| t.len() % 2 == 1)
+        .map(|t| t.name)
+        .collect();
+    if !odd.is_empty() {
+        warnings.push(format!(
+            "odd row counts: the last row of {} is not used (halves must be equal)",
+            odd.join(", ")
+        ));
+    }
+    Ok(warnings)
+}
+
+/// Each subset's share of the progress of an SDE run, `(start, width)` in evaluation order (references, then the
+/// targets): the shuffle loop dominates, O(h²) per shuffle.
+fn progress_spans(rows: &[usize], shuffles: usize) -> Vec<(f64, f64)> {
+    let weights: Vec<f64> = rows.iter().map(|&r| work(r, shuffles)).collect();
+    let total: f64 = weights.iter().sum();
+    weights
+        .iter()
+        .scan(0.0, |start, w| {
+            let s = (*start, w / total);
+            *start += w / total;
+            Some(s)
+        })
+        .collect()
+}
+
+/// A target's outcome from its distribution and the references': the paper's verdict (Eq. 2) and the one-sided
+/// Mann–Whitney test against the out-of-training reference, with the baselines if computed.
+fn target_outcome(
+    name: &str,
+    label: Option<bool>,
+    distribution: SplitHalf,
+    baselines: Option<BaselineVerdicts>,
+    in_training: &SplitHalf,
+    out_of_training: &SplitHalf,
+    params: &SdeParams,
+) -> Result<TargetOutcome> {
+    let verdict = paper_verdict(
+        &distribution.values,
+        &in_training.values,
+        &out_of_training.values,
+        params.bins,
+    )?;
+    let mw = mann_whitney_u(
+        &distribution.values,
+        &out_of_training.values,
+        Alternative::Greater,
+        PValueMethod::Auto,
+        true,
+    )?;
+    Ok(TargetOutcome {
+        name: name.to_string(),
+        label,
+        distribution,
+        verdict,
+        mann_whitney_target_vs_oot: mw,
+        baselines,
+    })
+}
+
+/// The report of an SDE run from its parts: the reference separation test (and its warning), OTR and F1 over the
+/// targets' verdicts (and the baselines'). `warnings` are [`check_subsets`]'s.
+fn report(
+    params: &SdeParams,
+    backend: BackendInfo,
+    in_training: SplitHalf,
+    out_of_training: Option<SplitHalf>,
+    targets: Vec<TargetOutcome>,
+    complete: bool,
+    mut warnings: Vec<String>,
+) -> Result<SdeReport> {
+    let reference_separation = match &out_of_training {
+        Some(o) if !in_training.values.is_empty() && !o.values.is_empty() => Some(mann_whitney_u(
+            &in_training.values,
             &o.values,
             Alternative::Greater,
             PValueMethod::Auto,
@@ -641,23 +693,23 @@ pub async fn sde_subsets_with<B: Backend, M: Monitor, S: Scalar>(
             sep.p_value
         ));
     }
-    let calls: Vec<bool> = outcomes.iter().map(|t| t.verdict.in_training).collect();
+    let calls: Vec<bool> = targets.iter().map(|t| t.verdict.in_training).collect();
     Ok(SdeReport {
         params: *params,
         rng: RNG_ID,
-        backend: backend.info(),
+        backend,
         out_of_training_rate: if calls.is_empty() {
             None
         } else {
             Some(out_of_training_rate(&calls)?)
         },
-        f1: labelled_f1(&outcomes, |t| Some(t.verdict.in_training))?,
-        f1_mmd: labelled_f1(&outcomes, |t| t.baselines.map(|b| b.mmd_in_training))?,
-        f1_wasserstein: labelled_f1(&outcomes, |t| t.baselines.map(|b| b.wasserstein_in_training))?,
-        in_training_reference: it,
-        out_of_training_reference: oot,
+        f1: labelled_f1(&targets, |t| Some(t.verdict.in_training))?,
+        f1_mmd: labelled_f1(&targets, |t| t.baselines.map(|b| b.mmd_in_training))?,
+        f1_wasserstein: labelled_f1(&targets, |t| t.baselines.map(|b| b.wasserstein_in_training))?,
+        in_training_reference: in_training,
+        out_of_training_reference: out_of_training,
         reference_separation,
-        targets: outcomes,
+        targets,
         complete,
         warnings,
     })
