@@ -631,9 +631,32 @@ fn progress_spans(rows: &[usize], shuffles: usize) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// One subset's split-half distribution exactly as [`sde_with`] computes subset number `subset` of an analysis
+/// (0: the in-training reference, 1: the out-of-training reference, 2 + i: target i; the number picks the
+/// subset's shuffle stream), so that the subsets of one analysis can be computed apart — by several workers, say —
+/// and give the same values. `span` is this subset's share of the monitor's progress.
+///
+/// # Errors
+/// Invalid parameters, fewer than 4 rows, non-finite values, backend failures.
+pub async fn split_half_with<B: Backend, M: Monitor, S: Scalar>(
+    backend: &mut B,
+    monitor: &mut M,
+    name: &str,
+    data: MatrixRef<'_, S>,
+    params: &SdeParams,
+    subset: u64,
+    span: (f64, f64),
+) -> Result<SplitHalf> {
+    params.validate()?;
+    split_half_on(backend, monitor, name, data, params, subset, span).await
+}
+
 /// A target's outcome from its distribution and the references': the paper's verdict (Eq. 2) and the one-sided
 /// Mann–Whitney test against the out-of-training reference, with the baselines if computed.
-fn target_outcome(
+///
+/// # Errors
+/// Empty or non-finite distributions, `bins = 0`.
+pub fn target_outcome(
     name: &str,
     label: Option<bool>,
     distribution: SplitHalf,
@@ -666,8 +689,11 @@ fn target_outcome(
 }
 
 /// The report of an SDE run from its parts: the reference separation test (and its warning), OTR and F1 over the
-/// targets' verdicts (and the baselines'). `warnings` are [`check_subsets`]'s.
-fn report(
+/// targets' verdicts (and the baselines'). `warnings` are those about the inputs (odd row counts).
+///
+/// # Errors
+/// Only from the statistics on malformed parts (non-finite distributions).
+pub fn report(
     params: &SdeParams,
     backend: BackendInfo,
     in_training: SplitHalf,
