@@ -157,7 +157,11 @@ w("Where the misses come from (same run): per subset, the wasm job spends its ti
 w("(Gram-bound; the Gram itself is at the ceiling target) and on the 200 shuffles, whose loop is bound by its")
 w("dependent gathers (a load of a random entry of L per term; wasm has no gather instruction). The machine's two")
 w("cores were shared with other builds during the run (load average above), which slows every row, the peers")
-w("included. The native CLI runs the same code (AVX2 Gram, scalar shuffle loop) on one thread here.")
+w("included. The native CLI runs the same code (AVX2 Gram, scalar shuffle loop) on one thread here. The \"rest\" of")
+w("a wasm job (outside kernels and shuffles; profiled apart with `node --cpu-prof`) is mostly drawing the shuffles'")
+w("permutations (rand_chacha's ChaCha8, which has no wasm SIMD path, and Fisher–Yates: about 1.3 ms a subset in")
+w("Node) and gathering each subset's rows from the pool (memory-bound); the verdicts (JSD, Mann–Whitney) take under")
+w("0.1 ms a subset.")
 cli9_t2 = cli_time("table9", "f32", 2)[0]
 if cli9_t2 and once9:
     w(f"With `--threads 2` it takes {cli9_t2:.2f} s, {once9 / cli9_t2:.1f}× the single-threaded peer (not like-for-like;")
