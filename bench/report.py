@@ -69,6 +69,11 @@ w("")
 w(f"* Date: {machine['date']}; commit {machine['commit']}")
 w(f"* Machine: {machine['cpu']}, {machine['cores']} cores shared with other work (load average, 1/5/15 min, at the "
   f"start: {machine.get('load_start', '?')}; at the end: {machine['load']}).")
+if "machine_cpu_s" in machine:
+    other = max(0.0, machine["machine_cpu_s"] - machine["own_cpu_s"])
+    w(f"* Load during the run: the machine's processes used {machine['machine_cpu_s']:.0f} CPU-seconds in its "
+      f"{machine['wall_s']:.0f} s, this run {machine['own_cpu_s']:.0f} of them (/proc/stat against `times`): other "
+      f"work took about {other:.0f} CPU-seconds, {other / machine['wall_s']:.0%} of one core on average.")
 w(f"* Versions: {machine['rustc']}; Node {machine['node']}; {chromium['runtime']}; {machine['python']}, numpy "
   f"{(load('peer_once_table9.json') or {}).get('numpy', '?')}, hyppo 0.5.2 (bench/requirements.txt).")
 w("* Lethe wasm: `bench/wasm` (crate `lethe-bench`, raw exports around the same `lethe` core) built `--release` for")
@@ -223,6 +228,9 @@ for name, size, d, pool_rows, draws, shuffles in jobs("jobs.txt"):
     if checks:
         w("Checks: " + "; ".join(checks) + ".")
         w("")
+w("The Table 10 rows (and their one-thread rows) are single runs, the Table 9 rows the best of the repeats: a")
+w("speed-up above 2× on two cores is run-to-run variation.")
+w("")
 
 # ----- Gram and kernels
 w("## Gram kernel and the hot loops (wasm, f32 unless said)")
@@ -308,8 +316,9 @@ w("")
 w("## How to run")
 w("")
 w("* Everything: `bench/run.sh [--metric /path/to/metric.py]` (creates `bench/.venv` from bench/requirements.txt on")
-w("  first use; about 10 minutes on this machine). `bench/run.sh --smoke` runs every part on tiny shapes to check the")
-w("  harness (writes bench/out/BENCHMARKS.smoke.md). It is not part of `./build.sh test`: it needs the PyPI venv.")
+w("  first use; about 6 minutes on this machine once the inputs exist and the builds are done). `bench/run.sh --smoke`")
+w("  runs every part on tiny shapes to check the harness (writes bench/out/BENCHMARKS.smoke.md). It is not part of")
+w("  `./build.sh test`: it needs the PyPI venv.")
 w("* metric.py is read at run time, never committed: `git -C unlearning_evaluation show ffae0ff:metric.py > /tmp/metric.py`.")
 w("* The wasm alone: `cargo build --release -p lethe-bench --target wasm32-unknown-unknown`, then")
 w("  `node bench/node.mjs target/wasm32-unknown-unknown/release/lethe_bench.wasm PLAN.json bench/out/data OUT.json` or")
