@@ -30,10 +30,13 @@ while [ $# -gt 0 ]; do
 done
 log() { printf '\n== %s\n' "$*" >&2; }
 # How busy the machine was: the load average at both ends, and the CPU time of every process on the machine
-# (/proc/stat: user, nice, system, irq, softirq, steal) against this run's own (bash `times`: its children).
-busy_s() { awk -v hz="$(getconf CLK_TCK)" '/^cpu /{printf "%.2f", ($2+$3+$4+$7+$8+$9)/hz}' /proc/stat; }
+# (/proc/stat: user, nice, system, irq, softirq) against this run's own (bash `times`: its children), and the time
+# the hypervisor gave to other machines (steal).
+busy_s() { awk -v hz="$(getconf CLK_TCK)" '/^cpu /{printf "%.2f", ($2+$3+$4+$7+$8)/hz}' /proc/stat; }
+steal_s() { awk -v hz="$(getconf CLK_TCK)" '/^cpu /{printf "%.2f", $9/hz}' /proc/stat; }
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 BUSY_START=$(busy_s)
+STEAL_START=$(steal_s)
 WALL_START=$(date +%s.%N)
 
 OUT=bench/out
@@ -176,6 +179,7 @@ times > "$RES/times.txt" # in this shell (not a subshell): the CPU time of every
   echo "\"load_start\": \"$LOAD_START\","
   echo "\"wall_s\": $(awk -v a="$(date +%s.%N)" -v b="$WALL_START" 'BEGIN{printf "%.1f", a - b}'),"
   echo "\"machine_cpu_s\": $(awk -v a="$(busy_s)" -v b="$BUSY_START" 'BEGIN{printf "%.1f", a - b}'),"
+  echo "\"steal_s\": $(awk -v a="$(steal_s)" -v b="$STEAL_START" 'BEGIN{printf "%.1f", a - b}'),"
   # `times`' second line: this shell's children, user and system (e.g. "5m15.747s 0m47.728s").
   echo "\"own_cpu_s\": $(tail -1 "$RES/times.txt" | awk '{t = 0; for (i = 1; i <= NF; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%.1f", t}'),"
   echo "\"load\": \"$(cut -d' ' -f1-3 /proc/loadavg)\","
