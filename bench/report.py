@@ -72,8 +72,9 @@ w(f"* Machine: {machine['cpu']}, {machine['cores']} cores shared with other work
 if "machine_cpu_s" in machine:
     other = max(0.0, machine["machine_cpu_s"] - machine["own_cpu_s"])
     w(f"* Load during the run: the machine's processes used {machine['machine_cpu_s']:.0f} CPU-seconds in its "
-      f"{machine['wall_s']:.0f} s, this run {machine['own_cpu_s']:.0f} of them (/proc/stat against `times`): other "
-      f"work took about {other:.0f} CPU-seconds, {other / machine['wall_s']:.0%} of one core on average; the "
+      f"{machine['wall_s']:.0f} s, this run {machine['own_cpu_s']:.0f} of them (/proc/stat against `times`, which "
+      f"misses Chromium's helper processes): other work took at most {other:.0f} CPU-seconds, "
+      f"{other / machine['wall_s']:.0%} of one core on average; the "
       f"hypervisor gave {machine.get('steal_s', 0):.0f} s of CPU to other machines (steal).")
 w(f"* Versions: {machine['rustc']}; Node {machine['node']}; {chromium['runtime']}; {machine['python']}, numpy "
   f"{(load('peer_once_table9.json') or {}).get('numpy', '?')}, hyppo 0.5.2 (bench/requirements.txt).")
