@@ -75,7 +75,9 @@ if "machine_cpu_s" in machine:
       f"{machine['wall_s']:.0f} s, this run {machine['own_cpu_s']:.0f} of them (/proc/stat against `times`, which "
       f"misses Chromium's helper processes): other work took at most {other:.0f} CPU-seconds, "
       f"{other / machine['wall_s']:.0%} of one core on average; the "
-      f"hypervisor gave {machine.get('steal_s', 0):.0f} s of CPU to other machines (steal).")
+      f"hypervisor gave {machine.get('steal_s', 0):.0f} s of CPU to other machines (steal). Other virtual machines on")
+    w("  the same host can still share its cores' caches and memory bandwidth, which none of these counters shows:")
+    w("  figures move from run to run by more than the differences between neighbouring rows; compare rows of one run.")
 w(f"* Versions: {machine['rustc']}; Node {machine['node']}; {chromium['runtime']}; {machine['python']}, numpy "
   f"{(load('peer_once_table9.json') or {}).get('numpy', '?')}, hyppo 0.5.2 (bench/requirements.txt).")
 w("* Lethe wasm: `bench/wasm` (crate `lethe-bench`, raw exports around the same `lethe` core) built `--release` for")
@@ -160,8 +162,11 @@ if g and peak and g.get("gflops") and peak.get("gflops"):
     w(f"| Gram (f32, {g['n']}×{g['d']}) ≥ 75% of the measured wasm simd128 ceiling (Chromium) | {g['gflops']:.1f} of {peak['gflops']:.1f} GFLOP/s = {frac:.0%} | {'yes' if frac >= 0.75 else 'no'} |")
 w("| Table 9 job on a real GPU ≤ 0.2 s | not measured (no GPU lent to this task) | – |")
 w("")
+gram_note = "the Gram itself was not measured"
+if g and peak and g.get("gflops") and peak.get("gflops"):
+    gram_note = f"the Gram itself ran at {g['gflops'] / peak['gflops']:.0%} of the ceiling in this run"
 w("Where the misses come from (same run): per subset, the wasm job spends its time about evenly on the two kernels")
-w("(Gram-bound; the Gram itself is at the ceiling target) and on the 200 shuffles, whose loop is bound by its")
+w(f"(Gram-bound; {gram_note}) and on the 200 shuffles, whose loop is bound by its")
 w("dependent gathers (a load of a random entry of L per term; wasm has no gather instruction). The machine's two")
 w("cores were shared with other builds during the run (load average above), which slows every row, the peers")
 w("included. The native CLI runs the same code (AVX2 Gram, scalar shuffle loop) on one thread here. The \"rest\" of")
@@ -304,12 +309,14 @@ else:
 w("")
 
 # ----- memory
-w("## Memory (native CLI, peak RSS)")
+w("## Memory (native CLI, peak RSS; one thread unless said)")
 w("")
 for name, *_ in jobs("jobs.txt"):
     for p in ("f32", "f64"):
         t, rss = cli_time(name, p)
-        w(f"* {name}, {p}: {rss / 1024:.0f} MB, {t:.2f} s")
+        t2, rss2 = cli_time(name, p, 2)
+        both = f"; `--threads 2`: {rss2 / 1024:.0f} MB, {t2:.2f} s" if t2 else ""
+        w(f"* {name}, {p}: {rss / 1024:.0f} MB, {t:.2f} s{both}")
 w("* Before drawn targets became rows of their pool (commit d9590b5, measured once with `/usr/bin/time -v`): the")
 w("  Table 10 job, f32, peaked at 6.85 GB RSS and took 44.3 s; at that change (f3b6908) the same command gave an")
 w("  identical JSON result (later kernel commits reorder f64 sums: last-bit changes).")
