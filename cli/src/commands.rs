@@ -94,6 +94,9 @@ impl Threads {
 pub struct BackendChoice {
     /// Compute backend: cpu, or gpu (lethe-gpu through wgpu: Vulkan or GL; f32 only, one device, no --threads)
     #[arg(long, value_enum, default_value = "cpu")]
+    // Recorded in the report's parameters only when it is the GPU: CPU reports keep the parameters the widget's
+    // reports mirror (tests/browser/cli_parity.test.mjs).
+    #[serde(skip_serializing_if = "BackendArg::is_cpu")]
     backend: BackendArg,
 }
 
@@ -102,6 +105,12 @@ pub struct BackendChoice {
 enum BackendArg {
     Cpu,
     Gpu,
+}
+
+impl BackendArg {
+    fn is_cpu(&self) -> bool {
+        *self == BackendArg::Cpu
+    }
 }
 
 impl BackendChoice {
