@@ -1,6 +1,7 @@
-// Runs a benchmark plan on lethe_bench.wasm in headless Chromium, in a dedicated worker (bench/web/), served from
-// 127.0.0.1 by this script (data files under /data/). Flags as in TOOLCHAIN.md (Playwright gives each launch a
-// fresh profile); --enable-unsafe-webgpu is not needed (CPU wasm only).
+// Runs a benchmark plan on lethe_bench.wasm in headless Chromium, in a dedicated worker (bench/web/; `poolJob`
+// tasks on a pool of workers, bench/web/pool.mjs), served from 127.0.0.1 by this script (data files under /data/).
+// Flags as in TOOLCHAIN.md (Playwright gives each launch a fresh profile); --enable-unsafe-webgpu is not needed
+// (CPU wasm only).
 //   node bench/browser.mjs WASM PLAN.json DATA_DIR OUT.json
 import fs from 'node:fs';
 import http from 'node:http';
@@ -13,6 +14,8 @@ const [wasmPath, planPath, dataDir, outPath] = process.argv.slice(2);
 const files = {
   '/bench.html': [path.join(here, 'web/bench.html'), 'text/html'],
   '/worker.mjs': [path.join(here, 'web/worker.mjs'), 'text/javascript'],
+  '/pool.mjs': [path.join(here, 'web/pool.mjs'), 'text/javascript'],
+  '/pool-worker.mjs': [path.join(here, 'web/pool-worker.mjs'), 'text/javascript'],
   '/lethe-wasm.mjs': [path.join(here, 'lethe-wasm.mjs'), 'text/javascript'],
   '/plan.json': [planPath, 'application/json'],
   '/lethe_bench.wasm': [wasmPath, 'application/wasm'],

@@ -1,6 +1,7 @@
 // The benchmark driver shared by Node (bench/node.mjs) and the browser worker (bench/worker.mjs): instantiates
 // lethe_bench.wasm (bench/wasm, raw exports), copies .npy inputs into its memory and runs a plan of tasks, timing
-// each call with performance.now(). Single-threaded: one wasm instance, no threads, no SharedArrayBuffer.
+// each call with performance.now(). Single-threaded: one wasm instance, no threads, no SharedArrayBuffer. (The
+// `poolJob` tasks, the same job on a pool of workers each with its own instance, run in bench/web/pool.mjs.)
 
 /** Parses a little-endian float32 C-order .npy file (what bench/gen.py writes). */
 export function parseNpy(buf) {
@@ -58,6 +59,35 @@ export async function instantiate(wasmBytes) {
         bufs.forEach(free);
       }
     },
+    /** A pooled job (bench/web/pool.mjs): copies the inputs into this instance for `poolSubset`. */
+    poolLoad(inp, { draws, size, shuffles, f32, seed }) {
+      const [rows, d] = inp.it.shape;
+      const bufs = [put(inp.it.data), put(inp.oot.data), put(inp.pool.data)];
+      try {
+        const rc = x.lb_pool_load(bufs[0].ptr, bufs[1].ptr, rows, bufs[2].ptr, inp.pool.shape[0], d, draws, size, shuffles, f32 ? 1 : 0, seed);
+        if (rc !== 0) throw new Error(`lethe: ${error()}`);
+      } finally {
+        bufs.forEach(free);
+      }
+    },
+    /** Subset k of the loaded job: its time split and its distribution, encoded (bench/wasm `encode`). */
+    poolSubset(k) {
+      if (x.lb_pool_subset(k) !== 0) throw new Error(`lethe: ${error()}`);
+      const r = result();
+      return { prepareMs: r[0], scoreMs: r[1], encoded: r.slice(2) };
+    },
+    /** The report from every subset's encoded distribution, in subset order (one Float64Array). */
+    poolAssemble(parts) {
+      const ptr = x.lb_alloc(parts.byteLength);
+      new Float64Array(mem(), ptr, parts.length).set(parts);
+      try {
+        if (x.lb_pool_assemble(ptr, parts.length) !== 0) throw new Error(`lethe: ${error()}`);
+      } finally {
+        x.lb_free(ptr, parts.byteLength);
+      }
+      const r = result();
+      return { otr: r[0], subsets: r[1], shuffles: r[2], values: Array.from(r.subarray(3)) };
+    },
     gramMs: (n, d, reps, f32) => x.lb_gram_ms(n, d, reps, f32 ? 1 : 0),
     prepareMs: (n, d, reps, f32) => x.lb_prepare_ms(n, d, reps, f32 ? 1 : 0),
     scoreMs: (n, shuffles, reps, f32) => x.lb_score_ms(n, shuffles, reps, f32 ? 1 : 0),
@@ -101,10 +131,13 @@ export async function runPlan(wasmBytes, plan, load, log = () => {}) {
       const best = runs.reduce((a, b) => (b.ms < a.ms ? b : a));
       Object.assign(r, { ms: best.ms, all_ms: runs.map((j) => j.ms), prepare_ms: best.prepareMs, score_ms: best.scoreMs, otr: best.otr, subsets: best.subsets });
       if (task.keepValues) r.values = best.values;
+    } else if (task.kind === 'poolJob') {
+      // Needs Web Workers: bench/web/bench.html runs these in the page once this plan is done.
+      r.pending = true;
     } else {
       throw new Error(`unknown task ${task.kind}`);
     }
-    if (task.kind !== 'job') log(`${task.kind} ${JSON.stringify(task)}: ${r.ms !== undefined ? r.ms.toFixed(3) + ' ms' : ''} ${r.gflops ? r.gflops.toFixed(1) + ' GFLOP/s' : ''}`);
+    if (task.kind !== 'job' && task.kind !== 'poolJob') log(`${task.kind} ${JSON.stringify(task)}: ${r.ms !== undefined ? r.ms.toFixed(3) + ' ms' : ''} ${r.gflops ? r.gflops.toFixed(1) + ' GFLOP/s' : ''}`);
     out.push(r);
   }
   return out;

@@ -17,9 +17,10 @@ def load(name, default=None):
         return json.load(f)
 
 
-def cli_time(name, p):
+def cli_time(name, p, threads=1):
     """Best wall time and the largest RSS over the repeats of one CLI run."""
-    runs = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(RES, f"cli_{name}_{p}.time*")))]
+    tag = f"{name}_{p}" + ("" if threads == 1 else f"_t{threads}")
+    runs = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(RES, f"cli_{tag}.time*")))]
     if not runs:
         return None, None
     return min(r["wall_s"] for r in runs), max(r["max_rss_kb"] for r in runs)
@@ -66,12 +67,24 @@ w("Written by `bench/run.sh` from one invocation; every figure below comes from 
 w("this runs in CI, and no unit test is timed.")
 w("")
 w(f"* Date: {machine['date']}; commit {machine['commit']}")
-w(f"* Machine: {machine['cpu']}, {machine['cores']} cores shared with other work (load average at the end: {machine['load']}).")
+w(f"* Machine: {machine['cpu']}, {machine['cores']} cores shared with other work (load average, 1/5/15 min, at the "
+  f"start: {machine.get('load_start', '?')}; at the end: {machine['load']}).")
+if "machine_cpu_s" in machine:
+    other = max(0.0, machine["machine_cpu_s"] - machine["own_cpu_s"])
+    w(f"* Load during the run: the machine's processes used {machine['machine_cpu_s']:.0f} CPU-seconds in its "
+      f"{machine['wall_s']:.0f} s, this run {machine['own_cpu_s']:.0f} of them (/proc/stat against `times`, which "
+      f"misses Chromium's helper processes): other work took at most {other:.0f} CPU-seconds, "
+      f"{other / machine['wall_s']:.0%} of one core on average; the "
+      f"hypervisor gave {machine.get('steal_s', 0):.0f} s of CPU to other machines (steal). Other virtual machines on")
+    w("  the same host can still share its cores' caches and memory bandwidth, which none of these counters shows:")
+    w("  figures move from run to run by more than the differences between neighbouring rows; compare rows of one run.")
 w(f"* Versions: {machine['rustc']}; Node {machine['node']}; {chromium['runtime']}; {machine['python']}, numpy "
   f"{(load('peer_once_table9.json') or {}).get('numpy', '?')}, hyppo 0.5.2 (bench/requirements.txt).")
 w("* Lethe wasm: `bench/wasm` (crate `lethe-bench`, raw exports around the same `lethe` core) built `--release` for")
 w("  wasm32 with `+simd128`, run single-threaded (one instance, no threads) in Node and in headless Chromium in a")
 w("  dedicated worker (`bench/web/`). Python peers: single-threaded BLAS (`*_NUM_THREADS=1`), as Lethe's CPU path is.")
+w("* With both cores (its own section below): the CLI with `--threads 2`, the wasm on a pool of 2 plain Web Workers")
+w("  in Chromium (each its own instance, no SharedArrayBuffer), numpy kernels-once with BLAS on 2 threads.")
 w("")
 
 # ----- Table 9 / 10
@@ -149,12 +162,81 @@ if g and peak and g.get("gflops") and peak.get("gflops"):
     w(f"| Gram (f32, {g['n']}×{g['d']}) ≥ 75% of the measured wasm simd128 ceiling (Chromium) | {g['gflops']:.1f} of {peak['gflops']:.1f} GFLOP/s = {frac:.0%} | {'yes' if frac >= 0.75 else 'no'} |")
 w("| Table 9 job on a real GPU ≤ 0.2 s | not measured (no GPU lent to this task) | – |")
 w("")
+gram_note = "the Gram itself was not measured"
+if g and peak and g.get("gflops") and peak.get("gflops"):
+    gram_note = f"the Gram itself ran at {g['gflops'] / peak['gflops']:.0%} of the ceiling in this run"
 w("Where the misses come from (same run): per subset, the wasm job spends its time about evenly on the two kernels")
-w("(Gram-bound; the Gram itself is at the ceiling target) and on the 200 shuffles, whose loop is bound by its")
+w(f"(Gram-bound; {gram_note}) and on the 200 shuffles, whose loop is bound by its")
 w("dependent gathers (a load of a random entry of L per term; wasm has no gather instruction). The machine's two")
 w("cores were shared with other builds during the run (load average above), which slows every row, the peers")
-w("included. The native CLI runs the same single-threaded code (AVX2 Gram, scalar shuffle loop): reaching 20×")
-w("would need threads over subsets, which the CLI does not use yet.")
+w("included. The native CLI runs the same code (AVX2 Gram, scalar shuffle loop) on one thread here. The \"rest\" of")
+w("a wasm job (outside kernels and shuffles; profiled apart with `node --cpu-prof`) is mostly drawing the shuffles'")
+w("permutations (rand_chacha's ChaCha8, which has no wasm SIMD path, and Fisher–Yates: about 1.3 ms a subset in")
+w("Node) and gathering each subset's rows from the pool (memory-bound); the verdicts (JSD, Mann–Whitney) take under")
+w("0.1 ms a subset.")
+cli9_t2 = cli_time("table9", "f32", 2)[0]
+if cli9_t2 and once9:
+    w(f"With `--threads 2` it takes {cli9_t2:.2f} s, {once9 / cli9_t2:.1f}× the single-threaded peer (not like-for-like;")
+    w("see \"With both cores\").")
+w("")
+
+# ----- both cores
+w("## With both cores")
+w("")
+w("The same jobs with two threads of work: the CLI with `--threads 2` (subsets on 2 threads, each its own CPU")
+w("backend), the wasm on a pool of 2 plain Web Workers in headless Chromium (each its own wasm instance, no")
+w("SharedArrayBuffer; the page hands out subsets one at a time, one worker assembles the report; timed from the first")
+w("subset handed out to the report, loading excluded as in the one-worker job), and numpy kernels-once with BLAS on")
+w("2 threads (`*_NUM_THREADS=2`: only its Gram is multithreaded; its shuffle loop is numpy on one thread either way,")
+w("which is how a numpy user runs it). **Like-for-like**: each row against its own one-thread row, and the Lethe rows")
+w("against the 2-thread numpy row (all may use both cores). The column against the single-threaded numpy peer is")
+w("shown for reference only: it is *not* like-for-like, and no target is judged on it (the targets above are")
+w("single-threaded; the wasm one explicitly so).")
+w("")
+for name, size, d, pool_rows, draws, shuffles in jobs("jobs.txt"):
+    subsets = int(draws) + 2
+    once1 = peer_once[name]["seconds"]
+    o2 = load(f"peer_once2_{name}.json")
+    once2 = o2["seconds"] if o2 else None
+    w(f"{name.replace('table', 'Table ')} job:")
+    w("")
+    w("| implementation | time | per subset | speed-up over its one-thread row | vs numpy kernels-once, BLAS 2 threads | vs numpy kernels-once, 1 thread (not like-for-like) |")
+    w("|---|---:|---:|---:|---:|---:|")
+    rows = []
+    if once2:
+        rows.append(("numpy, kernels built once, BLAS on 2 threads", once2, once1))
+    for p in ("f64", "f32"):
+        t2 = cli_time(name, p, 2)[0]
+        if t2:
+            rows.append((f"Lethe native CLI `--precision {p} --threads 2`", t2, cli_time(name, p)[0]))
+    for f32 in (1, 0):
+        r = wasm(chromium, "poolJob", name=name, f32=f32)
+        if r and "ms" in r:
+            one = wasm(chromium, "job", name=name, f32=f32)
+            split = "/".join(str(k) for k in r.get("per_worker", []))
+            rows.append((f"Lethe wasm, headless Chromium, pool of 2 workers, {'f32' if f32 else 'f64'} (subsets per worker {split})",
+                         r["ms"] / 1e3, one["ms"] / 1e3 if one else None))
+    for label, t, t1 in rows:
+        up = f"{t1 / t:.2f}×" if t1 else "–"
+        r2 = f"{once2 / t:.1f}×" if once2 else "–"
+        w(f"| {label} | {fmt_s(t)} | {fmt_s(t / subsets)} | {up} | {r2} | {once1 / t:.1f}× |")
+    w("")
+    checks = []
+    for p in ("f64", "f32"):
+        a, b = load(f"cli_{name}_{p}.json"), load(f"cli_{name}_{p}_t2.json")
+        if a and b:
+            checks.append(f"CLI `--threads 2` vs `--threads 1`, {p}: result {'identical' if a['result'] == b['result'] else 'DIFFERENT'}")
+    for f32 in (1, 0):
+        r, one = wasm(chromium, "poolJob", name=name, f32=f32), wasm(chromium, "job", name=name, f32=f32)
+        if r and one and "values" in r and "values" in one:
+            same = sum(1 for x, y in zip(r["values"], one["values"]) if x == y)
+            checks.append(f"pool of 2 workers vs one worker, {'f32' if f32 else 'f64'}: {same} of {len(one['values'])} shuffle "
+                          f"values identical, OTR {'equal' if r['otr'] == one['otr'] else 'DIFFERENT'}")
+    if checks:
+        w("Checks: " + "; ".join(checks) + ".")
+        w("")
+w("The Table 10 rows (and their one-thread rows) are single runs, the Table 9 rows the best of the repeats: a")
+w("speed-up above 2× on two cores is run-to-run variation.")
 w("")
 
 # ----- Gram and kernels
@@ -227,12 +309,14 @@ else:
 w("")
 
 # ----- memory
-w("## Memory (native CLI, peak RSS)")
+w("## Memory (native CLI, peak RSS; one thread unless said)")
 w("")
 for name, *_ in jobs("jobs.txt"):
     for p in ("f32", "f64"):
         t, rss = cli_time(name, p)
-        w(f"* {name}, {p}: {rss / 1024:.0f} MB, {t:.2f} s")
+        t2, rss2 = cli_time(name, p, 2)
+        both = f"; `--threads 2`: {rss2 / 1024:.0f} MB, {t2:.2f} s" if t2 else ""
+        w(f"* {name}, {p}: {rss / 1024:.0f} MB, {t:.2f} s{both}")
 w("* Before drawn targets became rows of their pool (commit d9590b5, measured once with `/usr/bin/time -v`): the")
 w("  Table 10 job, f32, peaked at 6.85 GB RSS and took 44.3 s; at that change (f3b6908) the same command gave an")
 w("  identical JSON result (later kernel commits reorder f64 sums: last-bit changes).")
@@ -241,8 +325,9 @@ w("")
 w("## How to run")
 w("")
 w("* Everything: `bench/run.sh [--metric /path/to/metric.py]` (creates `bench/.venv` from bench/requirements.txt on")
-w("  first use; about 10 minutes on this machine). `bench/run.sh --smoke` runs every part on tiny shapes to check the")
-w("  harness (writes bench/out/BENCHMARKS.smoke.md). It is not part of `./build.sh test`: it needs the PyPI venv.")
+w("  first use; about 6 minutes on this machine once the inputs exist and the builds are done). `bench/run.sh --smoke`")
+w("  runs every part on tiny shapes to check the harness (writes bench/out/BENCHMARKS.smoke.md). It is not part of")
+w("  `./build.sh test`: it needs the PyPI venv.")
 w("* metric.py is read at run time, never committed: `git -C unlearning_evaluation show ffae0ff:metric.py > /tmp/metric.py`.")
 w("* The wasm alone: `cargo build --release -p lethe-bench --target wasm32-unknown-unknown`, then")
 w("  `node bench/node.mjs target/wasm32-unknown-unknown/release/lethe_bench.wasm PLAN.json bench/out/data OUT.json` or")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Lethe benchmark harness: the SDE paper's Table 9 and Table 10 jobs and a scaling sweep, on the same seeded inputs,
-# for the Python peers, Lethe's native CLI and Lethe's wasm (Node and headless Chromium, CPU, one thread), plus
+# for the Python peers, Lethe's native CLI and Lethe's wasm (Node and headless Chromium, CPU, one thread; and with
+# both cores: CLI --threads 2, a pool of 2 Web Workers in Chromium, numpy with BLAS on 2 threads), plus
 # the Gram kernel against a measured simd128 ceiling and the NeurIPS 2023 competition score against the official
 # metric.py. Writes BENCHMARKS.md (see there for what each figure is). Benchmarks only: never run in CI.
 #
@@ -28,6 +29,15 @@ while [ $# -gt 0 ]; do
   shift
 done
 log() { printf '\n== %s\n' "$*" >&2; }
+# How busy the machine was: the load average at both ends, and the CPU time of every process on the machine
+# (/proc/stat: user, nice, system, irq, softirq) against this run's own (bash `times`: its children), and the time
+# the hypervisor gave to other machines (steal).
+busy_s() { awk -v hz="$(getconf CLK_TCK)" '/^cpu /{printf "%.2f", ($2+$3+$4+$7+$8)/hz}' /proc/stat; }
+steal_s() { awk -v hz="$(getconf CLK_TCK)" '/^cpu /{printf "%.2f", $9/hz}' /proc/stat; }
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+BUSY_START=$(busy_s)
+STEAL_START=$(steal_s)
+WALL_START=$(date +%s.%N)
 
 OUT=bench/out
 DATA=$OUT/data
@@ -74,39 +84,44 @@ echo "$JOBS" > "$RES/jobs.txt"
 echo "$SWEEP" > "$RES/sweep.txt"
 
 # --- Lethe native CLI ----------------------------------------------------------------------------------------
-cli_job() { # name size draws shuffles precision repeat
-  local name=$1 size=$2 draws=$3 shuffles=$4 p=$5 rep=$6 d="$DATA/$1" k
+cli_job() { # name size draws shuffles precision repeat threads
+  local name=$1 size=$2 draws=$3 shuffles=$4 p=$5 rep=$6 threads=$7 d="$DATA/$1" k tag
+  tag=${name}_${p}
+  [ "$threads" = 1 ] || tag=${tag}_t$threads
   for k in $(seq "$rep"); do
-    /usr/bin/time -f '{"wall_s": %e, "max_rss_kb": %M}' -o "$RES/cli_${name}_${p}.time$k" \
+    /usr/bin/time -f '{"wall_s": %e, "max_rss_kb": %M}' -o "$RES/cli_${tag}.time$k" \
       $LETHE sde --it "$d/it.npy" --oot "$d/oot.npy" --draw-from "$d/pool.npy" --draw "$draws" --size "$size" \
-      --shuffles "$shuffles" --precision "$p" --json > "$RES/cli_${name}_${p}.json"
+      --shuffles "$shuffles" --precision "$p" --threads "$threads" --json > "$RES/cli_${tag}.json"
   done
+  echo "  $name $p, $threads thread(s): $(cat "$RES/cli_${tag}.time"*)" >&2
 }
-log "Lethe CLI"
+log "Lethe CLI (--threads 1; the Table jobs also --threads 2)"
 for spec in $JOBS $SWEEP; do
   IFS=: read -r name size d pool draws shuffles <<<"$spec"
   for p in f32 f64; do
     case "$name" in table*) rep=$REPEAT ;; *) rep=1 ;; esac
     [ "$name" = table10 ] && rep=1
-    cli_job "$name" "$size" "$draws" "$shuffles" "$p" "$rep"
-    echo "  $name $p: $(cat "$RES/cli_${name}_${p}.time"*)" >&2
+    cli_job "$name" "$size" "$draws" "$shuffles" "$p" "$rep" 1
+    case "$name" in table*) cli_job "$name" "$size" "$draws" "$shuffles" "$p" "$rep" 2 ;; esac
   done
 done
 
 # --- Python peers -------------------------------------------------------------------------------------------
-log "Python peers (single-threaded BLAS)"
+log "Python peers (single-threaded BLAS; kernels-once of the Table jobs also with BLAS on 2 threads)"
 for spec in $JOBS $SWEEP; do
   IFS=: read -r name size d pool draws shuffles <<<"$spec"
   $PY bench/peers.py once "$DATA/$name" "$draws" "$size" "$shuffles" > "$RES/peer_once_$name.json"
   case "$name" in
     table*)
+      OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 MKL_NUM_THREADS=2 \
+        $PY bench/peers.py once "$DATA/$name" "$draws" "$size" "$shuffles" > "$RES/peer_once2_$name.json"
       $PY bench/peers.py naive "$DATA/$name" "$draws" "$size" "$shuffles" --subsets "$PEER_SUBSETS" > "$RES/peer_naive_$name.json"
       $PY bench/peers.py hyppo "$DATA/$name" "$draws" "$size" "$shuffles" --subsets "$PEER_SUBSETS" > "$RES/peer_hyppo_$name.json" ;;
   esac
 done
 
 # --- wasm: the same plan in Node and in headless Chromium ---------------------------------------------------
-log "wasm (Node, then headless Chromium in a worker)"
+log "wasm (Node, then headless Chromium in a worker, then the Table 9 job on a pool of 2 workers)"
 $PY - "$RES/plan.json" "$GRAMS" "$JOBS $SWEEP" "$REPEAT" <<'PYEOF'
 import json, sys
 out, grams, jobs, repeat = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), int(sys.argv[4])
@@ -129,6 +144,14 @@ for j in jobs:
         tasks.append({"kind": "job", "name": name, "dir": name, "draws": int(draws), "size": int(size),
                       "shuffles": int(shuffles), "f32": f32, "seed": 0, "keepValues": True,
                       "repeat": repeat if name == "table9" else 1})
+# The Table 9 job on a pool of 2 plain Web Workers (headless Chromium only; bench/web/pool.mjs).
+for j in jobs:
+    name, size, d, p, draws, shuffles = j.split(":")
+    if name == "table9":
+        for f32 in (1, 0):
+            tasks.append({"kind": "poolJob", "workers": 2, "name": name, "dir": name, "draws": int(draws),
+                          "size": int(size), "shuffles": int(shuffles), "f32": f32, "seed": 0, "keepValues": True,
+                          "repeat": repeat})
 json.dump({"tasks": tasks}, open(out, "w"))
 PYEOF
 node bench/node.mjs "$WASM" "$RES/plan.json" "$DATA" "$RES/wasm_node.json"
@@ -147,11 +170,18 @@ else
 fi
 
 # --- report -------------------------------------------------------------------------------------------------
+times > "$RES/times.txt" # in this shell (not a subshell): the CPU time of everything it ran
 {
   echo "{"
   echo "\"date\": \"$(date -u +%Y-%m-%dT%H:%MZ)\","
   echo "\"cpu\": \"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)\","
   echo "\"cores\": $(getconf _NPROCESSORS_ONLN),"
+  echo "\"load_start\": \"$LOAD_START\","
+  echo "\"wall_s\": $(awk -v a="$(date +%s.%N)" -v b="$WALL_START" 'BEGIN{printf "%.1f", a - b}'),"
+  echo "\"machine_cpu_s\": $(awk -v a="$(busy_s)" -v b="$BUSY_START" 'BEGIN{printf "%.1f", a - b}'),"
+  echo "\"steal_s\": $(awk -v a="$(steal_s)" -v b="$STEAL_START" 'BEGIN{printf "%.1f", a - b}'),"
+  # `times`' second line: this shell's children, user and system (e.g. "5m15.747s 0m47.728s").
+  echo "\"own_cpu_s\": $(tail -1 "$RES/times.txt" | awk '{t = 0; for (i = 1; i <= NF; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%.1f", t}'),"
   echo "\"load\": \"$(cut -d' ' -f1-3 /proc/loadavg)\","
   echo "\"rustc\": \"$(rustc --version)\","
   echo "\"node\": \"$(node --version)\","

@@ -70,6 +70,117 @@ pub struct Out {
     json: bool,
 }
 
+/// `--threads N`: native threads for commands that evaluate many independent subsets or shuffles. Not part of
+/// the report's parameters: the result is the same, bit for bit, for every N.
+#[derive(Args)]
+pub struct Threads {
+    /// Threads that evaluate subsets (sde, calibrate) or shuffles (hsic) [default: the CPUs this process may use]
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
+
+impl Threads {
+    fn count(&self) -> Result<usize, CliError> {
+        match self.threads {
+            Some(0) => Err(CliError::msg("--threads must be at least 1")),
+            Some(n) => Ok(n),
+            None => Ok(lethe::parallel::available_threads()),
+        }
+    }
+}
+
+/// `--backend cpu|gpu` (sde, hsic).
+#[derive(Args, Serialize)]
+pub struct BackendChoice {
+    /// Compute backend: cpu, or gpu (lethe-gpu through wgpu: Vulkan or GL; f32 only, one device, no --threads)
+    #[arg(long, value_enum, default_value = "cpu")]
+    // Recorded in the report's parameters only when it is the GPU: CPU reports keep the parameters the widget's
+    // reports mirror (tests/browser/cli_parity.test.mjs).
+    #[serde(skip_serializing_if = "BackendArg::is_cpu")]
+    backend: BackendArg,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum BackendArg {
+    Cpu,
+    Gpu,
+}
+
+impl BackendArg {
+    fn is_cpu(&self) -> bool {
+        *self == BackendArg::Cpu
+    }
+}
+
+impl BackendChoice {
+    fn gpu(&self) -> bool {
+        self.backend == BackendArg::Gpu
+    }
+
+    /// The storage precision for this backend, written back into `precision` so that the report's parameters
+    /// show what ran: f64 by default on the CPU, f32 (its only precision) on the GPU.
+    fn precision(&self, precision: &mut Option<String>) -> Result<lethe::backend::Precision, CliError> {
+        let p = match (self.backend, precision.as_deref()) {
+            (BackendArg::Gpu, Some("f64")) => {
+                return Err(CliError::msg(
+                    "--backend gpu computes in f32 only (WebGPU and Lethe's shaders have no f64): drop \
+                     --precision f64, or use --backend cpu",
+                ));
+            }
+            (BackendArg::Gpu, _) => "f32".to_string(),
+            (BackendArg::Cpu, p) => p.unwrap_or("f64").to_string(),
+        };
+        let parsed = parse(&p)?;
+        *precision = Some(p);
+        Ok(parsed)
+    }
+}
+
+/// Runs `f` on the GPU backend: the adapter Lethe finds first (WGPU_BACKEND, e.g. `vulkan`, narrows the search).
+#[cfg(feature = "gpu")]
+fn on_gpu<R>(f: impl FnOnce(&mut lethe_gpu::GpuBackend) -> lethe::Result<R>) -> Result<R, CliError> {
+    let mut gpu = pollster::block_on(lethe_gpu::GpuBackend::request(&lethe_gpu::GpuOptions::default()))
+        .map_err(|e| CliError::msg(format!("--backend gpu: {e}")))?;
+    f(&mut gpu).map_err(|e| CliError::msg(format!("--backend gpu: {e}")))
+}
+
+#[cfg(not(feature = "gpu"))]
+fn on_gpu<R>(_: impl FnOnce(&mut NoGpu) -> lethe::Result<R>) -> Result<R, CliError> {
+    Err(CliError::msg(
+        "--backend gpu: this lethe was built without the `gpu` feature (cargo build -p lethe-cli --features gpu)",
+    ))
+}
+
+/// Stands in for the GPU backend in a build without it (never constructed).
+#[cfg(not(feature = "gpu"))]
+type NoGpu = lethe::backend::CpuBackend;
+
+#[cfg(feature = "gpu")]
+use pollster::block_on;
+
+/// Without the GPU there is nothing to wait for ([`on_gpu`] calls nothing): a plain poll loop.
+#[cfg(not(feature = "gpu"))]
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// The human output's line about the backend, for GPU runs (CPU runs print none, as before).
+fn backend_line(info: &lethe::backend::BackendInfo) -> String {
+    let precision = match info.precision {
+        lethe::backend::Precision::F32 => "f32",
+        lethe::backend::Precision::F64 => "f64",
+    };
+    format!("backend: GPU ({}, {precision}): {}\n", info.name, info.device)
+}
+
 #[derive(Args)]
 pub struct InspectArgs {
     file: PathBuf,
@@ -90,8 +201,15 @@ pub struct HsicArgs {
     permutations: usize,
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    #[arg(long, default_value = "f64")]
-    precision: String,
+    /// Kernel storage: f64 or f32 [default: f64 on the CPU; the GPU computes in f32 only]
+    #[arg(long)]
+    precision: Option<String>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    backend: BackendChoice,
+    #[command(flatten)]
+    #[serde(skip)]
+    threads: Threads,
     #[command(flatten)]
     #[serde(skip)]
     out: Out,
@@ -150,11 +268,18 @@ pub struct SdeArgs {
     /// Histogram bins of the JSD
     #[arg(long, default_value_t = 30)]
     bins: usize,
-    #[arg(long, default_value = "f64")]
-    precision: String,
+    /// Kernel storage: f64 or f32 [default: f64 on the CPU; the GPU computes in f32 only]
+    #[arg(long)]
+    precision: Option<String>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    backend: BackendChoice,
     /// Also compute the MMD and Wasserstein-1 baseline verdicts
     #[arg(long)]
     baselines: bool,
+    #[command(flatten)]
+    #[serde(skip)]
+    threads: Threads,
     #[command(flatten)]
     #[serde(skip)]
     out: Out,
@@ -213,6 +338,9 @@ pub struct CalibrateArgs {
     seed: u64,
     #[arg(long, default_value = "f64")]
     precision: String,
+    #[command(flatten)]
+    #[serde(skip)]
+    threads: Threads,
     #[command(flatten)]
     #[serde(skip)]
     out: Out,
@@ -521,7 +649,8 @@ fn inspect(a: InspectArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-fn hsic_cmd(a: HsicArgs) -> Result<(), CliError> {
+fn hsic_cmd(mut a: HsicArgs) -> Result<(), CliError> {
+    let precision = a.backend.precision(&mut a.precision)?;
     let x = input::load("x", &spec(&a.x)?)?;
     let y = input::load("y", &spec(&a.y)?)?;
     let p = HsicTestParams {
@@ -529,12 +658,19 @@ fn hsic_cmd(a: HsicArgs) -> Result<(), CliError> {
         bandwidth_y: parse(&a.sigma_y)?,
         permutations: a.permutations,
         seed: a.seed,
-        precision: parse(&a.precision)?,
+        precision,
     };
-    let r = hsic::hsic_test(x.matrix.view(), y.matrix.view(), &p)?;
+    let (xv, yv) = (x.matrix.view(), y.matrix.view());
+    let r = if a.backend.gpu() {
+        on_gpu(|gpu| block_on(hsic::hsic_test_with(gpu, &mut lethe::progress::Silent, xv, yv, &p)))?
+    } else {
+        hsic::hsic_test_threaded(a.threads.count()?, &mut |_| true, xv, yv, &p)?
+    };
+    let gpu = a.backend.gpu();
     Report::new("hsic", &a, Some(a.seed), vec![x.record, y.record], r).emit(a.out.json, |r| {
+        let backend = if gpu { backend_line(&r.backend) } else { String::new() };
         format!(
-            "HSIC = {} (n = {}, sigma_x = {}, sigma_y = {})\npermutation test: p = {} ({} of {} shuffles ≥ observed; {})\n",
+            "{backend}HSIC = {} (n = {}, sigma_x = {}, sigma_y = {})\npermutation test: p = {} ({} of {} shuffles ≥ observed; {})\n",
             fmt_num(r.statistic),
             r.n,
             fmt_num(r.sigma_x),
@@ -580,7 +716,8 @@ fn sde_cmd(a: SdeArgs) -> Result<(), CliError> {
 
 /// The `sde` command with inputs held as `T`. Drawn targets are rows of their pool ([`sde::RowSubset`]), never
 /// copied out of it.
-fn sde_run<T: lethe::data::Scalar>(a: SdeArgs) -> Result<(), CliError> {
+fn sde_run<T: lethe::data::Scalar>(mut a: SdeArgs) -> Result<(), CliError> {
+    let precision = a.backend.precision(&mut a.precision)?;
     let it = input::load_as::<T>("in_training", &spec(&a.it)?)?;
     let oot = input::load_as::<T>("out_of_training", &spec(&a.oot)?)?;
     let mut records = vec![it.record.clone(), oot.record.clone()];
@@ -638,17 +775,30 @@ fn sde_run<T: lethe::data::Scalar>(a: SdeArgs) -> Result<(), CliError> {
             SplitArg::Random => Split::Random,
         },
         bins: a.bins,
-        precision: parse(&a.precision)?,
+        precision,
         baselines: a.baselines,
     };
-    let r = sde::sde_subsets(
+    let refs = (
         sde::RowSubset::all("in_training", it.matrix.view(), None),
         sde::RowSubset::all("out_of_training", oot.matrix.view(), None),
-        &targets,
-        &params,
-    )?;
+    );
+    let r = if a.backend.gpu() {
+        on_gpu(|gpu| {
+            block_on(sde::sde_subsets_with(
+                gpu,
+                &mut lethe::progress::Silent,
+                refs.0,
+                refs.1,
+                &targets,
+                &params,
+            ))
+        })?
+    } else {
+        sde::threaded::sde_subsets_threaded(a.threads.count()?, &mut |_| true, refs.0, refs.1, &targets, &params)?
+    };
+    let gpu = a.backend.gpu();
     Report::new("sde", &a, Some(a.seed), records, r).emit(a.out.json, |r| {
-        let mut s = String::new();
+        let mut s = if gpu { backend_line(&r.backend) } else { String::new() };
         let dist = |h: &sde::SplitHalf| {
             let mean = h.values.iter().sum::<f64>() / h.values.len().max(1) as f64;
             format!(
@@ -714,7 +864,7 @@ fn rows_arg(s: &str) -> Result<Vec<usize>, CliError> {
 }
 
 fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
-    use lethe::sde::calibrated::{self, CalibratedParams, Call, TargetRows};
+    use lethe::sde::calibrated::{CalibratedParams, Call, TargetRows};
     let data = input::load("data", &spec(&a.data)?)?;
     let it_pool = rows_arg(&a.it_pool)?;
     let oot_pool = rows_arg(&a.oot_pool)?;
@@ -765,7 +915,15 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
         paper_shuffles: a.paper_shuffles,
         bins: a.bins,
     };
-    let r = calibrated::calibrated(data.matrix.view(), &it_pool, &oot_pool, &targets, &params)?;
+    let r = sde::threaded::calibrated_threaded(
+        a.threads.count()?,
+        &mut |_| true,
+        data.matrix.view(),
+        &it_pool,
+        &oot_pool,
+        &targets,
+        &params,
+    )?;
     Report::new("calibrate", &a, Some(a.seed), vec![data.record], r).emit(a.out.json, |r| {
         let mut s = String::new();
         let call = |c: Call| match c {

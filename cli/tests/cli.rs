@@ -373,3 +373,293 @@ fn bad_inputs_fail_with_clear_messages() {
     );
     assert!(Path::new(&act).exists());
 }
+
+/// `--threads N` evaluates subsets (sde, calibrate) or shuffles (hsic) on N threads; the output is the same, byte
+/// for byte, as with one thread (every subset has its own random stream; results are assembled in order).
+#[test]
+fn threads_change_no_output() {
+    let act = demo("act_retrained.npy");
+    let (it, oot, pool_in, pool_out) = (
+        format!("{act}@144..244"),
+        format!("{act}@544..644"),
+        format!("{act}@0..144"),
+        format!("{act}@544..744"),
+    );
+    let (retain, test) = (demo("retain.txt"), demo("test.txt"));
+    let sde: Vec<&str> = vec![
+        "sde",
+        "--it",
+        &it,
+        "--oot",
+        &oot,
+        "--draw-in",
+        &pool_in,
+        "--draw-out",
+        &pool_out,
+        "--draw",
+        "3",
+        "--size",
+        "100",
+        "--shuffles",
+        "40",
+        "--seed",
+        "3",
+        "--split",
+        "random",
+        "--baselines",
+    ];
+    let calibrate: Vec<&str> = vec![
+        "calibrate",
+        "--data",
+        &act,
+        "--it-pool",
+        &retain,
+        "--oot-pool",
+        &test,
+        "--draw-from",
+        "0..144",
+        "--draw",
+        "5",
+        "--size",
+        "30",
+        "--refs",
+        "6",
+        "--paper-shuffles",
+        "40",
+        "--seed",
+        "2",
+    ];
+    let x = format!("{act}@0..100");
+    let y = format!("{act}@300..400");
+    let hsic: Vec<&str> = vec!["hsic", &x, &y, "--permutations", "299", "--seed", "1"];
+    for (cmd, label) in [(sde, "sde"), (calibrate, "calibrate"), (hsic, "hsic")] {
+        for precision in ["f64", "f32"] {
+            for json in [true, false] {
+                let run = |threads: &str| {
+                    let mut a = cmd.clone();
+                    a.extend(["--precision", precision, "--threads", threads]);
+                    if json {
+                        a.push("--json");
+                    }
+                    let out = lethe(&a);
+                    assert!(out.status.success(), "{a:?}: {}", String::from_utf8_lossy(&out.stderr));
+                    out.stdout
+                };
+                let one = run("1");
+                assert!(!one.is_empty());
+                assert!(
+                    one == run("3"),
+                    "{label} {precision} json={json}: --threads 3 differs from --threads 1"
+                );
+            }
+        }
+    }
+    fails_with(&["hsic", &x, &y, "--threads", "0"], &["--threads", "at least 1"]);
+}
+
+/// `lethe` with extra environment variables (the GPU tests: Vulkan only, as build.sh runs them).
+#[cfg(feature = "gpu")]
+fn lethe_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lethe"))
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("run lethe")
+}
+
+/// The environment of the GPU runs: Vulkan (lavapipe on a machine without a GPU) unless WGPU_BACKEND says
+/// otherwise, and a runtime directory for the Vulkan loader.
+#[cfg(feature = "gpu")]
+fn gpu_env(dir: &Path) -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "WGPU_BACKEND",
+            std::env::var("WGPU_BACKEND").unwrap_or_else(|_| "vulkan".into()),
+        ),
+        ("XDG_RUNTIME_DIR", dir.display().to_string()),
+    ]
+}
+
+/// Unit roundoff of f32 and the GPU suite's score tolerance (gpu/tests/suite/mod.rs: `Tolerances::F32`,
+/// `score_ulps` = 1 in units of `u · (1 + log2 n²) · κ`, `exceedances` = 3).
+#[cfg(feature = "gpu")]
+const EPS32: f64 = f32::EPSILON as f64 / 2.0;
+#[cfg(feature = "gpu")]
+const SCORE_ULPS: f64 = 1.0;
+#[cfg(feature = "gpu")]
+const EXCEEDANCES: i64 = 3;
+
+/// The scale κ of one shuffle score (gpu/tests/suite/mod.rs `score_scale`): `Σ_ij K̄_ij L_{p(i)p(j)} / (n−1)²`
+/// with `K̄_ij = K_ij + r_i + r_j + g`, `K` the uncentred kernel of the first half, `L` the second half's.
+#[cfg(feature = "gpu")]
+fn score_scale(k: &[f64], l: &[f64], n: usize, p: &[u32]) -> f64 {
+    let nf = n as f64;
+    let r: Vec<f64> = (0..n).map(|i| k[i * n..(i + 1) * n].iter().sum::<f64>() / nf).collect();
+    let g = r.iter().sum::<f64>() / nf;
+    let mut s = 0.0;
+    for i in 0..n {
+        for j in 0..n {
+            s += (k[i * n + j] + r[i] + r[j] + g) * l[p[i] as usize * n + p[j] as usize];
+        }
+    }
+    s / ((nf - 1.0) * (nf - 1.0))
+}
+
+/// `--backend gpu` on lavapipe (Mesa's Vulkan on the CPU; fails, never skips, without an adapter, as the GPU
+/// crate's tests do): every shuffle value of `sde` within the GPU suite's f32 tolerance of the CPU f64 values,
+/// as `--precision f32` is (so the two f32 paths agree within twice that), the report naming the adapter; and
+/// `hsic` likewise, with exceedance counts within the suite's 3 of `--precision f32`'s.
+#[cfg(feature = "gpu")]
+#[test]
+fn gpu_backend_agrees_with_cpu_f32_and_names_the_adapter() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = gpu_env(dir.path());
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let act = demo("act_retrained.npy");
+    let (it, oot, pool) = (
+        format!("{act}@144..244"),
+        format!("{act}@544..644"),
+        format!("{act}@0..144"),
+    );
+    let (seed, shuffles) = (6u64, 60usize);
+    let seed_s = seed.to_string();
+    let shuffles_s = shuffles.to_string();
+    let sde = |extra: &[&str]| -> Value {
+        let mut a = vec![
+            "sde",
+            "--it",
+            &it,
+            "--oot",
+            &oot,
+            "--draw-in",
+            &pool,
+            "--draw",
+            "3",
+            "--size",
+            "100",
+            "--shuffles",
+            &shuffles_s,
+            "--seed",
+            &seed_s,
+            "--json",
+        ];
+        a.extend(extra);
+        let out = lethe_env(&a, &env);
+        assert!(out.status.success(), "{a:?}: {}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let gpu = sde(&["--backend", "gpu"]);
+    let f32 = sde(&["--precision", "f32"]);
+    let f64 = sde(&["--precision", "f64"]);
+    let backend = &gpu["result"]["backend"];
+    println!("adapter: {backend}");
+    let device = backend["device"].as_str().unwrap();
+    assert!(!device.is_empty() && !device.starts_with("unnamed"), "{backend}");
+    assert_eq!(backend["precision"], "f32");
+    assert_ne!(backend["name"], "cpu");
+    assert_eq!(gpu["parameters"]["backend"], "gpu");
+    assert_eq!(gpu["parameters"]["precision"], "f32");
+
+    // The subsets in evaluation order, as rows of the file, to recompute each shuffle's κ.
+    let m = |rows| matrix_rows("act_retrained.npy", rows);
+    let (mi, mo, mp) = (m(144..244), m(544..644), m(0..144));
+    let draws = lethe::sde::draw_targets(Some(true), 144, 3, 100, seed).unwrap();
+    let mut subsets = vec![mi, mo];
+    subsets.extend(draws.iter().map(|d| mp.select_rows(d, "pool").unwrap()));
+    let dist = |r: &Value, k: usize| -> Vec<f64> {
+        let d = match k {
+            0 => &r["result"]["in_training_reference"],
+            1 => &r["result"]["out_of_training_reference"],
+            _ => &r["result"]["targets"][k - 2]["distribution"],
+        };
+        d["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect()
+    };
+    let (mut worst_gpu, mut worst_f32) = (0.0f64, 0.0f64);
+    for (k, s) in subsets.iter().enumerate() {
+        let h = s.rows() / 2;
+        let bw = lethe::kernel::Bandwidth::SqrtDim;
+        let kx = lethe::kernel::rbf::<f64, f64>(s.row_block(0, h).unwrap(), bw)
+            .unwrap()
+            .values;
+        let ly = lethe::kernel::rbf::<f64, f64>(s.row_block(h, 2 * h).unwrap(), bw)
+            .unwrap()
+            .values;
+        let mut perms = Vec::new();
+        lethe::permute::Permutations::for_subset(seed, lethe::permute::Stream::Shuffles, k as u64)
+            .extend(h, shuffles, &mut perms);
+        let (g, c32, c64) = (dist(&gpu, k), dist(&f32, k), dist(&f64, k));
+        assert_eq!((g.len(), c32.len()), (shuffles, shuffles));
+        for t in 0..shuffles {
+            let unit = EPS32 * (1.0 + ((h * h) as f64).log2()) * score_scale(&kx, &ly, h, &perms[t * h..(t + 1) * h]);
+            let (e_gpu, e_f32) = ((g[t] - c64[t]).abs() / unit, (c32[t] - c64[t]).abs() / unit);
+            assert!(
+                e_gpu <= SCORE_ULPS,
+                "subset {k} shuffle {t}: GPU {} vs f64 {}",
+                g[t],
+                c64[t]
+            );
+            assert!(
+                e_f32 <= SCORE_ULPS,
+                "subset {k} shuffle {t}: f32 {} vs f64 {}",
+                c32[t],
+                c64[t]
+            );
+            assert!((g[t] - c32[t]).abs() <= 2.0 * SCORE_ULPS * unit);
+            worst_gpu = worst_gpu.max(e_gpu);
+            worst_f32 = worst_f32.max(e_f32);
+        }
+        let sig = |r: &Value| r["result"]["in_training_reference"]["sigma_1"].as_f64().unwrap();
+        assert_eq!(sig(&gpu), sig(&f32));
+    }
+    println!("sde: largest error vs CPU f64 in units of u(1+log2 n²)κ: GPU {worst_gpu:.3}, CPU f32 {worst_f32:.3}");
+
+    // The human output names the adapter too.
+    let mut a = vec!["hsic", &it, &oot, "--permutations", "199", "--backend", "gpu"];
+    let out = lethe_env(&a, &env);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("backend: GPU") && text.contains(device),
+        "{text}"
+    );
+    a.push("--json");
+    let g: Value = serde_json::from_slice(&lethe_env(&a, &env).stdout).unwrap();
+    let c: Value = json(&["hsic", &it, &oot, "--permutations", "199", "--precision", "f32"]);
+    let (gs, cs) = (
+        g["result"]["statistic"].as_f64().unwrap(),
+        c["result"]["statistic"].as_f64().unwrap(),
+    );
+    // The observed statistic is the score of the identity permutation: the same tolerance (twice: two f32 paths).
+    let bw = lethe::kernel::Bandwidth::SqrtDim;
+    let (x, y) = (m(144..244), m(544..644));
+    let kx = lethe::kernel::rbf::<f64, f64>(x.view(), bw).unwrap().values;
+    let ly = lethe::kernel::rbf::<f64, f64>(y.view(), bw).unwrap().values;
+    let n = x.rows();
+    let identity: Vec<u32> = (0..n as u32).collect();
+    let unit = EPS32 * (1.0 + ((n * n) as f64).log2()) * score_scale(&kx, &ly, n, &identity);
+    assert!((gs - cs).abs() <= 2.0 * SCORE_ULPS * unit, "{gs} vs {cs}");
+    let ex = |r: &Value| r["result"]["exceedances"].as_i64().unwrap();
+    assert!((ex(&g) - ex(&c)).abs() <= EXCEEDANCES, "{} vs {}", ex(&g), ex(&c));
+    assert_eq!(g["result"]["backend"]["device"], device);
+}
+
+/// GPU failures are messages with exit status 1, never panics: f64 asked of the GPU, and no adapter (a backend
+/// that is not compiled in).
+#[cfg(feature = "gpu")]
+#[test]
+fn gpu_backend_errors_are_clear() {
+    let x = format!("{}@0..20", demo("act_original.npy"));
+    fails_with(
+        &["hsic", &x, &x, "--backend", "gpu", "--precision", "f64"],
+        &["--backend gpu", "f32 only"],
+    );
+    let out = lethe_env(&["hsic", &x, &x, "--backend", "gpu"], &[("WGPU_BACKEND", "metal")]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--backend gpu") && err.contains("no GPU adapter"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -275,13 +275,17 @@ pub async fn hsic_test_with<B: Backend, M: Monitor, S: Scalar>(
     run.run(backend, monitor, batch, (0.0, 1.0), "HSIC shuffles").await?;
 
     let stats = run.pair().stats();
-    let planned = run.total();
-    let complete = run.is_done();
     let null = run.into_values();
+    Ok(test_result(observed, null, stats, params, backend.info()))
+}
+
+/// The test's result from the observed value and the shuffled values done (a prefix of the planned stream).
+fn test_result(observed: f64, null: Vec<f64>, stats: PairStats, params: &HsicTestParams, backend: BackendInfo) -> HsicTestResult {
+    let planned = params.permutations;
     let done = null.len();
     let PermutationPValue { exceedances: b, p_value, .. } = permutation_p_value(observed, &null);
     let remaining = planned - done;
-    Ok(HsicTestResult {
+    HsicTestResult {
         statistic: observed,
         p_value,
         p_value_bounds: (
@@ -291,7 +295,7 @@ pub async fn hsic_test_with<B: Backend, M: Monitor, S: Scalar>(
         exceedances: b,
         permutations_done: done,
         permutations_planned: planned,
-        complete,
+        complete: done == planned,
         null,
         sigma_x: stats.x.sigma,
         sigma_y: stats.y.sigma,
@@ -299,8 +303,76 @@ pub async fn hsic_test_with<B: Backend, M: Monitor, S: Scalar>(
         kernels: stats,
         seed: params.seed,
         rng: RNG_ID,
-        backend: backend.info(),
-    })
+        backend,
+    }
+}
+
+/// [`hsic_test`] with the shuffles scored on up to `threads` threads (`threads ≤ 1`: on this thread, by
+/// [`hsic_test_with`]), reporting to `monitor`. The kernels are built once and shared; the shuffles are drawn from
+/// the one stream in batches, in order (batch j's permutations are drawn after batch j − 1's, whichever thread
+/// scores them), and each value depends only on its permutation: the result is the same for every thread count.
+/// Stopped, it keeps the batches finished in order, as [`hsic_test_with`] does. Native only.
+///
+/// # Errors
+/// As [`hsic_test_with`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn hsic_test_threaded<S: Scalar>(
+    threads: usize,
+    mut monitor: &mut crate::parallel::ProgressFn<'_>,
+    x: MatrixRef<'_, S>,
+    y: MatrixRef<'_, S>,
+    params: &HsicTestParams,
+) -> Result<HsicTestResult> {
+    use std::sync::{Condvar, Mutex, PoisonError};
+
+    let mut backend = CpuBackend::new(params.precision);
+    if threads <= 1 {
+        return now(hsic_test_with(&mut backend, &mut monitor, x, y, params));
+    }
+    check_pair(x, y, "the HSIC permutation test")?;
+    if params.permutations == 0 {
+        return Err(Error::param("permutations", 0, "at least 1 shuffle"));
+    }
+    let n = x.rows();
+    let pair = now(backend.prepare(x, y, params.bandwidth_x, params.bandwidth_y))?;
+    let identity: Vec<u32> = (0..n as u32).collect();
+    let mut observed = [0.0];
+    now(backend.score(&pair, &identity, &mut observed))?;
+    let observed = observed[0];
+
+    let (total, batch) = (params.permutations, backend.preferred_batch());
+    let weights: Vec<f64> = (0..total.div_ceil(batch)).map(|j| batch.min(total - j * batch) as f64).collect();
+    // The stream and the next batch to draw; batch j waits for its turn (batches are handed out in order and each
+    // one, once handed out, is drawn, so the turn always comes).
+    let stream = (Mutex::new((Permutations::for_subset(params.seed, Stream::Shuffles, 0), 0usize)), Condvar::new());
+    let job = |backend: &mut CpuBackend, j: usize, _: &mut dyn FnMut(f64) -> bool| -> Result<Vec<f64>> {
+        let count = batch.min(total - j * batch);
+        let mut perms = Vec::with_capacity(count * n);
+        {
+            let (lock, turn) = &stream;
+            let mut g = lock.lock().unwrap_or_else(PoisonError::into_inner);
+            while g.1 != j {
+                g = turn.wait(g).unwrap_or_else(PoisonError::into_inner);
+            }
+            g.0.extend(n, count, &mut perms);
+            g.1 += 1;
+            turn.notify_all();
+        }
+        let mut out = vec![0.0; count];
+        now(backend.score(&pair, &perms, &mut out))?;
+        Ok(out)
+    };
+    let mut results = crate::parallel::run_items(
+        threads,
+        &weights,
+        monitor,
+        &|_, _| "HSIC shuffles".to_string(),
+        &|| CpuBackend::new(params.precision),
+        &job,
+    );
+    crate::parallel::first_error(&mut results)?;
+    let null: Vec<f64> = results.into_iter().map_while(|r| r.and_then(Result::ok)).flatten().collect();
+    Ok(test_result(observed, null, pair.stats(), params, backend.info()))
 }
 
 /// HSIC permutation test on the CPU, run to completion.
@@ -357,6 +429,26 @@ mod tests {
         // The partial null is a prefix of the full one (same permutation stream), and the full p lies in the bounds.
         assert_eq!(&full.null[..r.null.len()], &r.null[..]);
         assert!(r.p_value_bounds.0 <= full.p_value && full.p_value <= r.p_value_bounds.1);
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn threads_give_the_one_thread_result() {
+        let x = line(60, |i| (i * 0.37).sin());
+        let y = line(60, |i| (i * 0.21).cos() + i * 0.01);
+        for precision in [Precision::F64, Precision::F32] {
+            let p = HsicTestParams { permutations: 199, seed: 4, precision, ..Default::default() };
+            let want = hsic_test(x.view(), y.view(), &p).unwrap();
+            for threads in [2, 3] {
+                let got = hsic_test_threaded(threads, &mut |_: &Progress| true, x.view(), y.view(), &p).unwrap();
+                assert_eq!(got, want, "{precision:?} {threads}");
+            }
+            // Stopped: a prefix of the full null (whole batches, in order), with bounds that hold the full p.
+            let part = hsic_test_threaded(2, &mut |_: &Progress| false, x.view(), y.view(), &p).unwrap();
+            assert_eq!(&want.null[..part.null.len()], &part.null[..]);
+            assert_eq!(part.complete, part.null.len() == 199);
+            assert!(part.p_value_bounds.0 <= want.p_value && want.p_value <= part.p_value_bounds.1);
+        }
     }
 
     #[test]

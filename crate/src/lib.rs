@@ -22,6 +22,8 @@ pub mod mmd;
 pub mod multiple_testing;
 pub mod numpy;
 pub mod options;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod parallel;
 pub mod permute;
 pub mod progress;
 pub mod rank;

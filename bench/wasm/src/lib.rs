@@ -13,12 +13,12 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use lethe::backend::{Backend, BackendInfo, CpuBackend, Precision};
-use lethe::data::{MatrixRef, Scalar};
-use lethe::kernel::{self, Bandwidth};
+use lethe::backend::{Backend, BackendInfo, CpuBackend, PairStats, Precision};
+use lethe::data::{Matrix, MatrixRef, Scalar};
+use lethe::kernel::{self, Bandwidth, KernelStats, MatrixSums};
 use lethe::permute::{Permutations, Stream};
 use lethe::progress::Silent;
-use lethe::sde::{self, RowSubset, SdeParams};
+use lethe::sde::{self, RowSubset, SdeParams, ShuffleMoments, SplitHalf};
 
 #[cfg(target_arch = "wasm32")]
 #[link(wasm_import_module = "env")]
@@ -150,6 +150,215 @@ pub fn job(
     Ok(out)
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The same job split over a pool of workers (bench/web/pool.mjs): each worker (its own wasm instance) computes the
+// subsets it is handed with `sde::split_half_with` (subset k shuffles with stream k, so any worker gives the same
+// values), and one of them assembles the report from every subset's distribution with `sde::target_outcome` and
+// `sde::report`, as `sde_subsets_with` does. Distributions cross workers as f64 arrays ([`encode`]).
+// ---------------------------------------------------------------------------------------------------------------
+
+/// The inputs of a pooled job, held by each worker's instance.
+pub struct PoolJob {
+    pub it: Matrix<f32>,
+    pub oot: Matrix<f32>,
+    pub pool: Matrix<f32>,
+    pub draws: usize,
+    pub size: usize,
+    pub params: SdeParams,
+    /// The drawn targets' rows (drawn on first use, as `job` draws them).
+    pub rows: Option<Vec<Vec<usize>>>,
+}
+
+impl PoolJob {
+    /// Subsets in the job: the two references and the drawn targets.
+    pub fn subsets(&self) -> usize {
+        2 + self.draws
+    }
+
+    /// Subset `k`'s distribution (0, 1: references; 2 + i: target i) and the time in kernels and shuffles.
+    pub fn subset(&mut self, k: usize) -> lethe::Result<(SplitHalf, f64, f64)> {
+        let mut backend = Timed {
+            inner: CpuBackend::new(self.params.precision),
+            prepare_ms: 0.0,
+            score_ms: 0.0,
+        };
+        let params = self.params;
+        let h = match k {
+            0 => block_on(sde::split_half_with(
+                &mut backend,
+                &mut Silent,
+                "in_training",
+                self.it.view(),
+                &params,
+                0,
+                (0.0, 1.0),
+            ))?,
+            1 => block_on(sde::split_half_with(
+                &mut backend,
+                &mut Silent,
+                "out_of_training",
+                self.oot.view(),
+                &params,
+                1,
+                (0.0, 1.0),
+            ))?,
+            _ => {
+                if self.rows.is_none() {
+                    self.rows = Some(sde::draw_targets(
+                        None,
+                        self.pool.rows(),
+                        self.draws,
+                        self.size,
+                        params.seed,
+                    )?);
+                }
+                let rows = self.rows.as_ref().map(|r| &r[k - 2]).ok_or(lethe::Error::Cancelled)?;
+                let name = format!("draw-from[{}]", k - 2);
+                let m = self.pool.select_rows(rows, &name)?;
+                block_on(sde::split_half_with(
+                    &mut backend,
+                    &mut Silent,
+                    &name,
+                    m.view(),
+                    &params,
+                    k as u64,
+                    (0.0, 1.0),
+                ))?
+            }
+        };
+        Ok((h, backend.prepare_ms, backend.score_ms))
+    }
+}
+
+/// The report from every subset's distribution, in subset order: `[otr, subsets, shuffles, values...]` (as `job`
+/// returns after its two timings).
+pub fn assemble(params: &SdeParams, mut parts: Vec<SplitHalf>) -> lethe::Result<Vec<f64>> {
+    if parts.len() < 2 {
+        return Err(lethe::Error::Cancelled);
+    }
+    let targets = parts.split_off(2);
+    let oot = parts.pop().ok_or(lethe::Error::Cancelled)?;
+    let it = parts.pop().ok_or(lethe::Error::Cancelled)?;
+    let mut outcomes = Vec::with_capacity(targets.len());
+    for (i, t) in targets.into_iter().enumerate() {
+        outcomes.push(sde::target_outcome(
+            &format!("draw-from[{i}]"),
+            None,
+            t,
+            None,
+            &it,
+            &oot,
+            params,
+        )?);
+    }
+    let r = sde::report(
+        params,
+        CpuBackend::new(params.precision).info(),
+        it,
+        Some(oot),
+        outcomes,
+        true,
+        Vec::new(),
+    )?;
+    let mut out = vec![r.out_of_training_rate.unwrap_or(f64::NAN)];
+    let mut dists = vec![&r.in_training_reference];
+    dists.extend(r.out_of_training_reference.as_ref());
+    dists.extend(r.targets.iter().map(|t| &t.distribution));
+    out.push(dists.len() as f64);
+    out.push(params.shuffles as f64);
+    for d in dists {
+        out.extend(&d.values);
+    }
+    Ok(out)
+}
+
+fn kernel_stats(k: &KernelStats) -> [f64; 4] {
+    [k.n as f64, k.sigma, k.mean_all, k.mean_offdiag]
+}
+
+fn sums(m: &MatrixSums) -> [f64; 11] {
+    [
+        m.h as f64,
+        m.total,
+        m.trace,
+        m.row_sq,
+        m.col_sq,
+        m.row_col,
+        m.diag_row,
+        m.diag_col,
+        m.diag_sq,
+        m.sq,
+        m.sq_transpose,
+    ]
+}
+
+/// A distribution as f64s (exact: JS numbers are f64): `[len, values..., every other field]`.
+pub fn encode(h: &SplitHalf, out: &mut Vec<f64>) {
+    out.push(h.values.len() as f64);
+    out.extend(&h.values);
+    out.extend([h.half as f64, h.rows as f64, h.sigma_1, h.sigma_2, h.kernels.n as f64]);
+    out.extend(kernel_stats(&h.kernels.x));
+    out.extend(kernel_stats(&h.kernels.y));
+    out.extend(sums(&h.kernels.kc_sums));
+    out.extend(sums(&h.kernels.l_sums));
+    out.extend([
+        h.moments.mean,
+        h.moments.variance,
+        h.moments.sd,
+        h.shuffles_planned as f64,
+        f64::from(u8::from(h.complete)),
+    ]);
+}
+
+/// Reads one [`encode`]d distribution from the front of `v`, returning it and the rest.
+pub fn decode(v: &[f64]) -> Option<(SplitHalf, &[f64])> {
+    let (&len, v) = v.split_first()?;
+    let len = len as usize;
+    let (values, v) = v.split_at_checked(len)?;
+    let (f, rest) = v.split_at_checked(5 + 4 + 4 + 11 + 11 + 5)?;
+    let ks = |a: &[f64]| KernelStats {
+        n: a[0] as usize,
+        sigma: a[1],
+        mean_all: a[2],
+        mean_offdiag: a[3],
+    };
+    let ms = |a: &[f64]| MatrixSums {
+        h: a[0] as usize,
+        total: a[1],
+        trace: a[2],
+        row_sq: a[3],
+        col_sq: a[4],
+        row_col: a[5],
+        diag_row: a[6],
+        diag_col: a[7],
+        diag_sq: a[8],
+        sq: a[9],
+        sq_transpose: a[10],
+    };
+    let h = SplitHalf {
+        values: values.to_vec(),
+        half: f[0] as usize,
+        rows: f[1] as usize,
+        sigma_1: f[2],
+        sigma_2: f[3],
+        kernels: PairStats {
+            n: f[4] as usize,
+            x: ks(&f[5..9]),
+            y: ks(&f[9..13]),
+            kc_sums: ms(&f[13..24]),
+            l_sums: ms(&f[24..35]),
+        },
+        moments: ShuffleMoments {
+            mean: f[35],
+            variance: f[36],
+            sd: f[37],
+        },
+        shuffles_planned: f[38] as usize,
+        complete: f[39] != 0.0,
+    };
+    Some((h, rest))
+}
+
 /// Seeded uniform values in [-1, 1) (a 64-bit LCG; benchmark inputs only).
 pub fn seeded(len: usize, seed: u64) -> Vec<f32> {
     let mut s = seed;
@@ -266,6 +475,12 @@ pub fn peak_gflops(iters: u32) -> f64 {
 thread_local! {
     static RESULT: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
     static ERROR: RefCell<String> = const { RefCell::new(String::new()) };
+    static POOL_JOB: RefCell<Option<PoolJob>> = const { RefCell::new(None) };
+}
+
+fn set_error(e: &lethe::Error) -> i32 {
+    ERROR.with(|m| *m.borrow_mut() = e.to_string());
+    1
 }
 
 fn set_result(v: Vec<f64>) -> i32 {
@@ -361,10 +576,109 @@ pub unsafe extern "C" fn lb_job(
     };
     match run() {
         Ok(v) => set_result(v),
-        Err(e) => {
-            ERROR.with(|m| *m.borrow_mut() = e.to_string());
-            1
+        Err(e) => set_error(&e),
+    }
+}
+
+/// Holds a pooled job's inputs (copied from the [`lb_alloc`] buffers, which JS may free) for [`lb_pool_subset`].
+///
+/// # Safety
+/// As [`lb_job`].
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn lb_pool_load(
+    it: *const f32,
+    oot: *const f32,
+    ref_rows: usize,
+    pool: *const f32,
+    pool_rows: usize,
+    d: usize,
+    draws: usize,
+    size: usize,
+    shuffles: usize,
+    f32_storage: u32,
+    seed: u32,
+) -> i32 {
+    // SAFETY: the caller guarantees the addresses and lengths (see above).
+    let (it, oot, pool) = unsafe {
+        (
+            std::slice::from_raw_parts(it, ref_rows * d),
+            std::slice::from_raw_parts(oot, ref_rows * d),
+            std::slice::from_raw_parts(pool, pool_rows * d),
+        )
+    };
+    let load = || -> lethe::Result<PoolJob> {
+        Ok(PoolJob {
+            it: Matrix::from_vec(ref_rows, d, it.to_vec())?,
+            oot: Matrix::from_vec(ref_rows, d, oot.to_vec())?,
+            pool: Matrix::from_vec(pool_rows, d, pool.to_vec())?,
+            draws,
+            size,
+            params: SdeParams {
+                shuffles,
+                seed: u64::from(seed),
+                precision: precision(f32_storage),
+                ..Default::default()
+            },
+            rows: None,
+        })
+    };
+    match load() {
+        Ok(j) => {
+            POOL_JOB.with(|p| *p.borrow_mut() = Some(j));
+            0
         }
+        Err(e) => set_error(&e),
+    }
+}
+
+/// Subset `k` of the loaded pooled job: result `[prepare_ms, score_ms, encoded distribution...]`.
+#[unsafe(no_mangle)]
+pub extern "C" fn lb_pool_subset(k: usize) -> i32 {
+    let r = POOL_JOB.with(|p| match p.borrow_mut().as_mut() {
+        Some(job) if k < job.subsets() => job.subset(k),
+        _ => Err(lethe::Error::param(
+            "k",
+            k,
+            "a subset of the loaded job (lb_pool_load first)",
+        )),
+    });
+    match r {
+        Ok((h, prep, score)) => {
+            let mut out = vec![prep, score];
+            encode(&h, &mut out);
+            set_result(out)
+        }
+        Err(e) => set_error(&e),
+    }
+}
+
+/// Assembles the loaded job's report from `len` f64s at `parts`: every subset's encoded distribution, in subset
+/// order. Result as [`lb_job`]'s after its two timings: `[otr, subsets, shuffles, values...]`.
+///
+/// # Safety
+/// `parts` must address `len` f64 values written by JS into an [`lb_alloc`] buffer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lb_pool_assemble(parts: *const f64, len: usize) -> i32 {
+    // SAFETY: the caller guarantees the address and length.
+    let mut v = unsafe { std::slice::from_raw_parts(parts, len) };
+    let mut dists = Vec::new();
+    while !v.is_empty() {
+        match decode(v) {
+            Some((h, rest)) => {
+                dists.push(h);
+                v = rest;
+            }
+            None => return set_error(&lethe::Error::param("parts", len, "encoded distributions")),
+        }
+    }
+    let r = POOL_JOB.with(|p| match p.borrow().as_ref() {
+        Some(job) => assemble(&job.params, dists),
+        None => Err(lethe::Error::param("job", "none", "lb_pool_load first")),
+    });
+    match r {
+        Ok(out) => set_result(out),
+        Err(e) => set_error(&e),
     }
 }
 
@@ -443,5 +757,36 @@ mod tests {
         assert_eq!(&out[5..15], &r.in_training_reference.values[..]);
         assert_eq!(&out[out.len() - 10..], &r.targets[2].distribution.values[..]);
         assert_eq!(out[2], r.out_of_training_rate.unwrap());
+
+        // The pooled job: subsets computed apart (in any order), encoded, decoded and assembled give the same.
+        let mut pj = PoolJob {
+            it: lethe::Matrix::from_vec(size, d, it.clone()).unwrap(),
+            oot: lethe::Matrix::from_vec(size, d, oot.clone()).unwrap(),
+            pool: pool_m,
+            draws: 3,
+            size,
+            params: SdeParams {
+                shuffles: 10,
+                seed: 4,
+                ..Default::default()
+            },
+            rows: None,
+        };
+        let mut parts: Vec<Vec<f64>> = vec![Vec::new(); 5];
+        for k in [4, 0, 2, 1, 3] {
+            let (h, _, _) = pj.subset(k).unwrap();
+            encode(&h, &mut parts[k]);
+            let (back, rest) = decode(&parts[k]).unwrap();
+            assert!(rest.is_empty());
+            assert_eq!(back, h);
+        }
+        let flat: Vec<f64> = parts.concat();
+        let mut dists = Vec::new();
+        let mut v = &flat[..];
+        while let Some((h, rest)) = decode(v) {
+            dists.push(h);
+            v = rest;
+        }
+        assert_eq!(assemble(&pj.params, dists).unwrap(), out[2..].to_vec());
     }
 }

@@ -258,7 +258,7 @@ fn confidence<S: Scalar>(s: MatrixRef<'_, S>) -> Option<f64> {
     Some(total / s.rows() as f64)
 }
 
-async fn subset_stats<B: Backend, S: Scalar>(
+pub(super) async fn subset_stats<B: Backend, S: Scalar>(
     backend: &mut B,
     data: MatrixRef<'_, S>,
     rows: &[usize],
@@ -344,22 +344,24 @@ fn summary(rule: &'static str, targets: &[CalibratedTarget], call: impl Fn(&Cali
     Ok(RuleSummary { rule, out_of_training_rate: otr, inconclusive, f1 })
 }
 
-/// The calibrated evaluation on any backend: draws R reference subsets per class from the pools (disjoint from
-/// the targets), computes every subset's exact shuffle moments and diagnostics, applies the rules, and — when
-/// `paper_shuffles > 0` — the paper's JSD rule with the first reference pair beside them.
-///
-/// # Errors
-/// Invalid parameters, row indices out of range, pools too small for one subset, subsets under 4 rows or with
-/// non-finite values.
-pub async fn calibrated_with<B: Backend, M: Monitor, S: Scalar>(
-    backend: &mut B,
-    monitor: &mut M,
-    data: MatrixRef<'_, S>,
+/// What the calibrated evaluation fixes before any kernel is built: the reference subsets of each class and the
+/// warnings about them.
+pub(super) struct Plan {
+    pub warnings: Vec<String>,
+    pub it_sets: Vec<Vec<usize>>,
+    pub it_disjoint: bool,
+    pub oot_sets: Vec<Vec<usize>>,
+    pub oot_disjoint: bool,
+}
+
+/// Checks the parameters and row indices and draws the reference subsets (seeded, stream `Subsets`).
+pub(super) fn plan(
+    data_rows: usize,
     in_training_pool: &[usize],
     out_of_training_pool: &[usize],
     targets: &[TargetRows],
     params: &CalibratedParams,
-) -> Result<CalibratedReport> {
+) -> Result<Plan> {
     params.bandwidth.validate()?;
     if params.references == 0 {
         return Err(Error::param("references", 0, "at least 1 reference subset per class (10–20 recommended)"));
@@ -374,8 +376,8 @@ pub async fn calibrated_with<B: Backend, M: Monitor, S: Scalar>(
         .into_iter()
         .chain(targets.iter().map(|t| (t.name.as_str(), t.rows.as_slice())))
     {
-        if let Some(&bad) = rows.iter().find(|&&i| i >= data.rows()) {
-            return Err(Error::IndexOutOfRange { input: name.to_string(), index: bad, len: data.rows() });
+        if let Some(&bad) = rows.iter().find(|&&i| i >= data_rows) {
+            return Err(Error::IndexOutOfRange { input: name.to_string(), index: bad, len: data_rows });
         }
     }
     let mut warnings = Vec::new();
@@ -393,6 +395,40 @@ pub async fn calibrated_with<B: Backend, M: Monitor, S: Scalar>(
     if overlap > 0 {
         warnings.push(format!("{overlap} rows appear in both the in-training and out-of-training references"));
     }
+    Ok(Plan { warnings, it_sets, it_disjoint, oot_sets, oot_disjoint })
+}
+
+/// The SDE parameters of the paper rule run beside the calibrated one.
+pub(super) fn sde_params(params: &CalibratedParams) -> SdeParams {
+    SdeParams {
+        bandwidth: params.bandwidth,
+        shuffles: params.paper_shuffles.max(1),
+        seed: params.seed,
+        split: params.split,
+        bins: params.bins,
+        precision: params.precision,
+        baselines: false,
+    }
+}
+
+/// The calibrated evaluation on any backend: draws R reference subsets per class from the pools (disjoint from
+/// the targets), computes every subset's exact shuffle moments and diagnostics, applies the rules, and — when
+/// `paper_shuffles > 0` — the paper's JSD rule with the first reference pair beside them.
+///
+/// # Errors
+/// Invalid parameters, row indices out of range, pools too small for one subset, subsets under 4 rows or with
+/// non-finite values.
+pub async fn calibrated_with<B: Backend, M: Monitor, S: Scalar>(
+    backend: &mut B,
+    monitor: &mut M,
+    data: MatrixRef<'_, S>,
+    in_training_pool: &[usize],
+    out_of_training_pool: &[usize],
+    targets: &[TargetRows],
+    params: &CalibratedParams,
+) -> Result<CalibratedReport> {
+    let plan = plan(data.rows(), in_training_pool, out_of_training_pool, targets, params)?;
+    let r = params.references;
 
     // Progress: one unit per subset, plus the paper rule's shuffles when asked for.
     let total = (2 * r + targets.len()) as f64;
@@ -403,8 +439,8 @@ pub async fn calibrated_with<B: Backend, M: Monitor, S: Scalar>(
     let mut it_first = None;
     let mut oot_first = None;
     for (sets, base, out, first, class) in [
-        (&it_sets, 0, &mut it_stats, &mut it_first, "in-training"),
-        (&oot_sets, r, &mut oot_stats, &mut oot_first, "out-of-training"),
+        (&plan.it_sets, 0, &mut it_stats, &mut it_first, "in-training"),
+        (&plan.oot_sets, r, &mut oot_stats, &mut oot_first, "out-of-training"),
     ] {
         for (k, rows) in sets.iter().enumerate() {
             let id = (base + k) as u64;
@@ -419,6 +455,55 @@ pub async fn calibrated_with<B: Backend, M: Monitor, S: Scalar>(
             }
         }
     }
+
+    // The paper rule's reference distributions (first pair), if asked for.
+    let sde_params = sde_params(params);
+    let paper_refs = match (params.paper_shuffles > 0, &it_first, &oot_first) {
+        (true, Some(a), Some(b)) => {
+            let ha = split_half_on(backend, monitor, "in_training", a.view(), &sde_params, 0, (done / total, 0.0)).await?;
+            let hb = split_half_on(backend, monitor, "out_of_training", b.view(), &sde_params, 1, (done / total, 0.0)).await?;
+            Some((ha.values, hb.values))
+        }
+        _ => None,
+    };
+
+    let mut computed = Vec::with_capacity(targets.len());
+    let mut complete = true;
+    for (i, t) in targets.iter().enumerate() {
+        let id = (2 * r + i) as u64;
+        let (m, st) = subset_stats(backend, data, &t.rows, params, id, &t.name).await?;
+        let paper = match &paper_refs {
+            Some(_) => {
+                let h = split_half_on(backend, monitor, &t.name, m.view(), &sde_params, 2 + i as u64, (done / total, 0.0)).await?;
+                Some(h.values)
+            }
+            None => None,
+        };
+        computed.push((st, paper));
+        done += 1.0;
+        if !monitor.checkpoint(&Progress { fraction: done / total, phase: format!("target {}/{}", i + 1, targets.len()) }).await {
+            complete = i + 1 == targets.len();
+            break;
+        }
+    }
+    assemble(params, backend.info(), plan, it_stats, oot_stats, paper_refs, targets, computed, complete)
+}
+
+/// The report from the computed parts: every reference's statistics, the paper rule's reference distributions
+/// (if run) and, for the first `computed.len()` targets, their statistics and paper-rule distributions.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn assemble(
+    params: &CalibratedParams,
+    backend: BackendInfo,
+    plan: Plan,
+    it_stats: Vec<SubsetStats>,
+    oot_stats: Vec<SubsetStats>,
+    paper_refs: Option<(Vec<f64>, Vec<f64>)>,
+    targets: &[TargetRows],
+    computed: Vec<(SubsetStats, Option<Vec<f64>>)>,
+    complete: bool,
+) -> Result<CalibratedReport> {
+    let r = params.references;
     let means = |v: &[SubsetStats]| v.iter().map(|s| s.moments.mean).collect::<Vec<f64>>();
     let rule = MidpointRule::fit(&means(&it_stats), &means(&oot_stats));
     let disp = |v: &[SubsetStats]| v.iter().map(|s| s.dispersion).collect::<Vec<f64>>();
@@ -429,31 +514,9 @@ pub async fn calibrated_with<B: Backend, M: Monitor, S: Scalar>(
         _ => None,
     };
 
-    // The paper rule's reference distributions (first pair), if asked for.
-    let sde_params = SdeParams {
-        bandwidth: params.bandwidth,
-        shuffles: params.paper_shuffles.max(1),
-        seed: params.seed,
-        split: params.split,
-        bins: params.bins,
-        precision: params.precision,
-        baselines: false,
-    };
-    let paper_refs = match (params.paper_shuffles > 0, &it_first, &oot_first) {
-        (true, Some(a), Some(b)) => {
-            let ha = split_half_on(backend, monitor, "in_training", a.view(), &sde_params, 0, (done / total, 0.0)).await?;
-            let hb = split_half_on(backend, monitor, "out_of_training", b.view(), &sde_params, 1, (done / total, 0.0)).await?;
-            Some((ha.values, hb.values))
-        }
-        _ => None,
-    };
-
     let (it_m0, oot_m0) = (it_stats[0].moments.mean, oot_stats[0].moments.mean);
-    let mut out = Vec::with_capacity(targets.len());
-    let mut complete = true;
-    for (i, t) in targets.iter().enumerate() {
-        let id = (2 * r + i) as u64;
-        let (m, st) = subset_stats(backend, data, &t.rows, params, id, &t.name).await?;
+    let mut out = Vec::with_capacity(computed.len());
+    for (t, (st, paper_values)) in targets.iter().zip(computed) {
         let mean = st.moments.mean;
         let (score, calibrated) = if r >= 2 {
             rule.call(mean, params.margin)
@@ -461,12 +524,9 @@ pub async fn calibrated_with<B: Backend, M: Monitor, S: Scalar>(
             let near = (mean - it_m0).abs() < (mean - oot_m0).abs();
             (f64::NAN, if near { Call::InTraining } else { Call::OutOfTraining })
         };
-        let paper = match &paper_refs {
-            Some((a, b)) => {
-                let h = split_half_on(backend, monitor, &t.name, m.view(), &sde_params, 2 + i as u64, (done / total, 0.0)).await?;
-                Some(paper_verdict(&h.values, a, b, params.bins)?)
-            }
-            None => None,
+        let paper = match (&paper_refs, paper_values) {
+            (Some((a, b)), Some(h)) => Some(paper_verdict(&h, a, b, params.bins)?),
+            _ => None,
         };
         out.push(CalibratedTarget {
             name: t.name.clone(),
@@ -480,11 +540,6 @@ pub async fn calibrated_with<B: Backend, M: Monitor, S: Scalar>(
             confidence: confidence_rule.zip(st.confidence).map(|(r, c)| r.call(c, params.margin).1),
             stats: st,
         });
-        done += 1.0;
-        if !monitor.checkpoint(&Progress { fraction: done / total, phase: format!("target {}/{}", i + 1, targets.len()) }).await {
-            complete = i + 1 == targets.len();
-            break;
-        }
     }
 
     let mut summaries = vec![
@@ -502,10 +557,11 @@ pub async fn calibrated_with<B: Backend, M: Monitor, S: Scalar>(
     let notes = reading(&rule, confidence_rule.as_ref(), &out, r);
     let (it_mean, it_sd) = mean_sd(&means(&it_stats));
     let (oot_mean, oot_sd) = mean_sd(&means(&oot_stats));
+    let Plan { warnings, it_sets, it_disjoint, oot_sets, oot_disjoint } = plan;
     Ok(CalibratedReport {
         params: *params,
         rng: RNG_ID,
-        backend: backend.info(),
+        backend,
         in_training: ReferenceClass { subsets: it_sets, stats: it_stats, mean: it_mean, sd: it_sd, disjoint: it_disjoint },
         out_of_training: ReferenceClass {
             subsets: oot_sets,

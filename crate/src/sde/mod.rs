@@ -29,6 +29,8 @@
 
 pub mod calibrated;
 pub mod moments;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod threaded;
 
 pub use moments::{ShuffleMoments, shuffle_moments};
 
@@ -285,10 +287,16 @@ impl<'a, S: Scalar> RowSubset<'a, S> {
             });
         }
         for (k, &r) in rows.iter().enumerate() {
-            if let Some(c) = self.source.row(r).iter().position(|v| !v.to_f64().is_finite()) {
+            // A branch-free pass (it vectorises; a search for the first bad value does not), then the search only
+            // in a row that has one.
+            let row = self.source.row(r);
+            if row.iter().fold(true, |ok, v| ok & v.to_f64().is_finite()) {
+                continue;
+            }
+            if let Some(c) = row.iter().position(|v| !v.to_f64().is_finite()) {
                 return Err(Error::NonFinite {
                     input: self.name.to_string(),
-                    value: self.source.row(r)[c].to_f64(),
+                    value: row[c].to_f64(),
                     location: format!("row {k} (row {r} of its source), column {c}"),
                 });
             }
@@ -334,8 +342,8 @@ impl<S: Scalar> Halves<'_, S> {
     }
 }
 
+/// The halves of a subset that [`RowSubset::check`] has passed (at least 4 rows, indices in range).
 fn split<'a, S: Scalar>(data: &RowSubset<'a, S>, params: &SdeParams, subset: u64) -> Result<Halves<'a, S>> {
-    data.check(4, "split-half dependence (two halves of at least 2 rows)")?;
     let h = data.len() / 2;
     // Positions (into the subset) of each half's rows.
     let (first, second): (Vec<usize>, Vec<usize>) = match params.split {
@@ -381,18 +389,16 @@ async fn split_half_on<B: Backend, M: Monitor, S: Scalar>(
     subset: u64,
     span: (f64, f64),
 ) -> Result<SplitHalf> {
-    split_half_rows_on(
-        backend,
-        monitor,
-        &RowSubset::all(name, data, None),
-        params,
-        subset,
-        span,
-    )
-    .await
+    let data = RowSubset::all(name, data, None);
+    data.check(4, SPLIT_HALF)?;
+    split_half_rows_on(backend, monitor, &data, params, subset, span).await
 }
 
-/// [`split_half_on`] of a subset given as rows of a source; the halves exist only while the kernels are built.
+/// What [`RowSubset::check`] says a subset is too small for.
+const SPLIT_HALF: &str = "split-half dependence (two halves of at least 2 rows)";
+
+/// [`split_half_on`] of a subset given as rows of a source, already checked ([`RowSubset::check`]; each subset is
+/// checked once, before any work); the halves exist only while the kernels are built.
 async fn split_half_rows_on<B: Backend, M: Monitor, S: Scalar>(
     backend: &mut B,
     monitor: &mut M,
@@ -621,7 +627,8 @@ pub fn progress_spans(rows: &[usize], shuffles: usize) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// [`check_inputs`] of subsets given as rows of their sources.
+/// Checks an SDE run's inputs before any work — parameters, equal widths, every subset of at least 4 finite rows
+/// inside its source — and returns the warnings its report carries about them (odd row counts).
 fn check_subsets<S: Scalar>(
     in_training: &RowSubset<'_, S>,
     out_of_training: &RowSubset<'_, S>,
@@ -642,9 +649,10 @@ fn check_subsets<S: Scalar>(
             });
         }
     }
-    // Validate every subset before any work, so a bad target fails fast instead of after the references.
-    for t in targets {
-        t.check(4, "split-half dependence (two halves of at least 2 rows)")?;
+    // Validate every subset before any work (the targets first, so a bad target is named even when a reference
+    // is bad too, as when the references were checked only as they were split).
+    for t in targets.iter().chain([in_training, out_of_training]) {
+        t.check(4, SPLIT_HALF)?;
     }
     let mut warnings = Vec::new();
     let odd: Vec<&str> = [in_training, out_of_training]
@@ -659,7 +667,6 @@ fn check_subsets<S: Scalar>(
             odd.join(", ")
         ));
     }
-
     Ok(warnings)
 }
 
