@@ -91,12 +91,13 @@ SITE="$ROOT/target/site"
 # (default features: every reader and analysis, WebGPU), which the worker fetches after the first results or on
 # first need.
 WASM_OUT=target/wasm32-unknown-unknown/wasm-release/lethe_web.wasm
+WASM_LEAN_OUT=target/wasm32-unknown-unknown/wasm-lean/lethe_web.wasm
 
 wasm_pkg() {
   rm -rf pkg
-  log "wasm: lethe-web lean module (--no-default-features, profile wasm-release) → pkg/lethe_lean*"
-  cargo build -q --profile wasm-release -p lethe-web --target wasm32-unknown-unknown --no-default-features
-  wasm-bindgen --target web --out-dir pkg --out-name lethe_lean "$WASM_OUT"
+  log "wasm: lethe-web lean module (--no-default-features, profile wasm-lean) → pkg/lethe_lean*"
+  cargo build -q --profile wasm-lean -p lethe-web --target wasm32-unknown-unknown --no-default-features
+  wasm-bindgen --target web --out-dir pkg --out-name lethe_lean "$WASM_LEAN_OUT"
   log "wasm: lethe-web full module (profile wasm-release) → pkg/lethe_web*"
   cargo build -q --profile wasm-release -p lethe-web --target wasm32-unknown-unknown
   wasm-bindgen --target web --out-dir pkg --out-name lethe_web "$WASM_OUT"
