@@ -22,11 +22,17 @@ pub struct Synthetic {
     pub description: String,
 }
 
-/// splitmix64: small, seeded, identical on every platform.
-struct Rng(u64);
+/// splitmix64 with Box–Muller normals: small, seeded, identical on every platform (the synthetic examples and the
+/// teaching page's data).
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    fn next_u64(&mut self) -> u64 {
+    /// A generator for `seed`, with a salt so that uses sharing a seed do not share numbers.
+    pub(crate) fn new(seed: u64, salt: u64) -> Self {
+        Rng(seed ^ salt)
+    }
+
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -35,18 +41,18 @@ impl Rng {
     }
 
     /// Uniform in [0, 1).
-    fn uniform(&mut self) -> f64 {
+    pub(crate) fn uniform(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// Standard normal (Box–Muller).
-    fn normal(&mut self) -> f64 {
+    pub(crate) fn normal(&mut self) -> f64 {
         let u = 1.0 - self.uniform();
         let v = self.uniform();
         (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.uniform() * n as f64) as usize % n.max(1)
     }
 }
@@ -59,7 +65,7 @@ pub const EXAMPLES: usize = 100;
 /// for 60% of the examples the unlearned models match the retrained ones, for the rest they are shifted by
 /// 0.5–3 standard deviations (imperfect forgetting).
 pub fn competition(seed: u64) -> Synthetic {
-    let mut rng = Rng(seed ^ 0x5eed_c0de);
+    let mut rng = Rng::new(seed, 0x5eed_c0de);
     let level: Vec<f64> = (0..EXAMPLES).map(|_| 2.0 + 2.0 * rng.normal()).collect();
     let shift: Vec<f64> = (0..EXAMPLES)
         .map(|_| {
@@ -98,7 +104,7 @@ pub fn competition(seed: u64) -> Synthetic {
 
 /// Leakage scores in [0, 1] of 200 sampled answers: 60% exactly 0, the rest `u^1.5`.
 pub fn scores(seed: u64) -> Synthetic {
-    let mut rng = Rng(seed ^ 0x0bad_5eed);
+    let mut rng = Rng::new(seed, 0x0bad_5eed);
     let v: Vec<f64> = (0..200)
         .map(|_| {
             if rng.uniform() < 0.6 {
@@ -135,7 +141,7 @@ pub fn generations(seed: u64) -> Synthetic {
         "maybe",
     ];
     let secret: Vec<&str> = SECRET.split(' ').collect();
-    let mut rng = Rng(seed ^ 0x7e47);
+    let mut rng = Rng::new(seed, 0x7e47);
     let mut lines = Vec::new();
     for _ in 0..60 {
         let leak = rng.uniform();

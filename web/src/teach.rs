@@ -44,6 +44,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{WebError, WebResult};
 use crate::plots::{Histograms, ecdf_grid, shared_histograms};
+use crate::synthetic::Rng;
 
 /// Drives a CPU-backend future, which completes without waiting, on the current thread.
 fn ready<F: Future>(f: F) -> WebResult<F::Output> {
@@ -80,35 +81,6 @@ fn check_finite(name: &str, v: f64, lo: f64, hi: f64) -> WebResult<f64> {
             name,
             format!("`{name}` = {v} must be a number in [{lo}, {hi}]"),
         ))
-    }
-}
-
-/// splitmix64 with Box–Muller normals: small, seeded, identical on every platform (as `synthetic.rs`).
-struct Rng(u64);
-
-impl Rng {
-    /// A generator for `seed`, with a per-topic salt so that topics sharing a seed do not share numbers.
-    fn new(seed: u64, salt: u64) -> Self {
-        Rng(seed ^ salt)
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn normal(&mut self) -> f64 {
-        let u = 1.0 - self.uniform();
-        let v = self.uniform();
-        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
     }
 }
 
