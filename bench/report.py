@@ -167,8 +167,8 @@ if g and peak and g.get("gflops") and peak.get("gflops"):
     gram_note = f"the Gram itself ran at {g['gflops'] / peak['gflops']:.0%} of the ceiling in this run"
 w("Where the misses come from (same run): per subset, the wasm job spends its time about evenly on the two kernels")
 w(f"(Gram-bound; {gram_note}) and on the 200 shuffles, whose loop is bound by its")
-w("dependent gathers (a load of a random entry of L per term; wasm has no gather instruction). The machine's two")
-w("cores were shared with other builds during the run (load average above), which slows every row, the peers")
+w("dependent gathers (a load of a random entry of L per term; wasm has no gather instruction). Other work on the")
+w("machine during the run (counted at the top) slows every row, the peers")
 w("included. The native CLI runs the same code (AVX2 Gram, scalar shuffle loop) on one thread here. The \"rest\" of")
 w("a wasm job (outside kernels and shuffles; profiled apart with `node --cpu-prof`) is mostly drawing the shuffles'")
 w("permutations (rand_chacha's ChaCha8, which has no wasm SIMD path, and Fisher–Yates: about 1.3 ms a subset in")
