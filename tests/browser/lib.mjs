@@ -145,6 +145,9 @@ export async function open(context, base, p = '/', { width = 1280, height = 900 
 export async function waitExample(page, timeout = 30000) {
   await page.waitForSelector('[data-value="sde.verdict"]', { timeout });
   await page.waitForSelector('[data-value="ruler.0.m4"]', { timeout });
+  // The example's index files are listed after the first results (once the full module is in): wait for them too,
+  // so that what a test counts or picks afterwards is settled.
+  await page.waitForSelector('.lethe-example-note[data-example-files]', { state: 'attached', timeout });
 }
 
 /** Clicks `locator` and returns the parsed JSON of the download it starts. */

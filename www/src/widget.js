@@ -240,4 +240,6 @@ async function loadExample(api, ctx, noteEl, base) {
   ctx.emit('example', { ms: performance.now() - t0 });
   await ctx.prefetch?.();
   for (const f of files.filter((f) => f.name.endsWith('.txt'))) await ctx.store.add({ file: f, origin: 'example', note: 'row indices (one per line)' });
+  // Every file of the example is listed now (tests wait for this before counting inputs).
+  noteEl.dataset.exampleFiles = String(files.length);
 }
