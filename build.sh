@@ -119,6 +119,9 @@ site() {
   rm -f "$SITE/pkg/.gitignore" "$SITE/pkg/package.json"
   cp -r examples/data/digits "$SITE/data/digits"
   cp examples/embed.html "$SITE/embed.html"
+  # The teaching page's SDE topic quotes this doc's measured figures and links to it.
+  mkdir -p "$SITE/docs"
+  cp docs/sde-calibration.md "$SITE/docs/sde-calibration.md"
   site_sizes
 }
 
