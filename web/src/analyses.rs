@@ -223,8 +223,54 @@ pub struct SdeOutput {
     pub seed: u64,
     pub inputs: Vec<InputRecord>,
     pub load_warnings: Vec<LoadWarning>,
-    /// Histograms of every distribution on shared edges (the core's `numpy.histogram`).
+    /// Histograms of every distribution on shared edges (the core's `numpy.histogram`); a stopped run's started
+    /// but unfinished targets are included (role `target`, after the finished ones, named as in `partial`).
     pub histograms: Option<Histograms>,
+    /// For a stopped run (`result.complete == false`): what the shuffles computed so far support.
+    pub partial: Option<SdePartial>,
+}
+
+/// A stopped run's started targets that its report does not hold: name and the shuffle values so far.
+type Unfinished = Vec<(String, Vec<f64>)>;
+
+/// One subset of a stopped run: how far it got, and its exact moments (closed form over all shuffles, so
+/// available however few shuffles were done).
+#[derive(Clone, Debug, Serialize)]
+pub struct PartialSubset {
+    /// `in_training`, `out_of_training`, or the target's name (`target[0]`, `draw-in[3]`, ...).
+    pub name: String,
+    pub shuffles_done: usize,
+    pub shuffles_planned: usize,
+    pub complete: bool,
+    pub moments: sde::ShuffleMoments,
+}
+
+/// The paper's rule and the Mann–Whitney test of a target on the shuffles done so far — of the target and of
+/// both references (each a prefix of the stream the full run would draw). Not the full run's result: with more
+/// shuffles the histograms, and so the JSDs and the verdict, can change.
+#[derive(Clone, Debug, Serialize)]
+pub struct PartialTarget {
+    pub name: String,
+    pub label: Option<bool>,
+    pub shuffles_done: usize,
+    pub complete: bool,
+    pub verdict: sde::Verdict,
+    pub mann_whitney_target_vs_oot: lethe::mann_whitney::MannWhitneyResult,
+}
+
+/// What a stopped SDE run's shuffles support, computed by the core on the values so far.
+#[derive(Clone, Debug, Serialize)]
+pub struct SdePartial {
+    /// Every subset in the run's order (references, then targets), started or not.
+    pub subsets: Vec<PartialSubset>,
+    /// The one-sided Mann–Whitney test IT > OOT on the reference shuffles done so far (both started).
+    pub reference_separation: Option<lethe::mann_whitney::MannWhitneyResult>,
+    /// Targets with shuffles done that the report's `targets` does not hold (unfinished, or finished after an
+    /// unfinished one by another worker), each on the shuffles so far; only when both references have values.
+    pub targets: Vec<PartialTarget>,
+    /// SDE compares distributions (JSD) rather than testing an observed statistic against shuffles, so it has no
+    /// permutation p-value and no p-value interval to report for a stopped run.
+    pub p_value_interval: Option<(f64, f64)>,
 }
 
 /// Targets drawn from a pool (`lethe::sde::draw_targets`, as the CLI: the seed offset depends on the label).
@@ -343,35 +389,23 @@ impl SdeJob {
         self.run_on(&mut backend, monitor).await
     }
 
-    /// Runs SDE on `backend` (the CPU, or the GPU of a wasm32 build), reporting to `monitor`.
+    /// Runs SDE on `backend` (the CPU, or the GPU of a wasm32 build), reporting to `monitor`: every subset in
+    /// the run's order with its own shuffle stream, assembled by the core's steps ([`sde::target_outcome`],
+    /// [`sde::report`]) into the report `lethe::sde::sde_with` gives, bit for bit. A stopped run keeps the
+    /// unfinished subset's shuffles for [`SdeOutput::partial`].
     ///
     /// # Errors
     /// The core's errors, attributed to the role they name; backend failures are marked so.
     pub async fn run_on<B: Backend, M: Monitor>(self, backend: &mut B, monitor: &mut M) -> WebResult<SdeOutput> {
-        let targets: Vec<Target<'_, f64>> = self
-            .targets
-            .iter()
-            .map(|(name, data, label)| Target {
-                name,
-                data: data.view(),
-                label: *label,
-            })
-            .collect();
-        let report = sde::sde_with(
-            backend,
-            monitor,
-            self.it.matrix.view(),
-            self.oot.matrix.view(),
-            &targets,
-            &self.params,
-        )
-        .await
-        .map_err(|e| attribute(e, &SDE_ROLES))?;
-        Ok(self.output(report))
+        let warnings = self.check()?;
+        let all: Vec<u64> = (0..self.subset_rows().len() as u64).collect();
+        let part = self.subsets_on(backend, monitor, &all).await?;
+        self.assemble_checked(part.subsets, backend.info(), warnings)
     }
 
     /// The page's output around a report: records, loader warnings, histograms on shared edges.
-    fn output(self, report: SdeReport) -> SdeOutput {
+    /// `unfinished`: a stopped run's started targets that the report does not hold (name, values so far).
+    fn output(self, report: SdeReport, partial: Option<SdePartial>, unfinished: &[(String, Vec<f64>)]) -> SdeOutput {
         let mut series: Vec<(String, &str, &[f64])> = vec![(
             "in-training reference".into(),
             "it",
@@ -383,14 +417,110 @@ impl SdeJob {
         for t in &report.targets {
             series.push((t.name.clone(), "target", &t.distribution.values));
         }
+        for (name, values) in unfinished {
+            series.push((name.clone(), "target", values));
+        }
         let histograms = plots::shared_histograms(&series, plots::DISPLAY_BINS).ok();
         SdeOutput {
             seed: self.params.seed,
             inputs: self.records,
             load_warnings: self.load_warnings,
             histograms,
+            partial,
             result: report,
         }
+    }
+
+    /// What a stopped run's shuffles support (every started subset's progress and exact moments; the paper's
+    /// rule and Mann–Whitney on the shuffles so far), and the unfinished targets' values for the histograms.
+    fn partial(
+        &self,
+        by: &std::collections::BTreeMap<u64, PartSubset>,
+        finished: usize,
+    ) -> WebResult<(SdePartial, Unfinished)> {
+        let n = self.subset_rows().len() as u64;
+        let mut subsets = Vec::new();
+        for i in 0..n {
+            let (name, _, _) = self.subset(i)?;
+            if let Some(p) = by.get(&i) {
+                let d = &p.distribution;
+                subsets.push(PartialSubset {
+                    name: name.to_string(),
+                    shuffles_done: d.values.len(),
+                    shuffles_planned: d.shuffles_planned,
+                    complete: d.complete,
+                    moments: d.moments,
+                });
+            } else {
+                subsets.push(PartialSubset {
+                    name: name.to_string(),
+                    shuffles_done: 0,
+                    shuffles_planned: self.params.shuffles,
+                    complete: false,
+                    moments: sde::ShuffleMoments {
+                        mean: f64::NAN,
+                        variance: f64::NAN,
+                        sd: f64::NAN,
+                    },
+                });
+            }
+        }
+        let values = |i: u64| {
+            by.get(&i)
+                .map(|p| p.distribution.values.as_slice())
+                .filter(|v| !v.is_empty())
+        };
+        let (it, oot) = (values(0), values(1));
+        let reference_separation = match (it, oot) {
+            (Some(a), Some(b)) => Some(
+                lethe::mann_whitney::mann_whitney_u(a, b, lethe::Alternative::Greater, lethe::PValueMethod::Auto, true)
+                    .map_err(|e| attribute(e, &SDE_ROLES))?,
+            ),
+            _ => None,
+        };
+        let mut targets = Vec::new();
+        let mut unfinished = Vec::new();
+        for (k, (name, _, label)) in self.targets.iter().enumerate().skip(finished) {
+            let Some(p) = by.get(&(2 + k as u64)).filter(|p| !p.distribution.values.is_empty()) else {
+                continue;
+            };
+            let d = &p.distribution;
+            unfinished.push((
+                if d.complete {
+                    name.clone()
+                } else {
+                    format!("{name} (partial)")
+                },
+                d.values.clone(),
+            ));
+            if let (Some(a), Some(b)) = (it, oot) {
+                targets.push(PartialTarget {
+                    name: name.clone(),
+                    label: *label,
+                    shuffles_done: d.values.len(),
+                    complete: d.complete,
+                    verdict: sde::paper_verdict(&d.values, a, b, self.params.bins)
+                        .map_err(|e| attribute(e, &SDE_ROLES))?,
+                    mann_whitney_target_vs_oot: lethe::mann_whitney::mann_whitney_u(
+                        &d.values,
+                        b,
+                        lethe::Alternative::Greater,
+                        lethe::PValueMethod::Auto,
+                        true,
+                    )
+                    .map_err(|e| attribute(e, &SDE_ROLES))?,
+                });
+            }
+        }
+        Ok((
+            SdePartial {
+                subsets,
+                reference_separation,
+                targets,
+                p_value_interval: None,
+            },
+            unfinished,
+        ))
     }
 
     /// Rows of every subset in the run's order: the two references, then the targets (subset 2 + i).
@@ -460,6 +590,16 @@ impl SdeJob {
         subsets: &[u64],
     ) -> WebResult<SdePart> {
         self.check()?;
+        self.subsets_on(backend, monitor, subsets).await
+    }
+
+    /// [`SdeJob::run_part_on`] after the inputs were checked. A stopped subset is kept with the shuffles it did.
+    async fn subsets_on<B: Backend, M: Monitor>(
+        &self,
+        backend: &mut B,
+        monitor: &mut M,
+        subsets: &[u64],
+    ) -> WebResult<SdePart> {
         let all = self.subset_rows();
         let rows: Vec<usize> = subsets
             .iter()
@@ -516,7 +656,24 @@ impl SdeJob {
     /// A part without the in-training reference; the core's errors.
     pub fn assemble(self, parts: Vec<PartSubset>, backend: lethe::backend::BackendInfo) -> WebResult<SdeOutput> {
         let warnings = self.check()?;
+        self.assemble_checked(parts, backend, warnings)
+    }
+
+    /// [`SdeJob::assemble`] with the inputs' warnings already computed.
+    fn assemble_checked(
+        self,
+        parts: Vec<PartSubset>,
+        backend: lethe::backend::BackendInfo,
+        warnings: Vec<String>,
+    ) -> WebResult<SdeOutput> {
         let mut by: std::collections::BTreeMap<u64, PartSubset> = parts.into_iter().map(|p| (p.subset, p)).collect();
+        let stopped = by.len() < self.subset_rows().len() || by.values().any(|p| !p.distribution.complete);
+        let partial = if stopped {
+            let finished = self.finished_targets(&by);
+            Some(self.partial(&by, finished)?)
+        } else {
+            None
+        };
         let it = by
             .remove(&0)
             .ok_or_else(|| WebError::msg("the pooled run returned no in-training reference"))?
@@ -544,7 +701,20 @@ impl SdeJob {
         }
         let report = sde::report(&self.params, backend, it, oot, outcomes, complete, warnings)
             .map_err(|e| attribute(e, &SDE_ROLES))?;
-        Ok(self.output(report))
+        match partial {
+            Some((p, unfinished)) => Ok(self.output(report, Some(p), &unfinished)),
+            None => Ok(self.output(report, None, &[])),
+        }
+    }
+
+    /// How many targets the report of these parts holds: those up to the first one missing or unfinished, when
+    /// both references are complete.
+    fn finished_targets(&self, by: &std::collections::BTreeMap<u64, PartSubset>) -> usize {
+        let done = |i: u64| by.get(&i).is_some_and(|p| p.distribution.complete);
+        if !(done(0) && done(1)) {
+            return 0;
+        }
+        (0..self.targets.len()).take_while(|&k| done(2 + k as u64)).count()
     }
 }
 
@@ -662,6 +832,24 @@ pub struct CalibrateOutput {
     pub seed: u64,
     pub inputs: Vec<InputRecord>,
     pub load_warnings: Vec<LoadWarning>,
+    /// Reference classes whose R ≥ 2 subsets must share many rows (pool smaller than 2 × |S|): the calibrated
+    /// verdict is then unreliable (the page says so next to it). Empty when every class's pool is large enough.
+    pub thin_pools: Vec<ThinPool>,
+}
+
+/// A reference class drawn from too few rows for R ≥ 2 distinct subsets (see [`CalibrateOutput::thin_pools`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ThinPool {
+    /// `in_training` or `out_of_training`.
+    pub class: &'static str,
+    /// Distinct pool rows outside the targets.
+    pub rows: usize,
+    /// Rows per reference subset (|S|).
+    pub size: usize,
+    pub references: usize,
+    /// Rows that any two of the class's subsets share at least (2|S| − rows).
+    pub shared: usize,
+    pub message: String,
 }
 
 /// Row indices of `rows` in a matrix of `n` rows and the text the CLI would be given for them (`a..b`, a list, an
@@ -849,13 +1037,61 @@ impl CalibrateJob {
         )
         .await
         .map_err(attribute_calibrated)?;
+        let thin_pools = self.thin_pools();
         Ok(CalibrateOutput {
             result: report,
             seed: self.params.seed,
             parameters: self.parameters,
             inputs: vec![self.data.record.clone()],
             load_warnings: self.load_warnings,
+            thin_pools,
         })
+    }
+
+    /// The reference classes whose pool (outside the targets) has fewer than 2 × |S| rows while R ≥ 2 subsets
+    /// are drawn from it: every two of its subsets then share at least 2|S| − N rows (all of them when N = |S|:
+    /// the subsets are re-splits of one set of rows), so their spread reflects the split more than the rows.
+    fn thin_pools(&self) -> Vec<ThinPool> {
+        let (r, size) = (self.params.references, self.params.subset_size);
+        if r < 2 {
+            return Vec::new();
+        }
+        let exclude: std::collections::HashSet<usize> =
+            self.targets.iter().flat_map(|t| t.rows.iter().copied()).collect();
+        [("in_training", &self.it_pool), ("out_of_training", &self.oot_pool)]
+            .into_iter()
+            .filter_map(|(class, pool)| {
+                let rows = pool
+                    .iter()
+                    .filter(|i| !exclude.contains(i))
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .len();
+                (rows < 2 * size).then(|| {
+                    let shared = 2 * size - rows;
+                    let what = if class == "in_training" { "in-training" } else { "out-of-training" };
+                    ThinPool {
+                        class,
+                        rows,
+                        size,
+                        references: r,
+                        shared,
+                        message: if shared >= size {
+                            format!(
+                                "the {r} {what} reference subsets are all the same {rows} rows, only split differently: \
+                                 their spread reflects the split order alone, so the reference sd, the z-score and \
+                                 the calibrated verdict are not reliable"
+                            )
+                        } else {
+                            format!(
+                                "the {r} {what} reference subsets of {size} rows come from only {rows} rows: every \
+                                 two share at least {shared} rows, so the reference sd understates how subsets vary \
+                                 and the z-score and the calibrated verdict are not reliable"
+                            )
+                        },
+                    }
+                })
+            })
+            .collect()
     }
 
     /// [`CalibrateJob::run_on`] on the CPU backend.
@@ -931,8 +1167,8 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> WebResult<RulerOutput> {
     if req.runs.is_empty() {
         return Err(WebError::at("unlearned", "choose the unlearned model's embeddings"));
     }
-    let (forget, _, _) = ws.resolve_rows("forget", &req.forget)?;
-    let (retain, _, _) = ws.resolve_rows("retain", &req.retain)?;
+    let (forget, forget_file, forget_text) = ws.resolve_rows("forget", &req.forget)?;
+    let (retain, retain_file, retain_text) = ws.resolve_rows("retain", &req.retain)?;
     let tie = match req.ties.as_str() {
         "at-most" => TieRule::AtMost,
         "half" => TieRule::Half,
@@ -983,6 +1219,15 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> WebResult<RulerOutput> {
         .iter()
         .map(|r| plots::histogram_in(&r.nn_percentile_rank.ranks, 10, (0.0, 1.0)))
         .collect::<WebResult<Vec<_>>>()?;
+    // The index or split files the rows came from, with their SHA-256 (as `lethe ruler --json` records them).
+    for (role, file, text, rows) in [
+        ("forget", forget_file, forget_text, &forget),
+        ("retain", retain_file, retain_text, &retain),
+    ] {
+        if let Some(d) = file {
+            records.push(row_file_record(role, d, text, rows.as_ref().map_or(0, Vec::len)));
+        }
+    }
     let refs: Vec<(&str, &Input)> = warned.iter().map(|(r, i)| (*r, &**i)).collect();
     Ok(RulerOutput {
         load_warnings: load_warnings(&refs),
@@ -994,6 +1239,22 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> WebResult<RulerOutput> {
         inputs: records,
         rank_histograms,
     })
+}
+
+/// The record of a row index file (or split column) that RULER's forget or retain rows came from.
+fn row_file_record(role: &str, d: crate::workspace::FileDigest, text: Option<String>, rows: usize) -> InputRecord {
+    InputRecord {
+        role: role.into(),
+        spec: text.unwrap_or_else(|| d.path.clone()),
+        path: d.path,
+        sha256: d.sha256,
+        format: "rows".into(),
+        dtype: "row indices".into(),
+        shape: vec![rows as u64],
+        tensor: None,
+        rows_used: rows,
+        row_file: None,
+    }
 }
 
 // ------------------------------------------------------------------------------------------------------ epsilon
@@ -1318,7 +1579,11 @@ pub struct BoundsOutput {
     pub ecdf: leakage::CdfBand,
 }
 
-/// A side text input as lines, with its record (the CLI's `read_lines` + `file_record`).
+/// What a report names pasted text by (it has no file).
+pub const PASTED: &str = "(pasted)";
+
+/// A side text input as lines, with its record (the CLI's `read_lines` + `file_record`; pasted text is recorded as
+/// [`PASTED`] with the SHA-256 of the text).
 fn text_lines(ws: &mut Workspace, role: &str, t: &TextInput) -> WebResult<(Vec<String>, Option<InputRecord>)> {
     let lines: Vec<String> = match t {
         TextInput::Text { text } => text.lines().map(str::to_string).collect(),
@@ -1347,7 +1612,24 @@ fn text_lines(ws: &mut Workspace, role: &str, t: &TextInput) -> WebResult<(Vec<S
         ));
     }
     let record = match t {
-        TextInput::Text { .. } => None,
+        // Pasted text has no file name; its digest is of the UTF-8 text as pasted, so a report still says which
+        // text was scored (`sha256sum` of the same text saved as a file gives the same digest).
+        TextInput::Text { text } => {
+            let sha256 = lethe::digest::sha256_hex(&text.as_bytes().to_vec(), |_, _| ())
+                .map_err(|e| WebError::at(role, format!("pasted text: {e}")))?;
+            Some(InputRecord {
+                role: role.into(),
+                spec: PASTED.into(),
+                path: PASTED.into(),
+                sha256,
+                format: "text".into(),
+                dtype: "utf-8 lines".into(),
+                shape: vec![lines.len() as u64],
+                tensor: None,
+                rows_used: lines.len(),
+                row_file: None,
+            })
+        }
         TextInput::Source { source } => {
             let sha256 = ws.sha256(*source, |_, _| ())?;
             let path = ws.source(*source)?.name.clone();
@@ -1611,6 +1893,244 @@ mod tests {
         let out = prepare_sde(&mut ws, &req).unwrap().assemble(parts, cpu.info()).unwrap();
         assert!(!out.result.complete);
         assert!(out.result.targets.len() < 6);
+    }
+
+    /// Stops the first time progress passes `at` (a fraction of the whole run).
+    struct StopAt(f64);
+    impl Monitor for StopAt {
+        async fn checkpoint(&mut self, p: &Progress) -> bool {
+            p.fraction < self.0
+        }
+    }
+
+    fn one_target_request(shuffles: usize) -> SdeRequest {
+        let r = |t: &str| InputRef {
+            source: 1,
+            tensor: None,
+            rows: text(t),
+        };
+        SdeRequest {
+            in_training: Some(r("144..184")),
+            out_of_training: Some(r("544..584")),
+            target: vec![r("0..40")],
+            shuffles,
+            seed: 3,
+            bins: 20,
+            ..SdeRequest::default()
+        }
+    }
+
+    #[test]
+    fn a_single_worker_run_is_the_cores_sde_report_bit_for_bit() {
+        let mut ws = demo_workspace();
+        let req = SdeRequest {
+            baselines: true,
+            split: "random".into(),
+            ..one_target_request(60)
+        };
+        let out = now(prepare_sde(&mut ws, &req).unwrap().run(&mut lethe::progress::Silent)).unwrap();
+        let mut m = |t: &str| {
+            ws.load(
+                "x",
+                &InputRef {
+                    source: 1,
+                    tensor: None,
+                    rows: text(t),
+                },
+            )
+            .unwrap()
+            .matrix
+            .clone()
+        };
+        let (it, oot, target) = (m("144..184"), m("544..584"), m("0..40"));
+        let params = SdeParams {
+            shuffles: 60,
+            seed: 3,
+            bins: 20,
+            split: Split::Random,
+            baselines: true,
+            ..SdeParams::default()
+        };
+        let direct = sde::sde(
+            it.view(),
+            oot.view(),
+            &[Target {
+                name: "target[0]",
+                data: target.view(),
+                label: None,
+            }],
+            &params,
+        )
+        .unwrap();
+        assert_eq!(out.result, direct);
+        assert!(out.result.complete && out.partial.is_none());
+    }
+
+    #[test]
+    fn a_run_stopped_inside_its_target_keeps_the_shuffles_so_far_and_the_partial_verdict() {
+        let mut ws = demo_workspace();
+        let full = now(prepare_sde(&mut ws, &one_target_request(3000))
+            .unwrap()
+            .run(&mut lethe::progress::Silent))
+        .unwrap();
+        // Three subsets of 40 rows: the target is the last third of the progress.
+        let out = now(prepare_sde(&mut ws, &one_target_request(3000))
+            .unwrap()
+            .run(&mut StopAt(0.8)))
+        .unwrap();
+        assert!(!out.result.complete);
+        assert!(
+            out.result.targets.is_empty(),
+            "the unfinished target is not in the report"
+        );
+        let p = out.partial.as_ref().expect("a partial summary");
+        assert_eq!(p.subsets.len(), 3);
+        assert!(p.subsets[0].complete && p.subsets[1].complete && !p.subsets[2].complete);
+        let t = &p.targets[0];
+        assert!(t.shuffles_done > 0 && t.shuffles_done < 3000, "{}", t.shuffles_done);
+        assert_eq!(p.subsets[2].shuffles_done, t.shuffles_done);
+        // The shuffles done are a prefix of the full run's stream, and the exact moments are the full run's.
+        let all = &full.result.targets[0].distribution;
+        let so_far = &all.values[..t.shuffles_done];
+        assert_eq!(p.subsets[2].moments, all.moments);
+        let it = &out.result.in_training_reference.values;
+        let oot = &out.result.out_of_training_reference.as_ref().unwrap().values;
+        assert_eq!(t.verdict, sde::paper_verdict(so_far, it, oot, 20).unwrap());
+        let mw = lethe::mann_whitney::mann_whitney_u(
+            so_far,
+            oot,
+            lethe::Alternative::Greater,
+            lethe::PValueMethod::Auto,
+            true,
+        )
+        .unwrap();
+        assert_eq!(t.mann_whitney_target_vs_oot, mw);
+        assert_eq!(p.reference_separation, out.result.reference_separation);
+        assert_eq!(p.p_value_interval, None);
+        let h = out.histograms.as_ref().unwrap();
+        let last = h.series.last().unwrap();
+        assert_eq!(
+            (last.name.as_str(), last.role.as_str(), last.n),
+            ("target[0] (partial)", "target", t.shuffles_done)
+        );
+    }
+
+    #[test]
+    fn a_run_stopped_inside_a_reference_reports_what_it_did() {
+        let mut ws = demo_workspace();
+        let out = now(prepare_sde(&mut ws, &one_target_request(3000))
+            .unwrap()
+            .run(&mut StopAt(0.1)))
+        .unwrap();
+        let p = out.partial.unwrap();
+        assert!(!p.subsets[0].complete && p.subsets[0].shuffles_done > 0);
+        assert_eq!((p.subsets[1].shuffles_done, p.subsets[2].shuffles_done), (0, 0));
+        assert!(
+            p.subsets[1].moments.mean.is_nan(),
+            "a subset not started has no moments yet"
+        );
+        assert!(p.targets.is_empty() && p.reference_separation.is_none());
+    }
+
+    #[test]
+    fn ruler_records_the_index_files_of_its_rows() {
+        let mut ws = demo_workspace();
+        let req = RulerRequest {
+            runs: vec![RulerRun {
+                unlearned: InputRef {
+                    source: 1,
+                    tensor: None,
+                    rows: Rows::All,
+                },
+                oracle: None,
+                original: None,
+            }],
+            forget: Rows::File { source: 2 },
+            retain: text("144..544"),
+            ..RulerRequest::default()
+        };
+        let out = ruler(&mut ws, &req).unwrap();
+        assert_eq!(out.inputs.len(), 2, "the model file and the forget index file");
+        let f = &out.inputs[1];
+        assert_eq!(
+            (f.role.as_str(), f.path.as_str(), f.rows_used),
+            ("forget", "forget.txt", 144)
+        );
+        assert_eq!(
+            f.sha256,
+            "d87de47a33cd2753cda6fe8d4051c360487fa4f036bab2ac000113a7c25df783"
+        );
+    }
+
+    #[test]
+    fn pasted_generations_are_recorded_with_the_digest_of_the_text() {
+        let mut ws = Workspace::new();
+        let req = BoundsRequest {
+            predictions: Some(TextInput::Text {
+                text: "the code is amber\nno idea\n".into(),
+            }),
+            reference: Some(TextInput::Text {
+                text: "the code is amber".into(),
+            }),
+            ..BoundsRequest::default()
+        };
+        let out = bounds(&mut ws, &req).unwrap();
+        let p = &out.inputs[0];
+        assert_eq!(
+            (p.role.as_str(), p.path.as_str(), p.shape.as_slice()),
+            ("predictions", PASTED, &[2u64][..])
+        );
+        assert_eq!(
+            p.sha256,
+            "f8f696c4edb0a2d1817b080b8d79149d54081b57fc925b45815008f27ed0281a"
+        );
+        assert_eq!(out.inputs[1].role, "reference");
+    }
+
+    #[test]
+    fn references_drawn_from_too_few_rows_are_flagged() {
+        let mut ws = demo_workspace();
+        let req = |it: &str, oot: &str| CalibrateRequest {
+            data: Some(DataRef {
+                source: 1,
+                tensor: None,
+            }),
+            it_pool: Some(text(it)),
+            oot_pool: Some(text(oot)),
+            target: vec![text("0..100")],
+            refs: 5,
+            paper_shuffles: 0,
+            ..CalibrateRequest::default()
+        };
+        // The page's defaults without pools: the references' own 100 rows, |S| = 100.
+        let out = now(prepare_calibrate(&mut ws, &req("144..244", "544..694"))
+            .unwrap()
+            .run(&mut lethe::progress::Silent))
+        .unwrap();
+        assert_eq!(out.thin_pools.len(), 2);
+        let (a, b) = (&out.thin_pools[0], &out.thin_pools[1]);
+        assert_eq!((a.class, a.rows, a.shared), ("in_training", 100, 100));
+        assert!(a.message.contains("all the same 100 rows"), "{}", a.message);
+        assert_eq!((b.class, b.rows, b.shared), ("out_of_training", 150, 50));
+        assert!(b.message.contains("share at least 50 rows"), "{}", b.message);
+        let ok = now(prepare_calibrate(&mut ws, &req("144..544", "544..744"))
+            .unwrap()
+            .run(&mut lethe::progress::Silent))
+        .unwrap();
+        assert!(ok.thin_pools.is_empty());
+        // One reference per class is the nearest-mean rule: nothing to flag.
+        let one = CalibrateRequest {
+            refs: 1,
+            ..req("144..244", "544..644")
+        };
+        assert!(
+            now(prepare_calibrate(&mut ws, &one)
+                .unwrap()
+                .run(&mut lethe::progress::Silent))
+            .unwrap()
+            .thin_pools
+            .is_empty()
+        );
     }
 
     #[test]
