@@ -8,8 +8,9 @@
 //!   Expected values are the IEEE bit patterns of numpy's `arr.reshape(n, -1).astype(float64)` and
 //!   `.astype(float32)` (text: Python's `float()` of each cell), so every value is compared bit for bit —
 //!   NaN, -0.0, subnormals, int64 extremes and the int64→float32 single rounding included.
-//! - Real data: `shared/demo/digits/act_original.npy` and the forget indices of its `manifest.json` (found
-//!   beside the repository, as CI places `shared/`; the test says so and skips when it is absent).
+//! - Real data: `examples/data/digits/act_original.npy` and the test and forget indices of its `manifest.json`
+//!   (a subset of the shared demo's MLP activations on scikit-learn digits, copied into the repository by
+//!   `examples/data/make_demo_subset.py`): always present, so that test never skips.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is how a test reports failure
 
 mod common;
@@ -600,6 +601,60 @@ fn unusable_arrays_are_refused_with_the_reason() {
     );
     let e = must_fail("z.npy", b"");
     assert!(matches!(e, DataError::Empty { .. }), "{e}");
+}
+
+/// Corrupt files and failed reads say what would fix them (every message names the input, the problem and the
+/// fix); the message for several arrays names the choices without naming one caller's way to choose.
+#[test]
+fn corrupt_io_and_ambiguous_messages_say_what_would_fix_them() {
+    let fix = |e: &DataError| match e {
+        DataError::Corrupt { fix, .. } | DataError::Io { fix, .. } => fix.clone(),
+        other => panic!("expected Corrupt or Io, got {other:?}"),
+    };
+    // A .npy header numpy would never write.
+    let mut b = npy_header("<f8", "(2,)");
+    b[10] = b'x';
+    b.extend_from_slice(&[0; 16]);
+    let e = must_fail("bad.npy", &b);
+    assert!(fix(&e).contains("numpy.save"), "{e}");
+    assert!(
+        e.to_string().starts_with("`bad.npy` is corrupt: bad .npy header"),
+        "{e}"
+    );
+    assert!(e.to_string().ends_with(&fix(&e)), "the fix is part of the message: {e}");
+    // Invalid JSON: where, and how to get past it.
+    let e = must_fail("j.json", b"[[1, 2], [3, }");
+    assert!(fix(&e).contains("correct the JSON"), "{e}");
+    assert!(e.to_string().contains("line 1"), "{e}");
+    // A safetensors header that is not JSON.
+    let h = b"{not json";
+    let mut s = (h.len() as u64).to_le_bytes().to_vec();
+    s.extend_from_slice(h);
+    let e = data::safetensors::load::<f64>("s.safetensors", &s, &opts()).unwrap_err();
+    assert!(fix(&e).contains("save_file"), "{e}");
+    // Text that is not UTF-8.
+    let e = must_fail("l.csv", b"1,2\n3,\xff\n");
+    assert_eq!(fix(&e), "save it as UTF-8 text, or as .npy");
+    // A missing file, a directory.
+    let dir = scratch_dir("io");
+    let e = data::load_path::<f64>(dir.join("absent.npy"), &opts()).unwrap_err();
+    assert!(fix(&e).contains("check the path"), "{e}");
+    assert!(e.to_string().contains("absent.npy"), "{e}");
+    let e = data::load_path::<f64>(&dir, &opts()).unwrap_err();
+    assert!(fix(&e).contains("not of a directory"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+    // Several arrays and none named: the choices, and no option of one particular caller.
+    let e = data::load_path::<f64>(fixture("npz/stored.npz"), &opts()).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, DataError::Ambiguous { .. }), "{msg}");
+    assert!(msg.contains("choose which one to load") && !msg.contains("--"), "{msg}");
+}
+
+/// A fresh scratch directory under the system's temporary directory.
+fn scratch_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lethe_formats_{tag}_{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
 }
 
 /// A .npy header, padded as numpy pads it.

@@ -95,10 +95,7 @@ fn too_large(input: &str, needed: u64, limit: u64, what: String) -> DataError {
         input: input.to_string(),
         needed,
         limit,
-        hint: format!(
-            " ({what}); load a subset of rows (LoadOptions::rows, `--rows`), use a smaller file, or raise \
-             max_bytes if this machine has the memory"
-        ),
+        hint: format!(" ({what}); load a subset of rows, or use a smaller file"),
     }
 }
 
@@ -119,9 +116,12 @@ pub(crate) fn plan<'a, T: Scalar>(
         expected: why,
     })?;
     let item = layout.dtype.size as u64;
-    let data_bytes = layout.data_bytes().ok_or_else(|| DataError::Corrupt {
-        input: input.to_string(),
-        detail: format!("shape {:?} describes more bytes than fit in 64 bits", layout.shape),
+    let data_bytes = layout.data_bytes().ok_or_else(|| {
+        DataError::corrupt(
+            input,
+            format!("shape {:?} describes more bytes than fit in 64 bits", layout.shape),
+            RESAVE,
+        )
     })?;
     let row_bytes = cols64 * item; // ≤ data_bytes, cannot overflow
     if let Some(sel) = rows {
@@ -192,6 +192,10 @@ pub(crate) fn plan<'a, T: Scalar>(
     })
 }
 
+/// The fix for array data whose bytes do not make sense.
+pub(crate) const RESAVE: &str =
+    "the file was damaged or written incorrectly: re-save it with the library that wrote it, or download it again";
+
 /// Maps an I/O error met while reading array data to the error the user should see.
 pub(crate) fn io_error(input: &str, what: &str, e: &io::Error) -> DataError {
     match e.kind() {
@@ -199,14 +203,10 @@ pub(crate) fn io_error(input: &str, what: &str, e: &io::Error) -> DataError {
             input: input.to_string(),
             detail: format!("{what} ends before the size its header declares"),
         },
-        io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput => DataError::Corrupt {
-            input: input.to_string(),
-            detail: format!("{what}: {e}"),
-        },
-        _ => DataError::Io {
-            input: input.to_string(),
-            detail: format!("reading {what}: {e}"),
-        },
+        io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput => {
+            DataError::corrupt(input, format!("{what}: {e}"), RESAVE)
+        }
+        _ => DataError::io(input, &format!("reading {what}"), e),
     }
 }
 

@@ -436,10 +436,12 @@ fn parse<T: Scalar>(
                     e.column()
                 ),
             },
-            None => DataError::Corrupt {
-                input: input.to_string(),
-                detail: format!("invalid JSON: {e}"),
-            },
+            None => DataError::corrupt(
+                input,
+                format!("invalid JSON: {e}"),
+                "correct the JSON at that position (a JSON validator shows the problem), or save the data as \
+                 .npy or CSV",
+            ),
         }),
     }
 }
@@ -548,10 +550,7 @@ pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) ->
             match stored {
                 Some((_, acc)) => (Some(chosen), acc),
                 None => {
-                    return Err(DataError::Corrupt {
-                        input: input.to_string(),
-                        detail: "internal error: the chosen array was not kept".into(),
-                    });
+                    return Err(DataError::internal(input, "the chosen array was not kept"));
                 }
             }
         }
@@ -564,10 +563,8 @@ pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) ->
         });
     }
     let cols = acc.cols.unwrap_or(1);
-    let mut matrix = Matrix::from_vec(acc.rows, cols, acc.data).map_err(|e| DataError::Corrupt {
-        input: input.to_string(),
-        detail: format!("internal error assembling the matrix: {e}"),
-    })?;
+    let mut matrix = Matrix::from_vec(acc.rows, cols, acc.data)
+        .map_err(|e| DataError::internal(input, format!("assembling the matrix: {e}")))?;
     if let Some(sel) = opts.rows.as_deref() {
         if sel.is_empty() {
             return Err(DataError::Empty {
@@ -582,10 +579,9 @@ pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) ->
                 rows: matrix.rows() as u64,
             });
         }
-        matrix = matrix.select_rows(sel, input).map_err(|e| DataError::Corrupt {
-            input: input.to_string(),
-            detail: format!("internal error selecting rows: {e}"),
-        })?;
+        matrix = matrix
+            .select_rows(sel, input)
+            .map_err(|e| DataError::internal(input, format!("selecting rows: {e}")))?;
     }
     warnings.extend(nonfinite_warning(input, &matrix));
     Ok(Loaded {

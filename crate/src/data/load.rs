@@ -205,10 +205,8 @@ pub(crate) fn finish<T: Scalar>(
     info: ArrayInfo,
     mut warnings: Vec<String>,
 ) -> Result<Loaded<T>, DataError> {
-    let matrix = Matrix::from_vec(plan.out_rows(), plan.cols(), data).map_err(|e| DataError::Corrupt {
-        input: input.to_string(),
-        detail: format!("internal error assembling the matrix: {e}"),
-    })?;
+    let matrix = Matrix::from_vec(plan.out_rows(), plan.cols(), data)
+        .map_err(|e| DataError::internal(input, format!("assembling the matrix: {e}")))?;
     warnings.extend(nonfinite_warning(input, &matrix));
     Ok(Loaded {
         format,
@@ -278,10 +276,8 @@ pub(crate) fn pick<'a>(
 pub fn detect(input: &str, src: &dyn ByteSource) -> Result<Format, DataError> {
     let mut head = [0u8; 64];
     let n = usize::try_from(src.len()).map_or(head.len(), |l| l.min(head.len()));
-    src.read_at(0, &mut head[..n]).map_err(|e| DataError::Io {
-        input: input.to_string(),
-        detail: format!("reading the first bytes: {e}"),
-    })?;
+    src.read_at(0, &mut head[..n])
+        .map_err(|e| DataError::io(input, "reading the first bytes", &e))?;
     let head = &head[..n];
     if head.starts_with(npy::MAGIC) {
         return Ok(Format::Npy);
@@ -474,10 +470,7 @@ pub fn inspect_path(path: impl AsRef<std::path::Path>) -> Result<FileInfo, DataE
 #[cfg(not(target_arch = "wasm32"))]
 fn open(path: &std::path::Path) -> Result<(String, std::fs::File), DataError> {
     let input = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| DataError::Io {
-        input: input.clone(),
-        detail: format!("cannot open the file: {e}"),
-    })?;
+    let file = std::fs::File::open(path).map_err(|e| DataError::io(&input, "cannot open the file", &e))?;
     Ok((input, file))
 }
 

@@ -35,6 +35,7 @@ pub mod npz;
 #[cfg(feature = "safetensors")]
 pub mod safetensors;
 mod source;
+mod split;
 #[cfg(feature = "text")]
 pub mod text;
 
@@ -45,6 +46,7 @@ pub use load::{
 pub use load::{inspect_path, load_path};
 pub use matrix::{Matrix, MatrixRef, Scalar};
 pub use source::ByteSource;
+pub use split::split_rows;
 
 /// What went wrong reading an input file.
 ///
@@ -71,9 +73,10 @@ pub enum DataError {
     #[error("`{input}` is truncated: {detail}; the file may be incomplete, re-export or re-download it")]
     Truncated { input: String, detail: String },
 
-    /// The file is structurally invalid.
-    #[error("`{input}` is corrupt: {detail}")]
-    Corrupt { input: String, detail: String },
+    /// The file is structurally invalid. `fix` says what would help (re-saving the file with the library that
+    /// writes its format, or, for an internal error, reporting it).
+    #[error("`{input}` is corrupt: {detail}; {fix}")]
+    Corrupt { input: String, detail: String, fix: String },
 
     /// The element type is not supported.
     #[error("`{input}`: unsupported dtype {dtype}; supported: {supported}")]
@@ -120,16 +123,18 @@ pub enum DataError {
         hint: String,
     },
 
-    /// Reading the bytes failed (the file could not be opened or read).
-    #[error("`{input}`: {detail}")]
-    Io { input: String, detail: String },
+    /// Reading the bytes failed (the file could not be opened or read). `fix` depends on what the system said
+    /// ([`DataError::io`]).
+    #[error("`{input}`: {detail}; {fix}")]
+    Io { input: String, detail: String, fix: String },
 
     /// There is nothing to load.
     #[error("`{input}` has no data: {detail}")]
     Empty { input: String, detail: String },
 
-    /// The file holds several arrays and none was named.
-    #[error("`{input}` holds several {what}s ({available}); say which one to load (LoadOptions::name, `--name`)")]
+    /// The file holds several arrays and none was named. The message names the choices; how to choose is the
+    /// caller's to say (the CLI's `PATH#NAME`, the page's tensor picker, [`LoadOptions::name`]).
+    #[error("`{input}` holds several {what}s ({available}); choose which one to load")]
     Ambiguous {
         input: String,
         what: &'static str,
@@ -151,7 +156,52 @@ pub enum DataError {
         expected: usize,
     },
 
+    /// A file given as a split column (the rows whose entry equals a value) cannot serve as one.
+    #[error("`{input}` cannot be used as a split column: {detail}")]
+    BadSplitColumn { input: String, detail: String },
+
     /// Memory for the result could not be allocated.
     #[error("`{input}`: could not allocate {bytes} bytes; load a subset of rows or use a machine with more memory")]
     OutOfMemory { input: String, bytes: u64 },
+}
+
+/// The fix for an error that is Lethe's, not the file's.
+pub(crate) const REPORT_BUG: &str =
+    "this is a bug in Lethe, not a problem with the file: please report it, with the file if you can share it";
+
+impl DataError {
+    /// [`DataError::Corrupt`] with what would fix it.
+    pub(crate) fn corrupt(input: &str, detail: impl Into<String>, fix: impl Into<String>) -> Self {
+        Self::Corrupt {
+            input: input.to_string(),
+            detail: detail.into(),
+            fix: fix.into(),
+        }
+    }
+
+    /// [`DataError::Corrupt`] for a broken internal invariant (a bug in Lethe).
+    pub(crate) fn internal(input: &str, detail: impl Into<String>) -> Self {
+        Self::corrupt(input, format!("internal error: {}", detail.into()), REPORT_BUG)
+    }
+
+    /// [`DataError::Io`] for `e`, met while doing `what` (e.g. "reading the first bytes"), with the fix its kind
+    /// suggests.
+    pub fn io(input: &str, what: &str, e: &std::io::Error) -> Self {
+        use std::io::ErrorKind as K;
+        let fix = match e.kind() {
+            K::NotFound => "check the path (a relative path is read from the current directory)",
+            K::PermissionDenied => "make the file readable for this user, or copy it somewhere readable",
+            K::IsADirectory => "give the path of a file, not of a directory",
+            K::Interrupted | K::TimedOut | K::WouldBlock => "try again",
+            _ => {
+                "check that the file still exists and can be read (it may have been moved, changed or deleted \
+                 since it was chosen), then try again"
+            }
+        };
+        Self::Io {
+            input: input.to_string(),
+            detail: format!("{what}: {e}"),
+            fix: fix.into(),
+        }
+    }
 }

@@ -107,11 +107,13 @@ pub(crate) fn unsupported(input: &str, name: &str) -> DataError {
     }
 }
 
+/// A bad .npy header: what numpy.save writes never looks like this.
 fn corrupt(input: &str, detail: impl Into<String>) -> DataError {
-    DataError::Corrupt {
-        input: input.to_string(),
-        detail: detail.into(),
-    }
+    DataError::corrupt(
+        input,
+        detail,
+        "it is not a valid .npy file: re-save the array with numpy.save (np.save), or download the file again",
+    )
 }
 
 /// From the first bytes of a .npy (at least 12, or all there are): `(header text start, header length,

@@ -22,16 +22,16 @@ type Archive<'a> = ZipArchive<BufReader<SourceReader<'a>>>;
 fn zip_error(input: &str, e: ZipError) -> DataError {
     match e {
         ZipError::Io(e) => array::io_error(input, "the zip archive", &e),
-        ZipError::InvalidArchive(m) => DataError::Corrupt {
-            input: input.to_string(),
-            detail: format!(
-                "not a readable zip archive ({m}); an .npz file that was cut short looks like this — re-save it"
-            ),
-        },
-        other => DataError::Corrupt {
-            input: input.to_string(),
-            detail: format!("unsupported zip archive: {other}; re-save it with np.savez or np.savez_compressed"),
-        },
+        ZipError::InvalidArchive(m) => DataError::corrupt(
+            input,
+            format!("not a readable zip archive ({m}); an .npz file that was cut short looks like this"),
+            "re-save it with np.savez or np.savez_compressed, or download it again",
+        ),
+        other => DataError::corrupt(
+            input,
+            format!("unsupported zip archive: {other}"),
+            "re-save it with np.savez or np.savez_compressed",
+        ),
     }
 }
 
@@ -214,19 +214,17 @@ pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) ->
         w.strip_suffix(".npy").map(str::to_string)
     })?;
     let Some(m) = list.iter().find(|m| m.name == chosen) else {
-        return Err(DataError::Corrupt {
-            input: input.to_string(),
-            detail: "internal error: chosen member vanished".into(),
-        });
+        return Err(DataError::internal(input, "chosen member vanished"));
     };
     let label = label(input, m);
     let (info, extra) = info_for(&label, &mut zip, m)?;
     warnings.extend(extra);
     if let (Some(why), Some(_)) = (&info.problem, &m.unreadable) {
-        return Err(DataError::Corrupt {
-            input: label,
-            detail: why.clone(),
-        });
+        return Err(DataError::corrupt(
+            &label,
+            why.clone(),
+            "re-save the archive with np.savez or np.savez_compressed, or download it again",
+        ));
     }
     let (h, data_start, mut reader) = member_header(&label, &mut zip, m)?;
     let layout = h.layout().ok_or_else(|| npy::unsupported(&label, &info.dtype))?;

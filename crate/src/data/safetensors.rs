@@ -13,6 +13,10 @@ use super::load::{ArrayInfo, FileInfo, Format, LoadOptions, Loaded, finish, pick
 use super::source::ByteSource;
 use super::{DataError, Scalar};
 
+/// The fix for a file the safetensors format does not allow.
+const RESAVE: &str =
+    "it is not a valid .safetensors file: re-save it with safetensors' save_file, or download it again";
+
 /// The `safetensors` crate refuses longer headers.
 const MAX_HEADER: u64 = 100_000_000;
 
@@ -56,10 +60,11 @@ fn read(input: &str, src: &dyn ByteSource) -> Result<Parsed, DataError> {
     src.read_at(0, &mut n).map_err(io)?;
     let n = u64::from_le_bytes(n);
     if n > MAX_HEADER {
-        return Err(DataError::Corrupt {
-            input: input.to_string(),
-            detail: format!("the header length is {n} bytes; the format allows at most {MAX_HEADER}"),
-        });
+        return Err(DataError::corrupt(
+            input,
+            format!("the header length is {n} bytes; the format allows at most {MAX_HEADER}"),
+            RESAVE,
+        ));
     }
     if 8 + n > len {
         return Err(DataError::Truncated {
@@ -69,10 +74,8 @@ fn read(input: &str, src: &dyn ByteSource) -> Result<Parsed, DataError> {
     }
     let mut text = vec![0u8; n as usize]; // n ≤ MAX_HEADER and ≤ the source length
     src.read_at(8, &mut text).map_err(io)?;
-    let meta: Metadata = serde_json::from_slice(&text).map_err(|e| DataError::Corrupt {
-        input: input.to_string(),
-        detail: format!("bad safetensors header: {e}"),
-    })?;
+    let meta: Metadata = serde_json::from_slice(&text)
+        .map_err(|e| DataError::corrupt(input, format!("bad safetensors header: {e}"), RESAVE))?;
     let data_start = 8 + n;
     let need = data_start + meta.data_len() as u64;
     if need > len {
@@ -82,14 +85,15 @@ fn read(input: &str, src: &dyn ByteSource) -> Result<Parsed, DataError> {
         });
     }
     if need < len {
-        return Err(DataError::Corrupt {
-            input: input.to_string(),
-            detail: format!(
+        return Err(DataError::corrupt(
+            input,
+            format!(
                 "{} bytes follow the last tensor; the format allows no trailing data (the safetensors library \
                  refuses this file too)",
                 len - need
             ),
-        });
+            RESAVE,
+        ));
     }
     let names = meta.offset_keys();
     Ok(Parsed {
@@ -186,10 +190,7 @@ pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) ->
     let p = read(input, src)?;
     let name = pick(input, "tensor", &p.names, opts.name.as_deref(), |_| None)?;
     let Some((info, layout)) = info(&p, name) else {
-        return Err(DataError::Corrupt {
-            input: input.to_string(),
-            detail: format!("internal error: tensor `{name}` vanished"),
-        });
+        return Err(DataError::internal(input, format!("tensor `{name}` vanished")));
     };
     let layout = layout.ok_or_else(|| DataError::UnsupportedDtype {
         input: input.to_string(),

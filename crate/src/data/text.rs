@@ -78,12 +78,11 @@ pub(crate) fn read_text(input: &str, src: &dyn ByteSource, max_bytes: u64) -> Re
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-        DataError::Corrupt {
-            input: input.to_string(),
-            detail: format!(
-                "it is not UTF-8 text (invalid byte at offset {at}, line {line}); save it as UTF-8, or as .npy"
-            ),
-        }
+        DataError::corrupt(
+            input,
+            format!("it is not UTF-8 text (invalid byte at offset {at}, line {line})"),
+            "save it as UTF-8 text, or as .npy",
+        )
     })
 }
 
@@ -150,10 +149,12 @@ fn records(
                     Ok(false) => break,
                     Ok(true) => {}
                     Err(e) => {
-                        return Err(DataError::Corrupt {
-                            input: input.to_string(),
-                            detail: format!("unreadable {} text: {e}", delim.describe()),
-                        });
+                        return Err(DataError::corrupt(
+                            input,
+                            format!("unreadable {} text: {e}", delim.describe()),
+                            "check the quoting on that line (a quote opened and never closed), or save the data \
+                             as .npy",
+                        ));
                     }
                 }
                 if rec.iter().all(str::is_empty) {
@@ -404,7 +405,9 @@ fn push_row<T: Scalar>(
 fn hint(j: usize, l: &Layout, cols: usize) -> String {
     let edge = j == 0 || j + 1 == l.width;
     if l.label.is_none() && edge && cols >= 1 {
-        "; if this column holds labels, pass label_column First/Last (`--labels first|last`)".into()
+        "; if this column holds row labels: a first or last label column is recognised only when its entry in \
+         the first data row is not a number"
+            .into()
     } else {
         "; numbers are written like 1.5, -2e-3, nan, inf (decimal point, not comma)".into()
     }
@@ -466,10 +469,8 @@ fn into_loaded<T: Scalar>(
     info: ArrayInfo,
     mut warnings: Vec<String>,
 ) -> Result<Loaded<T>, DataError> {
-    let matrix = Matrix::from_vec(t.rows, t.cols, t.data).map_err(|e| DataError::Corrupt {
-        input: input.to_string(),
-        detail: format!("internal error assembling the matrix: {e}"),
-    })?;
+    let matrix = Matrix::from_vec(t.rows, t.cols, t.data)
+        .map_err(|e| DataError::internal(input, format!("assembling the matrix: {e}")))?;
     warnings.extend(t.warnings);
     warnings.extend(nonfinite_warning(input, &matrix));
     Ok(Loaded {
