@@ -1,0 +1,134 @@
+//! Row selection by a split column: the rows whose entry in a side file equals a value.
+//!
+//! The CLI's `FILE==VALUE` row argument and the widget's "split column" row choice select the same rows with
+//! this one rule, so a report's command line reproduces the page's selection.
+
+use super::DataError;
+use super::load::{DEFAULT_MAX_BYTES, LoadOptions, load};
+use super::source::ByteSource;
+
+/// The positions (0-based, ascending) of the rows of the split column `src` whose entry equals `value`.
+///
+/// The file is read as, in this order:
+/// 1. a table with a text label column (an Embedding-Projector TSV): rows whose label, trimmed, equals `value`
+///    trimmed;
+/// 2. a single numeric column (or a single row), in any format Lethe reads: rows whose number equals `value`
+///    parsed as a number (`1` selects 1.0);
+/// 3. plain UTF-8 text, one label per line and no header: lines that, trimmed, equal `value` trimmed.
+///
+/// A table of several numeric columns and no label column is refused. An empty result is not an error here:
+/// callers say that no row matched.
+///
+/// # Errors
+/// [`DataError::BadSplitColumn`] when the file is numeric but `value` is not a number, has several columns and
+/// no labels, is larger than [`DEFAULT_MAX_BYTES`] as text, or is neither a table nor UTF-8 text;
+/// [`DataError::NotBuilt`] when this build lacks the file's reader; [`DataError::Io`] if reading fails.
+///
+/// # Examples
+/// ```
+/// use lethe::data::split_rows;
+/// let labels: &[u8] = b"test\nforget\nforget\ntest\n";
+/// assert_eq!(split_rows("split.txt", &labels, "forget").unwrap(), vec![1, 2]);
+/// let ids: &[u8] = b"0\n1\n1\n0\n";
+/// assert_eq!(split_rows("ids.csv", &ids, "1").unwrap(), vec![1, 2]);
+/// ```
+pub fn split_rows(input: &str, src: &dyn ByteSource, value: &str) -> Result<Vec<usize>, DataError> {
+    let want = value.trim();
+    let bad = |detail: String| DataError::BadSplitColumn {
+        input: input.to_string(),
+        detail,
+    };
+    match load::<f64>(input, src, &LoadOptions::default()) {
+        Err(e @ DataError::NotBuilt { .. }) => return Err(e),
+        Err(_) => {}
+        Ok(l) => {
+            if let Some(labels) = l.labels {
+                return Ok(matching(labels.iter().map(String::as_str), want));
+            }
+            let m = l.matrix;
+            if m.cols() == 1 || m.rows() == 1 {
+                let v: f64 = want.parse().map_err(|_| {
+                    bad(format!(
+                        "it holds numbers; give a number to select rows by, not `{want}`"
+                    ))
+                })?;
+                return Ok(m
+                    .as_slice()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, x)| **x == v)
+                    .map(|(i, _)| i)
+                    .collect());
+            }
+            return Err(bad(format!(
+                "it has {} columns and no label column; a split column needs a single column of values",
+                m.cols()
+            )));
+        }
+    }
+    let len = src.len();
+    let n = usize::try_from(len)
+        .ok()
+        .filter(|_| len <= DEFAULT_MAX_BYTES)
+        .ok_or_else(|| {
+            bad(format!(
+                "as text of labels it is {len} bytes, more than the limit of {DEFAULT_MAX_BYTES}; save the labels \
+             as one short value per line"
+            ))
+        })?;
+    let mut bytes = vec![0u8; n];
+    src.read_at(0, &mut bytes)
+        .map_err(|e| DataError::io(input, "reading the split column", &e))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| bad("it is neither a table, a numeric column nor UTF-8 text of labels (one per line)".into()))?;
+    Ok(matching(text.lines(), want))
+}
+
+fn matching<'a>(entries: impl Iterator<Item = &'a str>, want: &str) -> Vec<usize> {
+    entries
+        .enumerate()
+        .filter(|(_, s)| s.trim() == want)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(name: &str, bytes: &[u8], value: &str) -> Result<Vec<usize>, DataError> {
+        split_rows(name, &bytes, value)
+    }
+
+    #[test]
+    fn selects_by_label_column_number_or_line() {
+        assert_eq!(
+            rows("l.tsv", b"1\tforget\n2\tretain\n3\tforget\n", "forget").unwrap(),
+            vec![0, 2]
+        );
+        assert_eq!(
+            rows("l.tsv", b"1\tforget\n2\tretain\n3\tforget\n", " retain ").unwrap(),
+            vec![1]
+        );
+        assert_eq!(
+            rows("s.txt", b"test\nforget\nforget\ntest\n", "test").unwrap(),
+            vec![0, 3]
+        );
+        assert_eq!(rows("s.txt", b"test\r\nforget\r\n", "forget").unwrap(), vec![1]);
+        assert_eq!(rows("i.csv", b"0\n1\n1\n0\n", "1").unwrap(), vec![1, 2]);
+        assert_eq!(rows("i.csv", b"0\n1\n1\n0\n", "1.0").unwrap(), vec![1, 2]);
+        assert_eq!(rows("i.json", b"[2, 0, 2]", "2").unwrap(), vec![0, 2]);
+        assert!(rows("s.txt", b"test\nforget\n", "nothing").unwrap().is_empty());
+    }
+
+    #[test]
+    fn unusable_split_columns_say_why() {
+        let e = rows("i.csv", b"0\n1\n", "forget").unwrap_err();
+        assert!(matches!(e, DataError::BadSplitColumn { .. }), "{e}");
+        assert!(e.to_string().contains("give a number"), "{e}");
+        let e = rows("t.csv", b"1,2\n3,4\n", "1").unwrap_err();
+        assert!(e.to_string().contains("2 columns and no label column"), "{e}");
+        let e = rows("b.bin", b"\xff\xfe\x00\x01", "x").unwrap_err();
+        assert!(e.to_string().contains("neither a table"), "{e}");
+    }
+}
