@@ -733,6 +733,82 @@ impl Default for SweepRequest {
     }
 }
 
+/// How much the subsets of one kind share rows: the mean, over every pair of them, of `|A ∩ B| / |S|`.
+///
+/// Subsets drawn independently from a pool of `N` rows share `|S|/N` of their rows on average. At |S| = 140 the
+/// ten forget-set targets (pool 144) are nearly the same subset ten times, and ten reference subsets of a
+/// 200-row pool overlap from |S| = 30 on: the F1 of a cell then rests on far fewer independent subsets than it
+/// counts, which the teaching page says next to the trend.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SubsetOverlap {
+    /// Rows in the pool the subsets were drawn from.
+    pub pool: usize,
+    pub subsets: usize,
+    /// Mean pairwise shared fraction (0: disjoint, 1: identical); NaN with fewer than two subsets.
+    #[serde(serialize_with = "lethe::json::f64")]
+    pub mean: f64,
+    /// The largest pairwise shared fraction.
+    #[serde(serialize_with = "lethe::json::f64")]
+    pub max: f64,
+    /// Distinct rows over all the subsets together.
+    pub distinct_rows: usize,
+}
+
+/// [`SubsetOverlap`] of `sets`, all of `size` rows, drawn from a pool of `pool` rows.
+pub fn subset_overlap(sets: &[Vec<usize>], pool: usize) -> SubsetOverlap {
+    let sorted: Vec<Vec<usize>> = sets
+        .iter()
+        .map(|s| {
+            let mut v = s.clone();
+            v.sort_unstable();
+            v.dedup();
+            v
+        })
+        .collect();
+    let (mut sum, mut max, mut pairs) = (0.0, f64::NAN, 0usize);
+    for (i, a) in sorted.iter().enumerate() {
+        for b in &sorted[i + 1..] {
+            let (mut x, mut y, mut shared) = (0, 0, 0usize);
+            while x < a.len() && y < b.len() {
+                match a[x].cmp(&b[y]) {
+                    std::cmp::Ordering::Less => x += 1,
+                    std::cmp::Ordering::Greater => y += 1,
+                    std::cmp::Ordering::Equal => {
+                        shared += 1;
+                        x += 1;
+                        y += 1;
+                    }
+                }
+            }
+            let f = shared as f64 / a.len().min(b.len()).max(1) as f64;
+            sum += f;
+            max = if max.is_nan() { f } else { max.max(f) };
+            pairs += 1;
+        }
+    }
+    let mut all: Vec<usize> = sorted.iter().flatten().copied().collect();
+    all.sort_unstable();
+    all.dedup();
+    SubsetOverlap {
+        pool,
+        subsets: sets.len(),
+        mean: if pairs > 0 { sum / pairs as f64 } else { f64::NAN },
+        max,
+        distinct_rows: all.len(),
+    }
+}
+
+/// The row overlap within each kind of subset of a sweep cell.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SweepOverlap {
+    pub in_training_references: SubsetOverlap,
+    pub out_of_training_references: SubsetOverlap,
+    /// Targets labelled in training (retain rows 344..544).
+    pub in_targets: SubsetOverlap,
+    /// Targets labelled out of training (the forget set, 144 rows).
+    pub out_targets: SubsetOverlap,
+}
+
 /// F1 of each rule in one sweep cell.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SweepCell {
@@ -744,6 +820,9 @@ pub struct SweepCell {
     pub f1: Vec<(String, Option<f64>)>,
     /// How far apart the reference classes' exact means are, in reference sds.
     pub separation: f64,
+    /// How much the cell's subsets share rows (see [`SubsetOverlap`]).
+    pub overlap: SweepOverlap,
+    /// The calibrated report's warnings (e.g. overlapping reference subsets).
     pub warnings: Vec<String>,
 }
 
@@ -794,6 +873,15 @@ pub fn sweep_cell_on(data: &Matrix, req: &SweepRequest) -> WebResult<SweepCell> 
         Bandwidth::Median => f64::NAN,
         Bandwidth::Fixed(v) => v,
     };
+    let drawn = |label: bool| -> Vec<Vec<usize>> {
+        targets.iter().filter(|t| t.label == Some(label)).map(|t| t.rows.clone()).collect()
+    };
+    let overlap = SweepOverlap {
+        in_training_references: subset_overlap(&r.in_training.subsets, RETAIN_REFERENCES.len()),
+        out_of_training_references: subset_overlap(&r.out_of_training.subsets, TEST.len()),
+        in_targets: subset_overlap(&drawn(true), RETAIN_TARGETS.len()),
+        out_targets: subset_overlap(&drawn(false), FORGET.len()),
+    };
     Ok(SweepCell {
         size: req.size,
         sigma,
@@ -803,6 +891,7 @@ pub fn sweep_cell_on(data: &Matrix, req: &SweepRequest) -> WebResult<SweepCell> 
             .map(|s| (s.rule.to_string(), s.f1.as_ref().map(|f| f.f1)))
             .collect(),
         separation: r.rule.separation,
+        overlap,
         warnings: r.warnings,
     })
 }
@@ -1888,6 +1977,36 @@ mod tests {
         .unwrap();
         assert_eq!(cell.sigma, 128f64.sqrt());
         assert!(cell.f1.iter().any(|(r, f)| r.starts_with("paper") && f.is_some()));
+        // 3 × 20 rows fit in the 200-row pools: disjoint references, no warning about them.
+        assert_eq!(cell.overlap.in_training_references.mean, 0.0);
+        assert_eq!(cell.overlap.in_training_references.distinct_rows, 60);
+        assert!(cell.warnings.is_empty(), "{:?}", cell.warnings);
+        // At |S| = 140 the forget-set targets are near-duplicates and the references overlap, with a warning.
+        let big = sweep_cell(&SweepRequest {
+            size: 140,
+            shuffles: 10,
+            references: 10,
+            draw: 10,
+            ..Default::default()
+        })
+        .unwrap();
+        let o = big.overlap;
+        assert_eq!((o.out_targets.pool, o.out_targets.subsets), (144, 10));
+        assert!(o.out_targets.mean > 0.95 && o.out_targets.distinct_rows <= 144, "{o:?}");
+        assert!(o.in_training_references.mean > 0.5 && o.in_training_references.distinct_rows <= 200, "{o:?}");
+        assert!(big.warnings.iter().any(|w| w.contains("overlap")), "{:?}", big.warnings);
+    }
+
+    #[test]
+    fn subset_overlap_counts_shared_rows() {
+        let o = subset_overlap(&[vec![0, 1, 2, 3], vec![3, 2, 9, 8], vec![4, 5, 6, 7]], 10);
+        // Pairs: {2,3} shared of 4 → 0.5; 0; 0.
+        assert_eq!((o.mean, o.max, o.distinct_rows, o.subsets, o.pool), (0.5 / 3.0, 0.5, 10, 3, 10));
+        assert!(subset_overlap(&[vec![1, 2]], 5).mean.is_nan());
+        // Independent uniform draws share |S|/N on average.
+        let sets = lethe::sde::draw_subsets(&(0..144).collect::<Vec<_>>(), 40, 100, 7).unwrap();
+        let m = subset_overlap(&sets, 144).mean;
+        assert!((m - 100.0 / 144.0).abs() < 0.02, "{m}");
     }
 
     #[test]
