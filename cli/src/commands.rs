@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use lethe::backend::Precision;
 use lethe::competition::{self, Accuracies, CompetitionParams, EpsMax, Variant};
 use lethe::divergence::{self, LogBase};
 use lethe::hsic::{self, HsicTestParams};
@@ -26,7 +27,8 @@ use crate::report::{Report, fmt_num};
     name = "lethe",
     version,
     about = "Machine-unlearning and membership evaluation statistics (SDE/HSIC, RULER, NeurIPS 2023 epsilon, leakage bounds)",
-    after_help = "Inputs are PATH[#TENSOR][@ROWS]: ROWS is a..b, i,j,k, or an index file. See docs/cli.md."
+    after_help = "Inputs are PATH[#TENSOR][@ROWS]: ROWS is a..b, i,j,k, an index file, or FILE==VALUE (a split \
+                  column). See docs/cli.md."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -75,17 +77,45 @@ pub struct Out {
 #[derive(Args)]
 pub struct Threads {
     /// Threads that evaluate subsets (sde, calibrate) or shuffles (hsic) [default: the CPUs this process may use]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = thread_count)]
     threads: Option<usize>,
 }
 
 impl Threads {
     fn count(&self) -> Result<usize, CliError> {
-        match self.threads {
-            Some(0) => Err(CliError::msg("--threads must be at least 1")),
-            Some(n) => Ok(n),
-            None => Ok(lethe::parallel::available_threads()),
-        }
+        Ok(self.threads.unwrap_or_else(lethe::parallel::available_threads))
+    }
+}
+
+/// `--threads`: a whole number, at least 1.
+fn thread_count(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("--threads must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("--threads takes a whole number of threads, at least 1".into()),
+    }
+}
+
+/// A value parser that checks an option's text with the core's own parser (so a bad value is a usage error, exit
+/// status 2, before anything is loaded) and keeps the text as typed: the report's parameters record it so.
+fn checked<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> Result<String, String> {
+    s.parse::<T>().map(|_| s.to_string()).map_err(|e| e.to_string())
+}
+
+/// `--base`: e or 2.
+fn log_base(s: &str) -> Result<String, String> {
+    match s {
+        "e" | "2" => Ok(s.to_string()),
+        _ => Err("the logarithm base is e or 2".into()),
+    }
+}
+
+/// `--eps-max`: `official` or a number.
+fn eps_max_arg(s: &str) -> Result<String, String> {
+    if s == "official" || s.parse::<f64>().is_ok_and(|v| !v.is_nan()) {
+        Ok(s.to_string())
+    } else {
+        Err("--eps-max takes `official` or a number".into())
     }
 }
 
@@ -123,7 +153,7 @@ impl BackendChoice {
     fn precision(&self, precision: &mut Option<String>) -> Result<lethe::backend::Precision, CliError> {
         let p = match (self.backend, precision.as_deref()) {
             (BackendArg::Gpu, Some("f64")) => {
-                return Err(CliError::msg(
+                return Err(CliError::usage(
                     "--backend gpu computes in f32 only (WebGPU and Lethe's shaders have no f64): drop \
                      --precision f64, or use --backend cpu",
                 ));
@@ -193,16 +223,16 @@ pub struct HsicArgs {
     x: InputSpecArg,
     y: InputSpecArg,
     /// Bandwidth of x: sqrt_dim, median, or a number
-    #[arg(long, default_value = "sqrt_dim")]
+    #[arg(long, value_parser = checked::<Bandwidth>, default_value = "sqrt_dim")]
     sigma_x: String,
-    #[arg(long, default_value = "sqrt_dim")]
+    #[arg(long, value_parser = checked::<Bandwidth>, default_value = "sqrt_dim")]
     sigma_y: String,
     #[arg(long, default_value_t = 1000)]
     permutations: usize,
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Kernel storage: f64 or f32 [default: f64 on the CPU; the GPU computes in f32 only]
-    #[arg(long)]
+    #[arg(long, value_parser = checked::<Precision>)]
     precision: Option<String>,
     #[command(flatten)]
     #[serde(flatten)]
@@ -220,7 +250,7 @@ type InputSpecArg = String;
 
 fn spec(s: &str) -> Result<InputSpec, CliError> {
     s.parse()
-        .map_err(|e: String| CliError::msg(format!("bad input `{s}`: {e}")))
+        .map_err(|e: String| CliError::usage(format!("bad input `{s}`: {e}")))
 }
 
 #[derive(Args, Serialize)]
@@ -256,7 +286,7 @@ pub struct SdeArgs {
     #[arg(long)]
     size: Option<usize>,
     /// Bandwidth: sqrt_dim (paper default), median, or a number
-    #[arg(long, default_value = "sqrt_dim")]
+    #[arg(long, value_parser = checked::<Bandwidth>, default_value = "sqrt_dim")]
     sigma: String,
     /// Shuffles of the second half per subset (T)
     #[arg(long, default_value_t = 200)]
@@ -269,7 +299,7 @@ pub struct SdeArgs {
     #[arg(long, default_value_t = 30)]
     bins: usize,
     /// Kernel storage: f64 or f32 [default: f64 on the CPU; the GPU computes in f32 only]
-    #[arg(long)]
+    #[arg(long, value_parser = checked::<Precision>)]
     precision: Option<String>,
     #[command(flatten)]
     #[serde(flatten)]
@@ -328,7 +358,7 @@ pub struct CalibrateArgs {
     /// Shuffles for the paper's JSD rule beside the calibrated one (0 skips it)
     #[arg(long, default_value_t = 200)]
     paper_shuffles: usize,
-    #[arg(long, default_value = "sqrt_dim")]
+    #[arg(long, value_parser = checked::<Bandwidth>, default_value = "sqrt_dim")]
     sigma: String,
     #[arg(long, value_enum, default_value = "first")]
     split: SplitArg,
@@ -336,7 +366,7 @@ pub struct CalibrateArgs {
     bins: usize,
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    #[arg(long, default_value = "f64")]
+    #[arg(long, value_parser = checked::<Precision>, default_value = "f64")]
     precision: String,
     #[command(flatten)]
     #[serde(skip)]
@@ -409,7 +439,7 @@ pub struct EpsilonArgs {
     #[arg(long, default_value_t = 0.05)]
     alpha: f64,
     /// Bucket cut-off: "official" = ceil(ln(N−1)), or a number
-    #[arg(long, default_value = "official")]
+    #[arg(long, value_parser = eps_max_arg, default_value = "official")]
     eps_max: String,
     #[arg(long, default_value_t = competition::DELTA)]
     delta: f64,
@@ -536,9 +566,9 @@ pub struct TwoSamples {
 pub struct MwuArgs {
     #[command(flatten)]
     samples: TwoSamples,
-    #[arg(long, default_value = "two-sided")]
+    #[arg(long, value_parser = checked::<Alternative>, default_value = "two-sided")]
     alternative: String,
-    #[arg(long, default_value = "auto")]
+    #[arg(long, value_parser = checked::<PValueMethod>, default_value = "auto")]
     method: String,
     /// Disable the continuity correction of the asymptotic p-value
     #[arg(long)]
@@ -554,11 +584,11 @@ pub struct WilcoxonArgs {
     /// Paired second sample (differences x − y); without it, x are the differences
     y: Option<InputSpecArg>,
     /// wilcox, pratt or zsplit
-    #[arg(long, default_value = "wilcox")]
+    #[arg(long, value_parser = checked::<ZeroMethod>, default_value = "wilcox")]
     zero_method: String,
-    #[arg(long, default_value = "two-sided")]
+    #[arg(long, value_parser = checked::<Alternative>, default_value = "two-sided")]
     alternative: String,
-    #[arg(long, default_value = "auto")]
+    #[arg(long, value_parser = checked::<PValueMethod>, default_value = "auto")]
     method: String,
     /// Continuity correction of the asymptotic p-value
     #[arg(long)]
@@ -575,7 +605,7 @@ pub struct JsdArgs {
     #[arg(long, default_value_t = 30)]
     bins: usize,
     /// Logarithm base: e (default) or 2
-    #[arg(long, default_value = "e")]
+    #[arg(long, value_parser = log_base, default_value = "e")]
     base: String,
     #[command(flatten)]
     #[serde(skip)]
@@ -586,7 +616,7 @@ pub struct JsdArgs {
 pub struct MmdArgs {
     #[command(flatten)]
     samples: TwoSamples,
-    #[arg(long, default_value = "sqrt_dim")]
+    #[arg(long, value_parser = checked::<Bandwidth>, default_value = "sqrt_dim")]
     sigma: String,
     #[arg(long)]
     unbiased: bool,
@@ -692,7 +722,7 @@ fn draw_targets<T: lethe::data::Scalar>(
     size: Option<usize>,
     seed: u64,
 ) -> Result<Vec<Vec<usize>>, CliError> {
-    let size = size.ok_or_else(|| CliError::msg(format!("--{role} needs --size (rows per drawn target)")))?;
+    let size = size.ok_or_else(|| CliError::usage(format!("--{role} needs --size (rows per drawn target)")))?;
     sde::draw_targets(label, pool.matrix.rows(), count, size, seed)
         .map_err(|e| CliError::input(role, std::path::Path::new(&pool.record.path), e))
 }
@@ -858,16 +888,39 @@ fn sde_run<T: lethe::data::Scalar>(mut a: SdeArgs) -> Result<(), CliError> {
     })
 }
 
-fn rows_arg(s: &str) -> Result<Vec<usize>, CliError> {
-    let spec: RowSpec = s.parse().map_err(CliError::msg)?;
-    Ok(input::load_rows(&spec)?.0)
+/// Parses a row argument given on its own (`--forget`, `--it-pool`, ...): a malformed one is a usage error.
+fn row_spec(flag: &str, s: &str) -> Result<RowSpec, CliError> {
+    s.parse()
+        .map_err(|e: String| CliError::usage(format!("bad rows `{s}` for --{flag}: {e}")))
+}
+
+/// The rows of `data` (loaded from `path`) that a row argument selects, and the record of the index or split file
+/// they came from (as `lethe ruler` records its forget/retain files).
+fn rows_of(
+    role: &str,
+    flag: &str,
+    s: &str,
+    n: usize,
+    path: &std::path::Path,
+) -> Result<(Vec<usize>, Option<InputRecord>), CliError> {
+    let spec = row_spec(flag, s)?;
+    let (rows, file) = input::resolve_rows(role, &spec, Some((n as u64, path)), n as u64)?;
+    let record = file.map(|d| input::row_file_record(role, &spec, d, rows.len()));
+    Ok((rows, record))
 }
 
 fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
     use lethe::sde::calibrated::{CalibratedParams, Call, TargetRows};
     let data = input::load("data", &spec(&a.data)?)?;
-    let it_pool = rows_arg(&a.it_pool)?;
-    let oot_pool = rows_arg(&a.oot_pool)?;
+    let (n, path) = (data.matrix.rows(), std::path::PathBuf::from(&data.record.path));
+    let mut records = vec![data.record.clone()];
+    let mut rows = |role: &str, flag: &str, s: &str| -> Result<Vec<usize>, CliError> {
+        let (rows, record) = rows_of(role, flag, s, n, &path)?;
+        records.extend(record);
+        Ok(rows)
+    };
+    let it_pool = rows("it_pool", "it-pool", &a.it_pool)?;
+    let oot_pool = rows("oot_pool", "oot-pool", &a.oot_pool)?;
     let mut targets = Vec::new();
     for (list, label, role) in [
         (&a.target, None, "target"),
@@ -877,7 +930,7 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
         for (k, s) in list.iter().enumerate() {
             targets.push(TargetRows {
                 name: format!("{role}[{k}]"),
-                rows: rows_arg(s)?,
+                rows: rows(role, &role.replace('_', "-"), s)?,
                 label,
             });
         }
@@ -888,7 +941,7 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
         (&a.draw_out, Some(false), "draw-out"),
     ] {
         if let Some(s) = pool {
-            let rows = rows_arg(s)?;
+            let rows = rows(&role.replace('-', "_"), role, s)?;
             for (k, pos) in sde::draw_targets(label, rows.len(), a.draw, a.size, a.seed)?
                 .into_iter()
                 .enumerate()
@@ -924,7 +977,7 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
         &targets,
         &params,
     )?;
-    Report::new("calibrate", &a, Some(a.seed), vec![data.record], r).emit(a.out.json, |r| {
+    Report::new("calibrate", &a, Some(a.seed), records, r).emit(a.out.json, |r| {
         let mut s = String::new();
         let call = |c: Call| match c {
             Call::InTraining => "in",
@@ -996,27 +1049,39 @@ fn ruler_cmd(a: RulerArgs) -> Result<(), CliError> {
     let runs = a.unlearned.len();
     for (flag, v) in [("--oracle", &a.oracle), ("--original", &a.original)] {
         if !v.is_empty() && v.len() != runs {
-            return Err(CliError::msg(format!(
+            return Err(CliError::usage(format!(
                 "{flag} was given {} times but --unlearned {runs} times; give one per run",
                 v.len()
             )));
         }
     }
-    let forget_spec: RowSpec = a.forget.parse().map_err(CliError::msg)?;
-    let retain_spec: RowSpec = a.retain.parse().map_err(CliError::msg)?;
-    let (forget, _) = input::load_rows(&forget_spec)?;
-    let (retain, _) = input::load_rows(&retain_spec)?;
+    let forget_spec = row_spec("forget", &a.forget)?;
+    let retain_spec = row_spec("retain", &a.retain)?;
     let tie = match a.ties {
         TiesArg::AtMost => TieRule::AtMost,
         TiesArg::Half => TieRule::Half,
     };
     let mut records = Vec::new();
     let mut reports = Vec::new();
+    // The forget and retain rows, resolved against the first model file's row count (a range is checked before
+    // it is expanded); every model file is then checked against them as it is loaded. Their index or split files
+    // are recorded after the models' records, as the widget records them.
+    let mut row_sets: Option<[(Vec<usize>, Option<InputRecord>); 2]> = None;
     for k in 0..runs {
-        let load = |role: &str, s: &str| -> Result<(Matrix, Matrix, InputRecord), CliError> {
+        let mut load = |role: &str, s: &str| -> Result<(Matrix, Matrix, InputRecord), CliError> {
             let inp = input::load(role, &spec(s)?)?;
-            let f = inp.matrix.select_rows(&forget, &format!("{role} (forget rows)"))?;
-            let r = inp.matrix.select_rows(&retain, &format!("{role} (retain rows)"))?;
+            if row_sets.is_none() {
+                let (n, path) = (inp.matrix.rows() as u64, std::path::Path::new(&inp.record.path));
+                let set = |role: &str, spec: &RowSpec| -> Result<(Vec<usize>, Option<InputRecord>), CliError> {
+                    let (rows, file) = input::resolve_rows(role, spec, Some((n, path)), n)?;
+                    let record = file.map(|d| input::row_file_record(role, spec, d, rows.len()));
+                    Ok((rows, record))
+                };
+                row_sets = Some([set("forget", &forget_spec)?, set("retain", &retain_spec)?]);
+            }
+            let [(forget, _), (retain, _)] = row_sets.as_ref().ok_or_else(|| CliError::msg("internal error"))?;
+            let f = inp.matrix.select_rows(forget, &format!("{role} (forget rows)"))?;
+            let r = inp.matrix.select_rows(retain, &format!("{role} (retain rows)"))?;
             Ok((f, r, inp.record))
         };
         let (uf, ur, rec) = load("unlearned", &a.unlearned[k])?;
@@ -1034,6 +1099,7 @@ fn ruler_cmd(a: RulerArgs) -> Result<(), CliError> {
         records.extend(oracle.map(|o| o.2));
         records.extend(original.map(|o| o.2));
     }
+    records.extend(row_sets.into_iter().flatten().filter_map(|(_, record)| record));
     let (across, warnings) = if runs >= 2 {
         ruler::across_runs(&reports, a.fdr)?
     } else {
@@ -1109,7 +1175,7 @@ fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
             let ls = a
                 .labels
                 .as_ref()
-                .ok_or_else(|| CliError::msg("--retrained-logits needs --labels"))?;
+                .ok_or_else(|| CliError::usage("--retrained-logits needs --labels"))?;
             let (lab, rec) = input::load_vector("labels", &spec(ls)?)?;
             let labels: Vec<usize> = lab.iter().map(|&v| v as usize).collect();
             if lab.iter().any(|&v| v < 0.0 || v.fract() != 0.0) {
@@ -1123,7 +1189,7 @@ fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
             (rm, um)
         }
         _ => {
-            return Err(CliError::msg(
+            return Err(CliError::usage(
                 "give either --retrained and --unlearned (confidences), or --retrained-logits, --unlearned-logits and --labels",
             ));
         }
@@ -1134,7 +1200,7 @@ fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
         EpsMax::Fixed(
             a.eps_max
                 .parse()
-                .map_err(|_| CliError::msg("--eps-max takes `official` or a number"))?,
+                .map_err(|_| CliError::usage("--eps-max takes `official` or a number"))?,
         )
     };
     let variants: Vec<Variant> = match a.variant {
@@ -1156,7 +1222,7 @@ fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
             test_retrained: ta_r,
         }),
         Some(v) => {
-            return Err(CliError::msg(format!(
+            return Err(CliError::usage(format!(
                 "--accuracies takes 4 comma-separated numbers RA_unlearned,RA_retrained,TA_unlearned,TA_retrained; got {}",
                 v.len()
             )));
@@ -1270,7 +1336,7 @@ fn rouge_cmd(a: RougeArgs) -> Result<(), CliError> {
             r
         }
         (None, Some(t)) => vec![t.clone()],
-        _ => return Err(CliError::msg("give --reference FILE or --reference-text TEXT")),
+        _ => return Err(CliError::usage("give --reference FILE or --reference-text TEXT")),
     };
     let scores = match refs.len() {
         1 => rouge::rouge_l_against(&refs[0], &preds, a.stemmer),
@@ -1399,7 +1465,7 @@ fn jsd_cmd(a: JsdArgs) -> Result<(), CliError> {
     let base = match a.base.as_str() {
         "e" => LogBase::Natural,
         "2" => LogBase::Two,
-        other => return Err(CliError::msg(format!("--base takes e or 2, got {other}"))),
+        other => return Err(CliError::usage(format!("--base takes e or 2, got {other}"))),
     };
     let r = divergence::jsd_with_base(&x, &y, a.bins, base)?;
     Report::new("jsd", &a, None, rec, r).emit(a.out.json, |r| {

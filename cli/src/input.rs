@@ -5,102 +5,14 @@
 //! a comma list `3,1,4`, or the path of an index file (one index per line, or comma/space separated; .npy integer
 //! arrays work too).
 
-use std::fmt;
-use std::path::{Path, PathBuf};
-use std::str::FromStr;
+use std::path::Path;
 
 use lethe::Matrix;
 use lethe::data::{self, LoadOptions};
 use serde::Serialize;
 
 use crate::CliError;
-
-/// A row subset.
-#[derive(Clone, Debug, PartialEq)]
-pub enum RowSpec {
-    Range(usize, usize),
-    List(Vec<usize>),
-    File(PathBuf),
-}
-
-impl FromStr for RowSpec {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        if let Some((Ok(a), Ok(b))) = s.split_once("..").map(|(a, b)| (a.trim().parse(), b.trim().parse())) {
-            return if a <= b {
-                Ok(Self::Range(a, b))
-            } else {
-                Err(format!("empty row range {s}"))
-            };
-        }
-        let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-        if parts
-            .iter()
-            .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
-        {
-            return Ok(Self::List(
-                parts.iter().map(|p| p.parse().unwrap_or(usize::MAX)).collect(),
-            ));
-        }
-        Ok(Self::File(PathBuf::from(s)))
-    }
-}
-
-impl fmt::Display for RowSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Range(a, b) => write!(f, "{a}..{b}"),
-            Self::List(v) => {
-                let s: Vec<String> = v.iter().map(ToString::to_string).collect();
-                f.write_str(&s.join(","))
-            }
-            Self::File(p) => write!(f, "{}", p.display()),
-        }
-    }
-}
-
-/// `PATH[#TENSOR][@ROWS]`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct InputSpec {
-    pub path: PathBuf,
-    pub tensor: Option<String>,
-    pub rows: Option<RowSpec>,
-}
-
-impl FromStr for InputSpec {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let (rest, rows) = match s.rsplit_once('@') {
-            Some((r, rows)) if !rows.is_empty() => (r, Some(rows.parse()?)),
-            _ => (s, None),
-        };
-        let (path, tensor) = match rest.rsplit_once('#') {
-            Some((p, t)) if !t.is_empty() => (p, Some(t.to_string())),
-            _ => (rest, None),
-        };
-        if path.is_empty() {
-            return Err(format!("no file path in `{s}`"));
-        }
-        Ok(Self {
-            path: PathBuf::from(path),
-            tensor,
-            rows,
-        })
-    }
-}
-
-impl fmt::Display for InputSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.path.display())?;
-        if let Some(t) = &self.tensor {
-            write!(f, "#{t}")?;
-        }
-        if let Some(r) = &self.rows {
-            write!(f, "@{r}")?;
-        }
-        Ok(())
-    }
-}
+pub use lethe_cli::spec::{InputSpec, RowSpec};
 
 /// What a report records about one input file.
 #[derive(Clone, Debug, Serialize)]
@@ -132,32 +44,120 @@ pub fn sha256_file(path: &Path) -> Result<String, CliError> {
     lethe::digest::sha256_hex(&f, |_, _| ()).map_err(|e| CliError::io(path, &e))
 }
 
-/// Loads the indices of a row spec (for a file: the digest too).
-pub fn load_rows(spec: &RowSpec) -> Result<(Vec<usize>, Option<FileDigest>), CliError> {
+/// The indices a row spec selects from data of `rows` rows (`None`: not known yet), and the digest of the index
+/// or split file they came from. A range is checked against `rows` before it is expanded, and is never expanded
+/// beyond `max_len` indices (what the load could hold at most), so `@0..99999999999999` is an error, not an
+/// allocation.
+pub fn resolve_rows(
+    role: &str,
+    spec: &RowSpec,
+    rows: Option<(u64, &Path)>,
+    max_len: u64,
+) -> Result<(Vec<usize>, Option<FileDigest>), CliError> {
     match spec {
-        RowSpec::Range(a, b) => Ok(((*a..*b).collect(), None)),
+        RowSpec::Range(a, b) => {
+            if let Some((n, path)) = rows
+                && *b as u64 > n
+            {
+                return Err(CliError::msg(format!(
+                    "{role}: rows {a}..{b} are out of range for `{}`, which has {n} rows (valid indices are \
+                     0..{n}); pass a range within them",
+                    path.display()
+                )));
+            }
+            if (b - a) as u64 > max_len {
+                return Err(CliError::msg(format!(
+                    "{role}: rows {a}..{b} are {} rows, more than one input may load (at most {max_len} here, \
+                     1 GiB per input); pass a smaller row subset",
+                    b - a
+                )));
+            }
+            Ok(((*a..*b).collect(), None))
+        }
         RowSpec::List(v) => Ok((v.clone(), None)),
         RowSpec::File(p) => {
-            let digest = FileDigest {
-                path: p.display().to_string(),
-                sha256: sha256_file(p)?,
-            };
+            if !p.exists() {
+                return Err(CliError::msg(format!(
+                    "{role}: rows `{}` are neither a range a..b nor a list i,j,k, so they name an index file, and \
+                     no such file exists; check the path",
+                    p.display()
+                )));
+            }
             let loaded = data::load_path::<f64>(p, &LoadOptions::default())
-                .map_err(|e| CliError::input("row index file", p, e.into()))?;
+                .map_err(|e| CliError::input(&format!("{role} (row index file)"), p, e.into()))?;
             let m = loaded.matrix;
             let mut out = Vec::with_capacity(m.as_slice().len());
             for (k, &v) in m.as_slice().iter().enumerate() {
                 if !(v >= 0.0 && v.fract() == 0.0 && v < 9.0e15) {
                     return Err(CliError::msg(format!(
-                        "row index file {}: entry {k} is {v}, not a non-negative integer row index",
+                        "{role}: row index file {}: entry {k} is {v}, not a non-negative integer row index; \
+                         an index file holds row numbers 0, 1, 2, ...",
                         p.display()
                     )));
                 }
                 out.push(v as usize);
             }
-            Ok((out, Some(digest)))
+            Ok((out, Some(digest(p)?)))
+        }
+        RowSpec::Split { file, value } => {
+            let f = std::fs::File::open(file).map_err(|e| {
+                CliError::input(
+                    &format!("{role} (split column)"),
+                    file,
+                    data::DataError::io(&file.display().to_string(), "cannot open the file", &e).into(),
+                )
+            })?;
+            let idx = data::split_rows(&file.display().to_string(), &f, value)
+                .map_err(|e| CliError::input(&format!("{role} (split column)"), file, e.into()))?;
+            if idx.is_empty() {
+                return Err(CliError::msg(format!(
+                    "{role}: no row of the split column `{}` equals `{value}`; check the value (entries are \
+                     compared with surrounding spaces removed; numeric columns as numbers)",
+                    file.display()
+                )));
+            }
+            Ok((idx, Some(digest(file)?)))
         }
     }
+}
+
+fn digest(p: &Path) -> Result<FileDigest, CliError> {
+    Ok(FileDigest {
+        path: p.display().to_string(),
+        sha256: sha256_file(p)?,
+    })
+}
+
+/// The record of an index or split file that a command's rows came from, given on its own (`ruler --forget`,
+/// `calibrate --it-pool`): as the widget records it (web/src/analyses.rs `row_file_record`).
+pub fn row_file_record(role: &str, spec: &RowSpec, d: FileDigest, rows: usize) -> InputRecord {
+    InputRecord {
+        role: role.into(),
+        spec: spec.to_string(),
+        path: d.path,
+        sha256: d.sha256,
+        format: "rows".into(),
+        dtype: "row indices".into(),
+        shape: vec![rows as u64],
+        tensor: None,
+        rows_used: rows,
+        row_file: None,
+    }
+}
+
+/// Rows of the array `spec` names, from the file's headers; `None` when the headers do not tell (the file cannot
+/// be read, or the array is not chosen): loading then says why.
+fn header_rows(spec: &InputSpec) -> Option<u64> {
+    let info = data::inspect_path(&spec.path).ok()?;
+    let array = match &spec.tensor {
+        Some(t) => info
+            .arrays
+            .iter()
+            .find(|a| a.name.as_deref() == Some(t.as_str()) || a.name.as_deref() == t.strip_suffix(".npy")),
+        None if info.arrays.len() == 1 => info.arrays.first(),
+        None => None,
+    };
+    array.map(|a| a.rows)
 }
 
 /// A loaded matrix input with its record.
@@ -190,18 +190,35 @@ pub fn load(role: &str, spec: &InputSpec) -> Result<Input, CliError> {
 
 /// [`load`] into element type `T` (f32 only for inputs that [`exact_in_f32`] accepts: the values are then the same).
 pub fn load_as<T: lethe::data::Scalar>(role: &str, spec: &InputSpec) -> Result<Input<T>, CliError> {
+    let opts = LoadOptions {
+        name: spec.tensor.clone(),
+        ..LoadOptions::default()
+    };
     let (rows, row_file) = match &spec.rows {
         Some(r) => {
-            let (v, d) = load_rows(r)?;
+            let n = match r {
+                RowSpec::Range(..) => header_rows(spec),
+                _ => None,
+            };
+            if matches!(r, RowSpec::Range(..)) && n.is_none() {
+                // The headers do not say how many rows there are: let the load say what is wrong with the file
+                // (or which array to choose) before anything is expanded.
+                data::load_path::<T>(
+                    &spec.path,
+                    &LoadOptions {
+                        rows: Some(vec![0]),
+                        ..opts.clone()
+                    },
+                )
+                .map_err(|e| CliError::input(role, &spec.path, e.into()))?;
+            }
+            let max_len = opts.max_bytes / std::mem::size_of::<T>() as u64;
+            let (v, d) = resolve_rows(role, r, n.map(|n| (n, spec.path.as_path())), max_len)?;
             (Some(v), d)
         }
         None => (None, None),
     };
-    let opts = LoadOptions {
-        name: spec.tensor.clone(),
-        rows,
-        ..LoadOptions::default()
-    };
+    let opts = LoadOptions { rows, ..opts };
     let loaded = data::load_path::<T>(&spec.path, &opts).map_err(|e| CliError::input(role, &spec.path, e.into()))?;
     let record = InputRecord {
         role: role.to_string(),
@@ -262,25 +279,4 @@ pub fn read_lines(role: &str, path: &Path) -> Result<(Vec<String>, FileDigest), 
             sha256: sha256_file(path)?,
         },
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn specs_parse() {
-        let s: InputSpec = "a/b.npz#act@0..10".parse().unwrap();
-        assert_eq!(s.path, PathBuf::from("a/b.npz"));
-        assert_eq!(s.tensor.as_deref(), Some("act"));
-        assert_eq!(s.rows, Some(RowSpec::Range(0, 10)));
-        let s: InputSpec = "x.npy@3,1,4".parse().unwrap();
-        assert_eq!(s.rows, Some(RowSpec::List(vec![3, 1, 4])));
-        let s: InputSpec = "x.npy@forget.txt".parse().unwrap();
-        assert_eq!(s.rows, Some(RowSpec::File("forget.txt".into())));
-        assert_eq!(s.to_string(), "x.npy@forget.txt");
-        let s: InputSpec = "plain.csv".parse().unwrap();
-        assert_eq!((s.tensor, s.rows), (None, None));
-        assert!("5..2".parse::<RowSpec>().is_err());
-    }
 }

@@ -10,38 +10,65 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// An error with the file it concerns (the path goes last in the message).
+/// An error with the file it concerns (the path goes last in the message). A usage error (a malformed argument,
+/// options that do not go together) exits with status 2, as clap's own; everything else with 1.
 #[derive(Debug)]
-pub struct CliError(String);
+pub struct CliError {
+    message: String,
+    usage: bool,
+}
 
 impl CliError {
     pub fn msg(m: impl Into<String>) -> Self {
-        Self(m.into())
+        Self {
+            message: m.into(),
+            usage: false,
+        }
+    }
+    /// A usage error: exit status 2.
+    pub fn usage(m: impl Into<String>) -> Self {
+        Self {
+            message: m.into(),
+            usage: true,
+        }
     }
     pub fn io(path: &Path, e: &std::io::Error) -> Self {
-        Self(format!("cannot read {}: {e}", path.display()))
-    }
-    /// A core error about the input given as `role`, read from `path`.
-    pub fn input(role: &str, path: &Path, e: lethe::Error) -> Self {
-        let msg = e.to_string();
         let shown = path.display().to_string();
+        Self::msg(lethe::data::DataError::io(&shown, "cannot read the file", e).to_string())
+    }
+    /// A core error about the input given as `role`, read from `path`, with the fix in the command line's terms
+    /// where the core's message leaves the way to choose to its caller.
+    pub fn input(role: &str, path: &Path, e: lethe::Error) -> Self {
+        use lethe::data::DataError;
+        let mut msg = e.to_string();
+        let shown = path.display().to_string();
+        match &e {
+            lethe::Error::Data(DataError::Ambiguous { available, .. }) => {
+                let first = available.split('`').nth(1).unwrap_or("NAME");
+                msg.push_str(&format!(": pass PATH#NAME, e.g. `{shown}#{first}`"));
+            }
+            lethe::Error::Data(DataError::TooLarge { .. }) => {
+                msg.push_str(" (pass a row subset: PATH@a..b, PATH@i,j,k or PATH@index_file)");
+            }
+            _ => {}
+        }
         if msg.contains(&shown) {
-            Self(format!("{role}: {msg}"))
+            Self::msg(format!("{role}: {msg}"))
         } else {
-            Self(format!("{role}: {msg} (file: {shown})"))
+            Self::msg(format!("{role}: {msg} (file: {shown})"))
         }
     }
 }
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
 impl From<lethe::Error> for CliError {
     fn from(e: lethe::Error) -> Self {
-        Self(e.to_string())
+        Self::msg(e.to_string())
     }
 }
 
@@ -51,7 +78,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("lethe: error: {e}");
-            ExitCode::FAILURE
+            if e.usage { ExitCode::from(2) } else { ExitCode::FAILURE }
         }
     }
 }
