@@ -466,6 +466,72 @@ mod tests {
         assert_eq!((q.exceedances, q.p_value), (r.exceedances, r.p_value));
     }
 
+    /// splitmix64: seeded values in [-1, 1) for the invariant checks.
+    fn seeded(seed: u64, len: usize) -> Vec<f64> {
+        let mut s = seed;
+        (0..len)
+            .map(|_| {
+                s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                let mut z = s;
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                z ^= z >> 31;
+                (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+            })
+            .collect()
+    }
+
+    /// Biased HSIC is Tr(KcL)/(n−1)² of two positive semi-definite kernels, so it is ≥ 0 (and CKA in [0, 1]); it
+    /// pairs row i of x with row i of y only, so permuting both inputs' rows together leaves it unchanged (up to
+    /// the order of the sums), while permuting one of them alone changes it. Seeded random data, every bandwidth
+    /// rule, n from 2 to 40.
+    #[test]
+    fn hsic_is_non_negative_and_unchanged_by_permuting_rows_jointly() {
+        let mut checked = 0;
+        let mut worst = 0.0f64;
+        for seed in 0..12u64 {
+            let n = [2, 3, 5, 17, 40][seed as usize % 5];
+            let (dx, dy) = (1 + seed as usize % 4, 1 + (seed as usize / 3) % 3);
+            let xs = seeded(seed, n * dx);
+            // y depends on x (plus noise), so a permutation of one input alone moves HSIC.
+            let noise = seeded(seed + 1000, n * dy);
+            let ys: Vec<f64> = (0..n * dy).map(|k| xs[(k / dy) * dx] * 2.0 + 0.3 * noise[k]).collect();
+            let x = Matrix::from_vec(n, dx, xs).unwrap();
+            let y = Matrix::from_vec(n, dy, ys).unwrap();
+            // A seeded Fisher–Yates permutation of the rows.
+            let mut perm: Vec<usize> = (0..n).collect();
+            let u = seeded(seed + 2000, n);
+            for i in (1..n).rev() {
+                let j = (((u[i] + 1.0) / 2.0) * (i + 1) as f64) as usize;
+                perm.swap(i, j.min(i));
+            }
+            let (px, py) = (x.select_rows(&perm, "x").unwrap(), y.select_rows(&perm, "y").unwrap());
+            for bw in [Bandwidth::SqrtDim, Bandwidth::Median, Bandwidth::Fixed(0.7)] {
+                let a = hsic(x.view(), y.view(), bw, bw).unwrap();
+                let b = hsic(px.view(), py.view(), bw, bw).unwrap();
+                let ctx = format!("seed {seed} n {n} {bw}");
+                let (ha, hb) = (a.statistic, b.statistic);
+                assert!(ha >= 0.0 && hb >= 0.0, "{ctx}: {ha} {hb}");
+                assert!((0.0..=1.0 + 1e-12).contains(&a.cka), "{ctx}: cka {}", a.cka);
+                // The median heuristic sees the same distances, each rounded in its own pair order.
+                for (u, v) in [(a.sigma_x, b.sigma_x), (a.sigma_y, b.sigma_y)] {
+                    assert!((u - v).abs() <= 1e-14 * u, "{ctx}: sigma {u} vs {v}");
+                }
+                let d = (ha - hb).abs();
+                assert!(d <= 1e-14 + 1e-12 * ha, "{ctx}: {ha} vs {hb}");
+                worst = worst.max(d);
+                if n >= 17 {
+                    let one = hsic(x.view(), py.view(), bw, bw).unwrap();
+                    let moved = (one.statistic - ha).abs();
+                    assert!(moved > 1e-6 * ha, "{ctx}: y alone permuted");
+                }
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 36);
+        println!("HSIC under joint row permutations: {checked} cases, largest change {worst:e}");
+    }
+
     #[test]
     fn bad_inputs_are_errors() {
         let x = line(10, |i| i);
