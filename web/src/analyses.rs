@@ -230,9 +230,6 @@ pub struct SdeOutput {
     pub partial: Option<SdePartial>,
 }
 
-/// A stopped run's started targets that its report does not hold: name and the shuffle values so far.
-type Unfinished = Vec<(String, Vec<f64>)>;
-
 /// One subset of a stopped run: how far it got, and its exact moments (closed form over all shuffles, so
 /// available however few shuffles were done).
 #[derive(Clone, Debug, Serialize)]
@@ -271,6 +268,18 @@ pub struct SdePartial {
     /// SDE compares distributions (JSD) rather than testing an observed statistic against shuffles, so it has no
     /// permutation p-value and no p-value interval to report for a stopped run.
     pub p_value_interval: Option<(f64, f64)>,
+    /// The shuffle values of every started target that the report's `targets` does not hold: the distribution so
+    /// far (a prefix of the stream the full run draws for that target).
+    pub unfinished_targets: Vec<UnfinishedTarget>,
+}
+
+/// A target's shuffle values so far (see [`SdePartial::unfinished_targets`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct UnfinishedTarget {
+    pub name: String,
+    pub label: Option<bool>,
+    pub complete: bool,
+    pub values: Vec<f64>,
 }
 
 /// Targets drawn from a pool (`lethe::sde::draw_targets`, as the CLI: the seed offset depends on the label).
@@ -404,8 +413,7 @@ impl SdeJob {
     }
 
     /// The page's output around a report: records, loader warnings, histograms on shared edges.
-    /// `unfinished`: a stopped run's started targets that the report does not hold (name, values so far).
-    fn output(self, report: SdeReport, partial: Option<SdePartial>, unfinished: &[(String, Vec<f64>)]) -> SdeOutput {
+    fn output(self, report: SdeReport, partial: Option<SdePartial>) -> SdeOutput {
         let mut series: Vec<(String, &str, &[f64])> = vec![(
             "in-training reference".into(),
             "it",
@@ -417,8 +425,13 @@ impl SdeJob {
         for t in &report.targets {
             series.push((t.name.clone(), "target", &t.distribution.values));
         }
-        for (name, values) in unfinished {
-            series.push((name.clone(), "target", values));
+        for t in partial.iter().flat_map(|p| &p.unfinished_targets) {
+            let name = if t.complete {
+                t.name.clone()
+            } else {
+                format!("{} (partial)", t.name)
+            };
+            series.push((name, "target", &t.values));
         }
         let histograms = plots::shared_histograms(&series, plots::DISPLAY_BINS).ok();
         SdeOutput {
@@ -431,13 +444,9 @@ impl SdeJob {
         }
     }
 
-    /// What a stopped run's shuffles support (every started subset's progress and exact moments; the paper's
-    /// rule and Mann–Whitney on the shuffles so far), and the unfinished targets' values for the histograms.
-    fn partial(
-        &self,
-        by: &std::collections::BTreeMap<u64, PartSubset>,
-        finished: usize,
-    ) -> WebResult<(SdePartial, Unfinished)> {
+    /// What a stopped run's shuffles support: every subset's progress and exact moments, the paper's rule and
+    /// Mann–Whitney on the shuffles so far, and the unfinished targets' values.
+    fn partial(&self, by: &std::collections::BTreeMap<u64, PartSubset>, finished: usize) -> WebResult<SdePartial> {
         let n = self.subset_rows().len() as u64;
         let mut subsets = Vec::new();
         for i in 0..n {
@@ -485,14 +494,12 @@ impl SdeJob {
                 continue;
             };
             let d = &p.distribution;
-            unfinished.push((
-                if d.complete {
-                    name.clone()
-                } else {
-                    format!("{name} (partial)")
-                },
-                d.values.clone(),
-            ));
+            unfinished.push(UnfinishedTarget {
+                name: name.clone(),
+                label: *label,
+                complete: d.complete,
+                values: d.values.clone(),
+            });
             if let (Some(a), Some(b)) = (it, oot) {
                 targets.push(PartialTarget {
                     name: name.clone(),
@@ -512,15 +519,13 @@ impl SdeJob {
                 });
             }
         }
-        Ok((
-            SdePartial {
-                subsets,
-                reference_separation,
-                targets,
-                p_value_interval: None,
-            },
-            unfinished,
-        ))
+        Ok(SdePartial {
+            subsets,
+            reference_separation,
+            targets,
+            p_value_interval: None,
+            unfinished_targets: unfinished,
+        })
     }
 
     /// Rows of every subset in the run's order: the two references, then the targets (subset 2 + i).
@@ -701,10 +706,7 @@ impl SdeJob {
         }
         let report = sde::report(&self.params, backend, it, oot, outcomes, complete, warnings)
             .map_err(|e| attribute(e, &SDE_ROLES))?;
-        match partial {
-            Some((p, unfinished)) => Ok(self.output(report, Some(p), &unfinished)),
-            None => Ok(self.output(report, None, &[])),
-        }
+        Ok(self.output(report, partial))
     }
 
     /// How many targets the report of these parts holds: those up to the first one missing or unfinished, when
@@ -819,6 +821,8 @@ pub struct CalibrateJob {
     targets: Vec<TargetRows>,
     params: CalibratedParams,
     parameters: CalibrateParameters,
+    /// The data's record, then the index or split files of its row sets (as `lethe calibrate --json`).
+    records: Vec<InputRecord>,
     load_warnings: Vec<LoadWarning>,
 }
 
@@ -853,13 +857,24 @@ pub struct ThinPool {
 }
 
 /// Row indices of `rows` in a matrix of `n` rows and the text the CLI would be given for them (`a..b`, a list, an
-/// index file's name; every row as `0..n`).
-fn pool_rows(ws: &mut Workspace, role: &str, rows: &Rows, n: usize) -> WebResult<(Vec<usize>, String)> {
-    let (idx, _, text) = ws.resolve_rows(role, rows)?;
-    Ok(match idx {
+/// index file's name; every row as `0..n`); an index or split file is recorded in `records` (role `role` with `_`
+/// for `-`, as `lethe calibrate --json` records it).
+fn pool_rows(
+    ws: &mut Workspace,
+    role: &str,
+    rows: &Rows,
+    n: usize,
+    records: &mut Vec<InputRecord>,
+) -> WebResult<(Vec<usize>, String)> {
+    let (idx, file, text) = ws.resolve_rows(role, rows)?;
+    let (v, text) = match idx {
         Some(v) => (v, text.unwrap_or_default()),
         None => ((0..n).collect(), format!("0..{n}")),
-    })
+    };
+    if let Some(d) = file {
+        records.push(row_file_record(&role.replace('-', "_"), d, Some(text.clone()), v.len()));
+    }
+    Ok((v, text))
 }
 
 /// Resolves everything a calibrated evaluation needs, in the CLI's order (`calibrate_cmd`): the data, the pools,
@@ -892,8 +907,9 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> WebResul
         .oot_pool
         .as_ref()
         .ok_or_else(|| WebError::at("oot_pool", "choose the rows not in training (the out-of-training pool)"))?;
-    let (it_pool, it_text) = pool_rows(ws, "it_pool", it_rows, n)?;
-    let (oot_pool, oot_text) = pool_rows(ws, "oot_pool", oot_rows, n)?;
+    let mut records = vec![data.record.clone()];
+    let (it_pool, it_text) = pool_rows(ws, "it_pool", it_rows, n, &mut records)?;
+    let (oot_pool, oot_text) = pool_rows(ws, "oot_pool", oot_rows, n, &mut records)?;
     let mut targets = Vec::new();
     let mut texts: [Vec<String>; 3] = Default::default();
     for ((list, label, role), out) in [
@@ -905,7 +921,7 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> WebResul
     .zip(texts.iter_mut())
     {
         for (k, r) in list.iter().enumerate() {
-            let (rows, text) = pool_rows(ws, role, r, n)?;
+            let (rows, text) = pool_rows(ws, role, r, n, &mut records)?;
             out.push(text);
             targets.push(TargetRows {
                 name: format!("{role}[{k}]"),
@@ -927,7 +943,7 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> WebResul
     .zip(draw_texts.iter_mut())
     {
         if let Some(r) = pool {
-            let (rows, text) = pool_rows(ws, role, r, n)?;
+            let (rows, text) = pool_rows(ws, role, r, n, &mut records)?;
             *out = Some(text);
             let draws = sde::draw_targets(label, rows.len(), req.draw, size, req.seed)
                 .map_err(|e| WebError::at(role, e.to_string()))?;
@@ -987,6 +1003,7 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> WebResul
         targets,
         params,
         parameters,
+        records,
         load_warnings,
     })
 }
@@ -1042,7 +1059,7 @@ impl CalibrateJob {
             result: report,
             seed: self.params.seed,
             parameters: self.parameters,
-            inputs: vec![self.data.record.clone()],
+            inputs: self.records,
             load_warnings: self.load_warnings,
             thin_pools,
         })
@@ -2007,6 +2024,7 @@ mod tests {
         assert_eq!(t.mann_whitney_target_vs_oot, mw);
         assert_eq!(p.reference_separation, out.result.reference_separation);
         assert_eq!(p.p_value_interval, None);
+        assert_eq!(p.unfinished_targets[0].values, so_far);
         let h = out.histograms.as_ref().unwrap();
         let last = h.series.last().unwrap();
         assert_eq!(
@@ -2197,8 +2215,11 @@ mod tests {
         let all: Vec<usize> = (0..744).collect();
         let direct = lethe::sde::calibrated::calibrated(data.view(), &pool, &all, &targets, &params).unwrap();
         assert_eq!(out.result, direct);
-        assert_eq!(out.inputs.len(), 1);
+        // The data, then the index file the draw-in pool came from (as `lethe calibrate --json` records it).
+        assert_eq!(out.inputs.len(), 2);
         assert_eq!(out.inputs[0].role, "data");
+        let f = &out.inputs[1];
+        assert_eq!((f.role.as_str(), f.spec.as_str(), f.rows_used), ("draw_in", "forget.txt", 144));
     }
 
     #[test]
