@@ -27,11 +27,19 @@ export type InputData =
   | { data: Blob | ArrayBuffer | Uint8Array | string | MatrixData; rows?: Rows; tensor?: string; name?: string };
 
 /**
- * Inputs by role. SDE: in_training, out_of_training, target, draw-from, draw-in, draw-out. RULER: unlearned,
- * oracle, original (+ forget, retain rows via setParams). Epsilon: retrained, unlearned, retrained_logits,
- * unlearned_logits, labels. Bounds: scores, predictions, reference (strings are taken as text).
+ * Rows given as data (RULER's forget/retain, SDE's it_pool/oot_pool): '0..144' or '3,1,4'; an index file (its
+ * Blob/bytes/text, or {data, name}); {data, split} — the rows whose split-column entry equals `split`.
  */
-export type PanelData = Record<string, InputData>;
+export type RowsData = Rows | Blob | ArrayBuffer | Uint8Array | { data: Blob | ArrayBuffer | Uint8Array | string; name?: string; split?: string };
+
+/**
+ * Inputs by role. SDE: in_training, out_of_training, target, draw-from, draw-in, draw-out (+ rows it_pool,
+ * oot_pool). RULER: unlearned, oracle, original (+ rows forget, retain). Epsilon: retrained, unlearned,
+ * retrained_logits, unlearned_logits, labels. Bounds: scores, predictions, reference (strings are taken as text).
+ * The roles given set the panel's mode (draw-* → many, logits/labels → logits, predictions/reference →
+ * generations) unless a mode was set with setParams.
+ */
+export type PanelData = Record<string, InputData | RowsData>;
 
 export interface WidgetOptions {
   /** Panels to show, in order. Default: all four. */
@@ -78,6 +86,20 @@ export interface Report {
    * (`rule: 'calibrated'`), that envelope is the report itself.
    */
   calibrated?: Report | { skipped: string } | null;
+  /**
+   * A stopped SDE run (`result.complete` false): what its shuffles support, computed by the core — per subset the
+   * shuffles done and exact moments, the reference separation and each unfinished target's paper rule and
+   * Mann–Whitney test on the shuffles so far, and those targets' values.
+   */
+  partial?: {
+    subsets: Array<{ name: string; shuffles_done: number; shuffles_planned: number; complete: boolean; moments: { mean: number; variance: number; sd: number } }>;
+    reference_separation: unknown | null;
+    targets: Array<{ name: string; label: boolean | null; shuffles_done: number; complete: boolean; verdict: unknown; mann_whitney_target_vs_oot: unknown }>;
+    p_value_interval: null;
+    unfinished_targets: Array<{ name: string; label: boolean | null; complete: boolean; values: number[] }>;
+  };
+  /** Calibrated envelope: reference classes drawn from fewer than 2 × |S| rows (the verdict is marked unreliable). */
+  thin_pools?: Array<{ class: 'in_training' | 'out_of_training'; rows: number; size: number; references: number; shared: number; message: string }>;
 }
 
 export interface Widget {

@@ -18,7 +18,7 @@ const ANALYSES = ['sde', 'ruler', 'epsilon', 'bounds'];
 const PARAMS = [
   'mode', 'rule', 'shuffles', 'sigma', 'seed', 'bins', 'split', 'precision', 'baselines', 'draw', 'size', 'refs', 'margin',
   'it-pool', 'oot-pool', 'backend', 'workers',
-  'ties', 'fdr', 'variant', 'alpha', 'eps-max', 'delta', 'accuracies',
+  'forget', 'retain', 'ties', 'fdr', 'variant', 'alpha', 'eps-max', 'delta', 'accuracies',
   'one-sided', 'x', 'stepsize', 'sd-method', 'atom-at-zero', 'rho', 'plan-width', 'stemmer',
 ];
 const BOOLEAN = new Set(['baselines', 'one-sided', 'atom-at-zero', 'stemmer']);

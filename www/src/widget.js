@@ -51,6 +51,30 @@ function asInput(value, role) {
   throw new Error(`data for \`${role}\`: give a File/Blob, ArrayBuffer, CSV text, or {values, shape}`);
 }
 
+/** Roles whose value is a row subset of the panel's inputs, not an input (RULER's rows; the calibrated pools). */
+const ROW_ROLES = { ruler: ['forget', 'retain'], sde: ['it_pool', 'oot_pool'] };
+/** `a..b`, a comma list of indices, or `all` (the CLI's @ROWS). */
+const ROW_SPEC = /^\s*(all|\d+\s*\.\.\s*\d+|\d+(\s*,\s*\d+)*)\s*$/i;
+
+/**
+ * A row subset from host data: `'a..b'` / `'3,1,4'`; an index file (File/Blob, ArrayBuffer, its text, or
+ * `{data, name}`); `{data, split: value}` for the rows whose split-column entry equals `value`; or a rows object as
+ * the panels take it (`{kind: 'text' | 'file' | 'split', …}`).
+ */
+async function asRows(store, value, role) {
+  if (typeof value === 'string' && ROW_SPEC.test(value)) return { kind: 'text', text: value.trim() };
+  if (value && typeof value === 'object' && typeof value.kind === 'string') return value;
+  const wrapped = value && typeof value === 'object' && 'data' in value ? value : { data: value };
+  const split = wrapped.split ?? wrapped.value;
+  const input = asInput({ ...wrapped, name: wrapped.name || (typeof File !== 'undefined' && wrapped.data instanceof File ? wrapped.data.name : `${role}.txt`) }, role);
+  const item = await store.add(input);
+  // A split column may be text labels (not a numeric table), so only an input the worker could not take fails.
+  if (item.status === 'error' || (item.status !== 'ready' && split == null)) {
+    throw Object.assign(new Error(item.error || `the ${role} rows cannot be read: give a..b, a list such as 3,1,4, or an index file`), { input: role });
+  }
+  return split == null ? { kind: 'file', source: item.id } : { kind: 'split', source: item.id, value: String(split) };
+}
+
 /**
  * Builds the widget into `el`.
  * @param {Element} el
@@ -76,6 +100,8 @@ export function create(el, opts = {}) {
   }
 
   const panels = {};
+  /** Panels whose mode the host set explicitly (setData then leaves it alone). */
+  const explicitMode = new Set();
   for (const id of opts.panels) if (PANELS[id]) panels[id] = PANELS[id](ctx);
   const versionEl = h('span', { class: 'version muted' }, 'loading…');
   const exampleEl = h('p', { class: 'example-note', hidden: true });
@@ -138,6 +164,10 @@ export function create(el, opts = {}) {
       const set = {};
       for (const [role, value] of Object.entries(data || {})) {
         if (value == null) continue;
+        if (ROW_ROLES[panelId]?.includes(role)) {
+          set[role] = await asRows(store, value, role);
+          continue;
+        }
         if ((role === 'predictions' || role === 'reference') && typeof value === 'string') {
           set[role] = { kind: 'text', text: value };
           continue;
@@ -147,6 +177,12 @@ export function create(el, opts = {}) {
         if (item.status !== 'ready' && !(text && item.status === 'unreadable')) throw Object.assign(new Error(item.error || `data for ${role} cannot be read`), { input: role });
         const rows = value.rows == null ? { kind: 'all' } : typeof value.rows === 'string' ? { kind: 'text', text: value.rows } : value.rows;
         set[role] = role === 'predictions' || role === 'reference' ? { kind: 'source', source: item.id } : { source: item.id, tensor: value.tensor, rows };
+      }
+      // The roles given choose the panel's mode (draw-* → many targets, logits → logits, generations → ROUGE-L),
+      // unless the host set the mode itself (setParams, the element's `mode` attribute, the frame's ?mode=).
+      if (!explicitMode.has(panelId)) {
+        const m = panel.modeFor?.(Object.keys(set));
+        if (m) set.mode = m;
       }
       panel.set(set);
     },
@@ -158,8 +194,9 @@ export function create(el, opts = {}) {
       const out = await panel.run(signal);
       return out ? panel.last() : null;
     },
-    /** Applies parameters to a panel ({shuffles: 500, seed: 1, ...}). */
+    /** Applies parameters to a panel ({shuffles: 500, seed: 1, ...}); a `mode` given here wins over setData's. */
     setParams(panelId, params) {
+      if (params && params.mode != null) explicitMode.add(panelId);
       panels[panelId]?.set(params);
     },
     async loadExample() {
@@ -171,7 +208,7 @@ export function create(el, opts = {}) {
       listeners.clear();
     },
   };
-  for (const [id, params] of Object.entries(opts.params || {})) panels[id]?.set(params);
+  for (const [id, params] of Object.entries(opts.params || {})) api.setParams(id, params);
   // The page opens on the lean wasm module; the full one (every reader and analysis, WebGPU) is fetched once the
   // first results are shown (or right after start without the example), so that later work needs no request.
   eng.onModule?.((m) => (root.dataset.module = m));

@@ -229,7 +229,16 @@ async function pooledSde(id, request) {
   const plan = active.sdePlan(request, poolSize);
   if (plan.length < 2) return null;
   const helpers = pool.slice(0, plan.length - 1);
-  await Promise.all(helpers.map((p) => p.ensure(sourceIds(request))));
+  // The cancel hook is in place before the first await: a cancel while the helpers receive their inputs must
+  // reach them too (their runs start right after, and are stopped at once).
+  let started = false;
+  cancelHooks.set(id, () => started && helpers.forEach((p) => p.cancel()));
+  try {
+    await Promise.all(helpers.map((p) => p.ensure(sourceIds(request))));
+  } catch (e) {
+    cancelHooks.delete(id);
+    throw e;
+  }
   const t0 = performance.now();
   const fractions = plan.map(() => 0);
   let last = 0;
@@ -241,9 +250,11 @@ async function pooledSde(id, request) {
     const f = fractions.reduce((a, b) => a + b, 0) / fractions.length;
     post({ id, type: 'progress', fraction: f, phase: `${p.phase} · ${plan.length} workers`, eta_s: f > 0 ? ((now - t0) / 1000) * (1 - f) / f : NaN });
   };
-  cancelHooks.set(id, () => helpers.forEach((p) => p.cancel()));
   try {
     const theirs = helpers.map((p, k) => p.request('run', { analysis: 'sde', request: { ...request, part: plan[k + 1] } }, (r) => progress(k + 1, r)));
+    started = true;
+    // Cancelled while the inputs were handed over: each helper stops at its first checkpoint.
+    if (cancelled.has(id)) helpers.forEach((p) => p.cancel());
     const mine = active.run('sde', { ...request, part: plan[0] }, async (p) => {
       progress(0, p);
       await macrotask();

@@ -213,6 +213,8 @@ export function boundsPanel(ctx) {
     el: parts.el,
     slots,
     fields: { ...p, mode, stemmer },
+    /** The mode that data for `roles` needs (generations and a reference → generations; scores → scores). */
+    modeFor: (roles) => (roles.some((r) => r === 'predictions' || r === 'reference') ? 'generations' : roles.includes('scores') ? 'scores' : null),
     synthetic: synth,
     run: (signal) => run.run(signal),
     cancel: () => run.cancel(),

@@ -178,6 +178,8 @@ export function epsilonPanel(ctx) {
     el: parts.el,
     slots,
     fields: { ...p, mode },
+    /** The mode that data for `roles` needs (logits and labels → logits; confidences → conf). */
+    modeFor: (roles) => (roles.some((r) => ['retrained_logits', 'unlearned_logits', 'labels'].includes(r)) ? 'logits' : roles.some((r) => r === 'retrained' || r === 'unlearned') ? 'conf' : null),
     synthetic: () => synthBtn.click(),
     run: (signal) => run.run(signal),
     cancel: () => run.cancel(),

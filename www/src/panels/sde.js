@@ -137,6 +137,12 @@ export function sdePanel(ctx) {
     };
   };
 
+  /** Whether the user gave a calibrated pool (else the reference's own rows are used). */
+  const poolGiven = (ctl) => {
+    const r = ctl.get();
+    return !!r && !(r.kind === 'text' && !r.text.trim());
+  };
+
   /**
    * The calibrated request (`lethe calibrate`'s options) for an SDE request, or `{skip: reason}` when its inputs
    * are not rows of one activation matrix. The pools default to the references' own rows.
@@ -147,10 +153,7 @@ export function sdePanel(ctx) {
     if (!data || inputs.some((i) => !sameData(i, data))) {
       return { skip: 'The calibrated verdict takes the references and the targets as rows of one activation file (one model, one layer); here they come from different files or tensors, so it was not computed.' };
     }
-    const pool = (ctl, ref) => {
-      const r = ctl.get();
-      return r && !(r.kind === 'text' && !r.text.trim()) ? r : ref.rows;
-    };
+    const pool = (ctl, ref) => (poolGiven(ctl) ? ctl.get() : ref.rows);
     return {
       data: { source: data.source, tensor: data.tensor || null },
       it_pool: pool(pools.it_pool, req.in_training),
@@ -201,6 +204,8 @@ export function sdePanel(ctx) {
         let cal = null;
         let calSkip = null;
         let creq = null;
+        // Pools left empty: the calibrated references are drawn from the reference sets' own rows.
+        const defaulted = { in_training: !poolGiven(pools.it_pool), out_of_training: !poolGiven(pools.oot_pool) };
         if (rule !== 'paper') {
           creq = calibrateRequest(req);
           if (creq.skip) {
@@ -219,7 +224,7 @@ export function sdePanel(ctx) {
             }
             parts.el.dataset.calibratedMs = String(Math.round(performance.now() - t0));
             if (signal.aborted && rule !== 'calibrated') {
-              last = { req, creq, out: null, cal, calSkip };
+              last = { req, creq, out: null, cal, calSkip, defaulted };
               render(last);
               return cal;
             }
@@ -227,7 +232,7 @@ export function sdePanel(ctx) {
         }
         const out =
           rule === 'calibrated' ? null : await ctx.engine.request('run', { analysis: 'sde', request: req, pool: p.workers.get() !== 'one' }, { signal, onProgress });
-        last = { req, creq, out, cal, calSkip };
+        last = { req, creq, out, cal, calSkip, defaulted };
         render(last);
         ctx.emit('result', { panel: 'sde', output: out || cal, report: report(last) });
         return out || cal;
@@ -309,7 +314,10 @@ export function sdePanel(ctx) {
       ['seed', q.seed],
       ['precision', q.precision],
     ];
-    return envelope(ctx, { command: 'calibrate', parameters: q, seed: q.seed, output: cal, cli: cliLine('calibrate', args) });
+    const env = envelope(ctx, { command: 'calibrate', parameters: q, seed: q.seed, output: cal, cli: cliLine('calibrate', args) });
+    // Reference classes drawn from too few rows for R distinct subsets (the page flags the verdict unreliable).
+    if (cal.thin_pools?.length) env.thin_pools = cal.thin_pools;
+    return env;
   };
   /**
    * The JSON report: `lethe sde --json`'s envelope with the calibrated evaluation (`lethe calibrate --json`'s
@@ -318,6 +326,8 @@ export function sdePanel(ctx) {
   const report = (l) => {
     if (!l.out) return calEnvelope(l.cal);
     const env = sdeEnvelope(l);
+    // A stopped run: what its shuffles support (the core's, on the values so far; not a CLI field).
+    if (l.out.partial) env.partial = l.out.partial;
     env.calibrated = l.cal ? calEnvelope(l.cal) : l.calSkip ? { skipped: l.calSkip } : null;
     return env;
   };
@@ -330,6 +340,8 @@ export function sdePanel(ctx) {
       add('in_training', r.in_training_reference);
       add('out_of_training', r.out_of_training_reference);
       for (const t of r.targets) add(t.name, t.distribution);
+      // A stopped run: the unfinished targets' shuffles so far.
+      for (const t of out.partial?.unfinished_targets || []) add(t.complete ? t.name : `${t.name} (partial)`, t);
       return rows;
     }
     const c = cal.result;
@@ -341,15 +353,33 @@ export function sdePanel(ctx) {
     return rows;
   };
 
+  /**
+   * The calibrated verdict flagged as unreliable: reference subsets drawn from fewer than 2 × |S| rows (the core's
+   * `thin_pools`; with a 100-row reference and |S| = 100 they are re-splits of the same rows), with what to do.
+   */
+  const unreliableBox = (cal, defaulted) => {
+    const thin = cal?.thin_pools || [];
+    if (!thin.length) return null;
+    const size = thin[0].size;
+    const own = thin.filter((t) => defaulted?.[t.class]);
+    return h('div', { class: 'unreliable', role: 'note', 'data-value': 'sde.cal.unreliable' },
+      h('strong', {}, 'Calibrated verdict not reliable here. '),
+      own.length ? `No ${own.map((t) => (t.class === 'in_training' ? 'in-training' : 'out-of-training')).join(' or ')} pool was given, so the reference subsets were drawn from the reference set’s own rows. ` : '',
+      thin.map((t) => `${t.message[0].toUpperCase()}${t.message.slice(1)}. `).join(''),
+      `Give each class a pool of at least 2 × ${size} = ${2 * size} rows (ideally R × |S| = ${thin[0].references * size}) under “Calibrated verdict: reference pools” — e.g. all retain rows and all test rows of the same file.`);
+  };
+
   /** One line per calibrated call: the verdict and why. */
-  const calVerdict = (c, t) => {
+  const calVerdict = (c, t, unreliable) => {
     const r = c.rule;
     const R = c.params.references;
     const why =
       R >= 2
         ? ` — exact shuffle mean ${fmt(t.stats.moments.mean)}, ${fmt(Math.abs(num(t.score)))} reference sds on the ${num(t.score) > 0 ? 'in-training' : 'out-of-training'} side of the midpoint ${fmt(r.threshold)} (R = ${R} subsets of ${c.params.subset_size} rows per class${c.params.margin > 0 ? `, margin ${c.params.margin}` : ''})`
         : ` — exact shuffle mean ${fmt(t.stats.moments.mean)} is nearer the ${t.nearest_single_pair ? 'in-training' : 'out-of-training'} reference’s (one reference subset per class)`;
-    return h('p', { class: `verdict ${callClass(t.calibrated)}`, 'data-value': 'sde.cal.verdict' }, `Calibrated: ${t.name}: ${CALL[t.calibrated]}`, h('span', { class: 'muted' }, why));
+    return h('p', { class: `verdict ${callClass(t.calibrated)}`, 'data-value': 'sde.cal.verdict' }, `Calibrated: ${t.name}: ${CALL[t.calibrated]}`,
+      unreliable ? h('span', { class: 'badge badge-unreliable', 'data-value': 'sde.cal.verdict.unreliable', title: 'the reference subsets share most of their rows: see the note below' }, 'unreliable') : null,
+      h('span', { class: 'muted' }, why));
   };
 
   /** Statistic × (target, references, separation, call): what the calibrated verdict and its diagnostics read. */
@@ -399,7 +429,45 @@ export function sdePanel(ctx) {
       },
     }).el;
 
-  function render({ req, out, cal, calSkip }) {
+  /**
+   * What a stopped run's shuffles support (the core's `partial`): every subset's shuffles done with its exact
+   * moments (closed form over all shuffles, so unaffected by stopping), and the paper rule and Mann–Whitney on the
+   * shuffles so far for each unfinished target — labelled partial.
+   */
+  const partialBox = (p) => {
+    const NAMES = { in_training: 'in-training reference', out_of_training: 'out-of-training reference' };
+    const subsets = numbers(
+      p.subsets.map((s) => [
+        NAMES[s.name] || s.name,
+        `${s.shuffles_done} of ${s.shuffles_planned}${s.complete ? ' (complete)' : ''}`,
+        s.shuffles_done || s.complete ? `exact mean ± sd over all shuffles: ${fmt(s.moments.mean)} ± ${fmt(s.moments.sd)}` : 'not started',
+        `sde.partial.${s.name}.done`,
+      ]),
+      'Shuffles done per subset',
+    );
+    const targets =
+      p.targets.length > 0 &&
+      h('div', { class: 'table-scroll' }, h('table', { class: 'targets partial-targets' },
+        h('caption', {}, 'Paper rule on the shuffles so far (partial: more shuffles can change it)'),
+        h('thead', {}, h('tr', {}, ['target', 'shuffles', 'JSD to IT', 'JSD to OOT', 'verdict', 'MW p, > OOT'].map((x) => h('th', { scope: 'col' }, x)))),
+        h('tbody', {}, p.targets.map((t) => h('tr', {},
+          h('th', { scope: 'row' }, t.name),
+          h('td', { 'data-value': `sde.partial.${t.name}.shuffles` }, String(t.shuffles_done)),
+          h('td', { 'data-value': `sde.partial.${t.name}.jsd_it` }, fmt(t.verdict.jsd_target_it)),
+          h('td', { 'data-value': `sde.partial.${t.name}.jsd_oot` }, fmt(t.verdict.jsd_target_oot)),
+          h('td', { 'data-value': `sde.partial.${t.name}.verdict` }, `${t.verdict.in_training ? 'in training' : 'out of training'} (partial)`),
+          h('td', { 'data-value': `sde.partial.${t.name}.mw` }, fmt(t.mann_whitney_target_vs_oot.p_value)))))));
+    return h('div', { class: 'partial-numbers', 'data-value': 'sde.partial' },
+      subsets,
+      targets,
+      p.reference_separation &&
+        h('p', {}, 'References separable on the shuffles so far? One-sided Mann–Whitney p, IT > OOT: ',
+          h('strong', { 'data-value': 'sde.partial.separation' }, fmt(p.reference_separation.p_value)), h('span', { class: 'muted' }, ' (partial)')),
+      !p.targets.length && h('p', { class: 'muted' }, 'No target has shuffles next to values of both references yet, so there is no verdict to show.'),
+      h('p', { class: 'muted' }, 'SDE compares distributions by JSD rather than testing one observed value against shuffles, so it has no permutation p-value (and no p-value interval) to report.'));
+  };
+
+  function render({ req, out, cal, calSkip, defaulted }) {
     const r = out?.result;
     const c = cal?.result;
     const single = !req.draw_from && !req.draw_in && !req.draw_out && req.target.length === 1;
@@ -412,6 +480,7 @@ export function sdePanel(ctx) {
             (r.out_of_training_reference ? `out-of-training reference: ${r.out_of_training_reference.values.length} of ${r.out_of_training_reference.shuffles_planned}; ` : 'out-of-training reference not started; ') +
             `${r.targets.length} target(s) finished. Numbers below use only what was computed.`),
       );
+      if (out.partial) blocks.push(partialBox(out.partial));
     } else if (!r && c && !c.complete) {
       blocks.push(h('div', { class: 'partial', role: 'status' }, h('strong', {}, 'Stopped early — partial result. '), `${c.targets.length} target(s) finished.`));
     }
@@ -431,7 +500,7 @@ export function sdePanel(ctx) {
             h('span', { class: 'muted' }, ` — JSD to the in-training reference ${fmt(v.jsd_target_it)} ${v.in_training ? '<' : '≥'} JSD to the out-of-training reference ${fmt(v.jsd_target_oot)}`)),
         );
       }
-      if (ct) blocks.push(calVerdict(c, ct));
+      if (ct) blocks.push(calVerdict(c, ct, cal.thin_pools?.length > 0), unreliableBox(cal, defaulted));
       if (t) {
         const v = t.verdict;
         const sep = r.reference_separation;
@@ -487,7 +556,7 @@ export function sdePanel(ctx) {
           c && ['Calibrated references: exact means', `${fmt(c.in_training.mean)} ± ${fmt(c.in_training.sd)} vs ${fmt(c.out_of_training.mean)} ± ${fmt(c.out_of_training.sd)}`, `R = ${c.params.references} per class, ${fmt(c.rule.separation)} sds apart`, 'sde.cal.refs'],
         ]),
       );
-      if (c) blocks.push(notesBox(cal));
+      if (c) blocks.push(unreliableBox(cal, defaulted), notesBox(cal));
       const n = Math.max(r?.targets.length || 0, c?.targets.length || 0);
       if (n) {
         const byName = new Map((c?.targets || []).map((t) => [t.name, t]));
@@ -530,14 +599,17 @@ export function sdePanel(ctx) {
     }
     if (c && c.targets.length) blocks.push(meansPlot(c));
     if (out?.histograms) {
-      const choose = h('select', { 'aria-label': 'Target shown in the histogram' }, r.targets.map((t, i) => h('option', { value: i }, t.name)));
+      // Finished targets, then (a stopped run) the unfinished ones with their shuffles so far, named "… (partial)".
+      const tseries = out.histograms.series.filter((s) => s.role === 'target');
+      const momentsOf = (k) => r.targets[k]?.distribution || out.partial?.subsets.find((s) => s.name === tseries[k]?.name.replace(/ \(partial\)$/, ''));
+      const choose = h('select', { 'aria-label': 'Target shown in the histogram' }, tseries.map((t, i) => h('option', { value: i }, t.name)));
       const plot = plotBlock({
         title: 'HSIC split-half distributions',
         filename: 'sde-distributions',
         draw: (width) => {
           const k = Number(choose.value || 0);
-          const series = out.histograms.series.filter((s) => s.role !== 'target').concat(out.histograms.series.filter((s) => s.role === 'target')[k] || []);
-          const dists = [['it', r.in_training_reference], ['oot', r.out_of_training_reference], ['target', r.targets[k]?.distribution]];
+          const series = out.histograms.series.filter((s) => s.role !== 'target').concat(tseries[k] || []);
+          const dists = [['it', r.in_training_reference], ['oot', r.out_of_training_reference], ['target', tseries[k] && momentsOf(k)]];
           const moments = dists.filter(([, d]) => d).map(([role, d]) => ({ role, mean: num(d.moments.mean), sd: num(d.moments.sd) }));
           return histogramPlot(
             { edges: out.histograms.edges.map(num), series },
@@ -546,7 +618,7 @@ export function sdePanel(ctx) {
         },
       });
       choose.addEventListener('change', plot.render);
-      blocks.push(r.targets.length > 1 ? h('div', { class: 'row' }, h('span', { class: 'muted' }, 'target shown:'), choose) : null, plot.el);
+      blocks.push(tseries.length > 1 ? h('div', { class: 'row' }, h('span', { class: 'muted' }, 'target shown:'), choose) : null, plot.el);
     }
     const bits = [];
     if (r) {
@@ -557,7 +629,7 @@ export function sdePanel(ctx) {
     bits.push(`seed ${req.seed} · split ${req.split} · ${(r || c).params.precision} · RNG ${(r || c).rng}`);
     blocks.push(
       h('p', { class: 'params-line muted' }, bits.join(' · ')),
-      backendLine((r || c).backend, [out?.pool && `the paper rule's ${r.targets.length + 2} subsets split across ${out.pool.workers} workers`, (out || cal).backend_choice?.note].filter(Boolean).join(' · ')),
+      backendLine((r || c).backend, [out?.pool && `the paper rule's ${out.partial ? out.partial.subsets.length : r.targets.length + 2} subsets split across ${out.pool.workers} workers`, (out || cal).backend_choice?.note].filter(Boolean).join(' · ')),
       exportBar({ name: `lethe-sde-seed${req.seed}`, report: () => report(last), table: () => table(last) }),
     );
     fill(parts.results, blocks);
@@ -568,6 +640,8 @@ export function sdePanel(ctx) {
     el: parts.el,
     slots,
     fields: { ...p, mode, draw, size },
+    /** The mode that data for `roles` needs (a pool to draw targets from → many; one target set → single). */
+    modeFor: (roles) => (roles.some((r) => r.startsWith('draw-')) ? 'many' : roles.includes('target') ? 'single' : null),
     run: (signal) => run.run(signal),
     cancel: () => run.cancel(),
     last: () => last && report(last),
