@@ -6,7 +6,7 @@
 //    field by field as cli_parity.test.mjs compares the other analyses; the displayed numbers are the CLI's values
 //    formatted as the CLI prints them. The calibrated mode needs no shuffles: its time for 100 targets is reported.
 import path from 'node:path';
-import { assert, cli, compare, downloadJson, eq, fmt, npy, open, rng, values, waitRun, workdir, write } from './lib.mjs';
+import { SHOTS, assert, cli, compare, downloadJson, eq, fmt, npy, open, rng, values, waitRun, workdir, write } from './lib.mjs';
 
 const PARITY_REL = 1e-12;
 // Kernel sums of centred kernels are rounding noise around 0 (see cli_parity.test.mjs): compared absolutely.
@@ -20,8 +20,8 @@ const ABS_SUMS = 1e-10;
 const CANCELLING = { re: /(moments\.(variance|sd)|(in_training|out_of_training)\.sd|pooled_sd|separation|\.score)$/, rel: 1e-9 };
 let worstLoose = 0;
 
-function same(page, c, label) {
-  const r = compare(page.result, c.result, { rel: PARITY_REL, abs: ABS_SUMS, absPaths: /kernels\.(kc|l)_sums\./, loose: CANCELLING, at: `${label}.result`, ignore: [`${label}.result.backend.device`] });
+function same(page, c, label, { absPaths = /kernels\.(kc|l)_sums\./, ignore = [] } = {}) {
+  const r = compare(page.result, c.result, { rel: PARITY_REL, abs: ABS_SUMS, absPaths, loose: CANCELLING, at: `${label}.result`, ignore: [`${label}.result.backend.device`, ...ignore.map((p) => `${label}.result.${p}`)] });
   worstLoose = Math.max(worstLoose, r.maxLoose || 0);
   assert(r.diffs.length === 0, `${label}: result differs from the CLI:\n${r.diffs.slice(0, 8).join('\n')}`);
   for (const k of ['inputs', 'parameters']) {
@@ -102,6 +102,48 @@ export const tests = [
       eq(await sde.locator('svg .lethe-moment[data-role="target"] line').count(), 4, 'target marker: mean line, sd bar, two ticks');
       assert(page.errors.length === 0, page.errors.join('; '));
       return `${n} + ${n2} numbers equal the CLI`;
+    },
+  },
+  {
+    name: 'no pools and a 100-row reference with |S| = 100: the calibrated verdict is flagged unreliable (re-splits of the same rows); with pools it is not',
+    async fn({ context, base }) {
+      const dir = workdir();
+      const page = await open(context, base, '/?example=0');
+      const sde = page.locator('#lethe-sde');
+      const it = slot(sde, 'in_training');
+      await it.pick(path.join(dir, 'act_unlearned.npy'));
+      await it.status().filter({ hasText: '744 × 128' }).waitFor({ timeout: 15000 });
+      await it.rows('144..244');
+      await slot(sde, 'out_of_training').choose('act_unlearned.npy');
+      await slot(sde, 'out_of_training').rows('544..644');
+      await slot(sde, 'target').choose('act_unlearned.npy');
+      await slot(sde, 'target').rows('0..100');
+      await sde.locator('[data-param=rule]').selectOption('calibrated');
+      await slot(sde, 'target').status().filter({ hasText: '100 × 128' }).waitFor();
+      await run(sde);
+      // The numbers are still the CLI's on the same rows (pools = the references' own rows, R = 20 by default).
+      const report = await downloadJson(page, sde.locator('[data-action="export-json"]'));
+      const c = cli(['calibrate', '--data', 'act_unlearned.npy', '--it-pool', '144..244', '--oot-pool', '544..644', '--target', '0..100', '--size', '100', '--refs', '20', '--paper-shuffles', '0'], dir);
+      // Every reference subset is the same 100 rows, so their whole-subset kernel dispersions are equal and the
+      // dispersion rule's pooled sd is rounding noise (compared absolutely); its separation is noise over noise.
+      const n = same(report, c, 'calibrated', { absPaths: /kernels\.(kc|l)_sums\.|dispersion_rule\.pooled_sd$/, ignore: ['dispersion_rule.separation'] });
+      eq(report.thin_pools.map((t) => `${t.class}:${t.rows}:${t.shared}`).join(' '), 'in_training:100:100 out_of_training:100:100', 'thin pools in the report');
+      // ... but flagged next to the verdict, with what to do.
+      const badge = sde.locator('[data-value="sde.cal.verdict"] .lethe-badge-unreliable');
+      assert(await badge.isVisible(), 'an "unreliable" badge next to the calibrated verdict');
+      const note = await sde.locator('[data-value="sde.cal.unreliable"]').textContent();
+      assert(note.includes('not reliable') && note.includes('No in-training or out-of-training pool was given'), `the note says why: ${note}`);
+      assert(note.includes('all the same 100 rows') && note.includes('at least 2 × 100 = 200 rows'), `the note says what to give: ${note}`);
+      await sde.locator('.lethe-results').screenshot({ path: path.join(SHOTS, 'calibrated-unreliable.png') });
+
+      // With pools of enough rows the flag goes.
+      await sde.locator('[data-role="it_pool-rows"]').fill('144..544');
+      await sde.locator('[data-role="oot_pool-rows"]').fill('544..744');
+      await run(sde);
+      eq(await sde.locator('.lethe-badge-unreliable').count(), 0, 'no badge with pools');
+      eq(await sde.locator('[data-value="sde.cal.unreliable"]').count(), 0, 'no note with pools');
+      assert(page.errors.length === 0, page.errors.join('; '));
+      return `${n} numbers equal the CLI; flagged without pools, not with them`;
     },
   },
   {

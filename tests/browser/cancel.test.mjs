@@ -1,6 +1,9 @@
 // 3. Cancelling a long run: the page keeps responding while the worker computes, Cancel stops the core at its next
-//    checkpoint, the partial result is shown, and a new run afterwards works.
-import { assert, open, waitExample, waitRun } from './lib.mjs';
+//    checkpoint, the partial result is shown — the shuffles done per subset, the paper rule and Mann–Whitney on the
+//    target's shuffles so far (labelled partial), the target's partial distribution in the histogram — and a new run
+//    afterwards works. The target's shuffles so far are the first k of the stream `lethe sde` draws for it.
+import path from 'node:path';
+import { SHOTS, assert, cli, compare, downloadJson, eq, fmt, open, values, waitExample, waitRun, workdir } from './lib.mjs';
 
 export const tests = [
   {
@@ -9,8 +12,12 @@ export const tests = [
       const page = await open(context, base, '/');
       await waitExample(page);
       const sde = page.locator('#lethe-sde');
-      // All 744 rows in each subset and 200,000 shuffles: about a minute of work.
-      for (const k of ['in_training', 'out_of_training', 'target']) await sde.locator(`[data-role="${k}-rows"]`).fill('0..744');
+      // Small references (20 rows: done within a second) and all 744 rows as the target, 200,000 shuffles: the
+      // target alone is tens of seconds of work, so the cancel below lands inside it.
+      await sde.locator('[data-param=rule]').selectOption('paper');
+      await sde.locator('[data-role="in_training-rows"]').fill('144..164');
+      await sde.locator('[data-role="out_of_training-rows"]').fill('544..564');
+      await sde.locator('[data-role="target-rows"]').fill('0..744');
       await sde.locator('[data-param=shuffles]').fill('200000');
       await sde.locator('[data-slot="target"] .lethe-slot-status').filter({ hasText: '744 × 128' }).waitFor();
       await sde.locator('[data-action="run"]').click();
@@ -35,8 +42,39 @@ export const tests = [
       const stopMs = Date.now() - t1;
       assert(/stopped in/.test(text), `stopped: ${text}`);
       const partial = await sde.locator('.lethe-partial').textContent();
-      assert(partial.includes('Stopped early') && /In-training reference: \d+ of 200000 shuffles/.test(partial), `partial result shown: ${partial}`);
-      assert(await sde.locator('.lethe-plot-block svg').first().isVisible(), 'the partial distribution is plotted');
+      assert(partial.includes('Stopped early') && /In-training reference: 200000 of 200000 shuffles/.test(partial), `partial result shown: ${partial}`);
+
+      // The partial numbers: shuffles per subset, and the paper rule / Mann–Whitney on the target's shuffles so far,
+      // as the report's `partial` (computed by the core) has them.
+      const report = await downloadJson(page, sde.locator('[data-action="export-json"]'));
+      eq(report.result.complete, false, 'report is partial');
+      const pt = report.partial.targets[0];
+      assert(pt && pt.name === 'target[0]' && pt.shuffles_done > 0 && pt.shuffles_done < 200000, `partial target: ${JSON.stringify(pt && { name: pt.name, k: pt.shuffles_done })}`);
+      const v = await values(sde);
+      eq(v['sde.partial.in_training.done'], '200000 of 200000 (complete)', 'in-training shuffles shown');
+      eq(v['sde.partial.out_of_training.done'], '200000 of 200000 (complete)', 'out-of-training shuffles shown');
+      eq(v['sde.partial.target[0].done'], `${pt.shuffles_done} of 200000`, 'target shuffles shown');
+      eq(v['sde.partial.target[0].jsd_it'], fmt(pt.verdict.jsd_target_it), 'partial JSD to IT shown');
+      eq(v['sde.partial.target[0].jsd_oot'], fmt(pt.verdict.jsd_target_oot), 'partial JSD to OOT shown');
+      eq(v['sde.partial.target[0].verdict'], `${pt.verdict.in_training ? 'in training' : 'out of training'} (partial)`, 'partial verdict shown, labelled');
+      eq(v['sde.partial.target[0].mw'], fmt(pt.mann_whitney_target_vs_oot.p_value), 'partial Mann–Whitney p shown');
+      eq(v['sde.partial.separation'], fmt(report.partial.reference_separation.p_value), 'reference separation shown');
+      assert(pt.verdict.jsd_target_it >= 0 && pt.verdict.jsd_target_it <= Math.LN2, `a JSD in [0, ln 2]: ${pt.verdict.jsd_target_it}`);
+
+      // The histogram (not the first plot of the panel) draws the target's partial distribution.
+      const hist = sde.locator('.lethe-plot-block').filter({ hasText: 'HSIC split-half distributions' });
+      await hist.locator('svg').waitFor();
+      const drawn = await hist.locator('svg path.lethe-series').evaluateAll((ps) => ps.map((p) => p.dataset.name));
+      assert(drawn.includes('target[0] (partial)') && drawn.length === 3, `histogram series: ${drawn.join(', ')}`);
+      await sde.locator('.lethe-results').screenshot({ path: path.join(SHOTS, 'cancel-partial.png') });
+
+      // The target's shuffles so far are a prefix of the CLI's stream for the same target and seed.
+      const k = pt.shuffles_done;
+      const values0 = report.partial.unfinished_targets[0].values;
+      eq(values0.length, k, 'values so far in the report');
+      const c = cli(['sde', '--it', 'act_unlearned.npy@144..164', '--oot', 'act_unlearned.npy@544..564', '--target', 'act_unlearned.npy@0..744', '--shuffles', String(Math.min(k, 400)), '--seed', '0'], workdir());
+      const prefix = compare(values0.slice(0, Math.min(k, 400)), c.result.targets[0].distribution.values, { rel: 1e-12 });
+      assert(prefix.diffs.length === 0, `partial values ≠ the CLI's first shuffles: ${prefix.diffs.slice(0, 3).join('; ')}`);
 
       // A new run afterwards completes.
       await sde.locator('[data-param=shuffles]').fill('50');
@@ -46,7 +84,7 @@ export const tests = [
       assert((await sde.locator('.lethe-partial').count()) === 0, 'no partial banner after a complete run');
       await sde.locator('[data-value="sde.verdict"]').waitFor();
       assert(page.errors.length === 0, page.errors.join('; '));
-      return `UI reacted in ${react} ms during the run; cancel took effect in ${stopMs} ms`;
+      return `UI reacted in ${react} ms during the run; cancel took effect in ${stopMs} ms; partial verdict on ${k} of 200000 target shuffles`;
     },
   },
 ];

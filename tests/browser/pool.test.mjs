@@ -33,6 +33,28 @@ async function runOk(sde) {
   return Number(await sde.getAttribute('data-last-run-ms'));
 }
 
+/**
+ * Starts a pooled SDE run on a source the pool's workers have not been given yet and cancels it at once — while
+ * the page's worker is still handing that source to the others — and returns how long the partial result took.
+ */
+async function cancelAtStart(page, shuffles) {
+  return page.evaluate(async (shuffles) => {
+    const w = window.lethe;
+    const n = 600;
+    const d = 16;
+    const values = Float64Array.from({ length: n * d }, (_, i) => Math.sin(i * 0.731) + ((i * 7919) % 13) / 13);
+    const item = await w.store.add({ matrix: { values, shape: [n, d] }, name: `fresh-${Math.random()}` });
+    const rows = (text) => ({ source: item.id, rows: { kind: 'text', text } });
+    const request = { in_training: rows('0..200'), out_of_training: rows('200..400'), target: [], target_in: [], target_out: [], draw_from: rows('400..600'), draw: 6, size: 100, shuffles, seed: 1, backend: 'cpu' };
+    const ac = new AbortController();
+    const t0 = performance.now();
+    const p = w.store.engine.request('run', { analysis: 'sde', request, pool: true }, { signal: ac.signal });
+    ac.abort();
+    const out = await p;
+    return { ms: performance.now() - t0, complete: out.result.complete, pool: out.pool?.workers ?? 1, targets: out.result.targets.length };
+  }, shuffles);
+}
+
 export const tests = [
   {
     name: 'a pooled multi-target SDE run (3 workers) equals the single-worker run number for number; progress and cancel work',
@@ -79,6 +101,30 @@ export const tests = [
       assert((await sde.locator('.lethe-partial').count()) === 0, 'a complete run afterwards');
       assert(page.errors.length === 0, page.errors.join('; '));
       return `${c.compared} numbers identical; 14 subsets × 150 shuffles in ${msOne} ms on one worker, ${msPool} ms on 3 (this machine: ${await page.evaluate(() => navigator.hardwareConcurrency)} cores, shared); cancel took effect in ${stopMs} ms`;
+    },
+  },
+  {
+    name: 'a cancel right after a pooled run starts (while its workers receive their inputs) stops every worker',
+    async fn({ context, base }) {
+      const page = await open(context, base, '/?example=0&workers=3');
+      await page.locator('.lethe-root[data-workers="3"]').waitFor({ timeout: 30000 });
+      // 8 subsets × 1,000,000 shuffles of 50-row halves: each pool worker's part is many seconds of work; a worker
+      // that missed the cancel would hold the (partial) result back until its part was done.
+      const r = await cancelAtStart(page, 1000000);
+      eq(r.pool, 3, 'the run was pooled');
+      eq(r.complete, false, 'a partial result');
+      assert(r.ms < 3000, `the cancel reached every worker: the partial result came after ${Math.round(r.ms)} ms`);
+      // The pool still works: a short pooled run completes.
+      const again = await page.evaluate(async () => {
+        const w = window.lethe;
+        const item = w.store.list().at(-1);
+        const rows = (text) => ({ source: item.id, rows: { kind: 'text', text } });
+        const out = await w.store.engine.request('run', { analysis: 'sde', request: { in_training: rows('0..200'), out_of_training: rows('200..400'), draw_from: rows('400..600'), draw: 6, size: 100, shuffles: 30, seed: 1, backend: 'cpu' }, pool: true });
+        return { complete: out.result.complete, targets: out.result.targets.length, pool: out.pool?.workers };
+      });
+      assert(again.complete && again.targets === 6 && again.pool === 3, `a pooled run afterwards: ${JSON.stringify(again)}`);
+      assert(page.errors.length === 0, page.errors.join('; '));
+      return `partial result ${Math.round(r.ms)} ms after a cancel sent with the run`;
     },
   },
 ];
