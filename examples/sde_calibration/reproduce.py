@@ -3,14 +3,21 @@ demo models (MLPs on scikit-learn digits and the MNIST-5k subset), softmax outpu
 over 5 seeded splits. Every number is computed by Lethe (`lethe calibrate --json`); this script only draws the
 row pools, runs the CLI and writes docs/sde-calibration.md.
 
+It also reports what each cell's subsets share: the reference subsets of a class overlap whenever R·|S| exceeds
+their pool (measured from the report's row lists), and the drawn targets overlap because |S| is close to the size
+of their pool (each target is an independent uniform draw, so two share |S|/N of their rows on average; the report
+lists target sizes, not rows). The CLI's warnings are collected and counted.
+
 Usage (from the repository root; run.sh sets up the environment):
     python examples/sde_calibration/reproduce.py --shared ../shared/demo --lethe target/release/lethe \
         --cache target/sde-calibration --out docs/sde-calibration.md
 """
 import argparse
+import itertools
 import json
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -45,6 +52,13 @@ def run(lethe, args):
     return json.loads(out.stdout)["result"]
 
 
+def pairwise_overlap(subsets):
+    """Mean over all pairs of subsets of the fraction of rows they share (|A ∩ B| / |S|)."""
+    sets = [set(s) for s in subsets]
+    pairs = [len(a & b) / min(len(a), len(b)) for a, b in itertools.combinations(sets, 2)]
+    return float(np.mean(pairs)) if pairs else float("nan")
+
+
 def summaries(result):
     return {s["rule"]: s for s in result["summaries"]}
 
@@ -63,17 +77,31 @@ def main():
     ap.add_argument("--cache", default="target/sde-calibration")
     ap.add_argument("--out", default="docs/sde-calibration.md")
     a = ap.parse_args()
+    missing = [ds for ds in ("digits", "mnist5k") if not (Path(a.shared) / ds / "manifest.json").is_file()]
+    if missing:
+        raise SystemExit(
+            f"reproduce.py: the shared demo data is missing ({', '.join(missing)} under {a.shared}). It holds the "
+            "digits and MNIST-5k models' activations and manifests (../shared/demo next to the repository); pass "
+            "--shared DIR, or set LETHE_SHARED for run.sh.")
+    if not Path(a.lethe).is_file():
+        raise SystemExit(f"reproduce.py: no Lethe CLI at {a.lethe} (cargo build --release -p lethe-cli)")
     cache = Path(a.cache)
     f1 = {}    # (dataset, rep, sigma, size, rule) -> [F1 per seed]
     otr = {}   # (dataset, rep, sigma, size, model, rule) -> [OTR per seed]
     sep = {}   # (dataset, rep, sigma, size) -> [reference separation in sds per seed]
     rebuild = {}  # dataset -> {model: max |rebuilt - shipped activation|}
+    overlap = {}  # (dataset, size) -> {"it_refs": [...], "oot_refs": [...]} measured per run
+    pools_n = {}  # dataset -> {pool: rows}
+    warned = {}   # (dataset, size) -> [runs, runs with warnings, set of warning texts]
     t0 = time.time()
+    rebuild_s = 0.0
     for ds in ("digits", "mnist5k"):
         demo = Path(a.shared) / ds
         man = json.loads((demo / "manifest.json").read_text())
         d_f, d_r, d_te = (man["splits"][k] for k in ("forget_D_f", "retain_D_r", "test_D_te"))
+        t_rebuild = time.time()
         rebuild[ds] = models.softmax_outputs(demo, cache / ds)  # rebuilds and caches softmax_<model>.npy once
+        rebuild_s += time.time() - t_rebuild
         reps = {
             "softmax": {m: cache / ds / f"softmax_{m}.npy" for m in MODELS},
             "penultimate": {m: demo / f"act_{m}.npy" for m in MODELS},
@@ -89,6 +117,7 @@ def main():
             write_rows(pools / "in_targets.txt", sorted(r_perm[half:].tolist()))
             write_rows(pools / "oot_refs.txt", sorted(d_te))
             write_rows(pools / "forget.txt", sorted(d_f))
+            pools_n[ds] = {"it_refs": half, "oot_refs": len(d_te), "in_targets": len(r_perm) - half, "forget": len(d_f)}
             for rep, files in reps.items():
                 for sigma in SIGMAS:
                     for size in SIZES[ds]:
@@ -100,6 +129,7 @@ def main():
                         res = run(a.lethe, ["--data", str(files["retrained"]), *common,
                                             "--draw-in", str(pools / "in_targets.txt"),
                                             "--draw-out", str(pools / "forget.txt")])
+                        note(overlap, warned, (ds, size), res)
                         sm = summaries(res)
                         for name, short in RULES:
                             f1.setdefault(key + (short,), []).append(sm[name]["f1"]["f1"] if name in sm else None)
@@ -108,12 +138,31 @@ def main():
                         for m in MODELS:
                             res = run(a.lethe, ["--data", str(files[m]), *common,
                                                 "--draw-from", str(pools / "forget.txt")])
+                            note(overlap, warned, (ds, size), res)
                             sm = summaries(res)
                             for name, short in RULES:
                                 otr.setdefault(key + (m, short), []).append(
                                     sm[name]["out_of_training_rate"] if name in sm else None)
             print(f"{ds} seed {seed} done ({time.time() - t0:.0f} s)", flush=True)
-    write_doc(Path(a.out), f1, otr, sep, rebuild, time.time() - t0)
+    # The models are rebuilt once and cached: keep the time that took with the cache, so the doc can say it.
+    timing = cache / "rebuild_seconds.json"
+    if rebuild_s > 5 or not timing.exists():
+        timing.write_text(json.dumps({"seconds": rebuild_s, "fresh": rebuild_s > 5}))
+    rebuilt = json.loads(timing.read_text())
+    write_doc(Path(a.out), f1, otr, sep, rebuild, overlap, pools_n, warned, time.time() - t0 - rebuild_s,
+              rebuild_s, rebuilt)
+
+
+def note(overlap, warned, key, res):
+    """Records one run's reference overlap (from its row lists) and its warnings."""
+    o = overlap.setdefault(key, {"it_refs": [], "oot_refs": []})
+    o["it_refs"].append(pairwise_overlap(res["in_training"]["subsets"]))
+    o["oot_refs"].append(pairwise_overlap(res["out_of_training"]["subsets"]))
+    w = warned.setdefault(key, [0, 0, set()])
+    w[0] += 1
+    if res["warnings"]:
+        w[1] += 1
+        w[2].update(res["warnings"])
 
 
 HEADER = """# SDE beyond the paper: exact shuffle moments and a calibrated verdict
@@ -139,7 +188,8 @@ differences between subsets, and two 30-bin histograms of 200 values then differ
 Lethe therefore offers, beside (never instead of) the paper's rule:
 
 * **the exact mean** of every subset's shuffle distribution (no shuffles needed),
-* **the calibrated verdict**: R reference subsets per class (here 20), rows disjoint from the targets; the midpoint
+* **the calibrated verdict**: R reference subsets per class (here 20), rows disjoint from the targets (but not
+  from each other when the pool is smaller than R·|S| — here always; see *What the subsets share*); the midpoint
   rule on the exact mean, with the direction learnt from the references;
 * **the single-pair rule**: the nearest exact mean with the paper's one reference pair;
 * **diagnostics**: the whole-subset kernel dispersion and, for probability outputs, the mean max-softmax
@@ -156,6 +206,12 @@ exactly**, and uses the rebuilt models' softmax outputs. 5 seeded splits: D_r sp
 target half; in-training references from the first, out-of-training references from D_te; 20 reference subsets
 per class; 40 targets per class; |S| rows per subset; T = 200 shuffles for the paper rule; σ = sqrt(dim) (the
 paper's default) and the median heuristic. Cells are mean ± sd over the 5 splits.
+
+The pools are small for these subset sizes, and the subsets overlap: 20 reference subsets of |S| rows need 20·|S|
+rows, more than any reference pool holds, so the CLI draws them independently (and warns); and the 40 targets of a
+run are drawn from D_f or from half of D_r, so two of them share a large part of their rows. The section *What the
+subsets share* below measures both. The F1 and OTR in the tables are therefore averages over correlated verdicts;
+the ± over the 5 splits is the honest spread, not a binomial error over 40 targets.
 """
 
 
@@ -167,7 +223,7 @@ def reading(f1, otr, sep):
     pen = [k for k in {k[:4] for k in f1} if k[1] == "penultimate"]
     pen_rng = [m(f1, k + (r,)) for k in pen for r in ("paper", "calibrated")]
     pen_sep = max(float(np.mean(sep[k])) for k in pen)
-    return f"""
+    return rewrap(f"""
 ## Reading the tables
 
 * **The calibrated rule is much steadier than the paper's.** On MNIST-5k softmax outputs (|S| = 100, σ = sqrt(dim))
@@ -187,10 +243,96 @@ def reading(f1, otr, sep):
   {min(pen_rng):.2f} and {max(pen_rng):.2f}): the reference classes are at most {pen_sep:.2f} reference standard
   deviations apart on average, and Lethe's report says so next to each verdict. The paper used ResNet-18 on CIFAR with larger subsets; these
   results do not contradict it, they show the signal is weak here and how to see that.
+""")
+
+
+def rewrap(text):
+    """Re-wraps each `* ` bullet of `text` at the doc's width (interpolated numbers change the line lengths)."""
+    out, item = [], []
+    for line in text.split("\n") + [""]:
+        if line.startswith("* ") or not line.strip():
+            if item:
+                out.append(textwrap.fill(" ".join(" ".join(item).split()), width=116, subsequent_indent="  "))
+                item = []
+            if line.startswith("* "):
+                item = [line]
+            else:
+                out.append(line)
+        elif item:
+            item.append(line)
+        else:
+            out.append(line)
+    return "\n".join(out[:-1])
+
+
+def wrap(text):
+    """One paragraph of prose, wrapped at the doc's width (numbers interpolated into it change line lengths)."""
+    return textwrap.fill(" ".join(text.split()), width=116)
+
+
+def pct(v):
+    return f"{100 * v:.0f}%"
+
+
+def overlap_section(overlap, pools_n, warned):
+    """The subsets' overlap per dataset and |S|: measured for the references, expected (|S|/N) for the targets."""
+    lines = ["\n## What the subsets share\n",
+             wrap("Reference overlap is measured: the mean, over every pair of a run's 20 reference subsets of one class, "
+             "of the fraction of rows they share, averaged over all runs of the cell (the CLI's report lists the "
+             "reference rows). Targets are independent uniform draws of |S| rows from a pool of N, so two share "
+             "|S|/N of their rows on average, and all 40 together hold at most N distinct rows — as many as N/|S| "
+             "disjoint targets would (the report lists target sizes, not rows, so this is the draw's expectation).") + "\n",
+             "| data | \\|S\\| | pools: IT refs / OOT refs / D_r targets / D_f | 20·\\|S\\| | rows two references share "
+             "(IT / OOT) | rows two targets share (D_r / D_f) | D_f targets' worth of distinct rows in 40 | runs "
+             "with warnings |",
+             "|---|---|---|---|---|---|---|---|"]
+    notes = []
+    for (ds, size) in sorted(overlap, key=lambda k: (k[0], k[1])):
+        p = pools_n[ds]
+        o = overlap[(ds, size)]
+        runs, with_w, texts = warned[(ds, size)]
+        lines.append(
+            f"| {ds} | {size} | {p['it_refs']} / {p['oot_refs']} / {p['in_targets']} / {p['forget']} | {REFS * size} | "
+            f"{pct(np.mean(o['it_refs']))} / {pct(np.mean(o['oot_refs']))} | "
+            f"{pct(size / p['in_targets'])} / {pct(size / p['forget'])} | {p['forget'] / size:.2f} | "
+            f"{with_w} of {runs} |")
+        for t in sorted(texts):
+            notes.append(f"* {ds}, |S| = {size}: “{t}”")
+    lines.append("\nThe CLI's warnings, as it words them (every distinct text):\n")
+    lines.extend(notes or ["* none"])
+    dig = ("digits", 100)
+    pd = pools_n["digits"]
+    big = max(k[1] for k in overlap if k[0] == "mnist5k")
+    pm = pools_n["mnist5k"]
+    lines.append("\n" + wrap(f"""So in every cell the reference subsets of a class overlap (digits, |S| = 100: two in-training references share
+{pct(np.mean(overlap[dig]['it_refs']))} of their rows, two out-of-training ones
+{pct(np.mean(overlap[dig]['oot_refs']))}): each class's mean and spread come from correlated subsets, and the
+"references apart" column is less certain than 20 independent subsets would make it. The targets overlap more: two
+D_f targets share {pct(100 / pd['forget'])} of their rows on digits and {pct(big / pm['forget'])} on MNIST-5k at
+|S| = {big}, and the 40 of a run hold the rows of only {pd['forget'] / 100:.2f} (digits) or
+{pm['forget'] / big:.2f} (MNIST-5k, |S| = {big}) disjoint targets. An OTR of a run is the mean of 40 strongly
+correlated verdicts; read the ± over the 5 splits as its uncertainty. The teaching page's |S| trend shows the same
+effect live, with the overlap of each cell beside the curve.""") + "\n")
+    return "\n".join(lines)
+
+
+HOW_TO_RUN = """
+## How to run it
+
+```sh
+examples/sde_calibration/run.sh        # from the repository root; writes docs/sde-calibration.md
+```
+
+It needs the shared demo data (`../shared/demo` beside the repository, or `LETHE_SHARED=/path/to/shared`, the folder
+that contains `demo/`; the script stops with a message if it is missing), a Rust toolchain (it builds
+`target/release/lethe`) and PyPI access once: it makes `target/sde-calibration/venv` with numpy 2.4.6,
+scikit-learn 1.9.1 and mlxtend 0.25.0 (the versions the demo models were trained with). The first run rebuilds the
+six MLPs to get their softmax outputs (cached in `target/sde-calibration`); every later run only re-runs the
+`lethe calibrate` jobs. The times of both parts are printed at the end of this file.
 """
 
 
-def write_doc(path, f1, otr, sep, rebuild, seconds):
+def write_doc(path, f1, otr, sep, rebuild, overlap, pools_n, warned, seconds, rebuild_s, rebuilt):
     lines = [HEADER]
     lines.append("Rebuilt models vs the shipped activations (max |difference| over all rows and units): " + "; ".join(
         f"{ds} {m} {d:g}" for ds, per in rebuild.items() for m, d in per.items()) + ".\n")
@@ -212,9 +354,19 @@ def write_doc(path, f1, otr, sep, rebuild, seconds):
         for m in MODELS:
             cells = [mean_sd(otr[k + (m, r)]) for _, r in RULES]
             lines.append(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | {m} | " + " | ".join(cells) + " |")
+    lines.append(overlap_section(overlap, pools_n, warned))
     lines.append(reading(f1, otr, sep))
-    lines.append(f"\n*{len(keys) * len(SEEDS) * (1 + len(MODELS))} runs of `lethe calibrate`, "
-                 f"{seconds / 60:.1f} minutes on this machine.*\n")
+    lines.append(HOW_TO_RUN)
+    runs = len(keys) * len(SEEDS) * (1 + len(MODELS))
+    if rebuild_s > 5:
+        models_part = f"rebuilding the six models for their softmax outputs took {rebuild_s / 60:.1f} minutes"
+    elif rebuilt.get("fresh"):
+        models_part = (f"the six models' softmax outputs came from the cache of an earlier run, where rebuilding "
+                       f"them took {rebuilt['seconds'] / 60:.1f} minutes")
+    else:
+        models_part = "the six models' softmax outputs came from the cache of an earlier run"
+    lines.append(f"\n*{runs} runs of `lethe calibrate` took {seconds / 60:.1f} minutes on this machine (2 cores); "
+                 f"{models_part}.*\n")
     path.write_text("\n".join(lines))
     print(f"wrote {path}")
 

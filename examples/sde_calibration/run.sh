@@ -1,11 +1,22 @@
 #!/usr/bin/env bash
 # Regenerates docs/sde-calibration.md: builds the CLI, makes a Python environment with the versions the demo models
-# were trained with (their activations are checked bit for bit), and runs reproduce.py. Needs ../shared/demo.
-# Takes tens of minutes on a 2-core machine (mostly rebuilding the six MLPs once; cached in target/sde-calibration).
+# were trained with (their activations are checked bit for bit), and runs reproduce.py. Needs the shared demo data
+# (../shared/demo beside the repository, or LETHE_SHARED=<folder containing demo/>) and, the first time, PyPI.
+# The first run rebuilds the six MLPs once for their softmax outputs (a few minutes; cached in
+# target/sde-calibration); the 320 `lethe calibrate` jobs then take about a minute on a 2-core machine. The doc's
+# last line records both times.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SHARED=${LETHE_SHARED:-../shared}/demo
-[ -d "$SHARED" ] || { echo "no demo data at $SHARED (set LETHE_SHARED)" >&2; exit 1; }
+if [ ! -f "$SHARED/digits/manifest.json" ] || [ ! -f "$SHARED/mnist5k/manifest.json" ]; then
+  cat >&2 <<MSG
+examples/sde_calibration/run.sh: no shared demo data at $SHARED
+  It holds the digits and MNIST-5k models' activations and manifests (digits/, mnist5k/), normally in
+  ../shared/demo beside this repository. Set LETHE_SHARED to the folder that contains demo/, e.g.
+  LETHE_SHARED=/work/shared examples/sde_calibration/run.sh
+MSG
+  exit 1
+fi
 cargo build --release -q -p lethe-cli
 VENV=target/sde-calibration/venv
 if [ ! -x "$VENV/bin/python" ]; then
