@@ -89,6 +89,7 @@ fn numpy_float32_log_and_exp_match_numpy_bitwise() {
         let x = hex32(g[fin].as_str().unwrap());
         let y = hex32(g[fout].as_str().unwrap());
         assert!(x.len() > 2000);
+        assert_eq!(x.len(), y.len(), "{fin} / {fout}");
         for (&xi, &yi) in x.iter().zip(&y) {
             let got = f(f32::from_bits(xi));
             let want = f32::from_bits(yi);
@@ -152,6 +153,7 @@ fn logit_scaled_confidence_matches_metric_py() {
         } else {
             &mut dev64
         };
+        assert_eq!(got.len(), want.len());
         for (g, w) in got.iter().zip(&want) {
             dev.add(*g, *w);
             // exp/sums are numpy's to the bit; the two float64 logs are the platform's (≤ 1 ulp each).
@@ -252,6 +254,7 @@ fn official_matches_golden_official_port() {
     let (r, u) = (matrix(&c["retrained_confs"]), matrix(&c["unlearned_confs"]));
     let res = forget_score(r.view(), u.view(), &CompetitionParams::default()).unwrap();
     let want = nums(&c["official_port_epsilons"]);
+    assert_eq!(res.per_example.len(), want.len(), "one epsilon per forget example");
     for (ex, w) in res.per_example.iter().zip(&want) {
         assert_eq!(ex.epsilon.to_bits(), w.to_bits());
     }
@@ -380,7 +383,9 @@ fn forgetting_quality_and_final_score_match_reference() {
     )
     .unwrap();
     let mut dev = MaxDev::default();
-    for (ex, w) in res.per_example.iter().zip(nums(&c["ref_example_epsilons"])) {
+    let want = nums(&c["ref_example_epsilons"]);
+    assert_eq!(res.per_example.len(), want.len());
+    for (ex, w) in res.per_example.iter().zip(want) {
         dev.add(ex.epsilon, w);
         assert_close(ex.epsilon, w, tol::TIGHT, 0.0, "ref_example_epsilons");
     }

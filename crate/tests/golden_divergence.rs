@@ -2,7 +2,8 @@
 //!
 //! Where the numbers come from (versions in tests/fixtures/golden/versions.json: numpy 2.4.6, scipy 1.17.1):
 //! * `golden/jsd.json` `cases[*].results[*]`: `edges`, `counts_a`, `counts_b` = `numpy.histogram(·, bins,
-//!   range=(min(a ∪ b), max(a ∪ b)))`; `ref_jsd` = the golden's float64 numpy JSD (natural log);
+//!   range=(min(a ∪ b), max(a ∪ b)))`; `p`, `q` = those counts / their sum (the histograms the divergence is
+//!   taken of); `ref_jsd` = the golden's float64 numpy JSD (natural log);
 //!   `scipy_jensenshannon_squared` = `scipy.spatial.distance.jensenshannon(p, q) ** 2`.
 //! * `golden/in_training.json` `decision_cases[*].results[*]`: `ref_jsd_tar_it` / `ref_jsd_tar_oot` = the golden
 //!   reference's JSD of `H_tar` against `H_IT` / `H_OOT`, each on its own pair's union range, at `bins`.
@@ -34,7 +35,7 @@ fn name(v: &Value) -> &str {
 #[test]
 fn jsd_matches_golden_edges_counts_and_values() {
     let g = golden("jsd.json");
-    let (mut dev_ref, mut dev_scipy) = (MaxDev::default(), MaxDev::default());
+    let (mut dev_ref, mut dev_scipy, mut dev_pq) = (MaxDev::default(), MaxDev::default(), MaxDev::default());
     let mut n = 0;
     for c in arr(&g, "cases") {
         let (a, b) = (nums(&c["a"]), nums(&c["b"]));
@@ -45,6 +46,17 @@ fn jsd_matches_golden_edges_counts_and_values() {
             assert_eq!(r.edges, nums(&row["edges"]), "{ctx}: edges bit-identical to numpy");
             assert_eq!(r.counts_a, counts(&row["counts_a"]), "{ctx}: counts_a");
             assert_eq!(r.counts_b, counts(&row["counts_b"]), "{ctx}: counts_b");
+            // The normalised histograms the divergence is taken of: counts / n, as numpy divides (bitwise).
+            for (counts, key) in [(&r.counts_a, "p"), (&r.counts_b, "q")] {
+                let total = counts.iter().sum::<u64>() as f64;
+                let got: Vec<f64> = counts.iter().map(|&c| c as f64 / total).collect();
+                let want = nums(&row[key]);
+                assert_eq!(got.len(), want.len(), "{ctx}: {key}");
+                for (g, w) in got.iter().zip(&want) {
+                    assert_eq!(g.to_bits(), w.to_bits(), "{ctx}: {key} = counts / n");
+                    dev_pq.add(*g, *w);
+                }
+            }
             let want_ref = num(&row["ref_jsd"]);
             let want_sq = num(&row["scipy_jensenshannon_squared"]);
             dev_ref.add(r.jsd, want_ref);
@@ -63,6 +75,7 @@ fn jsd_matches_golden_edges_counts_and_values() {
     assert_eq!(n, 17);
     dev_ref.report("JSD vs golden numpy reference");
     dev_scipy.report("JSD (sqrt form squared) vs scipy jensenshannon² golden");
+    dev_pq.report("JSD histogram probabilities p, q vs golden (bitwise)");
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //!
 //! Golden vectors: tests/fixtures/golden/leakage.json (versions in versions.json: numpy 2.4.6, scipy 1.17.1,
 //! statsmodels 0.15.0):
-//! * `m_bin_cases`: `ref_m_bin` / `scipy_beta_ppf` = scipy `beta.ppf(1 - alpha, S + 1, n - S)` (1 at S = n),
+//! * `m_bin_cases`: `ref_m_bin` / `scipy_beta_ppf` = scipy `beta.ppf(1 - alpha, S + 1, n - S)` (1 at S = n, where
+//!   `scipy_beta_ppf` is absent),
 //!   `statsmodels_cp_upper_two_sided_2alpha` = statsmodels `proportion_confint(S, n, 2·alpha, "beta")[1]`.
 //! * `m_gen_cases`: `ref_ecdf`, `ref_m_gen` = `clip(1 − F_n(x) + sqrt(ln(1/alpha)/(2n)), 0, 1)` (float64 numpy
 //!   reference written from the paper, one-sided).
@@ -54,7 +55,8 @@ fn all_samples(g: &Value, p: &Value) -> BTreeMap<String, Vec<f64>> {
 #[test]
 fn m_bin_one_sided_matches_scipy_beta_ppf_and_two_sided_matches_statsmodels() {
     let g = golden_leakage();
-    let (mut d_ref, mut d_sm) = (MaxDev::default(), MaxDev::default());
+    let (mut d_ref, mut d_sm, mut d_scipy) = (MaxDev::default(), MaxDev::default(), MaxDev::default());
+    let mut scipy_cases = 0;
     for c in g["m_bin_cases"].as_array().unwrap() {
         let (s, n, alpha) = (num(&c["S"]) as u64, num(&c["n"]) as u64, num(&c["alpha"]));
         let ctx = format!("S={s} n={n} alpha={alpha}");
@@ -62,6 +64,15 @@ fn m_bin_one_sided_matches_scipy_beta_ppf_and_two_sided_matches_statsmodels() {
         let want = num(&c["ref_m_bin"]);
         d_ref.add(paper.upper, want);
         assert_close(paper.upper, want, tol::SPECIAL_FN, 0.0, &ctx);
+        // scipy's own beta.ppf, where the golden ran it (not at S = n, where the bound is 1 by definition).
+        if let Some(sp) = c.get("scipy_beta_ppf") {
+            d_scipy.add(paper.upper, num(sp));
+            let what = format!("{ctx} vs scipy beta.ppf");
+            assert_close(paper.upper, num(sp), tol::SPECIAL_FN, 0.0, what);
+            scipy_cases += 1;
+        } else {
+            assert_eq!((s, paper.upper), (n, 1.0), "{ctx}: only S = n lacks a scipy value");
+        }
         // conbo's default convention gives the paper's number at 2·alpha (not defined for alpha = 0.5).
         if 2.0 * alpha >= 1.0 {
             continue;
@@ -77,7 +88,9 @@ fn m_bin_one_sided_matches_scipy_beta_ppf_and_two_sided_matches_statsmodels() {
             paper.upper
         );
     }
+    assert_eq!(scipy_cases, 33);
     d_ref.report("m_bin one-sided vs scipy beta.ppf (ref_m_bin)");
+    d_scipy.report("m_bin one-sided vs scipy_beta_ppf");
     d_sm.report("m_bin two-sided at 2·alpha vs statsmodels proportion_confint");
 }
 

@@ -1,8 +1,10 @@
 //! RULER metrics against the goldens and the authors' tie convention.
 //!
-//! Sources: tests/fixtures/golden/ruler.json `embedding_cases` (float64 numpy reference: `ref_cos_*`,
-//! `ref_oracle_similarity`, `ref_calibration_gap`, `ref_representation_shift`, `ref_nn_*`; its percentile rank
-//! counts ties as 1/2, and `scipy_percentileofscore_mean` is scipy 1.17.1 `percentileofscore(kind="mean")/100`).
+//! Sources: tests/fixtures/golden/ruler.json `embedding_cases` (float64 numpy reference: `ref_cos_*` — per-row
+//! cosines of U and O on forget and retain rows, and of Orig and O on forget rows — `ref_oracle_similarity`,
+//! `ref_calibration_gap`, `ref_representation_shift`, `ref_nn_*` including the per-row
+//! `ref_nn_percentile_ranks`; its percentile rank counts ties as 1/2, and `scipy_percentileofscore_mean` is
+//! scipy 1.17.1 `percentileofscore(kind="mean")/100`).
 //! The authors' code (gcosma/RULER `ruler/metrics.py`, m4) counts ties as `<=` via
 //! `np.searchsorted(np.sort(retain_nn), forget_nn, side="right")`; the `AtMost` expectations below are
 //! recomputed from the golden's own `ref_nn_*` similarities with that rule.
@@ -13,7 +15,7 @@ use lethe::ruler::{self, RulerInputs, TieRule};
 #[test]
 fn ruler_metrics_match_reference() {
     let g = golden("ruler.json");
-    let mut dev = MaxDev::default();
+    let (mut dev, mut dev_cos, mut dev_rank) = (MaxDev::default(), MaxDev::default(), MaxDev::default());
     for c in g["embedding_cases"].as_array().unwrap() {
         let name = c["name"].as_str().unwrap();
         let (uf, of, orig, ur, or) = (
@@ -24,13 +26,26 @@ fn ruler_metrics_match_reference() {
             matrix(&c["O_retain"]),
         );
         let cos_f = ruler::cosine_rowwise(uf.view(), of.view(), ("u", "o")).unwrap();
-        for (a, b) in cos_f.iter().zip(nums(&c["ref_cos_U_O_forget"])) {
+        let want = nums(&c["ref_cos_U_O_forget"]);
+        assert_eq!(cos_f.len(), want.len(), "{name}");
+        for (a, b) in cos_f.iter().zip(want) {
             assert_close(*a, b, tol::TIGHT, 0.0, name);
-            dev.add(*a, b);
+            dev_cos.add(*a, b);
         }
         let cos_r = ruler::cosine_rowwise(ur.view(), or.view(), ("u", "o")).unwrap();
-        for (a, b) in cos_r.iter().zip(nums(&c["ref_cos_U_O_retain"])) {
+        let want = nums(&c["ref_cos_U_O_retain"]);
+        assert_eq!(cos_r.len(), want.len(), "{name}");
+        for (a, b) in cos_r.iter().zip(want) {
             assert_close(*a, b, tol::TIGHT, 0.0, name);
+            dev_cos.add(*a, b);
+        }
+        // cos(Orig, O) per forget row: the term representation_shift subtracts.
+        let cos_orig = ruler::cosine_rowwise(orig.view(), of.view(), ("orig", "o")).unwrap();
+        let want = nums(&c["ref_cos_Orig_O_forget"]);
+        assert_eq!(cos_orig.len(), want.len(), "{name}");
+        for (k, (a, b)) in cos_orig.iter().zip(want).enumerate() {
+            assert_close(*a, b, tol::TIGHT, 0.0, format!("{name} cos(Orig, O) row {k}"));
+            dev_cos.add(*a, b);
         }
         let inputs = RulerInputs {
             unlearned_forget: uf.view(),
@@ -56,8 +71,18 @@ fn ruler_metrics_match_reference() {
         for (a, b) in m4.retain_nn.iter().zip(nums(&c["ref_nn_retain_max_cos_other"])) {
             assert_close(*a, b, tol::TIGHT, 0.0, format!("{name} w_r"));
         }
-        for (k, (a, b)) in m4.ranks.iter().zip(nums(&c["scipy_percentileofscore_mean"])).enumerate() {
+        let want = nums(&c["scipy_percentileofscore_mean"]);
+        assert_eq!(m4.ranks.len(), want.len(), "{name}");
+        for (k, (a, b)) in m4.ranks.iter().zip(want).enumerate() {
             assert_close(*a, b, tol::TIGHT, 0.0, format!("{name} rank {k} vs scipy"));
+            dev_rank.add(*a, b);
+        }
+        // The reference's own per-row ranks (ties as 1/2, the rule TieRule::Half follows).
+        let want = nums(&c["ref_nn_percentile_ranks"]);
+        assert_eq!(m4.ranks.len(), want.len(), "{name}");
+        for (k, (a, b)) in m4.ranks.iter().zip(want).enumerate() {
+            assert_close(*a, b, tol::TIGHT, 0.0, format!("{name} rank {k} vs reference"));
+            dev_rank.add(*a, b);
         }
         // The authors' rule, applied to the reference similarities.
         let w = nums(&c["ref_nn_retain_max_cos_other"]);
@@ -69,6 +94,8 @@ fn ruler_metrics_match_reference() {
         assert_eq!(at_most.ranks, want, "{name}: ties counted as <=");
     }
     dev.report("RULER metrics vs float64 reference");
+    dev_cos.report("RULER per-row cosines cos(U,O) forget/retain, cos(Orig,O) forget vs reference");
+    dev_rank.report("RULER per-row NN percentile ranks vs reference and scipy percentileofscore");
 }
 
 /// The `ties_duplicates` case exists to separate the two rules: check they really differ there.
