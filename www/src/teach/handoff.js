@@ -1,10 +1,25 @@
 // "Try it on your data": the main page (index.html?teach=<topic>&…) opens a panel on a teaching topic's data. The
 // data are regenerated in the worker from the link's parameters (seeded, web/src/teach.rs `export`), so the panel
-// analyses exactly what the figure showed; for SDE the panel gets the figure's rows of the built-in example.
+// analyses exactly what the figure showed; for SDE the panel gets the figure's rows of the built-in example. The
+// HSIC and rank-test topics have no panel of their own: their links land on the panel that uses the statistic on
+// your data (SDE: HSIC between a subset's halves, Mann–Whitney between the distributions; RULER: Wilcoxon across
+// runs), which the page opens on its built-in example. Either way the panel's heading gets the focus, so keyboard
+// and screen-reader users start where the link pointed.
 import { engine } from '../engine.js';
 
-const PANEL = { sde: 'lethe-sde', epsilon: 'lethe-epsilon', bounds: 'lethe-bounds' };
+const PANEL = { sde: 'lethe-sde', epsilon: 'lethe-epsilon', bounds: 'lethe-bounds', hsic: 'lethe-sde' };
+const panelId = (topic, params) => (topic === 'ranks' ? (params.get('panel') === 'ruler' ? 'lethe-ruler' : 'lethe-sde') : PANEL[topic]);
 const number = (params, k, d) => (params.has(k) ? Number(params.get(k)) : d);
+
+/** Scrolls to the panel and focuses its heading (made focusable for this; not a tab stop). */
+function land(panelEl) {
+  if (!panelEl) return;
+  panelEl.scrollIntoView({ block: 'start' });
+  const head = panelEl.querySelector('h2') || panelEl;
+  if (!head.hasAttribute('tabindex')) head.setAttribute('tabindex', '-1');
+  head.focus({ preventScroll: true });
+  panelEl.dataset.landed = 'true';
+}
 
 async function exported(eng, request) {
   return eng.request('teach', { topic: 'export', request });
@@ -13,12 +28,22 @@ async function exported(eng, request) {
 /** Sets the topic's panel of `widget` (the main page's create() API) to the topic's data and runs it. */
 export async function handoff(widget, params) {
   const topic = params.get('teach');
-  const id = PANEL[topic];
+  const id = panelId(topic, params);
   const panelEl = id && document.getElementById(id);
-  const show = () => panelEl?.scrollIntoView({ block: 'start' });
+  // Lands again after each step that may move the page (results drawn above it), unless the user has moved on.
+  const show = () => {
+    if (!document.activeElement || document.activeElement === document.body || panelEl?.contains(document.activeElement)) land(panelEl);
+  };
   show();
   if (!id) return;
   await widget.ready;
+  show();
+  if (topic === 'hsic' || topic === 'ranks') {
+    // Nothing to hand over: the panel shows the built-in example's results (the page runs it) until the user
+    // drops their own files.
+    widget.on('example', () => requestAnimationFrame(show));
+    return;
+  }
   const eng = engine();
   const seed = Math.max(0, Math.floor(number(params, 'seed', 0)));
   const note = `generated on the teaching page (${topic}, seed ${seed})`;

@@ -207,8 +207,8 @@ export function hsicTopic(ctx, { number: num } = {}) {
     fill(
       parts.handoff,
       handoff({
-        text: 'HSIC between the two halves of a subset is the building block of the SDE panel. With your own paired samples, the command line runs this exact test (download the data shown here to see the same numbers).',
-        links: [{ href: new URL('index.html#lethe-sde', siteRoot()).href, label: 'Open the SDE panel →', action: 'handoff' }],
+        text: 'The SDE panel computes this statistic on your own model outputs: for each subset of rows it takes HSIC between the subset’s two halves (one half’s outputs as x, the other’s as y) over T shuffles of the second half, and compares those distributions — by Jensen–Shannon divergence and a Mann–Whitney test — with in- and out-of-training references. It has no place for one pair (x, y): the link opens it on the built-in example (activations of three small MLPs), ready for your files. For your own paired samples, the command line runs exactly this figure’s test (download the data shown here to see the same numbers).',
+        links: [{ href: `${new URL('index.html', siteRoot()).href}?teach=hsic#lethe-sde`, label: 'SDE panel: HSIC between the halves of your subsets →', action: 'handoff' }],
         cli: [cli()],
       }),
       h('p', {}, button({ action: 'download-data', label: 'Download x and y (.npy)', onClick: () => exportData().catch((e) => parts.error(e)) })),

@@ -183,10 +183,10 @@ export function ranksTopic(ctx, { number: nr } = {}) {
     fill(
       parts.handoff,
       handoff({
-        text: 'Both tests run on your own numbers from the command line (download this data to reproduce the figure). In the analysis panels, SDE reports the Mann–Whitney separation of its references, and RULER runs Wilcoxon across several runs.',
+        text: 'On two samples or pairs of your own, the command line runs both tests exactly as here (download this data to reproduce the figure). In the analysis panels they are steps of larger analyses: the SDE panel runs a one-sided Mann–Whitney test between its in- and out-of-training reference distributions of split-half HSIC (the paper trusts a verdict only when p < 0.01) and between the target and the out-of-training reference; the RULER panel runs Wilcoxon signed-rank across runs of several seeds, each metric against its null value, with Benjamini–Hochberg. The links open those panels on the built-in example.',
         links: [
-          { href: new URL('index.html#lethe-sde', siteRoot()).href, label: 'SDE panel (Mann–Whitney) →', action: 'handoff' },
-          { href: new URL('index.html#lethe-ruler', siteRoot()).href, label: 'RULER panel (Wilcoxon) →', action: 'handoff-ruler' },
+          { href: `${new URL('index.html', siteRoot()).href}?teach=ranks&panel=sde#lethe-sde`, label: 'SDE panel: Mann–Whitney between HSIC distributions →', action: 'handoff' },
+          { href: `${new URL('index.html', siteRoot()).href}?teach=ranks&panel=ruler#lethe-ruler`, label: 'RULER panel: Wilcoxon across runs →', action: 'handoff-ruler' },
         ],
         cli: [`lethe mwu mwu_x.npy mwu_y.npy --alternative ${r.alternative} --method exact`, `lethe wilcoxon wilcoxon_x.npy wilcoxon_y.npy --alternative ${r.alternative}`],
       }),
