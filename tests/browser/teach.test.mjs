@@ -3,11 +3,13 @@
 //    the CLI (`lethe hsic`, `sde`, `calibrate`, `mwu`, `wilcoxon`, `epsilon`, `bounds`) on the same data — the topic's
 //    data fetched from the worker's `export` request and written as .npy, or the digits example's rows. Also:
 //    reduced motion, 375 px, one topic embedded in a plain page, every control named, and the hand-off links.
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { DEMO, SHOTS, SITE, assert, cli, compare, eq, fmt, num, open, shot, workdir } from './lib.mjs';
+import { DEMO, ROOT, SHOTS, SITE, assert, cli, compare, downloadJson, eq, fmt, num, open, shot, waitExample, workdir } from './lib.mjs';
+import { pct } from '../../www/src/teach/common.js';
+import { QUOTED } from '../../www/src/teach/sde.js';
 
 // Same inputs, same numbers — up to the last bits where a derived number cancels: the kernels are built with the
 // platform's SIMD (wasm simd128 here, AVX-512 in the CLI), so entries can differ in the last ulp, and the exact
@@ -15,6 +17,20 @@ import { DEMO, SHOTS, SITE, assert, cli, compare, eq, fmt, num, open, shot, work
 // kernel's total is rounding noise); the shuffled HSIC values of 10-d softmax outputs differ in the last bits too.
 // Up to 4e-11 relative was observed; the displayed (6-decimal) numbers are compared exactly.
 const DERIVED_REL = 1e-9;
+
+/** Mean over pairs of subsets of the fraction of rows they share (as web/src/teach.rs `subset_overlap`). */
+function meanOverlap(sets) {
+  let sum = 0;
+  let pairs = 0;
+  for (let i = 0; i < sets.length; i++) {
+    const a = new Set(sets[i]);
+    for (let j = i + 1; j < sets.length; j++) {
+      sum += sets[j].filter((x) => a.has(x)).length / Math.min(a.size, new Set(sets[j]).size);
+      pairs++;
+    }
+  }
+  return pairs ? sum / pairs : NaN;
+}
 
 const CONTROLS = new Set(['button', 'textbox', 'combobox', 'checkbox', 'slider', 'spinbutton', 'link', 'listbox', 'radio', 'switch']);
 
@@ -105,6 +121,76 @@ async function crossOrigin(topicId) {
   return server;
 }
 
+/**
+ * The SDE topic's current experiment against the CLI: `lethe calibrate` on the same pools, draw and seed, and `lethe
+ * sde` with the first reference pair; the report fields and the displayed numbers.
+ */
+async function sdeEqualsCli(page, t, dir) {
+  const st = await state(page, 'sde');
+  const r = st.request;
+  const data = r.representation === 'softmax' ? `softmax.npz#${r.model}` : `act_${r.model}.npy`;
+  const sigma = typeof r.sigma === 'string' ? r.sigma : String(r.sigma.fixed);
+  const pool = r.target === 'forget' ? '0..144' : '344..544';
+  const cal = cli(['calibrate', '--data', data, '--it-pool', '144..344', '--oot-pool', '544..744', '--draw-from', pool, '--draw', '1', '--size', String(r.size), '--refs', String(r.references), '--paper-shuffles', String(r.shuffles), '--sigma', sigma, '--seed', String(r.seed)], dir).result;
+  // Same subsets, same numbers (the target's name differs: the page calls it `target`).
+  const c = compare(st.result.calibrated, cal, { rel: DERIVED_REL, ignore: ['$.backend.device', '$.targets[0].name'] });
+  assert(c.diffs.length === 0, `calibrated report differs from the CLI:\n${c.diffs.slice(0, 6).join('\n')}`);
+  const rows = (list) => `${data}@${list.join(',')}`;
+  const sde = cli(['sde', '--it', rows(cal.in_training.subsets[0]), '--oot', rows(cal.out_of_training.subsets[0]), '--target', rows(st.result.target_rows), '--shuffles', String(r.shuffles), '--sigma', sigma, '--seed', String(r.seed)], dir).result;
+  const s = compare(st.result.sde, sde, { rel: DERIVED_REL, abs: 1e-10, absPaths: /kernels\.(kc|l)_sums\./, ignore: ['$.backend.device', '$.targets[0].name'] });
+  assert(s.diffs.length === 0, `SDE report differs from the CLI:\n${s.diffs.slice(0, 6).join('\n')}`);
+  const v = await shown(t);
+  const vt = sde.targets[0].verdict;
+  eq(v['sde.jsd'], `${fmt(vt.jsd_target_it)} / ${fmt(vt.jsd_target_oot)}`, 'displayed JSDs');
+  eq(v['sde.paper'], `Paper’s verdict (first reference pair): ${vt.in_training ? 'in training' : 'out of training'}`, 'paper verdict');
+  eq(v['sde.exact_mean'], fmt(cal.targets[0].stats.moments.mean), 'exact mean');
+  eq(v['sde.z'], fmt(cal.targets[0].score), 'calibrated score');
+  eq(v['sde.class_separation'], `${fmt(cal.rule.separation)} sds`, 'class separation');
+  eq(v['sde.separation_p'], fmt(sde.reference_separation.p_value), 'Mann–Whitney separation');
+  const call = { in_training: 'in training', out_of_training: 'out of training', inconclusive: 'inconclusive' }[cal.targets[0].calibrated];
+  eq(v['sde.calibrated'], `Calibrated verdict: ${call}`, 'calibrated verdict');
+  eq(v['sde.pairs_in'], `${st.result.pairs.filter((p) => p.in_training).length} of ${r.references}`, 'pair tally');
+  eq(st.result.pairs_in_training, st.result.pairs.filter((p) => p.in_training).length, 'tally from the worker');
+  eq(st.result.pairs[0].jsd_target_it, vt.jsd_target_it, 'first pair = sde');
+  return `${c.compared + s.compared} numbers equal the CLI (${c.inexact + s.inexact} in the last bits, max rel ${Math.max(c.maxRel, s.maxRel).toExponential(1)}); z = ${v['sde.z']}`;
+}
+
+// Every control of each topic, in an order that reveals the hidden ones first (the fixed σ after “fixed”, p after
+// “binary flags”). The test of all controls checks this list against the page, so a new control must be added here.
+const CONTROLS_BY_TOPIC = {
+  hsic: ['kind', 'strength', 'n', 'sigma_rule', 'sigma', 'permutations', 'seed'],
+  sde: ['representation', 'model', 'target', 'size', 'sigma', 'shuffles', 'references', 'seed'],
+  ranks: ['n_x', 'n_y', 'shift', 'ties', 'alternative', 'seed'],
+  epsilon: ['n_models', 'shift', 'spread', 'alpha', 'direction', 'seed', 'threshold'],
+  bounds: ['p0', 'k', 'n', 'x0', 'alpha', 'one_sided', 'seed', 'family', 'p', 'plan_width', 'plan_rate'],
+};
+// Controls that change numbers and no drawing: the Clopper–Pearson α of the epsilon topic (its ε is a number in the
+// table of best attacks; the plots show point estimates) and the sample-size calculator.
+const NUMBERS_ONLY = { epsilon: ['alpha'], bounds: ['plan_width', 'plan_rate'] };
+
+/** The topic's numbers ([data-value] texts) and its drawings (SVG markup without generated ids, canvas pixels). */
+const fingerprint = (t) =>
+  t.evaluate((e) => ({
+    numbers: JSON.stringify([...e.querySelectorAll('[data-value]')].map((x) => [x.dataset.value, x.textContent])),
+    figure: [...e.querySelectorAll('svg')].map((s) => s.outerHTML.replace(/lethe-[a-z]+-\d+/g, 'id')).join('') + [...e.querySelectorAll('canvas')].map((c) => c.toDataURL()).join(''),
+  }));
+
+/** Moves one control from the keyboard by one step (the way its kind of control moves) and waits for the redraw. */
+async function move(page, t, key) {
+  const c = key === 'threshold' ? t.locator('[data-role=threshold]') : t.locator(`[data-param="${key}"]`);
+  const info = await c.evaluate((e) => ({ tag: e.tagName.toLowerCase(), type: e.type, value: e.value, max: e.max, idx: e.selectedIndex, n: e.options?.length }));
+  if (info.tag === 'select') return press(page, t, c, info.idx === info.n - 1 ? 'ArrowUp' : 'ArrowDown');
+  if (info.type === 'checkbox') return press(page, t, c, 'Space');
+  if (info.type === 'number') {
+    await c.focus();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type(String(Number(info.value) + 1));
+    return press(page, t, c, 'Tab');
+  }
+  if (info.type === 'range') return press(page, t, c, Number(info.value) >= Number(info.max) ? 'ArrowLeft' : 'ArrowRight');
+  return press(page, t, c, 'ArrowRight'); // the epsilon threshold, an SVG slider
+}
+
 export const tests = [
   {
     name: 'HSIC: sliders and selects by keyboard redraw the figure; the numbers equal `lethe hsic` on the same data',
@@ -176,10 +262,12 @@ export const tests = [
     },
   },
   {
-    name: 'SDE: controls by keyboard; distributions, pair verdicts and the calibrated verdict equal `lethe sde` and `lethe calibrate`',
+    name: 'SDE: every control by keyboard; distributions, pair verdicts and the calibrated verdict equal `lethe sde` and `lethe calibrate` (softmax and penultimate, forget and retain targets, σ = sqrt(dim) and median)',
     async fn({ context, base }) {
       const page = await teachPage(context, base);
       const t = topic(page, 'sde');
+      const dir = workdir();
+      copyFileSync(path.join(DEMO, 'softmax.npz'), path.join(dir, 'softmax.npz'));
       const v0 = await shown(t);
       await press(page, t, t.locator('[data-param=size]'), 'ArrowLeft', 4);
       await press(page, t, t.locator('[data-param=references]'), 'ArrowLeft', 6);
@@ -187,39 +275,39 @@ export const tests = [
       await press(page, t, t.locator('[data-param=model]'), 'ArrowDown');
       const v1 = await shown(t);
       assert(v1['sde.jsd'] !== v0['sde.jsd'], 'the verdict numbers change');
-      const st = await state(page, 'sde');
-      const r = st.request;
-      eq(r.size, 60, '|S| by keyboard');
-      eq(r.references, 4, 'R by keyboard');
-      eq(r.shuffles, 100, 'T by keyboard');
-      eq(r.model, 'retrained', 'model by keyboard');
-      const dir = workdir();
-      copyFileSync(path.join(DEMO, 'softmax.npz'), path.join(dir, 'softmax.npz'));
-      const data = r.representation === 'softmax' ? `softmax.npz#${r.model}` : `act_${r.model}.npy`;
-      const cal = cli(['calibrate', '--data', data, '--it-pool', '144..344', '--oot-pool', '544..744', '--draw-from', '0..144', '--draw', '1', '--size', String(r.size), '--refs', String(r.references), '--paper-shuffles', String(r.shuffles), '--sigma', 'sqrt_dim', '--seed', String(r.seed)], dir).result;
-      // Same subsets, same numbers (the target's name differs: the page calls it `target`).
-      const c = compare(st.result.calibrated, cal, { rel: DERIVED_REL, ignore: ['$.backend.device', '$.targets[0].name'] });
-      assert(c.diffs.length === 0, `calibrated report differs from the CLI:\n${c.diffs.slice(0, 6).join('\n')}`);
-      const rows = (list) => `${data}@${list.join(',')}`;
-      const sde = cli(['sde', '--it', rows(cal.in_training.subsets[0]), '--oot', rows(cal.out_of_training.subsets[0]), '--target', rows(st.result.target_rows), '--shuffles', String(r.shuffles), '--seed', String(r.seed)], dir).result;
-      const s = compare(st.result.sde, sde, { rel: DERIVED_REL, abs: 1e-10, absPaths: /kernels\.(kc|l)_sums\./, ignore: ['$.backend.device', '$.targets[0].name'] });
-      assert(s.diffs.length === 0, `SDE report differs from the CLI:\n${s.diffs.slice(0, 6).join('\n')}`);
-      const v = await shown(t);
-      const vt = sde.targets[0].verdict;
-      eq(v['sde.jsd'], `${fmt(vt.jsd_target_it)} / ${fmt(vt.jsd_target_oot)}`, 'displayed JSDs');
-      eq(v['sde.paper'], `Paper’s verdict (first reference pair): ${vt.in_training ? 'in training' : 'out of training'}`, 'paper verdict');
-      eq(v['sde.exact_mean'], fmt(cal.targets[0].stats.moments.mean), 'exact mean');
-      eq(v['sde.z'], fmt(cal.targets[0].score), 'calibrated score');
-      eq(v['sde.class_separation'], `${fmt(cal.rule.separation)} sds`, 'class separation');
-      eq(v['sde.separation_p'], fmt(sde.reference_separation.p_value), 'Mann–Whitney separation');
-      const call = { in_training: 'in training', out_of_training: 'out of training', inconclusive: 'inconclusive' }[cal.targets[0].calibrated];
-      eq(v['sde.calibrated'], `Calibrated verdict: ${call}`, 'calibrated verdict');
-      eq(v['sde.pairs_in'], `${st.result.pairs.filter((p) => p.in_training).length} of 4`, 'pair tally');
-      eq(st.result.pairs_in_training, st.result.pairs.filter((p) => p.in_training).length, 'tally from the worker');
-      eq(st.result.pairs[0].jsd_target_it, vt.jsd_target_it, 'first pair = sde');
+      let st = await state(page, 'sde');
+      eq(st.request.size, 60, '|S| by keyboard');
+      eq(st.request.references, 4, 'R by keyboard');
+      eq(st.request.shuffles, 100, 'T by keyboard');
+      eq(st.request.model, 'retrained', 'model by keyboard');
+      eq(st.request.representation, 'softmax', 'softmax outputs first');
+      const first = await sdeEqualsCli(page, t, dir);
       await t.screenshot({ path: path.join(SHOTS, 'teach-sde.png') });
+      // The other three selects and the seed: penultimate activations, retain-row targets, the median heuristic.
+      const before = await shown(t);
+      await press(page, t, t.locator('[data-param=representation]'), 'ArrowDown');
+      const vr = await shown(t);
+      assert(vr['sde.jsd'] !== before['sde.jsd'] && vr['sde.exact_mean'] !== before['sde.exact_mean'], `the representation changes the numbers (${before['sde.jsd']} → ${vr['sde.jsd']})`);
+      await press(page, t, t.locator('[data-param=target]'), 'ArrowDown');
+      const vt = await shown(t);
+      assert(vt['sde.exact_mean'] !== vr['sde.exact_mean'], 'the target pool changes the target’s exact mean');
+      assert(/of the retain rows — in training under the retrained model/.test(await t.locator('.lethe-muted', { hasText: 'Target:' }).first().textContent()), 'retain targets are said to be in training');
+      await press(page, t, t.locator('[data-param=sigma]'), 'ArrowDown');
+      const vs = await shown(t);
+      assert(vs['sde.exact_mean'] !== vt['sde.exact_mean'], 'σ changes the exact mean');
+      await t.locator('[data-param=seed]').focus();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('4');
+      await press(page, t, t.locator('[data-param=seed]'), 'Tab');
+      st = await state(page, 'sde');
+      eq(st.request.representation, 'penultimate', 'representation by keyboard');
+      eq(st.request.target, 'retain', 'target by keyboard');
+      eq(st.request.sigma, 'median', 'σ by keyboard');
+      eq(st.request.seed, 4, 'seed typed');
+      const second = await sdeEqualsCli(page, t, dir);
+      await t.screenshot({ path: path.join(SHOTS, 'teach-sde-penultimate.png') });
       assert(page.errors.length === 0, page.errors.join('; '));
-      return `${c.compared + s.compared} numbers of calibrate + sde equal the CLI (${c.inexact + s.inexact} in the last bits, max rel ${Math.max(c.maxRel, s.maxRel).toExponential(1)}, e.g. ${[...c.inexactPaths.slice(0, 2), ...s.inexactPaths.slice(0, 2)].join(', ')}); z = ${v['sde.z']}`;
+      return `softmax/forget/sqrt_dim: ${first}; penultimate/retain/median: ${second}`;
     },
   },
   {
@@ -245,7 +333,36 @@ export const tests = [
         }
         const rel = Math.abs(cell.separation - c.rule.separation) / Math.abs(c.rule.separation);
         assert(rel <= DERIVED_REL, `class separation ${cell.separation} vs ${c.rule.separation} (rel ${rel})`);
+        // The cell's warnings are the CLI's, and its reference overlap is counted from the CLI's reference rows.
+        eq(JSON.stringify(cell.warnings), JSON.stringify(c.warnings), `warnings at |S| = ${cell.size}, σ = ${sigma}`);
+        for (const [k, cls] of [['in_training_references', 'in_training'], ['out_of_training_references', 'out_of_training']]) {
+          const want = meanOverlap(c[cls].subsets);
+          assert(Math.abs(num(cell.overlap[k].mean) - want) <= 1e-12, `${k} overlap at |S| = ${cell.size}: ${cell.overlap[k].mean} vs ${want} from the CLI's rows`);
+        }
       }
+      // What each cell rests on, shown beside the trend: the table, the note on the largest |S| and the warnings.
+      const vw = await shown(t);
+      for (const cell of st.sweep.size) {
+        const o = cell.overlap;
+        eq(vw[`sweep.size.${cell.size}.refs`], `${pct(num(o.in_training_references.mean))} / ${pct(num(o.out_of_training_references.mean))}`, `reference overlap shown at |S| = ${cell.size}`);
+        eq(vw[`sweep.size.${cell.size}.out_targets`], `${pct(num(o.out_targets.mean))} (${o.out_targets.distinct_rows} of 144 rows)`, `forget-target overlap shown at |S| = ${cell.size}`);
+        eq(vw[`sweep.size.${cell.size}.separation`], num(cell.separation).toFixed(2), `classes apart shown at |S| = ${cell.size}`);
+      }
+      // 10 × 20 rows fit the 200-row pools: disjoint references and no warning; at |S| = 140 any two of the 144
+      // forget rows' subsets share at least 136 rows, and the references overlap with a warning.
+      const [small, large] = [st.sweep.size[0], st.sweep.size.at(-1)];
+      eq(small.size, 20, 'smallest |S|');
+      eq(num(small.overlap.in_training_references.mean), 0, 'disjoint references at |S| = 20');
+      eq(small.warnings.length, 0, 'no warning at |S| = 20');
+      eq(large.size, 140, 'largest |S|');
+      assert(num(large.overlap.out_targets.mean) >= 136 / 140 && large.overlap.out_targets.distinct_rows <= 144, `forget targets at |S| = 140: ${JSON.stringify(large.overlap.out_targets)}`);
+      assert(large.warnings.some((w) => /overlap/.test(w)), `a warning at |S| = 140: ${large.warnings}`);
+      const note = await t.locator('[data-role=overlap-note]').textContent();
+      assert(note.includes(`At |S| = 140, two of the 10 forget-set targets share ${pct(num(large.overlap.out_targets.mean))} of their rows`) && /they overlap too/.test(note), `the note says how much the subsets share: ${note}`);
+      const warnedCells = [...st.sweep.size, ...st.sweep.sigma].filter((c) => c.warnings.length);
+      eq(await t.locator('[data-role=sweep-warnings] strong').textContent(), `Lethe’s report warned in ${warnedCells.length} of 14 cells`, 'warned cells counted');
+      eq(await t.locator('[data-role=sweep-warnings] li').count(), warnedCells.reduce((a, c) => a + c.warnings.length, 0), 'every warning listed');
+      eq(await t.locator('[data-role=sweep] svg path.lethe-line[data-name^="rows two forget-set targets share"]').count(), 1, 'the targets’ overlap drawn beside the F1 curves');
       const lines = await t.locator('[data-role=sweep] svg path.lethe-line').count();
       assert(lines >= 4, `F1 curves drawn (${lines})`);
       await t.locator('[data-role=sweep]').screenshot({ path: path.join(SHOTS, 'teach-sde-trends.png') });
@@ -296,6 +413,19 @@ export const tests = [
       eq(v['ranks.w.exact'], fmt(wexact.p_value), 'Wilcoxon exact p');
       eq(v['ranks.w.asymptotic'], fmt(wasym.p_value), 'Wilcoxon normal p');
       if (wauto.method_used === 'permutation') eq(v['ranks.w.permutation'], fmt(wauto.p_value), 'Wilcoxon permutation p');
+      // A new seed draws new samples: the numbers follow, still equal to the CLI.
+      await t.locator('[data-param=seed]').focus();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('7');
+      await press(page, t, t.locator('[data-param=seed]'), 'Tab');
+      const s7 = await state(page, 'ranks');
+      eq(s7.request.seed, 7, 'seed typed');
+      const v7 = await shown(t);
+      assert(v7['ranks.mw.exact'] !== v['ranks.mw.exact'] || v7['ranks.u'] !== v['ranks.u'], 'the seed changes the samples and U');
+      const [mx7, my7] = await exported(page, { topic: 'ranks', ...s7.request }, dir);
+      const e7 = cli(['mwu', mx7, my7, '--alternative', 'greater', '--method', 'exact'], dir).result;
+      eq(v7['ranks.u'], String(e7.statistic), 'U₁ at seed 7');
+      eq(v7['ranks.mw.exact'], fmt(e7.p_value), 'exact p at seed 7');
       await t.screenshot({ path: path.join(SHOTS, 'teach-ranks.png') });
       assert(page.errors.length === 0, page.errors.join('; '));
       return `U₁ = ${auto.statistic}, exact p ${fmt(exact.p_value)} vs normal ${fmt(asym.p_value)}; ${ties} tied rows; Wilcoxon auto: ${wauto.method_used}`;
@@ -318,9 +448,9 @@ export const tests = [
       eq(st.data.shift, 1, 'shift by keyboard');
       const dir = workdir();
       const [fr, fu] = await exported(page, { topic: 'epsilon', ...st.data }, dir);
-      const view = st.view;
       const check = async (label) => {
         const s = await state(page, 'epsilon');
+        const view = s.view;
         const v = await shown(t);
         const tt = s.threshold;
         const below = s.attack.direction === 'below';
@@ -359,6 +489,35 @@ export const tests = [
       eq(v['eps.exhaustive'], e(by('exhaustive')), 'exhaustive ε');
       eq(v['eps.cp'], e(by('high_probability')), 'Clopper–Pearson ε');
       eq(v['eps.eps_max'], String(c.results[0].eps_max), 'ε_max');
+      // Spread, α, seed and the attack's direction: the samples, the Clopper–Pearson bound and the rule follow.
+      await press(page, t, t.locator('[data-param=spread]'), 'ArrowRight', 3);
+      const vs = await shown(t);
+      assert(vs['eps.exhaustive'] !== v['eps.exhaustive'] || vs['eps.fpr'] !== v['eps.fpr'], `the spread changes the samples (${v['eps.exhaustive']} → ${vs['eps.exhaustive']})`);
+      await press(page, t, t.locator('[data-param=alpha]'), 'ArrowDown');
+      const va = await shown(t);
+      assert(va['eps.cp'] !== vs['eps.cp'], `α changes the Clopper–Pearson ε (${vs['eps.cp']} → ${va['eps.cp']})`);
+      eq(va['eps.exhaustive'], vs['eps.exhaustive'], 'α leaves the point estimates alone');
+      await t.locator('[data-param=seed]').focus();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('2');
+      await press(page, t, t.locator('[data-param=seed]'), 'Tab');
+      const dirSel = t.locator('[data-param=direction]');
+      const dir0 = await dirSel.inputValue();
+      const rule0 = (await shown(t))['eps.rule'];
+      await press(page, t, dirSel, dir0 === 'below' ? 'ArrowDown' : 'ArrowUp');
+      const s2 = await state(page, 'epsilon');
+      eq(s2.data.spread, 1.3, 'spread by keyboard');
+      eq(s2.data.seed, 2, 'seed typed');
+      eq(s2.attack.direction, dir0 === 'below' ? 'at_least' : 'below', 'direction by keyboard');
+      assert((await shown(t))['eps.rule'] !== rule0, 'the rule shown follows the direction');
+      await check('other direction');
+      const [fr2, fu2] = await exported(page, { topic: 'epsilon', ...s2.data }, dir);
+      const c2 = cli(['epsilon', '--retrained', fr2, '--unlearned', fu2, '--variant', 'all', '--alpha', '0.1'], dir).result;
+      const v2 = await shown(t);
+      const by2 = (kind) => c2.results.find((x) => x.variant.kind === kind).per_example[0];
+      eq(v2['eps.official'], e(by2('official')), 'official ε (spread 1.3, seed 2)');
+      eq(v2['eps.exhaustive'], e(by2('exhaustive')), 'exhaustive ε (spread 1.3, seed 2)');
+      eq(v2['eps.cp'], e(by2('high_probability')), 'Clopper–Pearson ε at α = 0.1');
       assert(page.errors.length === 0, page.errors.join('; '));
       return `t ${before} → ${t1} (keys) → ${t2} (mouse); best ε official ${v['eps.official']}, exhaustive ${v['eps.exhaustive']}, CP ${v['eps.cp']}`;
     },
@@ -390,6 +549,29 @@ export const tests = [
       writeFileSync(path.join(dir, 'flags.json'), JSON.stringify(flags));
       const cb = cli(['bounds', 'flags.json', '--alpha', '0.01', '--x', '0.5'], dir).result;
       eq(v['bounds.cp'], `[${fmt(cb.binary.lower)}, ${fmt(cb.binary.upper)}]`, 'Clopper–Pearson interval');
+      // The graded distribution's shape (p₀, k) and the seed: new scores, the same bounds as the CLI on them.
+      await press(page, t, t.locator('[data-param=p0]'), 'ArrowLeft', 2);
+      const vp0 = await shown(t);
+      assert(vp0['bounds.true_tail'] !== v['bounds.true_tail'] && vp0['bounds.mean'] !== v['bounds.mean'], `p₀ changes the distribution (${v['bounds.true_tail']} → ${vp0['bounds.true_tail']})`);
+      await press(page, t, t.locator('[data-param=k]'), 'ArrowRight', 3);
+      const vk = await shown(t);
+      assert(vk['bounds.true_tail'] !== vp0['bounds.true_tail'] && vk['bounds.mean'] !== vp0['bounds.mean'], `k changes the distribution (${vp0['bounds.true_tail']} → ${vk['bounds.true_tail']})`);
+      await t.locator('[data-param=seed]').focus();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('5');
+      await press(page, t, t.locator('[data-param=seed]'), 'Tab');
+      st = await state(page, 'bounds');
+      eq(st.request.data.p0, 0.5, 'p₀ by keyboard');
+      eq(st.request.data.k, 1.8, 'k by keyboard');
+      eq(st.request.data.seed, 5, 'seed typed');
+      const [s5] = await exported(page, { topic: 'bounds', ...st.request.data }, dir);
+      const c5 = cli(['bounds', s5, '--alpha', '0.01', '--x', '0.4'], dir).result;
+      const v5 = await shown(t);
+      eq(v5['bounds.mgen'], fmt(c5.general.upper[0]), 'M_gen(x₀) (p₀ 0.5, k 1.8, seed 5)');
+      eq(v5['bounds.mean'], `[${fmt(c5.expectation.lower)}, ${fmt(c5.expectation.upper)}]`, 'E[X] bounds (p₀ 0.5, k 1.8, seed 5)');
+      writeFileSync(path.join(dir, 'flags5.json'), JSON.stringify(st.result.scores.map((x) => (x > 0.4 ? 1 : 0))));
+      const cb5 = cli(['bounds', 'flags5.json', '--alpha', '0.01', '--x', '0.5'], dir).result;
+      eq(v5['bounds.cp'], `[${fmt(cb5.binary.lower)}, ${fmt(cb5.binary.upper)}]`, 'Clopper–Pearson interval (seed 5)');
       // Binary flags, one-sided (the paper's form).
       await press(page, t, t.locator('[data-param=family]'), 'ArrowDown');
       await t.locator('[data-param=one_sided]').focus();
@@ -401,6 +583,16 @@ export const tests = [
       const v2 = await shown(t);
       eq(v2['bounds.cp'], `≤ ${fmt(c2.binary.upper)}`, 'M_bin one-sided (X > 0.4 ⇔ leak)');
       eq(v2['bounds.mgen'], fmt(c2.general.upper[0]), 'M_gen one-sided');
+      // The leak probability of the flags (shown only for binary flags).
+      await press(page, t, t.locator('[data-param=p]'), 'ArrowRight', 3);
+      st = await state(page, 'bounds');
+      eq(st.request.data.p, 0.08, 'p by keyboard');
+      const [f3] = await exported(page, { topic: 'bounds', ...st.request.data }, dir);
+      const c3 = cli(['bounds', f3, '--alpha', '0.01', '--x', '0.4', '--one-sided'], dir).result;
+      const v3 = await shown(t);
+      assert(v3['bounds.true_tail'] !== v2['bounds.true_tail'], 'p changes the true leak probability');
+      eq(v3['bounds.cp'], `≤ ${fmt(c3.binary.upper)}`, 'M_bin one-sided at p = 0.08');
+      eq(v3['bounds.true_tail'], fmt(0.08), 'true Pr(X > x₀) = p');
       // The calculator: width and expected rate by keyboard, against the CLI's planner at the same rate.
       const planBefore = (await shown(t))['plan.binomial'];
       await press(page, t, t.locator('[data-param=plan_rate]'), 'ArrowRight', 10);
@@ -411,9 +603,76 @@ export const tests = [
       const cp = cli(['bounds', 'rate.json', '--alpha', '0.01', '--one-sided', '--plan-width', '0.05'], dir).result.plan;
       eq(vp['plan.dkw'], String(cp.dkw_n), 'DKW sample size');
       eq(vp['plan.binomial'], String(cp.binomial_n), 'Clopper–Pearson sample size at rate 0.1');
+      // The band width asked of the planner.
+      await press(page, t, t.locator('[data-param=plan_width]'), 'ArrowRight', 2);
+      const vw = await shown(t);
+      assert(vw['plan.dkw'] !== vp['plan.dkw'], 'the DKW plan changes with the width');
+      const cw = cli(['bounds', 'rate.json', '--alpha', '0.01', '--one-sided', '--plan-width', '0.06'], dir).result.plan;
+      eq(vw['plan.dkw'], String(cw.dkw_n), 'DKW sample size for ± 0.06');
+      eq(vw['plan.binomial'], String(cw.binomial_n), 'Clopper–Pearson sample size for ± 0.06 at rate 0.1');
       await t.screenshot({ path: path.join(SHOTS, 'teach-bounds.png') });
       assert(page.errors.length === 0, page.errors.join('; '));
       return `M_gen(0.4) ${v['bounds.mgen']}, CP ${v['bounds.cp']}; plan ${vp['plan.dkw']} (DKW) / ${vp['plan.binomial']} (CP at 0.1)`;
+    },
+  },
+  {
+    name: 'every control of every topic, moved from the keyboard, redraws its figure and changes its numbers',
+    async fn({ context, base }) {
+      const page = await teachPage(context, base);
+      await topic(page, 'hsic').getByRole('button', { name: 'Pause' }).click();
+      const moved = [];
+      for (const [id, keys] of Object.entries(CONTROLS_BY_TOPIC)) {
+        const t = topic(page, id);
+        const present = await t.locator('[data-param]').evaluateAll((els) => els.map((e) => e.dataset.param));
+        if (await t.locator('[data-role=threshold]').count()) present.push('threshold');
+        eq(JSON.stringify([...present].sort()), JSON.stringify([...keys].sort()), `${id}: the controls this test moves are the topic's controls`);
+        for (const key of keys) {
+          const before = await fingerprint(t);
+          const v = await move(page, t, key);
+          const after = await fingerprint(t);
+          assert(after.numbers !== before.numbers, `${id}/${key}: the numbers did not change (version ${v})`);
+          if (!NUMBERS_ONLY[id]?.includes(key)) assert(after.figure !== before.figure, `${id}/${key}: the figure did not change`);
+          else eq(after.figure, before.figure, `${id}/${key} changes numbers only (the figure stays)`);
+          moved.push(`${id}/${key}`);
+        }
+      }
+      assert(page.errors.length === 0, page.errors.join('; '));
+      return `${moved.length} controls, each redrew its topic: ${moved.join(' ')}`;
+    },
+  },
+  {
+    name: 'SDE “Where it fails”: the figures it quotes equal docs/sde-calibration.md’s table, and its link opens the doc',
+    async fn({ context, base }) {
+      const doc = readFileSync(path.join(ROOT, 'docs/sde-calibration.md'), 'utf8');
+      // The controlled-F1 table: | data | representation | σ | |S| | apart | paper | nearest | calibrated | dispersion | confidence |
+      const table = doc.slice(doc.indexOf('## Controlled F1'), doc.indexOf('\n## ', doc.indexOf('## Controlled F1') + 5));
+      const rows = table.split('\n').filter((l) => /^\| (digits|mnist5k) \|/.test(l)).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+      const mean = (cell) => Number(cell.split(' ± ')[0]);
+      const digits = (rep, sigma) => rows.filter((r) => r[0] === 'digits' && r[1] === rep && (!sigma || r[2] === sigma));
+      const pen = digits('penultimate');
+      assert(pen.length === 2 && digits('softmax', 'sqrt_dim').length === 1, `digits rows of the table: ${rows.length}`);
+      const penF1 = pen.flatMap((r) => [r[5], r[6], r[7]].map(mean));
+      const soft = digits('softmax', 'sqrt_dim')[0];
+      const want = {
+        'penultimate.f1_min': Math.min(...penF1).toFixed(2),
+        'penultimate.f1_max': Math.max(...penF1).toFixed(2),
+        'penultimate.separation_max': Math.max(...pen.map((r) => mean(r[4]))).toFixed(2),
+        'softmax.paper': mean(soft[5]).toFixed(2),
+        'softmax.calibrated': mean(soft[7]).toFixed(2),
+        'softmax.confidence': mean(soft[9]).toFixed(2),
+      };
+      const page = await teachPage(context, base);
+      const box = topic(page, 'sde').locator('[data-role=fails]');
+      const quoted = await box.locator('[data-quote]').evaluateAll((els) => Object.fromEntries(els.map((e) => [e.dataset.quote, e.textContent])));
+      eq(JSON.stringify(quoted, Object.keys(want).sort()), JSON.stringify(want, Object.keys(want).sort()), 'quoted figures = the doc’s table');
+      const [rep, key] = ['penultimate', 'f1_min'];
+      eq(QUOTED[rep][key], want[`${rep}.${key}`], 'the module’s constant');
+      const href = await box.locator('a[data-action=doc]').getAttribute('href');
+      const res = await page.request.get(href);
+      eq(res.status(), 200, `${href} is served with the site`);
+      eq(await res.text(), doc, 'the linked doc is the one quoted');
+      await box.screenshot({ path: path.join(SHOTS, 'teach-sde-fails.png') });
+      return `quoted ${Object.entries(want).map(([k, v]) => `${k} ${v}`).join(', ')}`;
     },
   },
   {
@@ -564,31 +823,83 @@ export const tests = [
     },
   },
   {
-    name: '“Try it on your data”: each hand-off link opens its panel on the topic’s data and the panel shows the figure’s numbers',
+    name: '“Try it on your data”: each hand-off link lands on its panel with the focus; SDE, epsilon and bounds open on the topic’s data and show the figure’s numbers',
     async fn({ context, base }) {
       const page = await teachPage(context, base);
       const vs = await shown(topic(page, 'sde'));
       const ve = await shown(topic(page, 'epsilon'));
+      const se = await state(page, 'epsilon');
       const vb = await shown(topic(page, 'bounds'));
-      const follow = async (id) => {
-        const href = await topic(page, id).locator('[data-action=handoff]').getAttribute('href');
+      /** Opens a hand-off link and checks that the page lands on `panelId`: its heading focused and in view. */
+      const landOn = async (p, panelId) => {
+        await p.waitForFunction((id) => document.activeElement?.closest('section.lethe-panel')?.id === id, panelId, { timeout: 30000 }).catch(async (e) => {
+          const at = await p.evaluate(() => ({ url: location.href, active: `${document.activeElement?.tagName}#${document.activeElement?.id}`, landed: [...document.querySelectorAll('[data-landed]')].map((x) => x.id) }));
+          throw new Error(`${panelId} not focused: ${JSON.stringify(at)}; ${p.errors.join('; ')} (${e.message.split('\n')[0]})`);
+        });
+        const where = await p.evaluate((id) => {
+          const head = document.getElementById(id).querySelector('h2');
+          const r = head.getBoundingClientRect();
+          return { focused: document.activeElement === head, top: r.top, bottom: r.bottom, view: innerHeight };
+        }, panelId);
+        assert(where.focused && where.top >= -1 && where.bottom <= where.view, `${panelId}: heading focused and in view (${JSON.stringify(where)})`);
+      };
+      const follow = async (id, action = 'handoff', panelId = `lethe-${id}`) => {
+        const href = await topic(page, id).locator(`[data-action=${action}]`).getAttribute('href');
         const p = await open(context, base, href.replace(base, ''));
+        await landOn(p, panelId);
+        return p;
+      };
+      const ran = async (p, id) => {
         const panel = p.locator(`#lethe-${id}`);
         await panel.locator('.lethe-progress-text').filter({ hasText: /done in|failed/ }).waitFor({ timeout: 60000 });
         eq(await panel.locator('.lethe-progress-text').textContent().then((s) => /done in/.test(s)), true, `${id} panel ran`);
+        await landOn(p, `lethe-${id}`);
         const values = await panel.locator('[data-value]').evaluateAll((els) => Object.fromEntries(els.map((e) => [e.dataset.value, e.textContent])));
         assert(p.errors.length === 0, p.errors.join('; '));
-        return { p, values };
+        return { p, panel, values };
       };
-      const sde = await follow('sde');
+      const sde = await ran(await follow('sde'), 'sde');
       eq(`${sde.values['sde.jsd_it']} / ${sde.values['sde.jsd_oot']}`, vs['sde.jsd'], 'SDE panel shows the figure’s JSDs');
       await shot(sde.p, 'teach-handoff-sde.png');
-      const eps = await follow('epsilon');
-      const official = await eps.p.locator('#lethe-epsilon').getByText('Forgetting quality F').count();
-      assert(official > 0, 'epsilon panel shows its results');
-      const bounds = await follow('bounds');
+      // Epsilon: the panel scores the figure's two samples as one forget example; each variant's ε (from the panel's
+      // JSON report), its points (the forgetting quality of one example) and ε_max are the figure's.
+      const eps = await ran(await follow('epsilon'), 'epsilon');
+      const report = await downloadJson(eps.p, eps.panel.locator('[data-action="export-json"]'));
+      const figure = { official: [se.view.official, ve['eps.official']], exhaustive: [se.view.exhaustive, ve['eps.exhaustive']], high_probability: [se.view.clopper_pearson, ve['eps.cp']] };
+      for (const r of report.result.results) {
+        const [want, text] = figure[r.variant.kind];
+        eq(r.per_example.length, 1, `${r.variant.kind}: one forget example`);
+        const got = num(r.per_example[0].epsilon);
+        assert(Object.is(got, num(want.epsilon)), `${r.variant.kind}: ε ${got} in the panel, ${num(want.epsilon)} in the figure`);
+        eq(num(r.per_example[0].epsilon) === Infinity ? '∞ (perfect separation)' : fmt(r.per_example[0].epsilon), text, `${r.variant.kind}: ε as the figure shows it`);
+        eq(eps.values[`eps.${r.variant.kind}.F`], fmt(want.points), `${r.variant.kind}: the example's points are the forgetting quality`);
+        eq(eps.values[`eps.${r.variant.kind}.eps_max`], fmt(se.view.eps_max), `${r.variant.kind}: ε_max`);
+      }
+      eq(report.result.results.find((r) => r.variant.kind === 'high_probability').variant.alpha, 0.05, 'the figure’s α');
+      const bounds = await ran(await follow('bounds'), 'bounds');
       eq(bounds.values['bounds.m_gen.0'], vb['bounds.mgen'], 'bounds panel M_gen at the figure’s x₀');
-      return `SDE ${vs['sde.jsd']}; epsilon official ${ve['eps.official']}; bounds M_gen ${vb['bounds.mgen']}`;
+      // HSIC and the rank tests have no panel of their own: the hand-off says which panel uses the statistic on your
+      // data and lands there (focused), on the built-in example's results.
+      const text = async (id) => topic(page, id).locator('.lethe-teach-handoff-box').textContent();
+      assert(/HSIC between the subset’s two halves/.test(await text('hsic')), 'the HSIC hand-off says what the SDE panel computes');
+      const rt = await text('ranks');
+      assert(/SDE panel runs a one-sided Mann–Whitney test/.test(rt) && /RULER panel runs Wilcoxon signed-rank across runs/.test(rt), 'the ranks hand-off says what each panel computes');
+      const hsic = await follow('hsic', 'handoff', 'lethe-sde');
+      await waitExample(hsic);
+      await landOn(hsic, 'lethe-sde');
+      assert(/^\d\.\d{6}$/.test(await hsic.locator('#lethe-sde [data-value="sde.jsd_it"]').textContent()), 'the SDE panel shows HSIC distributions of the example');
+      await shot(hsic, 'teach-handoff-hsic.png');
+      const mw = await follow('ranks', 'handoff', 'lethe-sde');
+      await waitExample(mw);
+      await landOn(mw, 'lethe-sde');
+      assert((await mw.locator('#lethe-sde [data-value="sde.separation"]').count()) === 1, 'the SDE panel shows its Mann–Whitney separation test');
+      const wil = await follow('ranks', 'handoff-ruler', 'lethe-ruler');
+      await waitExample(wil);
+      await landOn(wil, 'lethe-ruler');
+      assert(/Wilcoxon across runs/.test(await wil.locator('#lethe-ruler').textContent()), 'the RULER panel says where Wilcoxon comes in');
+      await shot(wil, 'teach-handoff-ruler.png');
+      for (const p of [hsic, mw, wil]) assert(p.errors.length === 0, p.errors.join('; '));
+      return `SDE ${vs['sde.jsd']}; epsilon ${ve['eps.official']} / ${ve['eps.exhaustive']} / ${ve['eps.cp']} = panel; bounds M_gen ${vb['bounds.mgen']}; HSIC → SDE, ranks → SDE and RULER, focused`;
     },
   },
 ];
