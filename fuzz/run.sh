@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Builds and runs every fuzz target for SECONDS each (default 20), then prints each target's exec count.
+# Builds and runs every fuzz target (the file readers and the CLI's argument parser) for SECONDS each (default
+# 20), then prints each target's exec count.
 #
 #   fuzz/run.sh [SECONDS]
 #
 # cargo-fuzz needs nightly compiler flags; on the stable toolchain RUSTC_BOOTSTRAP=1 allows them. AddressSanitizer
 # is used when its runtime is available, else the targets build with --sanitizer none (panics, hangs and
-# out-of-memory are still caught by libFuzzer). Corpora are seeded from tests/fixtures/formats; a crash leaves
-# its input in fuzz/artifacts/<target>/ and makes this script exit non-zero.
+# out-of-memory are still caught by libFuzzer). Corpora are seeded from tests/fixtures/formats (cli_spec: from a
+# few example arguments, below); a crash leaves its input in fuzz/artifacts/<target>/ and makes this script exit
+# non-zero. Logs go to fuzz/build.log and fuzz/fuzz-<target>.log; fuzz/README.md records long runs.
 set -euo pipefail
 cd "$(dirname "$0")"
 SECS=${1:-20}
@@ -27,6 +29,16 @@ seed npz "$FIX"/npz/*.npz "$FIX"/bad/*.npz
 seed safetensors "$FIX"/safetensors/*.safetensors
 seed text "$FIX"/text/* "$FIX"/bad/*.csv
 seed json "$FIX"/json/*.json "$FIX"/bad/*.json
+# cli_spec: the first byte says which prefixes "exist" (see fuzz_targets/cli_spec.rs), the rest is the argument.
+mkdir -p corpus/cli_spec
+k=0
+for arg in 'x.npy' 'a/b.npz#act@0..10' 'x.npy@3, 1,4' 'x.npy@forget.txt' 'x.npy@split.txt==forget' \
+  'run@2#b.npy@idx@1.txt' 'x.npz#@0..3' 'x.npy@0..99999999999999999999' '1,2,184467440737095516160' \
+  'a==b.txt==x==y' '../idx.txt' ' 7 .. 9 '; do
+  for mask in '\x00' '\xff' '\x55'; do
+    printf "$mask%s" "$arg" >"corpus/cli_spec/seed$((k += 1))"
+  done
+done
 seed any "$FIX"/npy/f4_le_C.npy "$FIX"/npy/rank3_F.npy "$FIX"/npz/stored.npz "$FIX"/npz/compressed.npz \
   "$FIX"/safetensors/bf16.safetensors "$FIX"/text/projector.tsv "$FIX"/text/header.csv "$FIX"/json/object.json
 
