@@ -280,7 +280,7 @@ pub fn calibrated_threaded<S: Scalar>(
 mod tests {
     use super::*;
     use crate::backend::Precision;
-    use crate::data::Matrix;
+    use crate::data::{Matrix, Source};
     use crate::sde::{Split, draw_targets, sde_subsets};
 
     fn pool(n: usize, d: usize, seed: u64) -> Matrix {
@@ -320,14 +320,14 @@ mod tests {
                     .zip(&names)
                     .map(|(rows, name)| RowSubset {
                         name,
-                        source: m32.view(),
+                        source: Source::Memory(m32.view()),
                         rows: Some(rows),
                         label: None,
                     })
                     .collect();
                 let it = RowSubset {
                     name: "in_training",
-                    source: m32.view(),
+                    source: Source::Memory(m32.view()),
                     rows: Some(&it_rows),
                     label: None,
                 };
@@ -364,7 +364,7 @@ mod tests {
             .zip(&names)
             .map(|(rows, name)| RowSubset {
                 name,
-                source: m.view(),
+                source: Source::Memory(m.view()),
                 rows: Some(rows),
                 label: None,
             })
