@@ -97,6 +97,18 @@ pub enum Source<'a, S> {
     File(&'a ArrayFile<'a>),
 }
 
+impl<'a, S> From<MatrixRef<'a, S>> for Source<'a, S> {
+    fn from(m: MatrixRef<'a, S>) -> Self {
+        Source::Memory(m)
+    }
+}
+
+impl<'a, S> From<&'a ArrayFile<'a>> for Source<'a, S> {
+    fn from(f: &'a ArrayFile<'a>) -> Self {
+        Source::File(f)
+    }
+}
+
 impl<'a, S: Scalar> Source<'a, S> {
     pub fn rows(&self) -> usize {
         match self {

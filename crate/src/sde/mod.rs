@@ -253,7 +253,7 @@ impl<'a, S: Scalar> RowSubset<'a, S> {
     /// Validates as [`crate::check::matrix`] does for a copied subset: at least `min_rows` rows, a column, every
     /// index inside the source, all values finite (non-finite values are located by subset row and source row).
     /// Values read in place from a file are checked as they are read.
-    fn check(&self, min_rows: usize, procedure: &'static str) -> Result<()> {
+    pub(super) fn check(&self, min_rows: usize, procedure: &'static str) -> Result<()> {
         if let (Source::Memory(m), None) = (self.source, self.rows) {
             return crate::check::matrix(self.name, m, min_rows, procedure);
         }
@@ -335,14 +335,14 @@ impl<S: Scalar> Gathered<'_, S> {
 
 /// Rows of the source in each half of a subset that [`RowSubset::check`] has passed (at least 4 rows, indices in
 /// range): the first ⌊n/2⌋ rows and the next ⌊n/2⌋, or a seeded random split.
-fn split_rows<S: Scalar>(data: &RowSubset<'_, S>, params: &SdeParams, subset: u64) -> (Vec<usize>, Vec<usize>) {
+pub(super) fn split_rows<S: Scalar>(data: &RowSubset<'_, S>, split: Split, seed: u64, subset: u64) -> (Vec<usize>, Vec<usize>) {
     let h = data.len() / 2;
     // Positions (into the subset) of each half's rows.
-    let (first, second): (Vec<usize>, Vec<usize>) = match params.split {
+    let (first, second): (Vec<usize>, Vec<usize>) = match split {
         Split::First => ((0..h).collect(), (h..2 * h).collect()),
         Split::Random => {
             let mut order = vec![0u32; data.len()];
-            Permutations::for_subset(params.seed, Stream::Split, subset).fill(&mut order);
+            Permutations::for_subset(seed, Stream::Split, subset).fill(&mut order);
             let idx: Vec<usize> = order.iter().map(|&i| i as usize).collect();
             (idx[..h].to_vec(), idx[h..2 * h].to_vec())
         }
@@ -381,7 +381,7 @@ const SPLIT_HALF: &str = "split-half dependence (two halves of at least 2 rows)"
 
 /// [`split_half_on`] of a subset given as rows of a source, already checked ([`RowSubset::check`]; each subset is
 /// checked once, before any work); the halves exist only while the kernels are built.
-async fn split_half_rows_on<B: Backend, M: Monitor, S: Scalar>(
+pub(super) async fn split_half_rows_on<B: Backend, M: Monitor, S: Scalar>(
     backend: &mut B,
     monitor: &mut M,
     data: &RowSubset<'_, S>,
@@ -391,7 +391,7 @@ async fn split_half_rows_on<B: Backend, M: Monitor, S: Scalar>(
 ) -> Result<SplitHalf> {
     // The halves are read from the source by column panels while the kernels are built (no gathered copies).
     let pair = {
-        let (first, second) = split_rows(data, params, subset);
+        let (first, second) = split_rows(data, params.split, params.seed, subset);
         let mut s1 = data.source.columns(data.name, Some(&first))?;
         let mut s2 = data.source.columns(data.name, Some(&second))?;
         backend
