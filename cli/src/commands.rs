@@ -790,7 +790,7 @@ fn sde_run<T: lethe::data::Scalar>(mut a: SdeArgs) -> Result<(), CliError> {
         for (rows, name) in draws.iter().zip(names) {
             targets.push(sde::RowSubset {
                 name,
-                source: p.matrix.view(),
+                source: lethe::data::Source::Memory(p.matrix.view()),
                 rows: Some(rows),
                 label: *label,
             });

@@ -1,6 +1,6 @@
 //! Input validation shared by every procedure: one place that turns bad data into a clear [`Error`].
 
-use crate::data::{MatrixRef, Scalar};
+use crate::data::{Columns, MatrixRef, Scalar};
 use crate::error::{Error, Result};
 
 /// Fails with [`Error::Empty`] if `x` is empty.
@@ -51,7 +51,11 @@ pub fn matrix<T: Scalar>(input: &str, m: MatrixRef<'_, T>, min_rows: usize, proc
     if m.rows() == 0 || m.cols() == 0 {
         return Err(Error::Empty {
             input: input.to_string(),
-            fix: format!("it has shape {}×{}; pass a matrix with rows and columns", m.rows(), m.cols()),
+            fix: format!(
+                "it has shape {}×{}; pass a matrix with rows and columns",
+                m.rows(),
+                m.cols()
+            ),
         });
     }
     if m.rows() < min_rows {
@@ -68,6 +72,31 @@ pub fn matrix<T: Scalar>(input: &str, m: MatrixRef<'_, T>, min_rows: usize, proc
             input: input.to_string(),
             value: m.as_slice()[i].to_f64(),
             location: format!("row {}, column {}", i / m.cols(), i % m.cols()),
+        });
+    }
+    Ok(())
+}
+
+/// Rows read by column panels ([`Columns`]): at least `min_rows` rows and a column (finiteness is checked as the
+/// panels are read).
+pub fn shape<T: Scalar>(x: &dyn Columns<T>, min_rows: usize, procedure: &'static str) -> Result<()> {
+    if x.rows() == 0 || x.cols() == 0 {
+        return Err(Error::Empty {
+            input: x.name().to_string(),
+            fix: format!(
+                "it has shape {}×{}; pass a matrix with rows and columns",
+                x.rows(),
+                x.cols()
+            ),
+        });
+    }
+    if x.rows() < min_rows {
+        return Err(Error::TooSmall {
+            input: x.name().to_string(),
+            got: x.rows(),
+            need: min_rows,
+            unit: "rows",
+            procedure,
         });
     }
     Ok(())

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use lethe::backend::{Backend, BackendInfo, PairStats, Precision, PreparedPair};
-use lethe::data::{MatrixRef, Scalar};
+use lethe::data::{Columns, Scalar};
 use lethe::kernel::Bandwidth;
 use lethe::{Error, Result};
 
@@ -377,10 +377,10 @@ impl Backend for GpuBackend {
     /// # Errors
     /// Empty, single-row or non-finite inputs, differing row counts, a bad fixed bandwidth, `n` past
     /// [`GpuBackend::max_n`], and GPU failures ([`Error::Backend`]).
-    async fn prepare<S: Scalar>(
+    async fn prepare_columns<S: Scalar>(
         &mut self,
-        x: MatrixRef<'_, S>,
-        y: MatrixRef<'_, S>,
+        x: &mut dyn Columns<S>,
+        y: &mut dyn Columns<S>,
         bw_x: Bandwidth,
         bw_y: Bandwidth,
     ) -> Result<GpuPair> {

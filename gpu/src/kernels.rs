@@ -3,7 +3,7 @@
 use bytemuck::{Pod, Zeroable};
 use lethe::backend::PairStats;
 use lethe::check;
-use lethe::data::{MatrixRef, Scalar};
+use lethe::data::{Columns, Scalar};
 use lethe::kernel::{self, Bandwidth, KernelStats, MatrixSums};
 use lethe::{Error, Result};
 
@@ -39,14 +39,14 @@ pub(crate) fn f32_bytes(count: usize) -> u64 {
 
 pub(crate) async fn prepare<S: Scalar>(
     gpu: &mut GpuBackend,
-    x: MatrixRef<'_, S>,
-    y: MatrixRef<'_, S>,
+    x: &mut dyn Columns<S>,
+    y: &mut dyn Columns<S>,
     bw_x: Bandwidth,
     bw_y: Bandwidth,
 ) -> Result<GpuPair> {
     const WHAT: &str = "the GPU HSIC backend";
-    check::matrix("x", x, 2, WHAT)?;
-    check::matrix("y", y, 2, WHAT)?;
+    check::shape(&*x, 2, WHAT)?;
+    check::shape(&*y, 2, WHAT)?;
     if x.rows() != y.rows() {
         return Err(Error::ShapeMismatch {
             message: format!(
@@ -118,19 +118,19 @@ fn stats(offdiag_row_sums: &[f32], n: usize, sigma: f64) -> KernelStats {
 }
 
 /// Builds the RBF kernel of `m` into `target` (centred when `centre`), copies its off-diagonal row sums into the
-/// stats readback buffer at row-sum slot `slot`, and returns σ.
+/// stats readback buffer at row-sum slot `slot`, and returns σ. `m` is read by column panels, each centred on the
+/// host (column means in f64, as the CPU path) and added to the device's Gram matrix.
 async fn build<S: Scalar>(
     gpu: &mut GpuBackend,
-    m: MatrixRef<'_, S>,
+    m: &mut dyn Columns<S>,
     bw: Bandwidth,
     target: &wgpu::Buffer,
     centre: bool,
     slot: u64,
 ) -> Result<f64> {
     let (n, d) = (m.rows(), m.cols());
-    let xc: Vec<f32> = kernel::center_columns(m);
-    // Column chunks that fit one binding; one chunk unless n·d·4 bytes pass the limit.
-    let chunk = d.min((gpu.max_binding() / f32_bytes(n)).max(1) as usize);
+    // Column panels that fit one binding and the host's panel budget.
+    let chunk = kernel::panel_width::<S, f32>(n, d).min((gpu.max_binding() / f32_bytes(n)).max(1) as usize);
     let fixed_sigma = match bw {
         Bandwidth::SqrtDim => Some((d as f64).sqrt()),
         Bandwidth::Fixed(s) => Some(s),
@@ -181,31 +181,26 @@ async fn build<S: Scalar>(
         pass.dispatch_workgroups(gx, gy, 1);
     };
 
-    // Stage 1: Gram matrix chunk by chunk (each chunk its own submission: the x buffer and params are rewritten),
+    // Stage 1: Gram matrix panel by panel (each panel its own submission: the x buffer and params are rewritten),
     // then squared distances.
+    let (mut raw, mut xc) = (Vec::with_capacity(n * chunk), Vec::<f32>::with_capacity(n * chunk));
     let mut k0 = 0;
-    let mut packed = Vec::new();
     let mut enc = gpu.device.create_command_encoder(&Default::default());
     while k0 < d {
-        let k1 = (k0 + chunk).min(d);
-        let data: &[f32] = if k1 - k0 == d {
-            &xc
-        } else {
-            packed.clear();
-            packed.extend((0..n).flat_map(|i| xc[i * d + k0..i * d + k1].iter().copied()));
-            &packed
-        };
+        let w = chunk.min(d - k0);
+        m.read(k0, w, &mut raw)?;
+        kernel::center_panel(&raw, n, w, &mut xc);
         let p = KernelParams {
             n: n as u32,
-            d: (k1 - k0) as u32,
+            d: w as u32,
             accumulate: u32::from(k0 > 0),
             neg_s: fixed_sigma.map_or(0.0, neg_s),
             ..Zeroable::zeroed()
         };
         gpu.queue.write_buffer(&params, 0, bytemuck::bytes_of(&p));
-        gpu.queue.write_buffer(&x_buf, 0, bytemuck::cast_slice(data));
+        gpu.queue.write_buffer(&x_buf, 0, bytemuck::cast_slice(&xc));
         dispatch(&mut enc, &gpu.pipes.gram, (tiles, tiles));
-        k0 = k1;
+        k0 += w;
         if k0 < d {
             gpu.queue
                 .submit([std::mem::replace(&mut enc, gpu.device.create_command_encoder(&Default::default())).finish()]);

@@ -14,7 +14,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use lethe::backend::{Backend, BackendInfo, CpuBackend, PairStats, Precision};
-use lethe::data::{Matrix, MatrixRef, Scalar};
+use lethe::data::{Columns, Matrix, MatrixRef, Scalar};
 use lethe::kernel::{self, Bandwidth, KernelStats, MatrixSums};
 use lethe::permute::{Permutations, Stream};
 use lethe::progress::Silent;
@@ -64,15 +64,15 @@ impl Backend for Timed {
         self.inner.info()
     }
 
-    async fn prepare<S: Scalar>(
+    async fn prepare_columns<S: Scalar>(
         &mut self,
-        x: MatrixRef<'_, S>,
-        y: MatrixRef<'_, S>,
+        x: &mut dyn Columns<S>,
+        y: &mut dyn Columns<S>,
         bw_x: Bandwidth,
         bw_y: Bandwidth,
     ) -> lethe::Result<Self::Pair> {
         let t = now_ms();
-        let r = self.inner.prepare(x, y, bw_x, bw_y).await;
+        let r = self.inner.prepare_columns(x, y, bw_x, bw_y).await;
         self.prepare_ms += now_ms() - t;
         r
     }
@@ -110,7 +110,7 @@ pub fn job(
         .zip(&names)
         .map(|(r, name)| RowSubset {
             name,
-            source: pool,
+            source: lethe::data::Source::Memory(pool),
             rows: Some(r),
             label: None,
         })

@@ -6,7 +6,7 @@
 //! in f64.
 
 use super::{Backend, BackendInfo, PairStats, Precision, PreparedPair, check_perms};
-use crate::data::{MatrixRef, Scalar};
+use crate::data::{Columns, Scalar};
 use crate::error::Result;
 use crate::kernel::{self, Bandwidth, MatrixSums, Real};
 
@@ -51,14 +51,14 @@ impl CpuBackend {
 }
 
 fn prepare_t<S: Scalar, T: Real>(
-    x: MatrixRef<'_, S>,
-    y: MatrixRef<'_, S>,
+    x: &mut dyn Columns<S>,
+    y: &mut dyn Columns<S>,
     bw_x: Bandwidth,
     bw_y: Bandwidth,
 ) -> Result<Pair<T>> {
-    let kx = kernel::rbf::<S, T>(x, bw_x)?;
-    let ly = kernel::rbf::<S, T>(y, bw_y)?;
-    let n = x.rows();
+    let kx = kernel::rbf_columns::<S, T>(x, bw_x)?;
+    let ly = kernel::rbf_columns::<S, T>(y, bw_y)?;
+    let n = kx.n;
     let kc = kernel::center_kernel_with(&kx.values, n, &kx.row_means);
     let stats = PairStats {
         n,
@@ -86,10 +86,10 @@ impl Backend for CpuBackend {
         }
     }
 
-    async fn prepare<S: Scalar>(
+    async fn prepare_columns<S: Scalar>(
         &mut self,
-        x: MatrixRef<'_, S>,
-        y: MatrixRef<'_, S>,
+        x: &mut dyn Columns<S>,
+        y: &mut dyn Columns<S>,
         bw_x: Bandwidth,
         bw_y: Bandwidth,
     ) -> Result<CpuPair> {

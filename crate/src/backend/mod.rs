@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 pub use cpu::CpuBackend;
 
-use crate::data::{MatrixRef, Scalar};
+use crate::data::{Columns, MatrixRef, RowsOf, Scalar};
 use crate::error::Result;
 use crate::kernel::{Bandwidth, KernelStats, MatrixSums};
 
@@ -49,6 +49,9 @@ impl std::str::FromStr for Precision {
         }
     }
 }
+
+/// What [`Backend::prepare`]'s checks say the inputs are for.
+const KERNELS: &str = "HSIC's kernel matrices";
 
 /// What ran, for reports.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -83,14 +86,29 @@ pub trait Backend {
 
     fn info(&self) -> BackendInfo;
 
-    /// Builds `Kc` of `x` and `L` of `y` (same number of rows, `n ≥ 2`, validated by the caller).
+    /// Builds `Kc` of `x` and `L` of `y` from their rows read by column panels (same number of rows, `n ≥ 2`,
+    /// validated by the caller; non-finite values are errors), holding one panel of the inputs at a time.
+    async fn prepare_columns<S: Scalar>(
+        &mut self,
+        x: &mut dyn Columns<S>,
+        y: &mut dyn Columns<S>,
+        bw_x: Bandwidth,
+        bw_y: Bandwidth,
+    ) -> Result<Self::Pair>;
+
+    /// [`Backend::prepare_columns`] of two in-memory matrices, checked first (non-empty, finite).
     async fn prepare<S: Scalar>(
         &mut self,
         x: MatrixRef<'_, S>,
         y: MatrixRef<'_, S>,
         bw_x: Bandwidth,
         bw_y: Bandwidth,
-    ) -> Result<Self::Pair>;
+    ) -> Result<Self::Pair> {
+        crate::check::matrix("x", x, 1, KERNELS)?;
+        crate::check::matrix("y", y, 1, KERNELS)?;
+        self.prepare_columns(&mut RowsOf::all("x", x), &mut RowsOf::all("y", y), bw_x, bw_y)
+            .await
+    }
 
     /// Shuffles per `score` call that suit this backend: a CPU reports progress every few dozen, a GPU wants
     /// whole runs per round trip. Callers may use fewer (e.g. at the end of a run).

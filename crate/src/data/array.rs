@@ -63,6 +63,16 @@ impl Layout {
     }
 }
 
+/// Where an array is in its file: what [`crate::data::ArrayFile`] reads from.
+pub(crate) struct Located {
+    /// The input's name for messages (`file.npz:member.npy` for a member).
+    pub label: String,
+    pub info: super::ArrayInfo,
+    pub layout: Layout,
+    /// Offset of the first data byte in the file; `None` when the data is compressed (it can only be streamed).
+    pub offset: Option<u64>,
+}
+
 /// How the data bytes will be reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Access {
@@ -226,7 +236,7 @@ pub(crate) fn alloc<T: Scalar>(input: &str, len: usize) -> Result<Vec<T>, DataEr
 }
 
 /// Reads `out.len()` elements starting at byte `at` of `src`, at most [`CHUNK`] bytes at a time.
-fn read_elems_at<T: Scalar>(
+pub(crate) fn read_elems_at<T: Scalar>(
     input: &str,
     src: &dyn ByteSource,
     at: u64,
@@ -300,7 +310,7 @@ pub(crate) fn read_random<T: Scalar>(
 }
 
 /// For Fortran order: the C-order column of each stored column (trailing index with the first axis fastest).
-fn fortran_columns(trailing: &[usize], cols: usize) -> Vec<usize> {
+pub(crate) fn fortran_columns(trailing: &[usize], cols: usize) -> Vec<usize> {
     let mut c_stride = vec![1usize; trailing.len()];
     for t in (0..trailing.len().saturating_sub(1)).rev() {
         c_stride[t] = c_stride[t + 1] * trailing[t + 1];

@@ -24,6 +24,8 @@
 )]
 
 mod array;
+mod array_file;
+mod columns;
 mod dtype;
 #[cfg(feature = "json")]
 pub mod json;
@@ -39,6 +41,8 @@ mod split;
 #[cfg(feature = "text")]
 pub mod text;
 
+pub use array_file::{ArrayFile, FileRows};
+pub use columns::{Columns, RowsOf, Source};
 pub use load::{
     ArrayInfo, DEFAULT_MAX_BYTES, FileInfo, Format, LabelColumn, LoadOptions, Loaded, detect, inspect, load, load_bytes,
 };

@@ -12,7 +12,7 @@
 //! tuples, lists, dicts), parsed here with a nesting limit. Like `np.load`, the dict must have exactly the keys
 //! `descr`, `fortran_order` and `shape`.
 
-use super::array::{self, Access, Layout};
+use super::array::{self, Access, Layout, Located};
 use super::dtype::{self, DType, Kind};
 use super::load::{ArrayInfo, FileInfo, Format, LoadOptions, Loaded, finish};
 use super::source::ByteSource;
@@ -512,6 +512,20 @@ pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) ->
     let plan = array::plan::<T>(input, &layout, opts.rows.as_deref(), opts.max_bytes, Access::Random)?;
     let data = array::read_random::<T>(input, src, h.data_offset, &plan)?;
     finish(Format::Npy, input, &plan, data, info, warnings)
+}
+
+/// Where the array of a .npy file is: for [`crate::data::ArrayFile`].
+pub(crate) fn locate(input: &str, src: &dyn ByteSource) -> Result<Located, DataError> {
+    let h = read_header(input, src)?;
+    check_size(input, &h, src.len())?;
+    let info = h.info(None, Some(0));
+    let layout = h.layout().ok_or_else(|| unsupported(input, &info.dtype))?;
+    Ok(Located {
+        label: input.to_string(),
+        info,
+        layout,
+        offset: Some(h.data_offset),
+    })
 }
 
 #[cfg(test)]

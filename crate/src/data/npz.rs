@@ -11,7 +11,7 @@ use std::io::{BufReader, Read};
 use zip::result::ZipError;
 use zip::{CompressionMethod, ZipArchive};
 
-use super::array::{self, Access};
+use super::array::{self, Access, Located};
 use super::load::{ArrayInfo, FileInfo, Format, LoadOptions, Loaded, finish, pick};
 use super::npy::{self, Header};
 use super::source::{ByteSource, SourceReader, SubSource};
@@ -156,6 +156,55 @@ fn info_for(label: &str, zip: &mut Archive<'_>, m: &Member) -> Result<(ArrayInfo
     Ok((info, extra))
 }
 
+/// The member to load (`name`, with or without `.npy`; implied when there is one), its label for messages, its
+/// info and the warnings about it.
+fn chosen(
+    input: &str,
+    zip: &mut Archive<'_>,
+    name: Option<&str>,
+) -> Result<(Member, String, ArrayInfo, Vec<String>), DataError> {
+    // Warnings about other members do not concern this load.
+    let list = members(input, zip, &mut Vec::new())?;
+    let names: Vec<String> = list.iter().map(|m| m.name.clone()).collect();
+    let chosen = pick(input, "array", &names, name, |w| {
+        w.strip_suffix(".npy").map(str::to_string)
+    })?
+    .to_string();
+    let Some(m) = list.into_iter().find(|m| m.name == chosen) else {
+        return Err(DataError::internal(input, "chosen member vanished"));
+    };
+    let label = label(input, &m);
+    let (info, extra) = info_for(&label, zip, &m)?;
+    if let (Some(why), Some(_)) = (&info.problem, &m.unreadable) {
+        return Err(DataError::corrupt(
+            &label,
+            why.clone(),
+            "re-save the archive with np.savez or np.savez_compressed, or download it again",
+        ));
+    }
+    Ok((m, label, info, extra.into_iter().collect()))
+}
+
+/// Where one member's array is (`name` as for [`load`]): for [`crate::data::ArrayFile`]. Deflated members have no
+/// offset (they can only be streamed).
+pub(crate) fn locate(input: &str, src: &dyn ByteSource, name: Option<&str>) -> Result<Located, DataError> {
+    let mut zip = open(input, src)?;
+    let (m, label, info, _) = chosen(input, &mut zip, name)?;
+    let (h, data_start, _) = member_header(&label, &mut zip, &m)?;
+    let layout = h.layout().ok_or_else(|| npy::unsupported(&label, &info.dtype))?;
+    let offset = match (m.stored, data_start) {
+        // `info_for` has checked that the member holds the data its header declares.
+        (true, Some(start)) => Some(start + h.data_offset),
+        _ => None,
+    };
+    Ok(Located {
+        label,
+        info,
+        layout,
+        offset,
+    })
+}
+
 fn label(input: &str, m: &Member) -> String {
     format!("{input}:{}", m.file)
 }
@@ -206,27 +255,8 @@ pub fn inspect(input: &str, src: &dyn ByteSource) -> Result<FileInfo, DataError>
 /// ```
 pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) -> Result<Loaded<T>, DataError> {
     let mut zip = open(input, src)?;
-    // Warnings about other members do not concern this load.
-    let list = members(input, &zip, &mut Vec::new())?;
-    let mut warnings = Vec::new();
-    let names: Vec<String> = list.iter().map(|m| m.name.clone()).collect();
-    let chosen = pick(input, "array", &names, opts.name.as_deref(), |w| {
-        w.strip_suffix(".npy").map(str::to_string)
-    })?;
-    let Some(m) = list.iter().find(|m| m.name == chosen) else {
-        return Err(DataError::internal(input, "chosen member vanished"));
-    };
-    let label = label(input, m);
-    let (info, extra) = info_for(&label, &mut zip, m)?;
-    warnings.extend(extra);
-    if let (Some(why), Some(_)) = (&info.problem, &m.unreadable) {
-        return Err(DataError::corrupt(
-            &label,
-            why.clone(),
-            "re-save the archive with np.savez or np.savez_compressed, or download it again",
-        ));
-    }
-    let (h, data_start, mut reader) = member_header(&label, &mut zip, m)?;
+    let (m, label, info, mut warnings) = chosen(input, &mut zip, opts.name.as_deref())?;
+    let (h, data_start, mut reader) = member_header(&label, &mut zip, &m)?;
     let layout = h.layout().ok_or_else(|| npy::unsupported(&label, &info.dtype))?;
     let rows = opts.rows.as_deref();
     match (m.stored, data_start) {

@@ -7,7 +7,7 @@
 
 use ::safetensors::tensor::{Dtype, Metadata};
 
-use super::array::{self, Access, Layout};
+use super::array::{self, Access, Layout, Located};
 use super::dtype::{DType, Kind};
 use super::load::{ArrayInfo, FileInfo, Format, LoadOptions, Loaded, finish, pick};
 use super::source::ByteSource;
@@ -187,8 +187,17 @@ pub fn inspect(input: &str, src: &dyn ByteSource) -> Result<FileInfo, DataError>
 /// assert_eq!(m.as_slice(), &[1.0, 2.0]);
 /// ```
 pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) -> Result<Loaded<T>, DataError> {
+    let l = locate(input, src, opts.name.as_deref())?;
+    let plan = array::plan::<T>(input, &l.layout, opts.rows.as_deref(), opts.max_bytes, Access::Random)?;
+    let data = array::read_random::<T>(input, src, l.offset.unwrap_or(0), &plan)?;
+    finish(Format::Safetensors, input, &plan, data, l.info, Vec::new())
+}
+
+/// Where one tensor of a .safetensors file is (`name`; implied when there is one): for [`load`] and
+/// [`crate::data::ArrayFile`].
+pub(crate) fn locate(input: &str, src: &dyn ByteSource, name: Option<&str>) -> Result<Located, DataError> {
     let p = read(input, src)?;
-    let name = pick(input, "tensor", &p.names, opts.name.as_deref(), |_| None)?;
+    let name = pick(input, "tensor", &p.names, name, |_| None)?;
     let Some((info, layout)) = info(&p, name) else {
         return Err(DataError::internal(input, format!("tensor `{name}` vanished")));
     };
@@ -197,8 +206,11 @@ pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) ->
         dtype: info.stored_dtype.clone(),
         supported: super::dtype::SUPPORTED,
     })?;
-    let plan = array::plan::<T>(input, &layout, opts.rows.as_deref(), opts.max_bytes, Access::Random)?;
-    let start = info.data_offset.unwrap_or(p.data_start);
-    let data = array::read_random::<T>(input, src, start, &plan)?;
-    finish(Format::Safetensors, input, &plan, data, info, Vec::new())
+    let offset = info.data_offset.unwrap_or(p.data_start);
+    Ok(Located {
+        label: input.to_string(),
+        info,
+        layout,
+        offset: Some(offset),
+    })
 }

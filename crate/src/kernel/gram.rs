@@ -8,7 +8,7 @@
 //! changes the summation order inside each dot product.
 
 /// Columns per packed panel: 256 f32 × 6 rows stay well inside L1.
-const KC: usize = 256;
+pub(super) const KC: usize = 256;
 /// Register tile: 2 rows × 4 rows of the Gram matrix per micro-kernel call.
 const MR: usize = 2;
 const NR: usize = 4;
@@ -70,23 +70,58 @@ impl<T: GramScalar> Vector for Lanes4<T> {
     }
 }
 
-/// The upper triangle (with the diagonal) of `X Xᵀ` for row-major `x` (`n × d`), as a row-major `n × n` matrix
-/// whose entries below the diagonal are 0, with vectors `V`.
+/// `X Xᵀ` summed over column panels: [`GramAcc::add`] takes the next columns of every row (any number of them, in
+/// order), [`GramAcc::finish`] gives the upper triangle. Adding all `d` columns at once or in panels whose widths
+/// are multiples of [`KC`] gives the same bits (the same packed panels, summed in the same order).
+pub struct GramAcc<T> {
+    n: usize,
+    n_pad: usize,
+    /// Padded `n_pad × n_pad` accumulator, upper triangle.
+    g: Vec<T>,
+    /// One packed panel of `KC` columns per row (`n_pad` rows).
+    panel: Vec<T>,
+}
+
+impl<T: GramScalar> GramAcc<T> {
+    /// An empty sum for `n` rows.
+    pub fn new(n: usize) -> Self {
+        let n_pad = n.div_ceil(NR) * NR;
+        Self {
+            n,
+            n_pad,
+            g: vec![T::default(); n_pad * n_pad],
+            panel: Vec::new(),
+        }
+    }
+
+    /// The upper triangle (with the diagonal) of the sum, as a row-major `n × n` matrix that is 0 below the
+    /// diagonal (callers mirror it once they are done with it).
+    pub fn finish(self) -> Vec<T> {
+        let (n, n_pad) = (self.n, self.n_pad);
+        let mut out = vec![T::default(); n * n];
+        for i in 0..n {
+            out[i * n + i..(i + 1) * n].copy_from_slice(&self.g[i * n_pad + i..i * n_pad + n]);
+        }
+        out
+    }
+}
+
+/// Adds the columns `x` (row-major `acc.n × w`) to the sum, with vectors `V`.
 #[inline(always)]
-fn gram_with<V: Vector>(x: &[V::Elem], n: usize, d: usize) -> Vec<V::Elem> {
+fn add_with<V: Vector>(acc: &mut GramAcc<V::Elem>, x: &[V::Elem], w: usize) {
     let zero = V::Elem::default();
+    let (n, n_pad) = (acc.n, acc.n_pad);
     let l = V::LANES;
-    let n_pad = n.div_ceil(NR) * NR;
-    let mut g = vec![zero; n_pad * n_pad];
     let kc_max = KC.div_ceil(l) * l;
-    let mut panel = vec![zero; n_pad * kc_max];
+    acc.panel.resize(n_pad * kc_max, zero);
+    let (panel, g) = (&mut acc.panel, &mut acc.g);
     let mut k0 = 0;
-    while k0 < d {
-        let kc = KC.min(d - k0);
+    while k0 < w {
+        let kc = KC.min(w - k0);
         let kcp = kc.div_ceil(l) * l;
         for (i, dst) in panel.chunks_exact_mut(kcp).take(n_pad).enumerate() {
             if i < n {
-                dst[..kc].copy_from_slice(&x[i * d + k0..i * d + k0 + kc]);
+                dst[..kc].copy_from_slice(&x[i * w + k0..i * w + k0 + kc]);
                 dst[kc..].fill(zero);
             } else {
                 dst.fill(zero);
@@ -108,12 +143,6 @@ fn gram_with<V: Vector>(x: &[V::Elem], n: usize, d: usize) -> Vec<V::Elem> {
         }
         k0 += kc;
     }
-    // The upper triangle, row by row (contiguous copies; the caller mirrors once, after its own passes).
-    let mut out = vec![zero; n * n];
-    for i in 0..n {
-        out[i * n + i..(i + 1) * n].copy_from_slice(&g[i * n_pad + i..i * n_pad + n]);
-    }
-    out
 }
 
 /// Eight dot products (rows a0, a1 against b0..b3), one vector accumulator each: 8 accumulators + 6 loads fit the
@@ -218,15 +247,15 @@ mod x86 {
     /// # Safety
     /// The CPU must support AVX2 and FMA.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn gram_f32(x: &[f32], n: usize, d: usize) -> Vec<f32> {
-        super::gram_with::<F32x8>(x, n, d)
+    pub(super) unsafe fn add_f32(acc: &mut super::GramAcc<f32>, x: &[f32], w: usize) {
+        super::add_with::<F32x8>(acc, x, w);
     }
 
     /// # Safety
     /// The CPU must support AVX2 and FMA.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn gram_f64(x: &[f64], n: usize, d: usize) -> Vec<f64> {
-        super::gram_with::<F64x4>(x, n, d)
+    pub(super) unsafe fn add_f64(acc: &mut super::GramAcc<f64>, x: &[f64], w: usize) {
+        super::add_with::<F64x4>(acc, x, w);
     }
 
     pub(super) fn has_avx2_fma() -> bool {
@@ -313,42 +342,44 @@ mod wasm {
         }
     }
 
-    pub(super) fn gram_f32(x: &[f32], n: usize, d: usize) -> Vec<f32> {
-        super::gram_with::<F32x4>(x, n, d)
+    pub(super) fn add_f32(acc: &mut super::GramAcc<f32>, x: &[f32], w: usize) {
+        super::add_with::<F32x4>(acc, x, w);
     }
-    pub(super) fn gram_f64(x: &[f64], n: usize, d: usize) -> Vec<f64> {
-        super::gram_with::<F64x2>(x, n, d)
+    pub(super) fn add_f64(acc: &mut super::GramAcc<f64>, x: &[f64], w: usize) {
+        super::add_with::<F64x2>(acc, x, w);
     }
 }
 
-/// `X Xᵀ` in f32 with the widest SIMD the machine has.
-pub(super) fn gram_f32(x: &[f32], n: usize, d: usize) -> Vec<f32> {
+/// Adds f32 columns to a Gram sum with the widest SIMD the machine has.
+pub(super) fn add_f32(acc: &mut GramAcc<f32>, x: &[f32], w: usize) {
     #[cfg(target_arch = "x86_64")]
     if x86::has_avx2_fma() {
         // SAFETY: AVX2 and FMA are present (checked at run time just above).
-        return unsafe { x86::gram_f32(x, n, d) };
+        return unsafe { x86::add_f32(acc, x, w) };
     }
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    return wasm::gram_f32(x, n, d);
+    return wasm::add_f32(acc, x, w);
     #[allow(unreachable_code)]
-    gram_with::<Lanes4<f32>>(x, n, d)
+    add_with::<Lanes4<f32>>(acc, x, w)
 }
 
-/// `X Xᵀ` in f64 with the widest SIMD the machine has.
-pub(super) fn gram_f64(x: &[f64], n: usize, d: usize) -> Vec<f64> {
+/// Adds f64 columns to a Gram sum with the widest SIMD the machine has.
+pub(super) fn add_f64(acc: &mut GramAcc<f64>, x: &[f64], w: usize) {
     #[cfg(target_arch = "x86_64")]
     if x86::has_avx2_fma() {
         // SAFETY: AVX2 and FMA are present (checked at run time just above).
-        return unsafe { x86::gram_f64(x, n, d) };
+        return unsafe { x86::add_f64(acc, x, w) };
     }
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    return wasm::gram_f64(x, n, d);
+    return wasm::add_f64(acc, x, w);
     #[allow(unreachable_code)]
-    gram_with::<Lanes4<f64>>(x, n, d)
+    add_with::<Lanes4<f64>>(acc, x, w)
 }
 
 /// The portable path, for tests that compare it with the SIMD one.
 #[cfg(test)]
 pub(super) fn gram_portable<T: GramScalar>(x: &[T], n: usize, d: usize) -> Vec<T> {
-    gram_with::<Lanes4<T>>(x, n, d)
+    let mut acc = GramAcc::new(n);
+    add_with::<Lanes4<T>>(&mut acc, x, d);
+    acc.finish()
 }

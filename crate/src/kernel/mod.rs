@@ -19,22 +19,32 @@ use std::ops::{Add, AddAssign, Mul, Sub};
 
 use serde::{Deserialize, Serialize};
 
-use crate::data::{MatrixRef, Scalar};
+use crate::data::{Columns, MatrixRef, RowsOf, Scalar};
 use crate::error::{Error, Result};
 
 mod exp;
 mod gram;
 
 pub use exp::exp_f32;
+pub use gram::GramAcc;
+
+/// The upper triangle (with the diagonal) of `X Xᵀ` for row-major `x` (`n × d`), as a row-major `n × n` matrix
+/// that is 0 below the diagonal.
+pub fn gram<T: Real>(x: &[T], n: usize, d: usize) -> Vec<T> {
+    let mut acc = GramAcc::new(n);
+    T::gram_add(&mut acc, x, d);
+    acc.finish()
+}
 
 /// Storage type of kernel matrices: `f32` or `f64`.
-pub trait Real: Scalar + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + AddAssign + PartialOrd {
+pub trait Real:
+    Scalar + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + AddAssign + PartialOrd + gram::GramScalar
+{
     const ZERO: Self;
     /// `exp` as used for kernel entries: `f64::exp` for the f64 reference, [`exp_f32`] for f32.
     fn kernel_exp(self) -> Self;
-    /// The upper triangle (with the diagonal) of `X Xᵀ` for row-major `x` (`n × d`), as a row-major `n × n`
-    /// matrix that is 0 below the diagonal, with the widest SIMD available.
-    fn gram(x: &[Self], n: usize, d: usize) -> Vec<Self>;
+    /// Adds the columns `x` (row-major `n × w`, `n` the sum's rows) to a Gram sum, with the widest SIMD available.
+    fn gram_add(acc: &mut GramAcc<Self>, x: &[Self], w: usize);
 }
 
 impl Real for f64 {
@@ -43,8 +53,8 @@ impl Real for f64 {
     fn kernel_exp(self) -> Self {
         f64::exp(self)
     }
-    fn gram(x: &[Self], n: usize, d: usize) -> Vec<Self> {
-        gram::gram_f64(x, n, d)
+    fn gram_add(acc: &mut GramAcc<Self>, x: &[Self], w: usize) {
+        gram::add_f64(acc, x, w);
     }
 }
 
@@ -54,8 +64,8 @@ impl Real for f32 {
     fn kernel_exp(self) -> Self {
         exp_f32(self)
     }
-    fn gram(x: &[Self], n: usize, d: usize) -> Vec<Self> {
-        gram::gram_f32(x, n, d)
+    fn gram_add(acc: &mut GramAcc<Self>, x: &[Self], w: usize) {
+        gram::add_f32(acc, x, w);
     }
 }
 
@@ -232,10 +242,18 @@ pub struct Kernel<T> {
 
 /// Column-centred copy of `x` in storage type `T` (means computed in f64).
 pub fn center_columns<S: Scalar, T: Real>(x: MatrixRef<'_, S>) -> Vec<T> {
-    let (n, d) = (x.rows(), x.cols());
-    let mut mean = vec![0f64; d];
-    for i in 0..n {
-        for (m, v) in mean.iter_mut().zip(x.row(i)) {
+    let mut out = Vec::new();
+    center_panel(x.as_slice(), x.rows(), x.cols(), &mut out);
+    out
+}
+
+/// Replaces `out` with the column-centred row-major `n × w` panel `x`: each column's mean over the `n` rows,
+/// summed in f64 in row order, subtracted in f64 and rounded once to `T`. A column's result depends only on that
+/// column, so centring panels of columns gives the same bits as centring all columns at once.
+pub fn center_panel<S: Scalar, T: Real>(x: &[S], n: usize, w: usize, out: &mut Vec<T>) {
+    let mut mean = vec![0f64; w];
+    for row in x.chunks_exact(w.max(1)).take(n) {
+        for (m, v) in mean.iter_mut().zip(row) {
             *m += v.to_f64();
         }
     }
@@ -243,11 +261,10 @@ pub fn center_columns<S: Scalar, T: Real>(x: MatrixRef<'_, S>) -> Vec<T> {
     for m in &mut mean {
         *m *= inv;
     }
-    let mut out = Vec::with_capacity(n * d);
-    for i in 0..n {
-        out.extend(x.row(i).iter().zip(&mean).map(|(v, m)| T::from_f64(v.to_f64() - m)));
+    out.clear();
+    for row in x.chunks_exact(w.max(1)).take(n) {
+        out.extend(row.iter().zip(&mean).map(|(v, m)| T::from_f64(v.to_f64() - m)));
     }
-    out
 }
 
 /// Squared Euclidean distances between the rows of the column-centred `xc` (`n × d`, row-major), as a full
@@ -260,7 +277,14 @@ pub fn sq_dists<T: Real>(xc: &[T], n: usize, d: usize) -> Vec<T> {
 
 /// [`sq_dists`] in the upper triangle only (0 on and below the diagonal): what the kernel passes read.
 fn sq_dists_upper<T: Real>(xc: &[T], n: usize, d: usize) -> Vec<T> {
-    let mut g = T::gram(xc, n, d);
+    let mut g = gram(xc, n, d);
+    dists_from_gram(&mut g, n);
+    g
+}
+
+/// Turns the upper triangle of a Gram matrix of centred rows into squared distances in place,
+/// `‖x_i − x_j‖² = g_ii + g_jj − 2 g_ij` clamped at 0, with zeros on the diagonal.
+fn dists_from_gram<T: Real>(g: &mut [T], n: usize) {
     let norms: Vec<T> = (0..n).map(|i| g[i * n + i]).collect();
     for i in 0..n {
         let ni = norms[i];
@@ -273,7 +297,17 @@ fn sq_dists_upper<T: Real>(xc: &[T], n: usize, d: usize) -> Vec<T> {
             *v = if d2 > T::ZERO { d2 } else { T::ZERO };
         }
     }
-    g
+}
+
+/// Bytes of panel data a kernel holds while it reads its rows by columns ([`rbf_columns`]).
+const PANEL_BYTES: usize = 4 << 20;
+
+/// Columns per panel for `n` rows: a multiple of the Gram's packed panel width (so panels sum in the order of one
+/// pass over all columns), about [`PANEL_BYTES`] of `S` and `T` together, all `d` columns when they fit.
+pub fn panel_width<S, T>(n: usize, d: usize) -> usize {
+    let per_col = n.max(1) * (size_of::<S>() + size_of::<T>());
+    let fit = (PANEL_BYTES / per_col / gram::KC).max(1) * gram::KC;
+    fit.min(d)
 }
 
 /// Copies the upper triangle of a row-major `n × n` matrix onto its lower triangle, in cache-sized blocks.
@@ -333,14 +367,45 @@ pub fn resolve_sigma<T: Real>(bw: Bandwidth, d: usize, d2: &[T], n: usize) -> f6
 /// the kernel's sums taken in the same pass, then one mirroring copy.
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] for a bad fixed σ; callers validate `x` itself (see [`crate::check::matrix`]).
+/// [`Error::InvalidParameter`] for a bad fixed σ; [`Error::NonFinite`] for a NaN or ±inf in `x`.
 pub fn rbf<S: Scalar, T: Real>(x: MatrixRef<'_, S>, bw: Bandwidth) -> Result<Kernel<T>> {
+    rbf_columns(&mut RowsOf::all("x", x), bw)
+}
+
+/// [`rbf`] of rows read by column panels ([`Columns`]): memory for the `n × n` kernel and one panel of about
+/// 4 MB, whatever the number of columns. Gives the same bits as [`rbf`] of the same rows in memory.
+///
+/// # Errors
+/// As [`rbf`], plus the source's read errors.
+pub fn rbf_columns<S: Scalar, T: Real>(x: &mut dyn Columns<S>, bw: Bandwidth) -> Result<Kernel<T>> {
     let bw = bw.validate()?;
     let (n, d) = (x.rows(), x.cols());
-    let xc: Vec<T> = center_columns(x);
-    let mut k = sq_dists_upper(&xc, n, d);
-    drop(xc);
+    let mut k = centred_gram::<S, T>(x)?;
+    dists_from_gram(&mut k, n);
     let sigma = resolve_sigma(bw, d, &k, n);
+    Ok(rbf_from_sq_dists(k, n, sigma))
+}
+
+/// The upper triangle of the Gram matrix of the column-centred rows of `x`, read panel by panel.
+fn centred_gram<S: Scalar, T: Real>(x: &mut dyn Columns<S>) -> Result<Vec<T>> {
+    let (n, d) = (x.rows(), x.cols());
+    let width = panel_width::<S, T>(n, d);
+    let (mut raw, mut xc) = (Vec::with_capacity(n * width), Vec::with_capacity(n * width));
+    let mut acc = GramAcc::new(n);
+    let mut start = 0;
+    while start < d {
+        let w = width.min(d - start);
+        x.read(start, w, &mut raw)?;
+        center_panel(&raw, n, w, &mut xc);
+        T::gram_add(&mut acc, &xc, w);
+        start += w;
+    }
+    Ok(acc.finish())
+}
+
+/// `exp(−d²/(2σ²))` of the squared distances in the upper triangle of `k` (in place), mirrored, with the
+/// kernel's statistics.
+fn rbf_from_sq_dists<T: Real>(mut k: Vec<T>, n: usize, sigma: f64) -> Kernel<T> {
     let scale = -1.0 / (2.0 * sigma * sigma);
     // Row sums of K in f64: row i gets its own upper entries and, through `cols`, the entries above it in column i.
     let mut rows = vec![0f64; n];
@@ -372,12 +437,12 @@ pub fn rbf<S: Scalar, T: Real>(x: MatrixRef<'_, S>, bw: Bandwidth) -> Result<Ker
         mean_offdiag: if n > 1 { off / (nn - n as f64) } else { f64::NAN },
     };
     let row_means = rows.iter().map(|r| r / n as f64).collect();
-    Ok(Kernel {
+    Kernel {
         n,
         values: k,
         stats,
         row_means,
-    })
+    }
 }
 
 /// `Σ v` in f64 with four partial sums (a fixed order, the same on every target), adding each `v` to `cols` too.
@@ -475,13 +540,41 @@ mod tests {
             let x = seeded(n, d, 11);
             let x64: Vec<f64> = center_columns(x.view());
             let x32: Vec<f32> = center_columns(x.view());
-            let (a, b) = (f64::gram(&x64, n, d), gram::gram_portable(&x64, n, d));
-            let (c, e) = (f32::gram(&x32, n, d), gram::gram_portable(&x32, n, d));
+            let (a, b) = (gram(&x64, n, d), gram::gram_portable(&x64, n, d));
+            let (c, e) = (gram(&x32, n, d), gram::gram_portable(&x32, n, d));
             for k in 0..n * n {
                 assert!((a[k] - b[k]).abs() <= 1e-12 * (1.0 + b[k].abs()), "f64 n={n} d={d}");
                 assert!((c[k] - e[k]).abs() <= 1e-4 * (1.0 + e[k].abs()), "f32 n={n} d={d}");
             }
         }
+    }
+
+    /// Columns added in panels whose widths are multiples of the packed panel sum to the same bits as one pass;
+    /// centring by panels gives the same bits as centring all columns.
+    #[test]
+    fn panels_sum_to_the_bits_of_one_pass() {
+        let (n, d) = (13, 3 * gram::KC + 77);
+        let x = seeded(n, d, 5);
+        let whole: Vec<f32> = center_columns(x.view());
+        let one = gram(&whole, n, d);
+        let mut acc = GramAcc::new(n);
+        let mut start = 0;
+        for w in [gram::KC, 2 * gram::KC, 77] {
+            let mut panel: Vec<f64> = Vec::new();
+            RowsOf::all("x", x.view()).read(start, w, &mut panel).unwrap();
+            let mut xc: Vec<f32> = Vec::new();
+            center_panel(&panel, n, w, &mut xc);
+            for i in 0..n {
+                assert_eq!(
+                    xc[i * w..(i + 1) * w],
+                    whole[i * d + start..i * d + start + w],
+                    "row {i}"
+                );
+            }
+            f32::gram_add(&mut acc, &xc, w);
+            start += w;
+        }
+        assert_eq!(acc.finish(), one);
     }
 
     #[test]

@@ -30,10 +30,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::moments::{shuffle_moments, ShuffleMoments};
-use super::{paper_verdict, split_half_on, SdeParams, Split, Verdict};
+use super::{paper_verdict, split_half_rows_on, split_rows, RowSubset, SdeParams, Split, SplitHalf, Verdict};
 use crate::backend::{now, Backend, BackendInfo, CpuBackend, Precision, PreparedPair};
 use crate::classification::{f1_score, F1Result};
-use crate::data::{Matrix, MatrixRef, Scalar};
+use crate::data::{Columns, Scalar, Source};
 use crate::error::{Error, Result};
 use crate::kernel::{self, Bandwidth};
 use crate::permute::{Permutations, Stream, RNG_ID};
@@ -230,62 +230,92 @@ pub struct CalibratedReport {
     pub complete: bool,
 }
 
+/// What [`subset_stats`]' checks say the rows are for.
+const CALIBRATED: &str = "the calibrated SDE verdict (two halves of at least 2 rows)";
+
 /// Whole-subset kernel dispersion `1 − mean off-diagonal K` with the same bandwidth rule.
-fn dispersion<S: Scalar>(s: MatrixRef<'_, S>, bw: Bandwidth) -> Result<f64> {
-    let k: kernel::Kernel<f64> = kernel::rbf(s, bw)?;
+fn dispersion<S: Scalar>(s: &mut dyn Columns<S>, bw: Bandwidth) -> Result<f64> {
+    let k: kernel::Kernel<f64> = kernel::rbf_columns(s, bw)?;
     Ok(1.0 - k.stats.mean_offdiag)
 }
 
-/// Mean max-probability when every row is a probability vector (entries ≥ 0, summing to 1 within 1e-3).
-fn confidence<S: Scalar>(s: MatrixRef<'_, S>) -> Option<f64> {
-    let mut total = 0.0;
-    for i in 0..s.rows() {
-        let row = s.row(i);
-        let (mut sum, mut max) = (0.0, f64::NEG_INFINITY);
-        for v in row {
-            let v = v.to_f64();
-            if v < 0.0 {
-                return None;
+/// Mean max-probability when every row is a probability vector (entries ≥ 0, summing to 1 within 1e-3); the rows
+/// are read a panel at a time, each row's sum taken in column order.
+fn confidence<S: Scalar>(s: &mut dyn Columns<S>) -> Result<Option<f64>> {
+    let (n, d) = (s.rows(), s.cols());
+    let width = kernel::panel_width::<S, S>(n, d);
+    let (mut sum, mut max) = (vec![0f64; n], vec![f64::NEG_INFINITY; n]);
+    let mut panel = Vec::with_capacity(n * width);
+    let mut start = 0;
+    while start < d {
+        let w = width.min(d - start);
+        s.read(start, w, &mut panel)?;
+        for ((row, sum), max) in panel.chunks_exact(w).zip(&mut sum).zip(&mut max) {
+            for v in row {
+                let v = v.to_f64();
+                if v < 0.0 {
+                    return Ok(None);
+                }
+                *sum += v;
+                *max = max.max(v);
             }
-            sum += v;
-            max = max.max(v);
         }
-        if (sum - 1.0).abs() > 1e-3 {
-            return None;
-        }
-        total += max;
+        start += w;
     }
-    Some(total / s.rows() as f64)
+    if sum.iter().any(|s| (s - 1.0).abs() > 1e-3) {
+        return Ok(None);
+    }
+    Ok(Some(max.iter().sum::<f64>() / n as f64))
 }
 
+/// The exact shuffle moments and diagnostics of rows `rows` of `data` (split as the paper rule splits them), each
+/// half and the whole subset read by column panels.
 pub(super) async fn subset_stats<B: Backend, S: Scalar>(
     backend: &mut B,
-    data: MatrixRef<'_, S>,
+    data: Source<'_, S>,
     rows: &[usize],
     params: &CalibratedParams,
     subset: u64,
     name: &str,
-) -> Result<(Matrix<S>, SubsetStats)> {
-    let m = data.select_rows(rows, name)?;
-    crate::check::matrix(name, m.view(), 4, "the calibrated SDE verdict (two halves of at least 2 rows)")?;
-    let h = m.rows() / 2;
-    let (s1, s2) = match params.split {
-        Split::First => (m.row_block(0, h)?.to_owned(), m.row_block(h, 2 * h)?.to_owned()),
-        Split::Random => {
-            let mut order = vec![0u32; m.rows()];
-            Permutations::for_subset(params.seed, Stream::Split, subset).fill(&mut order);
-            let idx: Vec<usize> = order.iter().map(|&i| i as usize).collect();
-            (m.select_rows(&idx[..h], name)?, m.select_rows(&idx[h..2 * h], name)?)
-        }
+) -> Result<SubsetStats> {
+    let set = RowSubset {
+        name,
+        source: data,
+        rows: Some(rows),
+        label: None,
     };
-    let pair = backend.prepare(s1.view(), s2.view(), params.bandwidth, params.bandwidth).await?;
+    set.check(4, CALIBRATED)?;
+    let (first, second) = split_rows(&set, params.split, params.seed, subset);
+    let pair = {
+        let (mut s1, mut s2) = (data.columns(name, Some(&first))?, data.columns(name, Some(&second))?);
+        backend.prepare_columns(&mut *s1, &mut *s2, params.bandwidth, params.bandwidth).await?
+    };
     let st = pair.stats();
-    let stats = SubsetStats {
+    Ok(SubsetStats {
         moments: shuffle_moments(&st.kc_sums, &st.l_sums),
-        dispersion: dispersion(m.view(), params.bandwidth)?,
-        confidence: confidence(m.view()),
+        dispersion: dispersion(&mut *data.columns(name, Some(rows))?, params.bandwidth)?,
+        confidence: confidence(&mut *data.columns(name, Some(rows))?)?,
+    })
+}
+
+/// The paper rule's split-half distribution of rows `rows` of `data` (checked by [`subset_stats`]), as subset
+/// number `subset` of an SDE run.
+pub(super) async fn paper_distribution<B: Backend, M: Monitor, S: Scalar>(
+    backend: &mut B,
+    monitor: &mut M,
+    data: Source<'_, S>,
+    rows: &[usize],
+    name: &str,
+    params: &SdeParams,
+    subset: u64,
+) -> Result<SplitHalf> {
+    let set = RowSubset {
+        name,
+        source: data,
+        rows: Some(rows),
+        label: None,
     };
-    Ok((m, stats))
+    split_half_rows_on(backend, monitor, &set, params, subset, (0.0, 1.0)).await
 }
 
 /// Draws `r` subsets of `size` rows from `pool` minus `exclude`; disjoint when the pool allows.
@@ -418,15 +448,16 @@ pub(super) fn sde_params(params: &CalibratedParams) -> SdeParams {
 /// # Errors
 /// Invalid parameters, row indices out of range, pools too small for one subset, subsets under 4 rows or with
 /// non-finite values.
-pub async fn calibrated_with<B: Backend, M: Monitor, S: Scalar>(
+pub async fn calibrated_with<'a, B: Backend, M: Monitor, S: Scalar>(
     backend: &mut B,
     monitor: &mut M,
-    data: MatrixRef<'_, S>,
+    data: impl Into<Source<'a, S>>,
     in_training_pool: &[usize],
     out_of_training_pool: &[usize],
     targets: &[TargetRows],
     params: &CalibratedParams,
 ) -> Result<CalibratedReport> {
+    let data = data.into();
     let plan = plan(data.rows(), in_training_pool, out_of_training_pool, targets, params)?;
     let r = params.references;
 
@@ -436,19 +467,13 @@ pub async fn calibrated_with<B: Backend, M: Monitor, S: Scalar>(
     // Subset numbers for the RNG streams: in-training references 0..r, out-of-training r..2r, targets after.
     let mut it_stats = Vec::with_capacity(r);
     let mut oot_stats = Vec::with_capacity(r);
-    let mut it_first = None;
-    let mut oot_first = None;
-    for (sets, base, out, first, class) in [
-        (&plan.it_sets, 0, &mut it_stats, &mut it_first, "in-training"),
-        (&plan.oot_sets, r, &mut oot_stats, &mut oot_first, "out-of-training"),
+    for (sets, base, out, class) in [
+        (&plan.it_sets, 0, &mut it_stats, "in-training"),
+        (&plan.oot_sets, r, &mut oot_stats, "out-of-training"),
     ] {
         for (k, rows) in sets.iter().enumerate() {
             let id = (base + k) as u64;
-            let (m, st) = subset_stats(backend, data, rows, params, id, &format!("{class} reference {k}")).await?;
-            if first.is_none() {
-                *first = Some(m);
-            }
-            out.push(st);
+            out.push(subset_stats(backend, data, rows, params, id, &format!("{class} reference {k}")).await?);
             done += 1.0;
             if !monitor.checkpoint(&Progress { fraction: done / total, phase: format!("{class} references") }).await {
                 return Err(Error::Cancelled);
@@ -458,10 +483,10 @@ pub async fn calibrated_with<B: Backend, M: Monitor, S: Scalar>(
 
     // The paper rule's reference distributions (first pair), if asked for.
     let sde_params = sde_params(params);
-    let paper_refs = match (params.paper_shuffles > 0, &it_first, &oot_first) {
+    let paper_refs = match (params.paper_shuffles > 0, plan.it_sets.first(), plan.oot_sets.first()) {
         (true, Some(a), Some(b)) => {
-            let ha = split_half_on(backend, monitor, "in_training", a.view(), &sde_params, 0, (done / total, 0.0)).await?;
-            let hb = split_half_on(backend, monitor, "out_of_training", b.view(), &sde_params, 1, (done / total, 0.0)).await?;
+            let ha = paper_distribution(backend, monitor, data, a, "in_training", &sde_params, 0).await?;
+            let hb = paper_distribution(backend, monitor, data, b, "out_of_training", &sde_params, 1).await?;
             Some((ha.values, hb.values))
         }
         _ => None,
@@ -471,12 +496,9 @@ pub async fn calibrated_with<B: Backend, M: Monitor, S: Scalar>(
     let mut complete = true;
     for (i, t) in targets.iter().enumerate() {
         let id = (2 * r + i) as u64;
-        let (m, st) = subset_stats(backend, data, &t.rows, params, id, &t.name).await?;
+        let st = subset_stats(backend, data, &t.rows, params, id, &t.name).await?;
         let paper = match &paper_refs {
-            Some(_) => {
-                let h = split_half_on(backend, monitor, &t.name, m.view(), &sde_params, 2 + i as u64, (done / total, 0.0)).await?;
-                Some(h.values)
-            }
+            Some(_) => Some(paper_distribution(backend, monitor, data, &t.rows, &t.name, &sde_params, 2 + i as u64).await?.values),
             None => None,
         };
         computed.push((st, paper));
@@ -637,8 +659,8 @@ fn reading(
 ///
 /// # Errors
 /// See [`calibrated_with`].
-pub fn calibrated<S: Scalar>(
-    data: MatrixRef<'_, S>,
+pub fn calibrated<'a, S: Scalar>(
+    data: impl Into<Source<'a, S>>,
     in_training_pool: &[usize],
     out_of_training_pool: &[usize],
     targets: &[TargetRows],
@@ -651,6 +673,7 @@ pub fn calibrated<S: Scalar>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Matrix;
 
     /// Rows whose spread depends on the row index: rows < `split` are tight (scale 0.3), the rest wide (scale 3),
     /// so subsets from the two pools have clearly different kernel spreads and exact means.

@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, BackendInfo, CpuBackend, PairStats, Precision, PreparedPair, now};
 use crate::classification::{F1Result, f1_score, out_of_training_rate};
-use crate::data::{Matrix, MatrixRef, Scalar};
+use crate::data::{Matrix, MatrixRef, Scalar, Source};
 use crate::divergence::jsd;
 use crate::error::{Error, Result};
 use crate::hsic::PermutationRun;
@@ -215,13 +215,14 @@ pub struct SdeReport {
     pub warnings: Vec<String>,
 }
 
-/// A subset given as rows of a source matrix, evaluated without copying the source: the rows of one subset are
-/// gathered (in the source's element type) only while that subset's kernels are built. Many subsets drawn from one
-/// pool (Algorithm 3's targets, controlled experiments) then cost the pool's memory once, not once per subset.
+/// A subset given as rows of a source, evaluated without copying the source: each half's rows are read by column
+/// panels only while its kernels are built. Many subsets drawn from one pool (Algorithm 3's targets, controlled
+/// experiments) then cost the pool's memory once, not once per subset; a source read in place from its file
+/// ([`Source::File`]) costs a panel's memory, whatever its size.
 #[derive(Clone, Copy, Debug)]
 pub struct RowSubset<'a, S> {
     pub name: &'a str,
-    pub source: MatrixRef<'a, S>,
+    pub source: Source<'a, S>,
     /// Rows of `source`, in this order (repeats allowed); `None` = every row, in order.
     pub rows: Option<&'a [usize]>,
     /// Known membership for controlled experiments (`Some(true)` = in training); enables F1.
@@ -233,7 +234,7 @@ impl<'a, S: Scalar> RowSubset<'a, S> {
     pub fn all(name: &'a str, data: MatrixRef<'a, S>, label: Option<bool>) -> Self {
         Self {
             name,
-            source: data,
+            source: Source::Memory(data),
             rows: None,
             label,
         }
@@ -249,47 +250,47 @@ impl<'a, S: Scalar> RowSubset<'a, S> {
         self.len() == 0
     }
 
-    /// Row `k` of the subset (`k < len()`, indices checked by [`RowSubset::check`]).
-    fn row(&self, k: usize) -> &'a [S] {
-        self.source.row(self.rows.map_or(k, |r| r[k]))
-    }
-
     /// Validates as [`crate::check::matrix`] does for a copied subset: at least `min_rows` rows, a column, every
     /// index inside the source, all values finite (non-finite values are located by subset row and source row).
-    fn check(&self, min_rows: usize, procedure: &'static str) -> Result<()> {
-        let Some(rows) = self.rows else {
-            return crate::check::matrix(self.name, self.source, min_rows, procedure);
-        };
-        if let Some(&bad) = rows.iter().find(|&&r| r >= self.source.rows()) {
+    /// Values read in place from a file are checked as they are read.
+    pub(super) fn check(&self, min_rows: usize, procedure: &'static str) -> Result<()> {
+        if let (Source::Memory(m), None) = (self.source, self.rows) {
+            return crate::check::matrix(self.name, m, min_rows, procedure);
+        }
+        let rows = self.len();
+        if let Some(&bad) = self.rows.unwrap_or(&[]).iter().find(|&&r| r >= self.source.rows()) {
             return Err(Error::IndexOutOfRange {
                 input: self.name.to_string(),
                 index: bad,
                 len: self.source.rows(),
             });
         }
-        if rows.is_empty() || self.source.cols() == 0 {
+        if rows == 0 || self.source.cols() == 0 {
             return Err(Error::Empty {
                 input: self.name.to_string(),
                 fix: format!(
                     "it has shape {}×{}; pass a matrix with rows and columns",
-                    rows.len(),
+                    rows,
                     self.source.cols()
                 ),
             });
         }
-        if rows.len() < min_rows {
+        if rows < min_rows {
             return Err(Error::TooSmall {
                 input: self.name.to_string(),
-                got: rows.len(),
+                got: rows,
                 need: min_rows,
                 unit: "rows",
                 procedure,
             });
         }
-        for (k, &r) in rows.iter().enumerate() {
+        let (Source::Memory(m), Some(sel)) = (self.source, self.rows) else {
+            return Ok(());
+        };
+        for (k, &r) in sel.iter().enumerate() {
             // A branch-free pass (it vectorises; a search for the first bad value does not), then the search only
             // in a row that has one.
-            let row = self.source.row(r);
+            let row = m.row(r);
             if row.iter().fold(true, |ok, v| ok & v.to_f64().is_finite()) {
                 continue;
             }
@@ -304,11 +305,16 @@ impl<'a, S: Scalar> RowSubset<'a, S> {
         Ok(())
     }
 
-    /// The subset as a matrix: borrowed when it is every row, else gathered.
+    /// The subset as a matrix: borrowed when it is every row of a matrix in memory, else read.
     fn gathered(&self) -> Result<Gathered<'a, S>> {
-        match self.rows {
-            None => Ok(Gathered::Borrowed(self.source)),
-            Some(rows) => Ok(Gathered::Owned(self.source.select_rows(rows, self.name)?)),
+        match (self.source, self.rows) {
+            (Source::Memory(m), None) => Ok(Gathered::Borrowed(m)),
+            (Source::Memory(m), Some(rows)) => Ok(Gathered::Owned(m.select_rows(rows, self.name)?)),
+            (source, rows) => {
+                let mut v = Vec::new();
+                source.columns(self.name, rows)?.read(0, source.cols(), &mut v)?;
+                Ok(Gathered::Owned(Matrix::from_vec(self.len(), source.cols(), v)?))
+            }
         }
     }
 }
@@ -327,49 +333,25 @@ impl<S: Scalar> Gathered<'_, S> {
     }
 }
 
-/// The two halves of a subset, borrowed (first-rows split of a whole matrix) or gathered.
-enum Halves<'a, S> {
-    Borrowed(MatrixRef<'a, S>, MatrixRef<'a, S>),
-    Owned(Matrix<S>, Matrix<S>),
-}
-
-impl<S: Scalar> Halves<'_, S> {
-    fn views(&self) -> (MatrixRef<'_, S>, MatrixRef<'_, S>) {
-        match self {
-            Halves::Borrowed(a, b) => (*a, *b),
-            Halves::Owned(a, b) => (a.view(), b.view()),
-        }
-    }
-}
-
-/// The halves of a subset that [`RowSubset::check`] has passed (at least 4 rows, indices in range).
-fn split<'a, S: Scalar>(data: &RowSubset<'a, S>, params: &SdeParams, subset: u64) -> Result<Halves<'a, S>> {
+/// Rows of the source in each half of a subset that [`RowSubset::check`] has passed (at least 4 rows, indices in
+/// range): the first ⌊n/2⌋ rows and the next ⌊n/2⌋, or a seeded random split.
+pub(super) fn split_rows<S: Scalar>(data: &RowSubset<'_, S>, split: Split, seed: u64, subset: u64) -> (Vec<usize>, Vec<usize>) {
     let h = data.len() / 2;
     // Positions (into the subset) of each half's rows.
-    let (first, second): (Vec<usize>, Vec<usize>) = match params.split {
-        Split::First => match data.rows {
-            None => {
-                let m = data.source;
-                return Ok(Halves::Borrowed(m.row_block(0, h)?, m.row_block(h, 2 * h)?));
-            }
-            Some(_) => ((0..h).collect(), (h..2 * h).collect()),
-        },
+    let (first, second): (Vec<usize>, Vec<usize>) = match split {
+        Split::First => ((0..h).collect(), (h..2 * h).collect()),
         Split::Random => {
             let mut order = vec![0u32; data.len()];
-            Permutations::for_subset(params.seed, Stream::Split, subset).fill(&mut order);
+            Permutations::for_subset(seed, Stream::Split, subset).fill(&mut order);
             let idx: Vec<usize> = order.iter().map(|&i| i as usize).collect();
             (idx[..h].to_vec(), idx[h..2 * h].to_vec())
         }
     };
-    let gather = |pos: &[usize]| -> Result<Matrix<S>> {
-        let d = data.source.cols();
-        let mut v = Vec::with_capacity(pos.len() * d);
-        for &k in pos {
-            v.extend_from_slice(data.row(k));
-        }
-        Matrix::from_vec(pos.len(), d, v)
+    let source_rows = |pos: Vec<usize>| match data.rows {
+        None => pos,
+        Some(rows) => pos.into_iter().map(|k| rows[k]).collect(),
     };
-    Ok(Halves::Owned(gather(&first)?, gather(&second)?))
+    (source_rows(first), source_rows(second))
 }
 
 /// Work units of a subset, for progress fractions: the shuffle loop dominates, O(h²) per shuffle.
@@ -399,7 +381,7 @@ const SPLIT_HALF: &str = "split-half dependence (two halves of at least 2 rows)"
 
 /// [`split_half_on`] of a subset given as rows of a source, already checked ([`RowSubset::check`]; each subset is
 /// checked once, before any work); the halves exist only while the kernels are built.
-async fn split_half_rows_on<B: Backend, M: Monitor, S: Scalar>(
+pub(super) async fn split_half_rows_on<B: Backend, M: Monitor, S: Scalar>(
     backend: &mut B,
     monitor: &mut M,
     data: &RowSubset<'_, S>,
@@ -407,10 +389,14 @@ async fn split_half_rows_on<B: Backend, M: Monitor, S: Scalar>(
     subset: u64,
     span: (f64, f64),
 ) -> Result<SplitHalf> {
+    // The halves are read from the source by column panels while the kernels are built (no gathered copies).
     let pair = {
-        let halves = split(data, params, subset)?;
-        let (s1, s2) = halves.views();
-        backend.prepare(s1, s2, params.bandwidth, params.bandwidth).await?
+        let (first, second) = split_rows(data, params.split, params.seed, subset);
+        let mut s1 = data.source.columns(data.name, Some(&first))?;
+        let mut s2 = data.source.columns(data.name, Some(&second))?;
+        backend
+            .prepare_columns(&mut *s1, &mut *s2, params.bandwidth, params.bandwidth)
+            .await?
     };
     let name = data.name;
     let mut run = PermutationRun::new(pair, params.seed, subset, params.shuffles);
@@ -498,7 +484,10 @@ pub fn check_inputs<S: Scalar>(
     targets: &[Target<'_, S>],
     params: &SdeParams,
 ) -> Result<Vec<String>> {
-    let targets: Vec<RowSubset<'_, S>> = targets.iter().map(|t| RowSubset::all(t.name, t.data, t.label)).collect();
+    let targets: Vec<RowSubset<'_, S>> = targets
+        .iter()
+        .map(|t| RowSubset::all(t.name, t.data, t.label))
+        .collect();
     check_subsets(
         &RowSubset::all("in_training", in_training, None),
         &RowSubset::all("out_of_training", out_of_training, None),
@@ -555,8 +544,19 @@ pub fn target_outcome(
     out_of_training: &SplitHalf,
     params: &SdeParams,
 ) -> Result<TargetOutcome> {
-    let verdict = paper_verdict(&distribution.values, &in_training.values, &out_of_training.values, params.bins)?;
-    let mw = mann_whitney_u(&distribution.values, &out_of_training.values, Alternative::Greater, PValueMethod::Auto, true)?;
+    let verdict = paper_verdict(
+        &distribution.values,
+        &in_training.values,
+        &out_of_training.values,
+        params.bins,
+    )?;
+    let mw = mann_whitney_u(
+        &distribution.values,
+        &out_of_training.values,
+        Alternative::Greater,
+        PValueMethod::Auto,
+        true,
+    )?;
     Ok(TargetOutcome {
         name: name.to_string(),
         label,
@@ -582,9 +582,13 @@ pub fn report(
     mut warnings: Vec<String>,
 ) -> Result<SdeReport> {
     let reference_separation = match &out_of_training {
-        Some(o) if !in_training.values.is_empty() && !o.values.is_empty() => {
-            Some(mann_whitney_u(&in_training.values, &o.values, Alternative::Greater, PValueMethod::Auto, true)?)
-        }
+        Some(o) if !in_training.values.is_empty() && !o.values.is_empty() => Some(mann_whitney_u(
+            &in_training.values,
+            &o.values,
+            Alternative::Greater,
+            PValueMethod::Auto,
+            true,
+        )?),
         _ => None,
     };
     if let Some(sep) = reference_separation.as_ref().filter(|s| s.p_value >= 0.01) {
@@ -599,7 +603,11 @@ pub fn report(
         params: *params,
         rng: RNG_ID,
         backend,
-        out_of_training_rate: if calls.is_empty() { None } else { Some(out_of_training_rate(&calls)?) },
+        out_of_training_rate: if calls.is_empty() {
+            None
+        } else {
+            Some(out_of_training_rate(&calls)?)
+        },
         f1: labelled_f1(&targets, |t| Some(t.verdict.in_training))?,
         f1_mmd: labelled_f1(&targets, |t| t.baselines.map(|b| b.mmd_in_training))?,
         f1_wasserstein: labelled_f1(&targets, |t| t.baselines.map(|b| b.wasserstein_in_training))?,
@@ -751,7 +759,10 @@ pub async fn sde_subsets_with<B: Backend, M: Monitor, S: Scalar>(
             };
             outcomes.push(target_outcome(t.name, t.label, dist, baselines, &it, oot, params)?);
             let (start, width) = spans[2 + i];
-            let p = Progress { fraction: start + width, phase: format!("target {}/{}", i + 1, targets.len()) };
+            let p = Progress {
+                fraction: start + width,
+                phase: format!("target {}/{}", i + 1, targets.len()),
+            };
             if !monitor.checkpoint(&p).await {
                 complete = i + 1 == targets.len();
                 break;
@@ -1034,7 +1045,7 @@ mod tests {
                     .enumerate()
                     .map(|(k, r)| RowSubset {
                         name: ["a", "b", "c"][k],
-                        source: pool32.view(),
+                        source: Source::Memory(pool32.view()),
                         rows: Some(r),
                         label: Some(k != 1),
                     })
@@ -1044,13 +1055,13 @@ mod tests {
                     &mut Silent,
                     RowSubset {
                         name: "in_training",
-                        source: pool32.view(),
+                        source: Source::Memory(pool32.view()),
                         rows: Some(&refs[0]),
                         label: None,
                     },
                     RowSubset {
                         name: "out_of_training",
-                        source: pool32.view(),
+                        source: Source::Memory(pool32.view()),
                         rows: Some(&refs[1]),
                         label: None,
                     },
@@ -1065,7 +1076,7 @@ mod tests {
         let bad = [0usize, 1, 2, 900];
         let t = [RowSubset {
             name: "drawn[0]",
-            source: pool.view(),
+            source: Source::Memory(pool.view()),
             rows: Some(&bad[..]),
             label: None,
         }];
@@ -1084,7 +1095,7 @@ mod tests {
         nan.as_mut_slice()[5 * 3 + 1] = f64::NAN;
         let t = [RowSubset {
             name: "drawn[1]",
-            source: nan.view(),
+            source: Source::Memory(nan.view()),
             rows: Some(&[9, 5, 1, 2][..]),
             label: None,
         }];

@@ -14,10 +14,10 @@
 use super::calibrated::{self, CalibratedParams, CalibratedReport, SubsetStats, TargetRows};
 use super::{
     BaselineVerdicts, RowSubset, SdeParams, SdeReport, SplitHalf, baseline, check_subsets, report, sde_subsets_with,
-    split_half_on, split_half_rows_on, target_outcome, work,
+    split_half_rows_on, target_outcome, work,
 };
 use crate::backend::{Backend, CpuBackend, now};
-use crate::data::{MatrixRef, Scalar};
+use crate::data::{Scalar, Source};
 use crate::error::{Error, Result};
 use crate::parallel::{ProgressFn, first_error, run_items};
 use crate::progress::Progress;
@@ -129,15 +129,16 @@ enum Part {
 ///
 /// # Errors
 /// As [`calibrated::calibrated_with`]; [`Error::Cancelled`] when stopped before every reference was done.
-pub fn calibrated_threaded<S: Scalar>(
+pub fn calibrated_threaded<'a, S: Scalar>(
     threads: usize,
     mut monitor: &mut ProgressFn<'_>,
-    data: MatrixRef<'_, S>,
+    data: impl Into<Source<'a, S>>,
     in_training_pool: &[usize],
     out_of_training_pool: &[usize],
     targets: &[TargetRows],
     params: &CalibratedParams,
 ) -> Result<CalibratedReport> {
+    let data = data.into();
     if threads <= 1 {
         let mut backend = CpuBackend::new(params.precision);
         return now(calibrated::calibrated_with(
@@ -178,30 +179,29 @@ pub fn calibrated_threaded<S: Scalar>(
         let mut checkpoint = |p: &Progress| tick(p.fraction);
         if k < 2 * r {
             let (rows, name) = reference(k);
-            let (_, st) = now(calibrated::subset_stats(backend, data, rows, params, k as u64, &name))?;
+            let st = now(calibrated::subset_stats(backend, data, rows, params, k as u64, &name))?;
             Ok(Part::Reference(st))
         } else if k < first {
-            let (rows, name) = reference(if k == 2 * r { 0 } else { r });
-            let m = data.select_rows(rows, &name)?;
+            let (rows, _) = reference(if k == 2 * r { 0 } else { r });
             let (label, subset) = if k == 2 * r {
                 ("in_training", 0)
             } else {
                 ("out_of_training", 1)
             };
-            let h = now(split_half_on(
+            let h = now(calibrated::paper_distribution(
                 backend,
                 &mut checkpoint,
+                data,
+                rows,
                 label,
-                m.view(),
                 &sde_params,
                 subset,
-                (0.0, 1.0),
             ))?;
             Ok(Part::PaperReference(h))
         } else {
             let i = k - first;
             let t = &targets[i];
-            let (m, st) = now(calibrated::subset_stats(
+            let st = now(calibrated::subset_stats(
                 backend,
                 data,
                 &t.rows,
@@ -210,14 +210,14 @@ pub fn calibrated_threaded<S: Scalar>(
                 &t.name,
             ))?;
             let h = if paper {
-                Some(now(split_half_on(
+                Some(now(calibrated::paper_distribution(
                     backend,
                     &mut checkpoint,
+                    data,
+                    &t.rows,
                     &t.name,
-                    m.view(),
                     &sde_params,
                     2 + i as u64,
-                    (0.0, 1.0),
                 ))?)
             } else {
                 None
@@ -280,7 +280,7 @@ pub fn calibrated_threaded<S: Scalar>(
 mod tests {
     use super::*;
     use crate::backend::Precision;
-    use crate::data::Matrix;
+    use crate::data::{Matrix, Source};
     use crate::sde::{Split, draw_targets, sde_subsets};
 
     fn pool(n: usize, d: usize, seed: u64) -> Matrix {
@@ -320,14 +320,14 @@ mod tests {
                     .zip(&names)
                     .map(|(rows, name)| RowSubset {
                         name,
-                        source: m32.view(),
+                        source: Source::Memory(m32.view()),
                         rows: Some(rows),
                         label: None,
                     })
                     .collect();
                 let it = RowSubset {
                     name: "in_training",
-                    source: m32.view(),
+                    source: Source::Memory(m32.view()),
                     rows: Some(&it_rows),
                     label: None,
                 };
@@ -364,7 +364,7 @@ mod tests {
             .zip(&names)
             .map(|(rows, name)| RowSubset {
                 name,
-                source: m.view(),
+                source: Source::Memory(m.view()),
                 rows: Some(rows),
                 label: None,
             })

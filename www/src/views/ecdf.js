@@ -12,9 +12,18 @@ export function ecdfPlot(band, opts = {}) {
     [`DKW band (1 − α = ${opts.level ?? ''})`, PALETTE.sky],
     ...(opts.truth ? [[opts.truthLabel || 'true CDF', PALETTE.ink, 'line']] : []),
   ];
-  // Room for the legend's rows (they wrap on narrow plots).
-  const rows = Math.ceil(entries.reduce((a, e) => a + 24 + e[0].length * 6.9, 0) / Math.max(1, width - 80));
-  const { svg, area } = frame({ width, height, m: { l: 52, r: 14, t: Math.max(30, 12 + 16 * rows), b: 44 }, title: opts.title, label: opts.label });
+  // Room for the legend's rows: they wrap on narrow plots, entry by entry as svg.js `legend` places them.
+  const m = { l: 52, r: 14 };
+  let rows = 1;
+  for (let i = 0, x = m.l; i < entries.length; i++) {
+    const w = 24 + entries[i][0].length * 6.9;
+    if (x + w > width - m.r && x > m.l) {
+      rows++;
+      x = m.l;
+    }
+    x += w;
+  }
+  const { svg, area } = frame({ width, height, m: { ...m, t: Math.max(30, 12 + 16 * rows), b: 44 }, title: opts.title, label: opts.label });
   const xs = band.x.map(num);
   const x = scale(Math.min(0, xs[0]), Math.max(1, xs[xs.length - 1]), area.x0, area.x1);
   const y = scale(0, 1, area.y1, area.y0);

@@ -36,7 +36,9 @@ export function linePlot(series, opts = {}) {
   const ys = series.flatMap((s) => [...s.y.map(num), ...(s.y2 || []).map(num)]).filter(finite);
   let [x0, x1] = opts.xlim || (xs.length ? [Math.min(...xs), Math.max(...xs)] : [0, 1]);
   let [y0, y1] = opts.ylim || (ys.length ? [Math.min(0, ...ys), Math.max(...ys)] : [0, 1]);
-  if (!(x1 > x0)) [x0, x1] = [x0 - 0.5, x0 + 0.5];
+  // One x value (the first cell of a live trend, say): widen around it — by a factor of 2 on a log axis, whose
+  // domain must stay positive.
+  if (!(x1 > x0)) [x0, x1] = opts.xlog ? [x0 / 2, x0 * 2] : [x0 - 0.5, x0 + 0.5];
   if (!(y1 > y0)) [y0, y1] = [y0 - 0.5, y0 + 0.5];
   if (!opts.ylim) y1 += (y1 - y0) * 0.05;
   const lx = opts.xlog ? (v) => Math.log10(v) : (v) => v;
