@@ -89,7 +89,7 @@ export function sdeTopic(ctx, { number: nr } = {}) {
     h('h3', {}, 'What the numbers show'),
     prose(
       'S1 and S2 hold different rows, so how their rows are paired is arbitrary: every shuffled value, the unshuffled one included, is a draw from HSIC’s permutation null. Its exact mean over all shuffles has a closed form,',
-      h('p', { class: 'teach-formula' }, 'E[HSIC] = h · (1 − K̄₁) · (1 − L̄₂,off) / (h − 1)²'),
+      h('p', { class: 'teach-formula' }, h('span', { class: 'teach-nowrap' }, 'E[HSIC] = h(1 − K̄₁)(1 − L̄₂,off)'), ' ', h('span', { class: 'teach-nowrap' }, '/ (h − 1)²')),
       'with h rows per half, K̄₁ the mean similarity within S1 (all entries of its kernel) and L̄₂,off the mean similarity between distinct rows of S2. No term links the halves: the statistic measures how spread out each half’s outputs are, not a dependence between them. A subset’s 200 shuffles scatter around that mean more widely than subsets differ from each other, so the verdict changes with the reference pair drawn — see the second figure.',
       'Lethe’s calibrated verdict compares the exact means instead (no shuffles, no histogram noise): R reference subsets per class give each class’s mean and spread, and a target is called by the side of the midpoint it falls on, in reference standard deviations.',
     ),
@@ -284,11 +284,11 @@ export function sdeTopic(ctx, { number: nr } = {}) {
         'tr',
         { 'data-size': c.size },
         h('th', { scope: 'row' }, String(c.size)),
-        h('td', { 'data-value': `${k}.f1` }, calF1 == null ? '–' : calF1.toFixed(2)),
-        h('td', { 'data-value': `${k}.separation` }, num(c.separation).toFixed(2)),
-        h('td', { 'data-value': `${k}.refs` }, o2(o.in_training_references, o.out_of_training_references)),
         h('td', { 'data-value': `${k}.out_targets` }, `${pct(num(o.out_targets.mean))} (${o.out_targets.distinct_rows} of ${o.out_targets.pool} rows)`),
         h('td', { 'data-value': `${k}.in_targets` }, pct(num(o.in_targets.mean))),
+        h('td', { 'data-value': `${k}.refs` }, o2(o.in_training_references, o.out_of_training_references)),
+        h('td', { 'data-value': `${k}.separation` }, num(c.separation).toFixed(2)),
+        h('td', { 'data-value': `${k}.f1` }, calF1 == null ? '–' : calF1.toFixed(2)),
       );
     });
     const big = cells[cells.length - 1];
@@ -315,12 +315,26 @@ export function sdeTopic(ctx, { number: nr } = {}) {
     }
     const warned = [...sweep.size, ...sweep.sigma].filter((c) => c.warnings.length);
     const total = sweep.size.length + sweep.sigma.length;
+    const sizesWarned = sweep.size.filter((c) => c.warnings.length).map((c) => c.size);
+    const sigmasWarned = sweep.sigma.filter((c) => c.warnings.length).length;
+    const count = warned.reduce((a, c) => a + c.warnings.length, 0);
     const warnings = warned.length
       ? h(
           'div',
           { class: 'warnings', role: 'note', 'data-role': 'sweep-warnings' },
           h('strong', {}, `Lethe’s report warned in ${warned.length} of ${total} cells`),
-          h('div', { class: 'teach-table-scroll', tabindex: 0, role: 'region', 'aria-label': 'Warnings of the trend cells' }, h('ul', {}, warned.flatMap((c) => c.warnings.map((w) => h('li', {}, `|S| = ${c.size}, σ = ${Number.isNaN(num(c.sigma)) ? 'median' : sig4(num(c.sigma))}: ${w}`))))),
+          h(
+            'p',
+            {},
+            [sizesWarned.length ? `|S| = ${sizesWarned.join(', ')}` : null, sigmasWarned ? `${sigmasWarned} of the ${sweep.sigma.length} σ cells` : null].filter(Boolean).join('; '),
+            warned.every((c) => c.warnings.every((w) => /reference subsets overlap/.test(w))) ? ': the reference subsets of a class overlap, because R × |S| is more than the 200 rows of its pool.' : ' (below).',
+          ),
+          h(
+            'details',
+            {},
+            h('summary', {}, `All ${count} warnings, as the report words them`),
+            h('ul', {}, warned.flatMap((c) => c.warnings.map((w) => h('li', {}, `|S| = ${c.size}, σ = ${Number.isNaN(num(c.sigma)) ? 'median' : sig4(num(c.sigma))}: ${w}`)))),
+          ),
         )
       : h('p', { class: 'muted', 'data-role': 'sweep-warnings' }, `No warnings in the ${total} cells so far.`);
     fill(
@@ -332,8 +346,8 @@ export function sdeTopic(ctx, { number: nr } = {}) {
             { class: 'teach-table-scroll', tabindex: 0, role: 'region', 'aria-label': 'Overlap of the subsets in each cell' },
             h(
               'table',
-              { class: 'numbers teach-overlap' },
-              h('thead', {}, h('tr', {}, ['|S|', 'calibrated F1', 'classes apart (sds)', 'rows two references share (in / out)', 'rows two forget-set targets share', 'rows two retain targets share'].map((t) => h('th', { scope: 'col' }, t)))),
+              { class: 'teach-overlap' },
+              h('thead', {}, h('tr', {}, ['|S|', 'rows two forget-set targets share (distinct rows)', 'rows two retain targets share', 'rows two references share (in / out)', 'classes apart (sds)', 'calibrated F1'].map((t) => h('th', { scope: 'col' }, t)))),
               h('tbody', {}, rows),
             ),
           )
