@@ -367,10 +367,14 @@ export const tests = [
       assert(lines >= 4, `F1 curves drawn (${lines})`);
       await t.locator('[data-role=sweep]').screenshot({ path: path.join(SHOTS, 'teach-sde-trends.png') });
       // Stop works: a new run stopped at once leaves the note saying so and the button usable.
-      await t.locator('[data-action=sweep]').click();
-      await t.locator('[data-action=stop-sweep]').click();
+      // (Both clicks in one task: a whole run takes well under a second, so a second click could come too late.)
+      await t.evaluate((e) => {
+        e.querySelector('[data-action=sweep]').click();
+        e.querySelector('[data-action=stop-sweep]').click();
+      });
       assert(await t.locator('[data-action=sweep]').isEnabled(), 'sweep can be run again');
       await t.getByText(/^Stopped after \d+ of 14 cells\.$/).waitFor();
+      assert(page.errors.length === 0, page.errors.join('; '));
       const f1 = st.sweep.size.map((c) => c.f1.find(([q]) => q === 'calibrated')[1].toFixed(2)).join(' ');
       return `14 cells; calibrated F1 over |S| = 20…140: ${f1}`;
     },
@@ -754,6 +758,14 @@ export const tests = [
       for (const [role, name] of [['slider', 'Dependence strength s'], ['slider', 'Threshold t of the attack'], ['combobox', 'Model outputs'], ['checkbox', 'Round to halves (makes ties and zeros)'], ['button', 'Run the |S| and σ trends'], ['link', /Open this experiment in the SDE panel/]]) {
         assert((await page.getByRole(role, { name }).count()) > 0, `no ${role} named ${name}`);
       }
+      // Every topic at its defaults (the HSIC null complete, the SDE trends run): docs/teach-*.png come from these.
+      await page.locator('#lethe-teach-hsic [data-action=finish]').click();
+      await page.waitForFunction(() => document.querySelector('#lethe-teach-hsic').dataset.complete === 'true');
+      await page.locator('#lethe-teach-sde [data-action=sweep]').click();
+      await page.waitForFunction(() => document.querySelector('[data-role=sweep]').dataset.done === 'true', null, { timeout: 240000 });
+      await page.locator('#lethe-teach-sde [data-action=sweep]').blur();
+      for (const id of Object.keys(CONTROLS_BY_TOPIC)) await topic(page, id).screenshot({ path: path.join(SHOTS, `teach-default-${id}.png`) });
+      assert(page.errors.length === 0, page.errors.join('; '));
       const main = await open(context, base, '/?example=0');
       const link = main.getByRole('link', { name: /explained beside a live figure/ });
       await link.click();
