@@ -446,12 +446,12 @@ impl SdeJob {
 
     /// What a stopped run's shuffles support: every subset's progress and exact moments, the paper's rule and
     /// Mann–Whitney on the shuffles so far, and the unfinished targets' values.
-    fn partial(&self, by: &std::collections::BTreeMap<u64, PartSubset>, finished: usize) -> WebResult<SdePartial> {
+    fn partial(&self, by: &[Option<PartSubset>], finished: usize) -> WebResult<SdePartial> {
         let n = self.subset_rows().len() as u64;
         let mut subsets = Vec::new();
         for i in 0..n {
             let (name, _, _) = self.subset(i)?;
-            if let Some(p) = by.get(&i) {
+            if let Some(p) = by[i as usize].as_ref() {
                 let d = &p.distribution;
                 subsets.push(PartialSubset {
                     name: name.to_string(),
@@ -475,7 +475,8 @@ impl SdeJob {
             }
         }
         let values = |i: u64| {
-            by.get(&i)
+            by[i as usize]
+                .as_ref()
                 .map(|p| p.distribution.values.as_slice())
                 .filter(|v| !v.is_empty())
         };
@@ -490,7 +491,7 @@ impl SdeJob {
         let mut targets = Vec::new();
         let mut unfinished = Vec::new();
         for (k, (name, _, label)) in self.targets.iter().enumerate().skip(finished) {
-            let Some(p) = by.get(&(2 + k as u64)).filter(|p| !p.distribution.values.is_empty()) else {
+            let Some(p) = by[2 + k].as_ref().filter(|p| !p.distribution.values.is_empty()) else {
                 continue;
             };
             let d = &p.distribution;
@@ -671,20 +672,28 @@ impl SdeJob {
         backend: lethe::backend::BackendInfo,
         warnings: Vec<String>,
     ) -> WebResult<SdeOutput> {
-        let mut by: std::collections::BTreeMap<u64, PartSubset> = parts.into_iter().map(|p| (p.subset, p)).collect();
-        let stopped = by.len() < self.subset_rows().len() || by.values().any(|p| !p.distribution.complete);
+        // Parts by subset number (a plain vector: a BTreeMap's code would weigh on the lean module).
+        let mut by: Vec<Option<PartSubset>> = (0..self.subset_rows().len()).map(|_| None).collect();
+        for p in parts {
+            let slot = usize::try_from(p.subset)
+                .ok()
+                .and_then(|i| by.get_mut(i))
+                .ok_or_else(|| WebError::msg(format!("this run has no subset {}", p.subset)))?;
+            *slot = Some(p);
+        }
+        let stopped = by.iter().any(|p| !p.as_ref().is_some_and(|p| p.distribution.complete));
         let partial = if stopped {
             let finished = self.finished_targets(&by);
             Some(self.partial(&by, finished)?)
         } else {
             None
         };
-        let it = by
-            .remove(&0)
+        let it = by[0]
+            .take()
             .ok_or_else(|| WebError::msg("the pooled run returned no in-training reference"))?
             .distribution;
         let oot = if it.complete {
-            by.remove(&1).map(|p| p.distribution)
+            by[1].take().map(|p| p.distribution)
         } else {
             None
         };
@@ -692,7 +701,7 @@ impl SdeJob {
         let mut outcomes = Vec::new();
         if let (true, Some(o)) = (complete, &oot) {
             for (i, (name, _, label)) in self.targets.iter().enumerate() {
-                match by.remove(&(2 + i as u64)) {
+                match by[2 + i].take() {
                     Some(p) if p.distribution.complete => outcomes.push(
                         sde::target_outcome(name, *label, p.distribution, p.baselines, &it, o, &self.params)
                             .map_err(|e| attribute(e, &SDE_ROLES))?,
@@ -711,12 +720,12 @@ impl SdeJob {
 
     /// How many targets the report of these parts holds: those up to the first one missing or unfinished, when
     /// both references are complete.
-    fn finished_targets(&self, by: &std::collections::BTreeMap<u64, PartSubset>) -> usize {
-        let done = |i: u64| by.get(&i).is_some_and(|p| p.distribution.complete);
+    fn finished_targets(&self, by: &[Option<PartSubset>]) -> usize {
+        let done = |i: usize| by[i].as_ref().is_some_and(|p| p.distribution.complete);
         if !(done(0) && done(1)) {
             return 0;
         }
-        (0..self.targets.len()).take_while(|&k| done(2 + k as u64)).count()
+        (0..self.targets.len()).take_while(|&k| done(2 + k)).count()
     }
 }
 
@@ -1073,16 +1082,22 @@ impl CalibrateJob {
         if r < 2 {
             return Vec::new();
         }
-        let exclude: std::collections::HashSet<usize> =
-            self.targets.iter().flat_map(|t| t.rows.iter().copied()).collect();
+        // Distinct pool rows outside the targets, counted on a mask of the data's rows (indices were checked).
+        let n = self.data.matrix.rows();
+        let mut excluded = vec![false; n];
+        for &i in self.targets.iter().flat_map(|t| &t.rows) {
+            if let Some(e) = excluded.get_mut(i) {
+                *e = true;
+            }
+        }
         [("in_training", &self.it_pool), ("out_of_training", &self.oot_pool)]
             .into_iter()
             .filter_map(|(class, pool)| {
+                let mut seen = excluded.clone();
                 let rows = pool
                     .iter()
-                    .filter(|i| !exclude.contains(i))
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .len();
+                    .filter(|&&i| seen.get_mut(i).is_some_and(|s| !std::mem::replace(s, true)))
+                    .count();
                 (rows < 2 * size).then(|| {
                     let shared = 2 * size - rows;
                     let what = if class == "in_training" { "in-training" } else { "out-of-training" };
@@ -2219,7 +2234,10 @@ mod tests {
         assert_eq!(out.inputs.len(), 2);
         assert_eq!(out.inputs[0].role, "data");
         let f = &out.inputs[1];
-        assert_eq!((f.role.as_str(), f.spec.as_str(), f.rows_used), ("draw_in", "forget.txt", 144));
+        assert_eq!(
+            (f.role.as_str(), f.spec.as_str(), f.rows_used),
+            ("draw_in", "forget.txt", 144)
+        );
     }
 
     #[test]
