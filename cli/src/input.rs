@@ -150,10 +150,12 @@ pub fn row_file_record(role: &str, spec: &RowSpec, d: FileDigest, rows: usize) -
 fn header_rows(spec: &InputSpec) -> Option<u64> {
     let info = data::inspect_path(&spec.path).ok()?;
     let array = match &spec.tensor {
-        Some(t) => info
-            .arrays
-            .iter()
-            .find(|a| a.name.as_deref() == Some(t.as_str()) || a.name.as_deref() == t.strip_suffix(".npy")),
+        // Single-array formats (.npy, text) have no names, and the loaders ignore one given for them.
+        Some(_) if matches!(info.arrays.as_slice(), [a] if a.name.is_none()) => info.arrays.first(),
+        Some(t) => info.arrays.iter().find(|a| {
+            let name = a.name.as_deref();
+            name == Some(t.as_str()) || t.strip_suffix(".npy").is_some_and(|s| name == Some(s))
+        }),
         None if info.arrays.len() == 1 => info.arrays.first(),
         None => None,
     };

@@ -1003,6 +1003,17 @@ fn several_arrays_without_a_name_ask_for_path_hash_name() {
     assert_eq!(r["inputs"][1]["tensor"], "b");
     let r = json(&["wasserstein", &format!("{npz}#a@0..4"), &format!("{npz}#a@1..5")]);
     assert_eq!(r["inputs"][0]["tensor"], "a");
+    // A range is checked against the named member's rows (also when named with its `.npy` suffix).
+    let (code, err) = failure(&["mmd", &format!("{npz}#a.npy@0..99999999999"), &format!("{npz}#a")]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("rows 0..99999999999 are out of range") && err.contains("which has 5 rows"),
+        "{err}"
+    );
+    // A member the archive lacks: reported as such before any range is expanded.
+    let (code, err) = failure(&["mmd", &format!("{npz}#nope@0..99999999999"), &format!("{npz}#a")]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no array named `nope`"), "{err}");
 }
 
 /// Corrupt and unreadable files: the input, the problem and what would fix it.
