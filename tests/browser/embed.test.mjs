@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { DEMO, ROOT, SITE, assert, cli, compare, eq, open, shot, workdir } from './lib.mjs';
+import { DEMO, ROOT, SITE, assert, cli, compare, eq, open, shot, workdir, write } from './lib.mjs';
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
@@ -238,7 +238,7 @@ export const tests = [
         const c = element({});
         c.data = { ...models, forget: { data: split, split: 'forget' }, retain: { data: split, split: 'retain' } };
         const bySplit = await c.run();
-        return { byAttr, byFile, bySplit };
+        return { byAttr, byFile, bySplit, labels };
       });
       const dir = workdir();
       const args = ['ruler', '--unlearned', 'act_unlearned.npy', '--oracle', 'act_retrained.npy', '--original', 'act_original.npy', '--retain', '144..544'];
@@ -255,6 +255,17 @@ export const tests = [
       n += sameResult(out.bySplit.result, byRange.result, 'split column');
       eq(out.bySplit.parameters.forget, 'split.txt==forget', 'split column named in the report');
       eq(out.bySplit.result.runs[0].n_forget, 144, 'forget rows from the split column');
+      // The report's own `lethe …` command reproduces it, split column and all (inputs with their SHA-256).
+      write(dir, 'split.txt', out.labels);
+      const cmd = out.bySplit.cli_equivalent.split(' ');
+      assert(cmd[0] === 'lethe' && cmd.at(-1) === '--json', out.bySplit.cli_equivalent);
+      const again = cli(cmd.slice(1, -1), dir);
+      n += sameResult(out.bySplit.result, again.result, 'cli_equivalent');
+      for (const k of ['inputs', 'parameters']) {
+        const d = compare(out.bySplit[k], again[k], { at: k });
+        assert(d.diffs.length === 0, `${k} differ from the cli_equivalent's:\n${d.diffs.slice(0, 6).join('\n')}`);
+      }
+      eq(out.bySplit.inputs.find((i) => i.role === 'retain').sha256, sha256(Buffer.from(out.labels)), 'split file SHA-256');
       return `${n} numbers equal the CLI (rows by attribute, index file, split column)`;
     },
   },
