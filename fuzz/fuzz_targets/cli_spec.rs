@@ -23,11 +23,15 @@ fn check_rows(s: &str, r: &RowSpec) {
 fn check_input(s: &str, spec: &InputSpec) {
     let path = spec.path.to_str().unwrap_or_default();
     assert!(!path.is_empty(), "{s}: empty path");
-    let rest = s.strip_prefix(path).unwrap_or_else(|| panic!("{s}: the path is not a prefix"));
+    let rest = s
+        .strip_prefix(path)
+        .unwrap_or_else(|| panic!("{s}: the path is not a prefix"));
     let rest = match &spec.tensor {
         Some(t) => {
             assert!(!t.is_empty() && !t.contains('@'), "{s}: tensor `{t}`");
-            rest.strip_prefix('#').and_then(|r| r.strip_prefix(t.as_str())).expect("#TENSOR follows the path")
+            rest.strip_prefix('#')
+                .and_then(|r| r.strip_prefix(t.as_str()))
+                .expect("#TENSOR follows the path")
         }
         None => rest,
     };
@@ -63,6 +67,10 @@ fuzz_target!(|bytes: &[u8]| {
         assert_eq!(again, spec, "`{s}` printed as `{spec}`");
     }
     if let Ok(r) = parse_rows(s, &none) {
-        assert_eq!(parse_rows(&r.to_string(), &none).as_ref(), Ok(&r), "`{s}` printed as `{r}`");
+        assert_eq!(
+            parse_rows(&r.to_string(), &none).as_ref(),
+            Ok(&r),
+            "`{s}` printed as `{r}`"
+        );
     }
 });
