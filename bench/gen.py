@@ -11,6 +11,8 @@ Rows look like penultimate-layer activations: a low-rank signal (rank 16) plus n
 in-training rows have a tighter signal than the out-of-training rows, so the SDE verdicts are not all ties.
 
 Usage: python gen.py OUT NAME SIZE D POOL SEED
+       python gen.py wide OUT ROWS D SEED     (OUT/wide/acts.npy: one wide input, written in blocks of rows, for
+                                               the loaded-vs-in-place memory rows)
 """
 
 import os
@@ -25,7 +27,22 @@ def activations(rng, rows, d, basis, spread):
     return np.maximum(x, 0.0).astype(np.float32)
 
 
+def wide(out, rows, d, seed):
+    rng = np.random.default_rng(seed)
+    basis = rng.standard_normal((16, d)) / np.sqrt(16)
+    folder = os.path.join(out, "wide")
+    os.makedirs(folder, exist_ok=True)
+    a = np.lib.format.open_memmap(os.path.join(folder, "acts.npy"), mode="w+", dtype=np.float32, shape=(rows, d))
+    block = 250
+    for i in range(0, rows, block):
+        a[i:i + block] = activations(rng, min(block, rows - i), d, basis, 1.0)
+    a.flush()
+
+
 def main():
+    if sys.argv[1] == "wide":
+        wide(sys.argv[2], *map(int, sys.argv[3:6]))
+        return
     out, name, size, d, pool, seed = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:7])
     rng = np.random.default_rng(seed)
     basis = rng.standard_normal((16, d)) / np.sqrt(16)

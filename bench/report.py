@@ -317,6 +317,15 @@ for name, *_ in jobs("jobs.txt"):
         t2, rss2 = cli_time(name, p, 2)
         both = f"; `--threads 2`: {rss2 / 1024:.0f} MB, {t2:.2f} s" if t2 else ""
         w(f"* {name}, {p}: {rss / 1024:.0f} MB, {t:.2f} s{both}")
+wide = load("wide_never.json")
+if wide is not None:
+    rows, d = open(os.path.join(RES, "wide.txt")).read().split(":")
+    tn, ta = load("wide_never.time"), load("wide_always.time")
+    same = wide["result"] == load("wide_always.json")["result"]
+    w(f"* A wide input, {int(rows)} × {int(d)} float32 ({int(rows) * int(d) * 4 / 1e6:.0f} MB): `lethe sde` with references of")
+    w(f"  {int(rows) // 2} rows and the whole file as target, 50 shuffles, f32: loaded (`--in-place never`)")
+    w(f"  {tn['max_rss_kb'] / 1024:.0f} MB, {tn['wall_s']:.2f} s; read in place a panel of columns at a time (`--in-place always`)")
+    w(f"  {ta['max_rss_kb'] / 1024:.0f} MB, {ta['wall_s']:.2f} s; reports {'identical' if same else 'DIFFERENT'}.")
 w("* Before drawn targets became rows of their pool (commit d9590b5, measured once with `/usr/bin/time -v`): the")
 w("  Table 10 job, f32, peaked at 6.85 GB RSS and took 44.3 s; at that change (f3b6908) the same command gave an")
 w("  identical JSON result (later kernel commits reorder f64 sums: last-bit changes).")

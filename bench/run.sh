@@ -68,12 +68,12 @@ if [ $SMOKE = 1 ]; then
   JOBS="table9:40:16:200:3:20 table10:40:64:200:3:20"
   SWEEP="n100_d16:100:16:300:2:20 n40_d32:40:32:200:2:20"
   GRAMS="40:16 64:32"
-  PEER_SUBSETS=2; METRIC_K=1; COMP="16 20"; REPEAT=1
+  PEER_SUBSETS=2; METRIC_K=1; COMP="16 20"; REPEAT=1; WIDE="200:2048"
 else
   JOBS="table9:1000:512:5000:100:200 table10:1000:8192:5000:100:200"
   SWEEP="n400_d512:400:512:5000:8:200 n2000_d512:2000:512:5000:8:200 n1000_d128:1000:128:5000:8:200 n1000_d2048:1000:2048:5000:8:200"
   GRAMS="500:512 1000:512 1000:8192"
-  PEER_SUBSETS=2; METRIC_K=2; COMP="512 1000"; REPEAT=2
+  PEER_SUBSETS=2; METRIC_K=2; COMP="512 1000"; REPEAT=2; WIDE="2000:65536"
 fi
 seed=9
 for spec in $JOBS $SWEEP; do
@@ -104,6 +104,19 @@ for spec in $JOBS $SWEEP; do
     cli_job "$name" "$size" "$draws" "$shuffles" "$p" "$rep" 1
     case "$name" in table*) cli_job "$name" "$size" "$draws" "$shuffles" "$p" "$rep" 2 ;; esac
   done
+done
+
+# --- reading in place: one wide input (2000 × 65536 float32, 512 MB), loaded vs read in place ----------------
+IFS=: read -r wide_rows wide_d <<<"$WIDE"
+log "Lethe CLI on a wide input (${wide_rows} × ${wide_d} float32): --in-place never vs always"
+[ -f "$DATA/wide/acts.npy" ] || $PY bench/gen.py wide "$DATA" "$wide_rows" "$wide_d" 21
+echo "$WIDE" > "$RES/wide.txt"
+for m in never always; do
+  A="$DATA/wide/acts.npy"
+  /usr/bin/time -f '{"wall_s": %e, "max_rss_kb": %M}' -o "$RES/wide_$m.time" \
+    $LETHE sde --it "$A@0..$((wide_rows / 2))" --oot "$A@$((wide_rows / 2))..$wide_rows" --target "$A" \
+    --shuffles 50 --precision f32 --threads 1 --in-place "$m" --json > "$RES/wide_$m.json"
+  echo "  wide, --in-place $m: $(cat "$RES/wide_$m.time")" >&2
 done
 
 # --- Python peers -------------------------------------------------------------------------------------------

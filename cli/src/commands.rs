@@ -72,6 +72,17 @@ pub struct Out {
     json: bool,
 }
 
+/// `--in-place`: how `sde` and `calibrate` hold their matrix inputs. Not part of the report's parameters: the
+/// result is the same, bit for bit, loaded or read in place.
+#[derive(Args)]
+pub struct InPlaceArg {
+    /// Read large inputs in place from their files, a panel of columns at a time (memory: the kernels and a few MB,
+    /// whatever the number of columns), instead of loading them: auto (when the rows used take more than 64 MiB),
+    /// always, never
+    #[arg(long = "in-place", value_enum, value_name = "WHEN", default_value = "auto")]
+    in_place: input::InPlace,
+}
+
 /// `--threads N`: native threads for commands that evaluate many independent subsets or shuffles. Not part of
 /// the report's parameters: the result is the same, bit for bit, for every N.
 #[derive(Args)]
@@ -309,6 +320,9 @@ pub struct SdeArgs {
     baselines: bool,
     #[command(flatten)]
     #[serde(skip)]
+    in_place: InPlaceArg,
+    #[command(flatten)]
+    #[serde(skip)]
     threads: Threads,
     #[command(flatten)]
     #[serde(skip)]
@@ -368,6 +382,9 @@ pub struct CalibrateArgs {
     seed: u64,
     #[arg(long, value_parser = checked::<Precision>, default_value = "f64")]
     precision: String,
+    #[command(flatten)]
+    #[serde(skip)]
+    in_place: InPlaceArg,
     #[command(flatten)]
     #[serde(skip)]
     threads: Threads,
@@ -713,9 +730,11 @@ fn hsic_cmd(mut a: HsicArgs) -> Result<(), CliError> {
     })
 }
 
-/// Positions of the targets drawn from a pool (`lethe::sde::draw_targets`: the seed offset depends on the label).
-fn draw_targets<T: lethe::data::Scalar>(
-    pool: &input::Input<T>,
+/// Positions of the targets drawn from a pool of `rows` rows (`lethe::sde::draw_targets`: the seed offset depends
+/// on the label).
+fn draw_targets(
+    rows: usize,
+    path: &str,
     role: &str,
     label: Option<bool>,
     count: usize,
@@ -723,8 +742,7 @@ fn draw_targets<T: lethe::data::Scalar>(
     seed: u64,
 ) -> Result<Vec<Vec<usize>>, CliError> {
     let size = size.ok_or_else(|| CliError::usage(format!("--{role} needs --size (rows per drawn target)")))?;
-    sde::draw_targets(label, pool.matrix.rows(), count, size, seed)
-        .map_err(|e| CliError::input(role, std::path::Path::new(&pool.record.path), e))
+    sde::draw_targets(label, rows, count, size, seed).map_err(|e| CliError::input(role, std::path::Path::new(path), e))
 }
 
 fn sde_cmd(a: SdeArgs) -> Result<(), CliError> {
@@ -744,58 +762,91 @@ fn sde_cmd(a: SdeArgs) -> Result<(), CliError> {
     }
 }
 
-/// The `sde` command with inputs held as `T`. Drawn targets are rows of their pool ([`sde::RowSubset`]), never
-/// copied out of it.
+/// The `sde` command with inputs held as `T`, loaded or read in place (`--in-place`). Drawn targets are rows of
+/// their pool ([`sde::RowSubset`]), never copied out of it.
 fn sde_run<T: lethe::data::Scalar>(mut a: SdeArgs) -> Result<(), CliError> {
     let precision = a.backend.precision(&mut a.precision)?;
-    let it = input::load_as::<T>("in_training", &spec(&a.it)?)?;
-    let oot = input::load_as::<T>("out_of_training", &spec(&a.oot)?)?;
-    let mut records = vec![it.record.clone(), oot.record.clone()];
-    let mut loaded: Vec<(String, Matrix<T>, Option<bool>)> = Vec::new();
+    let mode = a.in_place.in_place;
+    // Every input, in report order: the references, the given targets, then the pools.
+    let mut opened: Vec<(input::Opened<T>, String, Option<bool>)> = vec![
+        (
+            input::open_as("in_training", &spec(&a.it)?, mode)?,
+            "in_training".into(),
+            None,
+        ),
+        (
+            input::open_as("out_of_training", &spec(&a.oot)?, mode)?,
+            "out_of_training".into(),
+            None,
+        ),
+    ];
     for (list, label, role) in [
         (&a.target, None, "target"),
         (&a.target_in, Some(true), "target_in"),
         (&a.target_out, Some(false), "target_out"),
     ] {
         for (k, s) in list.iter().enumerate() {
-            let t = input::load_as::<T>(role, &spec(s)?)?;
-            records.push(t.record);
-            loaded.push((format!("{role}[{k}]"), t.matrix, label));
+            opened.push((input::open_as(role, &spec(s)?, mode)?, format!("{role}[{k}]"), label));
         }
     }
-    // (pool, role, label, drawn rows)
-    type Pool<'a, T> = (input::Input<T>, &'a str, Option<bool>, Vec<Vec<usize>>);
-    let mut pools: Vec<Pool<'_, T>> = Vec::new();
+    let given = opened.len();
     for (pool, label, role) in [
         (&a.draw_from, None, "draw-from"),
         (&a.draw_in, Some(true), "draw-in"),
         (&a.draw_out, Some(false), "draw-out"),
     ] {
         if let Some(s) = pool {
-            let p = input::load_as::<T>(role, &spec(s)?)?;
-            let draws = draw_targets(&p, role, label, a.draw, a.size, a.seed)?;
-            records.push(p.record.clone());
-            pools.push((p, role, label, draws));
+            opened.push((input::open_as(role, &spec(s)?, mode)?, role.into(), label));
         }
     }
-    let drawn_names: Vec<Vec<String>> = pools
+    let records: Vec<InputRecord> = opened.iter().map(|(o, ..)| o.record.clone()).collect();
+    let arrays = opened
         .iter()
-        .map(|(_, role, _, d)| (0..d.len()).map(|k| format!("{role}[{k}]")).collect())
-        .collect();
-    let mut targets: Vec<sde::RowSubset<'_, T>> = loaded
+        .map(|(o, ..)| o.array_file())
+        .collect::<Result<Vec<_>, _>>()?;
+    let sources = opened
         .iter()
-        .map(|(name, m, label)| sde::RowSubset::all(name, m.view(), *label))
-        .collect();
-    for ((p, _, label, draws), names) in pools.iter().zip(&drawn_names) {
-        for (rows, name) in draws.iter().zip(names) {
-            targets.push(sde::RowSubset {
-                name,
-                source: lethe::data::Source::Memory(p.matrix.view()),
-                rows: Some(rows),
-                label: *label,
-            });
+        .zip(&arrays)
+        .map(|((o, ..), f)| o.source(f.as_ref()))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Drawn targets: positions into each pool's rows, as rows of the pool's source.
+    let mut drawn: Vec<(Vec<usize>, String, usize, Option<bool>)> = Vec::new();
+    for (k, (o, role, label)) in opened.iter().enumerate().skip(given) {
+        let draws = draw_targets(o.rows(), &o.record.path, role, *label, a.draw, a.size, a.seed)?;
+        let rows = sources[k].1;
+        for (j, pos) in draws.into_iter().enumerate() {
+            let at = pos.iter().map(|&i| rows.map_or(i, |r| r[i])).collect();
+            drawn.push((at, format!("{role}[{j}]"), k, *label));
         }
     }
+    let subset = |k: usize, name: &'static str| sde::RowSubset {
+        name,
+        source: sources[k].0,
+        rows: sources[k].1,
+        label: None,
+    };
+    let refs = (subset(0, "in_training"), subset(1, "out_of_training"));
+    let mut targets: Vec<sde::RowSubset<'_, T>> = (2..given)
+        .map(|k| sde::RowSubset {
+            name: &opened[k].1,
+            source: sources[k].0,
+            rows: sources[k].1,
+            label: opened[k].2,
+        })
+        .collect();
+    for (rows, name, k, label) in &drawn {
+        targets.push(sde::RowSubset {
+            name,
+            source: sources[*k].0,
+            rows: Some(rows),
+            label: *label,
+        });
+    }
+    let in_place: Vec<String> = opened
+        .iter()
+        .filter(|(o, ..)| matches!(o.held, input::Held::InPlace { .. }))
+        .map(|(o, ..)| format!("{} ({})", o.record.path, o.record.role))
+        .collect();
     let params = SdeParams {
         bandwidth: parse(&a.sigma)?,
         shuffles: a.shuffles,
@@ -808,10 +859,6 @@ fn sde_run<T: lethe::data::Scalar>(mut a: SdeArgs) -> Result<(), CliError> {
         precision,
         baselines: a.baselines,
     };
-    let refs = (
-        sde::RowSubset::all("in_training", it.matrix.view(), None),
-        sde::RowSubset::all("out_of_training", oot.matrix.view(), None),
-    );
     let r = if a.backend.gpu() {
         on_gpu(|gpu| {
             block_on(sde::sde_subsets_with(
@@ -829,6 +876,13 @@ fn sde_run<T: lethe::data::Scalar>(mut a: SdeArgs) -> Result<(), CliError> {
     let gpu = a.backend.gpu();
     Report::new("sde", &a, Some(a.seed), records, r).emit(a.out.json, |r| {
         let mut s = if gpu { backend_line(&r.backend) } else { String::new() };
+        if !in_place.is_empty() {
+            let _ = writeln!(
+                s,
+                "read in place, a panel of columns at a time: {}",
+                in_place.join(", ")
+            );
+        }
         let dist = |h: &sde::SplitHalf| {
             let mean = h.values.iter().sum::<f64>() / h.values.len().max(1) as f64;
             format!(
@@ -911,8 +965,22 @@ fn rows_of(
 
 fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
     use lethe::sde::calibrated::{CalibratedParams, Call, TargetRows};
-    let data = input::load("data", &spec(&a.data)?)?;
-    let (n, path) = (data.matrix.rows(), std::path::PathBuf::from(&data.record.path));
+    let data_spec = spec(&a.data)?;
+    // Pool and target rows index the rows of --data; read in place, they are rows of the file, so a row subset of
+    // --data itself is loaded.
+    let mode = match (a.in_place.in_place, &data_spec.rows) {
+        (input::InPlace::Always, Some(_)) => {
+            return Err(CliError::usage(
+                "--in-place always reads --data whole, in place: give it without @ROWS (pools and targets pick its rows)",
+            ));
+        }
+        (input::InPlace::Auto, Some(_)) => input::InPlace::Never,
+        (mode, _) => mode,
+    };
+    let data = input::open_as::<f64>("data", &data_spec, mode)?;
+    let array = data.array_file()?;
+    let (source, _) = data.source(array.as_ref())?;
+    let (n, path) = (data.rows(), std::path::PathBuf::from(&data.record.path));
     let mut records = vec![data.record.clone()];
     let mut rows = |role: &str, flag: &str, s: &str| -> Result<Vec<usize>, CliError> {
         let (rows, record) = rows_of(role, flag, s, n, &path)?;
@@ -971,14 +1039,18 @@ fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
     let r = sde::threaded::calibrated_threaded(
         a.threads.count()?,
         &mut |_| true,
-        data.matrix.view(),
+        source,
         &it_pool,
         &oot_pool,
         &targets,
         &params,
     )?;
+    let in_place = matches!(data.held, input::Held::InPlace { .. });
     Report::new("calibrate", &a, Some(a.seed), records, r).emit(a.out.json, |r| {
         let mut s = String::new();
+        if in_place {
+            let _ = writeln!(s, "read in place, a panel of columns at a time: {}", path.display());
+        }
         let call = |c: Call| match c {
             Call::InTraining => "in",
             Call::OutOfTraining => "out",

@@ -240,6 +240,167 @@ pub fn load_as<T: lethe::data::Scalar>(role: &str, spec: &InputSpec) -> Result<I
     })
 }
 
+/// How `sde` and `calibrate` hold a matrix input (`--in-place`): loaded into memory, or read in place from its
+/// file, a panel of columns at a time, while each subset's kernels are built. The results are the same, bit for
+/// bit; in place, memory stays at the kernels and one panel (a few MB) whatever the number of columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum InPlace {
+    /// In place when the rows used would take more than [`IN_PLACE_BYTES`] in memory and the file allows it.
+    Auto,
+    /// In place, or an error naming why the file cannot be read so (text, JSON, a deflated .npz member).
+    Always,
+    /// Always loaded.
+    Never,
+}
+
+/// Under `--in-place auto`, inputs whose rows take more than this in memory are read in place.
+pub const IN_PLACE_BYTES: u64 = 64 << 20;
+
+/// A matrix input of `sde`/`calibrate` as held: loaded, or its file open for reading in place.
+pub enum Held<T: lethe::data::Scalar> {
+    Loaded(Matrix<T>),
+    InPlace {
+        file: std::fs::File,
+        /// The file's name for messages, and the tensor to read.
+        label: String,
+        tensor: Option<String>,
+        /// Rows of the array used, in order (`None`: all of them).
+        rows: Option<Vec<usize>>,
+    },
+}
+
+/// An opened matrix input with its record.
+pub struct Opened<T: lethe::data::Scalar> {
+    pub held: Held<T>,
+    pub record: InputRecord,
+}
+
+impl<T: lethe::data::Scalar> Opened<T> {
+    /// Rows used.
+    pub fn rows(&self) -> usize {
+        self.record.rows_used
+    }
+
+    /// The array read in place, when this input is (`None` when loaded).
+    pub fn array_file(&self) -> Result<Option<data::ArrayFile<'_>>, CliError> {
+        let Held::InPlace {
+            file, label, tensor, ..
+        } = &self.held
+        else {
+            return Ok(None);
+        };
+        let path = Path::new(&self.record.path);
+        let opened = data::ArrayFile::open(label, file, tensor.as_deref())
+            .map_err(|e| CliError::input(&self.record.role, path, e))?;
+        opened.map(Some).ok_or_else(|| {
+            CliError::input(
+                &self.record.role,
+                path,
+                lethe::Error::param("in-place", label, "a file whose data can be read in place"),
+            )
+        })
+    }
+
+    /// The rows of this input as a subset of a source: its loaded matrix, or `array` (this input's
+    /// [`Opened::array_file`]) read in place.
+    pub fn source<'a>(
+        &'a self,
+        array: Option<&'a data::ArrayFile<'a>>,
+    ) -> Result<(data::Source<'a, T>, Option<&'a [usize]>), CliError> {
+        match (&self.held, array) {
+            (Held::Loaded(m), _) => Ok((data::Source::Memory(m.view()), None)),
+            (Held::InPlace { rows, .. }, Some(f)) => Ok((data::Source::File(f), rows.as_deref())),
+            (Held::InPlace { .. }, None) => Err(CliError::input(
+                &self.record.role,
+                Path::new(&self.record.path),
+                lethe::Error::Backend("internal error: an input read in place lost its file; please report it".into()),
+            )),
+        }
+    }
+}
+
+/// Opens a matrix input of `sde`/`calibrate` as `mode` says: loaded (as [`load_as`]), or, for a file that stores
+/// its array uncompressed (.npy, .safetensors, stored .npz members), kept open to be read in place.
+pub fn open_as<T: lethe::data::Scalar>(role: &str, spec: &InputSpec, mode: InPlace) -> Result<Opened<T>, CliError> {
+    let in_place_possible = || -> Option<(data::ArrayInfo, data::Format)> {
+        let info = data::inspect_path(&spec.path).ok()?;
+        let array = match &spec.tensor {
+            Some(_) if matches!(info.arrays.as_slice(), [a] if a.name.is_none()) => info.arrays.first(),
+            Some(t) => info.arrays.iter().find(|a| {
+                let name = a.name.as_deref();
+                name == Some(t.as_str()) || t.strip_suffix(".npy").is_some_and(|s| name == Some(s))
+            }),
+            None if info.arrays.len() == 1 => info.arrays.first(),
+            None => None,
+        }?;
+        let readable = array.data_offset.is_some() && array.problem.is_none() && array.rows > 0;
+        readable.then(|| (array.clone(), info.format))
+    };
+    let candidate = match mode {
+        InPlace::Never => None,
+        InPlace::Auto | InPlace::Always => in_place_possible(),
+    };
+    let Some((info, format)) = candidate else {
+        if mode == InPlace::Always {
+            // Let the load say what is wrong with the file, if anything; else say why it cannot be read in place.
+            load_as::<T>(role, spec)?;
+            return Err(CliError::usage(format!(
+                "--in-place always: `{}` cannot be read in place (only .npy, .safetensors and stored .npz arrays can; \
+                 CSV/TSV, JSON and deflated .npz members must be loaded): use --in-place auto",
+                spec.path.display()
+            )));
+        }
+        let input = load_as::<T>(role, spec)?;
+        return Ok(Opened {
+            held: Held::Loaded(input.matrix),
+            record: input.record,
+        });
+    };
+    let (rows, row_file) = match &spec.rows {
+        Some(r) => {
+            let (v, d) = resolve_rows(role, r, Some((info.rows, spec.path.as_path())), info.rows)?;
+            (Some(v), d)
+        }
+        None => (None, None),
+    };
+    let used = rows.as_ref().map_or(info.rows, |r| r.len() as u64);
+    let bytes = used
+        .saturating_mul(info.cols)
+        .saturating_mul(std::mem::size_of::<T>() as u64);
+    if mode == InPlace::Auto && bytes <= IN_PLACE_BYTES {
+        let input = load_as::<T>(role, spec)?;
+        return Ok(Opened {
+            held: Held::Loaded(input.matrix),
+            record: input.record,
+        });
+    }
+    let file = std::fs::File::open(&spec.path).map_err(|e| CliError::io(&spec.path, &e))?;
+    let record = InputRecord {
+        role: role.to_string(),
+        spec: spec.to_string(),
+        path: spec.path.display().to_string(),
+        sha256: sha256_file(&spec.path)?,
+        format: format!("{format:?}").to_lowercase(),
+        dtype: info.dtype.clone(),
+        shape: info.shape.clone(),
+        tensor: info.name.clone(),
+        rows_used: used as usize,
+        row_file,
+    };
+    Ok(Opened {
+        held: Held::InPlace {
+            file,
+            label: spec
+                .path
+                .file_name()
+                .map_or_else(|| spec.path.display().to_string(), |f| f.to_string_lossy().into_owned()),
+            tensor: spec.tensor.clone(),
+            rows,
+        },
+        record,
+    })
+}
+
 /// Loads a 1-D sample: a single column (or a single row) of numbers.
 pub fn load_vector(role: &str, spec: &InputSpec) -> Result<(Vec<f64>, InputRecord), CliError> {
     let input = load(role, spec)?;

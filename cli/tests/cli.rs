@@ -645,6 +645,134 @@ fn threads_change_no_output() {
     fails_with(&["hsic", &x, &y, "--threads", "0"], &["--threads", "at least 1"]);
 }
 
+/// `--in-place always` (inputs read from their files a panel of columns at a time) gives the JSON report of
+/// `--in-place never` (inputs loaded), byte for byte: index-file rows, drawn targets, random splits, baselines, and
+/// calibrate's pools. A file that cannot be read in place is a usage error under `always`.
+#[test]
+fn reading_in_place_changes_no_output() {
+    let act = demo("act_unlearned.npy");
+    let (retain, test, forget) = (demo("retain.txt"), demo("test.txt"), demo("forget.txt"));
+    let (it, oot, t, pool) = (
+        format!("{act}@{retain}"),
+        format!("{act}@{test}"),
+        format!("{act}@0..100"),
+        format!("{act}@{forget}"),
+    );
+    let sde: Vec<&str> = vec![
+        "sde",
+        "--it",
+        &it,
+        "--oot",
+        &oot,
+        "--target-in",
+        &t,
+        "--draw-out",
+        &pool,
+        "--draw",
+        "3",
+        "--size",
+        "100",
+        "--shuffles",
+        "30",
+        "--split",
+        "random",
+        "--seed",
+        "4",
+    ];
+    let (it2, oot2) = (format!("{act}@144..244"), format!("{act}@544..644"));
+    let baselines: Vec<&str> = vec![
+        "sde",
+        "--it",
+        &it2,
+        "--oot",
+        &oot2,
+        "--target",
+        &t,
+        "--shuffles",
+        "20",
+        "--baselines",
+        "--precision",
+        "f32",
+    ];
+    let calibrate: Vec<&str> = vec![
+        "calibrate",
+        "--data",
+        &act,
+        "--it-pool",
+        &retain,
+        "--oot-pool",
+        &test,
+        "--draw-in",
+        &forget,
+        "--draw",
+        "4",
+        "--size",
+        "40",
+        "--refs",
+        "5",
+        "--paper-shuffles",
+        "30",
+        "--split",
+        "random",
+    ];
+    for cmd in [sde, baselines, calibrate] {
+        let run = |mode: &str| {
+            let mut a = cmd.clone();
+            a.extend(["--in-place", mode, "--json"]);
+            let out = lethe(&a);
+            assert!(out.status.success(), "{a:?}: {}", String::from_utf8_lossy(&out.stderr));
+            out.stdout
+        };
+        let loaded = run("never");
+        assert!(loaded == run("always"), "{cmd:?}: read in place differs from loaded");
+        assert!(loaded == run("auto"), "{cmd:?}: auto (small inputs: loaded) differs");
+    }
+    let human = lethe(&[
+        "sde",
+        "--it",
+        &it2,
+        "--oot",
+        &oot2,
+        "--target",
+        &t,
+        "--shuffles",
+        "20",
+        "--in-place",
+        "always",
+    ]);
+    assert!(String::from_utf8_lossy(&human.stdout).contains("read in place, a panel of columns at a time"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("x.csv");
+    std::fs::write(&csv, "1,2\n3,4\n5,6\n7,8\n").unwrap();
+    let csv = csv.display().to_string();
+    let out = lethe(&[
+        "sde",
+        "--it",
+        &csv,
+        "--oot",
+        &csv,
+        "--target",
+        &csv,
+        "--in-place",
+        "always",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be read in place"));
+    let out = lethe(&[
+        "calibrate",
+        "--data",
+        &format!("{act}@0..300"),
+        "--it-pool",
+        "0..100",
+        "--oot-pool",
+        "100..200",
+        "--in-place",
+        "always",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
 /// `lethe` with extra environment variables (the GPU tests: Vulkan only, as build.sh runs them).
 #[cfg(feature = "gpu")]
 fn lethe_env(args: &[&str], env: &[(&str, &str)]) -> Output {
