@@ -95,6 +95,12 @@ export const tests = [
       const stopped = await waitRun(sde, 30000);
       const stopMs = Date.now() - t0;
       assert(/stopped in/.test(stopped), `stopped: ${stopped}`);
+      if ((await sde.locator('.lethe-partial').count()) === 0) {
+        // Say what came back (a complete report? an error?) rather than time out.
+        const r = await downloadJson(page, sde.locator('[data-action="export-json"]')).catch((e) => ({ error: e.message }));
+        const errors = await sde.locator('.lethe-error').allTextContents();
+        throw new Error(`no partial result after cancel (${stopped}, ${stopMs} ms): complete ${r.result?.complete}, targets ${r.result?.targets?.length}, partial ${!!r.partial}, shuffles ${r.parameters?.shuffles}; errors ${errors.join(' | ')}; page errors ${page.errors.join('; ')}`);
+      }
       assert((await sde.locator('.lethe-partial').textContent()).includes('Stopped early'), 'partial result shown');
       await sde.locator('[data-param=shuffles]').fill('40');
       await runOk(sde);
