@@ -102,6 +102,30 @@ pub fn shape<T: Scalar>(x: &dyn Columns<T>, min_rows: usize, procedure: &'static
     Ok(())
 }
 
+/// The most bytes of kernel matrices one subset may need: 2 GiB where addresses are 32 bits (wasm32: 4 GB of
+/// memory at most, shared with everything else), 64 GiB elsewhere. Past it a run would fail to allocate, which
+/// aborts rather than reports.
+pub const KERNEL_BYTES: u64 = if cfg!(target_pointer_width = "32") { 2 << 30 } else { 64 << 30 };
+
+/// Fails with [`Error::TooLarge`] when `matrices` kernel matrices of `n × n` values of `elem` bytes exceed
+/// [`KERNEL_BYTES`].
+pub fn kernel_memory(input: &str, n: usize, matrices: u64, elem: u64, procedure: &'static str) -> Result<()> {
+    let bytes = (n as u64).saturating_mul(n as u64).saturating_mul(matrices).saturating_mul(elem);
+    if bytes <= KERNEL_BYTES {
+        return Ok(());
+    }
+    let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+    Err(Error::TooLarge {
+        input: input.to_string(),
+        detail: format!(
+            "{procedure} of {n} rows needs about {:.1} GiB of kernel matrices, more than the {:.0} GiB this build allows",
+            gib(bytes),
+            gib(KERNEL_BYTES)
+        ),
+        fix: "use subsets of fewer rows (kernels grow as rows²)".into(),
+    })
+}
+
 /// A probability-like parameter strictly inside (0, 1).
 pub fn unit_open(name: &'static str, v: f64) -> Result<()> {
     if v > 0.0 && v < 1.0 {

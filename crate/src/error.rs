@@ -49,6 +49,10 @@ pub enum Error {
         procedure: &'static str,
     },
 
+    /// An input needs more memory than this build can give it (e.g. kernels of too many rows).
+    #[error("input `{input}` is too large: {detail}; {fix}")]
+    TooLarge { input: String, detail: String, fix: String },
+
     /// Two inputs that must agree in shape do not.
     #[error("shape mismatch: {message}")]
     ShapeMismatch { message: String },

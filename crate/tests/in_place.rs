@@ -170,3 +170,34 @@ fn a_bad_value_in_the_file_is_named_when_it_is_read() {
     .to_string();
     assert!(e.contains("20"), "{e}");
 }
+
+/// A subset whose kernels could not be allocated (here 100 000 rows per half: 3 × 10¹⁰ f64 kernel values) is
+/// refused with a message before any work, not an allocation failure — reading in place makes such subsets easy
+/// to ask for.
+#[test]
+fn subsets_too_large_for_their_kernels_are_refused() {
+    let m = Matrix::from_rows(&[[0.0], [1.0], [2.0], [3.0]]).unwrap();
+    let many: Vec<usize> = (0..200_000).map(|i| i % 4).collect();
+    let small = RowSubset {
+        name: "in_training",
+        source: Source::Memory(m.view()),
+        rows: None,
+        label: None,
+    };
+    let huge = RowSubset {
+        name: "target[0]",
+        rows: Some(&many),
+        ..small
+    };
+    let e = block_on(sde_subsets_with(
+        &mut CpuBackend::default(),
+        &mut Silent,
+        small,
+        small,
+        &[huge],
+        &SdeParams::default(),
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("`target[0]` is too large") && e.contains("100000 rows"), "{e}");
+}

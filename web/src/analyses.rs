@@ -15,15 +15,15 @@ use lethe::leakage::{self, LeakageParams, LeakageReport, SdMethod, Sidedness};
 use lethe::progress::{Monitor, Progress};
 use lethe::ruler::{self, RulerInputs, RulerReport, TieRule};
 use lethe::sde::calibrated::{CalibratedParams, CalibratedReport, TargetRows, calibrated_with};
-use lethe::sde::{self, SdeParams, SdeReport, Split, Target};
-use lethe::{Matrix, MatrixRef, rouge};
+use lethe::sde::{self, SdeParams, SdeReport, Split};
+use lethe::{Matrix, rouge};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{WebError, WebResult, named_input};
 use crate::parts::{PartSubset, SdePart};
 use crate::plots::{self, Histograms};
 use crate::rows::Rows;
-use crate::workspace::{Input, InputRecord, InputRef, Workspace};
+use crate::workspace::{Held, Input, InputRecord, InputRef, Workspace};
 
 /// The compute backend a request names: `cpu`, or `webgpu` (wasm32 builds with the `gpu` feature; the worker
 /// resolves the page's `auto` to one of the two before asking).
@@ -191,25 +191,28 @@ const SDE_ROLES: [&str; 8] = [
     "draw-out",
 ];
 
-enum TargetData {
-    Loaded(Rc<Input>),
-    Drawn(Matrix),
+/// Whether an input for `role` is opened as SDE and the calibrated verdict open theirs ([`Workspace::open`]: read
+/// in place when large), so that a slot's check shows what a run will do.
+pub fn opens_in_place(role: &str) -> bool {
+    role == "data" || SDE_ROLES.contains(&role)
 }
 
-impl TargetData {
-    fn view(&self) -> MatrixRef<'_, f64> {
-        match self {
-            TargetData::Loaded(i) => i.matrix.view(),
-            TargetData::Drawn(m) => m.view(),
-        }
-    }
+/// One subset of an SDE run: rows of one of the run's inputs (all of them when `rows` is `None`).
+struct SubsetDef {
+    name: String,
+    input: usize,
+    /// Rows of the input's source: drawn targets are rows of their pool (never copied out of it), and an input
+    /// read in place keeps its own row selection here.
+    rows: Option<Vec<usize>>,
+    label: Option<bool>,
 }
 
-/// An SDE run with its inputs loaded (no borrow of the workspace, so the page can add files while it runs).
+/// An SDE run with its inputs opened (no borrow of the workspace, so the page can add files while it runs).
 pub struct SdeJob {
-    it: Rc<Input>,
-    oot: Rc<Input>,
-    targets: Vec<(String, TargetData, Option<bool>)>,
+    /// The inputs in the CLI's order: the references, the given targets, the pools; loaded or read in place.
+    inputs: Vec<Held>,
+    /// Subset 0 the in-training reference, 1 the out-of-training one, 2 + i target i.
+    subsets: Vec<SubsetDef>,
     params: SdeParams,
     records: Vec<InputRecord>,
     load_warnings: Vec<LoadWarning>,
@@ -282,34 +285,42 @@ pub struct UnfinishedTarget {
     pub values: Vec<f64>,
 }
 
-/// Targets drawn from a pool (`lethe::sde::draw_targets`, as the CLI: the seed offset depends on the label).
+/// Rows of the source a [`Held`] input uses as a whole: `None` when loaded (its matrix is the selection), its row
+/// selection when read in place.
+fn selection(h: &Held) -> Option<Vec<usize>> {
+    match h {
+        Held::Loaded(_) => None,
+        Held::InPlace(p) => p.rows.clone(),
+    }
+}
+
+/// Targets drawn from a pool (`lethe::sde::draw_targets`, as the CLI: the seed offset depends on the label), as
+/// rows of the pool's source.
 fn draw_targets(
-    pool: &Input,
+    pool: &Held,
     role: &str,
     label: Option<bool>,
     count: usize,
     size: Option<usize>,
     seed: u64,
-) -> WebResult<Vec<(String, Matrix)>> {
+) -> WebResult<Vec<(String, Vec<usize>)>> {
     let size = size.ok_or_else(|| {
         WebError::at(
             role,
             format!("drawing targets from `{role}` needs a target size (rows per drawn target)"),
         )
     })?;
-    let draws = sde::draw_targets(label, pool.matrix.rows(), count, size, seed)
-        .map_err(|e| WebError::at(role, e.to_string()))?;
-    draws
-        .iter()
+    let draws =
+        sde::draw_targets(label, pool.rows(), count, size, seed).map_err(|e| WebError::at(role, e.to_string()))?;
+    let sel = selection(pool);
+    Ok(draws
+        .into_iter()
         .enumerate()
-        .map(|(k, rows)| {
-            let m = pool
-                .matrix
-                .select_rows(rows, role)
-                .map_err(|e| WebError::at(role, e.to_string()))?;
-            Ok((format!("{role}[{k}]"), m))
+        .map(|(k, pos)| {
+            let rows = pos.iter().map(|&i| sel.as_ref().map_or(i, |s| s[i])).collect();
+            (format!("{role}[{k}]"), rows)
         })
-        .collect()
+        .collect())
 }
 
 /// Loads everything an SDE run needs, in the CLI's order (records: references, targets, pools).
@@ -326,22 +337,37 @@ pub fn prepare_sde(ws: &mut Workspace, req: &SdeRequest) -> WebResult<SdeJob> {
         .out_of_training
         .as_ref()
         .ok_or_else(|| WebError::at("out_of_training", "choose the out-of-training reference set"))?;
-    let it = ws.load("in_training", it_ref)?;
-    let oot = ws.load("out_of_training", oot_ref)?;
-    let mut records = vec![it.record.clone(), oot.record.clone()];
-    let mut warned: Vec<(&str, Rc<Input>)> =
-        vec![("in_training", Rc::clone(&it)), ("out_of_training", Rc::clone(&oot))];
-    let mut targets = Vec::new();
+    let mut inputs = vec![ws.open("in_training", it_ref)?, ws.open("out_of_training", oot_ref)?];
+    let mut subsets = vec![
+        SubsetDef {
+            name: "in_training".into(),
+            input: 0,
+            rows: selection(&inputs[0]),
+            label: None,
+        },
+        SubsetDef {
+            name: "out_of_training".into(),
+            input: 1,
+            rows: selection(&inputs[1]),
+            label: None,
+        },
+    ];
+    let mut roles = vec!["in_training", "out_of_training"];
     for (list, label, role) in [
         (&req.target, None, "target"),
         (&req.target_in, Some(true), "target_in"),
         (&req.target_out, Some(false), "target_out"),
     ] {
         for (k, r) in list.iter().enumerate() {
-            let t = ws.load(role, r)?;
-            records.push(t.record.clone());
-            warned.push((role, Rc::clone(&t)));
-            targets.push((format!("{role}[{k}]"), TargetData::Loaded(t), label));
+            let t = ws.open(role, r)?;
+            subsets.push(SubsetDef {
+                name: format!("{role}[{k}]"),
+                input: inputs.len(),
+                rows: selection(&t),
+                label,
+            });
+            inputs.push(t);
+            roles.push(role);
         }
     }
     for (pool, label, role) in [
@@ -350,14 +376,20 @@ pub fn prepare_sde(ws: &mut Workspace, req: &SdeRequest) -> WebResult<SdeJob> {
         (&req.draw_out, Some(false), "draw-out"),
     ] {
         if let Some(r) = pool {
-            let p = ws.load(role, r)?;
-            for (name, m) in draw_targets(&p, role, label, req.draw, req.size, req.seed)? {
-                targets.push((name, TargetData::Drawn(m), label));
+            let p = ws.open(role, r)?;
+            for (name, rows) in draw_targets(&p, role, label, req.draw, req.size, req.seed)? {
+                subsets.push(SubsetDef {
+                    name,
+                    input: inputs.len(),
+                    rows: Some(rows),
+                    label,
+                });
             }
-            records.push(p.record.clone());
-            warned.push((role, p));
+            inputs.push(p);
+            roles.push(role);
         }
     }
+    let records = inputs.iter().map(|h| h.record().clone()).collect();
     let params = SdeParams {
         bandwidth: parse::<Bandwidth>(&req.sigma)?,
         shuffles: req.shuffles,
@@ -371,12 +403,18 @@ pub fn prepare_sde(ws: &mut Workspace, req: &SdeRequest) -> WebResult<SdeJob> {
         precision: parse::<Precision>(&req.precision)?,
         baselines: req.baselines,
     };
-    let refs: Vec<(&str, &Input)> = warned.iter().map(|(r, i)| (*r, &**i)).collect();
-    let load_warnings = load_warnings(&refs);
+    let loaded: Vec<(&str, &Input)> = roles
+        .iter()
+        .zip(&inputs)
+        .filter_map(|(r, h)| match h {
+            Held::Loaded(i) => Some((*r, &**i)),
+            Held::InPlace(_) => None,
+        })
+        .collect();
+    let load_warnings = load_warnings(&loaded);
     Ok(SdeJob {
-        it,
-        oot,
-        targets,
+        inputs,
+        subsets,
         params,
         records,
         load_warnings,
@@ -450,7 +488,7 @@ impl SdeJob {
         let n = self.subset_rows().len() as u64;
         let mut subsets = Vec::new();
         for i in 0..n {
-            let (name, _, _) = self.subset(i)?;
+            let name = &self.subsets[i as usize].name;
             if let Some(p) = by[i as usize].as_ref() {
                 let d = &p.distribution;
                 subsets.push(PartialSubset {
@@ -490,7 +528,7 @@ impl SdeJob {
         };
         let mut targets = Vec::new();
         let mut unfinished = Vec::new();
-        for (k, (name, _, label)) in self.targets.iter().enumerate().skip(finished) {
+        for (k, SubsetDef { name, label, .. }) in self.subsets[2..].iter().enumerate().skip(finished) {
             let Some(p) = by[2 + k].as_ref().filter(|p| !p.distribution.values.is_empty()) else {
                 continue;
             };
@@ -531,9 +569,9 @@ impl SdeJob {
 
     /// Rows of every subset in the run's order: the two references, then the targets (subset 2 + i).
     fn subset_rows(&self) -> Vec<usize> {
-        [self.it.matrix.rows(), self.oot.matrix.rows()]
-            .into_iter()
-            .chain(self.targets.iter().map(|(_, d, _)| d.view().rows()))
+        self.subsets
+            .iter()
+            .map(|d| d.rows.as_ref().map_or_else(|| self.inputs[d.input].rows(), Vec::len))
             .collect()
     }
 
@@ -555,32 +593,49 @@ impl SdeJob {
         parts
     }
 
-    fn subset(&self, subset: u64) -> WebResult<(&str, MatrixRef<'_, f64>, Option<bool>)> {
-        match subset {
-            0 => Ok(("in_training", self.it.matrix.view(), None)),
-            1 => Ok(("out_of_training", self.oot.matrix.view(), None)),
-            i => {
-                let (name, data, label) = usize::try_from(i - 2)
-                    .ok()
-                    .and_then(|i| self.targets.get(i))
-                    .ok_or_else(|| WebError::msg(format!("this run has no subset {i}")))?;
-                Ok((name.as_str(), data.view(), *label))
+    /// The arrays of the inputs read in place, opened from their headers (`None` for loaded inputs).
+    fn files(&self) -> WebResult<Vec<Option<lethe::data::ArrayFile<'_>>>> {
+        self.inputs
+            .iter()
+            .zip(&self.records)
+            .map(|(h, r)| match h {
+                Held::Loaded(_) => Ok(None),
+                Held::InPlace(p) => p.file(&r.role).map(Some),
+            })
+            .collect()
+    }
+
+    /// Subset `i` as rows of its input's source (`files` from [`SdeJob::files`]).
+    fn row_subset<'a>(
+        &'a self,
+        i: usize,
+        files: &'a [Option<lethe::data::ArrayFile<'a>>],
+    ) -> WebResult<sde::RowSubset<'a, f64>> {
+        let d = self
+            .subsets
+            .get(i)
+            .ok_or_else(|| WebError::msg(format!("this run has no subset {i}")))?;
+        let source = match (&self.inputs[d.input], &files[d.input]) {
+            (Held::Loaded(inp), _) => lethe::data::Source::Memory(inp.matrix.view()),
+            (Held::InPlace(_), Some(f)) => lethe::data::Source::File(f),
+            (Held::InPlace(_), None) => {
+                return Err(WebError::msg("internal error: an input read in place lost its file"));
             }
-        }
+        };
+        Ok(sde::RowSubset {
+            name: &d.name,
+            source,
+            rows: d.rows.as_deref(),
+            label: d.label,
+        })
     }
 
     fn check(&self) -> WebResult<Vec<String>> {
-        let targets: Vec<Target<'_, f64>> = self
-            .targets
-            .iter()
-            .map(|(name, data, label)| Target {
-                name,
-                data: data.view(),
-                label: *label,
-            })
-            .collect();
-        sde::check_inputs(self.it.matrix.view(), self.oot.matrix.view(), &targets, &self.params)
-            .map_err(|e| attribute(e, &SDE_ROLES))
+        let files = self.files()?;
+        let all = (0..self.subsets.len())
+            .map(|i| self.row_subset(i, &files))
+            .collect::<WebResult<Vec<_>>>()?;
+        sde::check_subsets(&all[0], &all[1], &all[2..], &self.params).map_err(|e| attribute(e, &SDE_ROLES))
     }
 
     /// Computes the subsets numbered `subsets` (one worker's part of a pooled run), exactly as the whole run
@@ -616,16 +671,19 @@ impl SdeJob {
             })
             .collect::<WebResult<_>>()?;
         let spans = sde::progress_spans(&rows, self.params.shuffles);
+        let files = self.files()?;
         let mut out = Vec::with_capacity(subsets.len());
         for (k, &i) in subsets.iter().enumerate() {
-            let (name, data, _) = self.subset(i)?;
-            let distribution = sde::split_half_with(backend, monitor, name, data, &self.params, i, spans[k])
+            let data = self.row_subset(i as usize, &files)?;
+            let name = data.name;
+            let distribution = sde::split_half_rows_with(backend, monitor, &data, &self.params, i, spans[k])
                 .await
                 .map_err(|e| attribute(e, &SDE_ROLES))?;
             let done = distribution.complete;
             let baselines = if i >= 2 && self.params.baselines && done {
+                let (it, oot) = (self.row_subset(0, &files)?, self.row_subset(1, &files)?);
                 Some(
-                    sde::baseline_verdicts(data, self.it.matrix.view(), self.oot.matrix.view(), &self.params)
+                    sde::baseline_verdicts_rows(&data, &it, &oot, &self.params)
                         .map_err(|e| attribute(e, &SDE_ROLES))?,
                 )
             } else {
@@ -700,7 +758,7 @@ impl SdeJob {
         let mut complete = oot.as_ref().is_some_and(|o| o.complete);
         let mut outcomes = Vec::new();
         if let (true, Some(o)) = (complete, &oot) {
-            for (i, (name, _, label)) in self.targets.iter().enumerate() {
+            for (i, SubsetDef { name, label, .. }) in self.subsets[2..].iter().enumerate() {
                 match by[2 + i].take() {
                     Some(p) if p.distribution.complete => outcomes.push(
                         sde::target_outcome(name, *label, p.distribution, p.baselines, &it, o, &self.params)
@@ -725,7 +783,7 @@ impl SdeJob {
         if !(done(0) && done(1)) {
             return 0;
         }
-        (0..self.targets.len()).take_while(|&k| done(2 + k)).count()
+        (0..self.subsets.len() - 2).take_while(|&k| done(2 + k)).count()
     }
 }
 
@@ -824,7 +882,8 @@ pub struct CalibrateParameters {
 
 /// A calibrated evaluation with its rows resolved (no borrow of the workspace).
 pub struct CalibrateJob {
-    data: Rc<Input>,
+    /// The activations, loaded or read in place (pools and targets are rows of the whole array).
+    data: Held,
     it_pool: Vec<usize>,
     oot_pool: Vec<usize>,
     targets: Vec<TargetRows>,
@@ -899,7 +958,7 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> WebResul
             "choose the activations the references and targets are rows of",
         )
     })?;
-    let data = ws.load(
+    let data = ws.open(
         "data",
         &InputRef {
             source: d.source,
@@ -907,7 +966,7 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> WebResul
             rows: Rows::All,
         },
     )?;
-    let n = data.matrix.rows();
+    let n = data.rows();
     let it_rows = req
         .it_pool
         .as_ref()
@@ -916,7 +975,7 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> WebResul
         .oot_pool
         .as_ref()
         .ok_or_else(|| WebError::at("oot_pool", "choose the rows not in training (the out-of-training pool)"))?;
-    let mut records = vec![data.record.clone()];
+    let mut records = vec![data.record().clone()];
     let (it_pool, it_text) = pool_rows(ws, "it_pool", it_rows, n, &mut records)?;
     let (oot_pool, oot_text) = pool_rows(ws, "oot_pool", oot_rows, n, &mut records)?;
     let mut targets = Vec::new();
@@ -984,7 +1043,7 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> WebResul
     let [target, target_in, target_out] = texts;
     let [draw_from, draw_in, draw_out] = draw_texts;
     let parameters = CalibrateParameters {
-        data: data.record.spec.clone(),
+        data: data.record().spec.clone(),
         it_pool: it_text,
         oot_pool: oot_text,
         target,
@@ -1004,7 +1063,10 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> WebResul
         seed: req.seed,
         precision: req.precision.clone(),
     };
-    let load_warnings = load_warnings(&[("data", &*data)]);
+    let load_warnings = match &data {
+        Held::Loaded(i) => load_warnings(&[("data", &**i)]),
+        Held::InPlace(_) => Vec::new(),
+    };
     Ok(CalibrateJob {
         data,
         it_pool,
@@ -1052,10 +1114,19 @@ impl CalibrateJob {
     /// # Errors
     /// The core's errors, attributed to the control they name.
     pub async fn run_on<B: Backend, M: Monitor>(self, backend: &mut B, monitor: &mut M) -> WebResult<CalibrateOutput> {
+        let file = match &self.data {
+            Held::InPlace(p) => Some(p.file("data")?),
+            Held::Loaded(_) => None,
+        };
+        let source = match (&self.data, &file) {
+            (Held::Loaded(i), _) => lethe::data::Source::Memory(i.matrix.view()),
+            (Held::InPlace(_), Some(f)) => lethe::data::Source::File(f),
+            (Held::InPlace(_), None) => return Err(WebError::msg("internal error: data read in place lost its file")),
+        };
         let report = calibrated_with(
             backend,
             monitor,
-            self.data.matrix.view(),
+            source,
             &self.it_pool,
             &self.oot_pool,
             &self.targets,
@@ -1083,7 +1154,7 @@ impl CalibrateJob {
             return Vec::new();
         }
         // Distinct pool rows outside the targets, counted on a mask of the data's rows (indices were checked).
-        let n = self.data.matrix.rows();
+        let n = self.data.rows();
         let mut excluded = vec![false; n];
         for &i in self.targets.iter().flat_map(|t| &t.rows) {
             if let Some(e) = excluded.get_mut(i) {
@@ -1986,7 +2057,7 @@ mod tests {
         let direct = sde::sde(
             it.view(),
             oot.view(),
-            &[Target {
+            &[sde::Target {
                 name: "target[0]",
                 data: target.view(),
                 label: None,

@@ -874,7 +874,11 @@ pub fn sweep_cell_on(data: &Matrix, req: &SweepRequest) -> WebResult<SweepCell> 
         Bandwidth::Fixed(v) => v,
     };
     let drawn = |label: bool| -> Vec<Vec<usize>> {
-        targets.iter().filter(|t| t.label == Some(label)).map(|t| t.rows.clone()).collect()
+        targets
+            .iter()
+            .filter(|t| t.label == Some(label))
+            .map(|t| t.rows.clone())
+            .collect()
     };
     let overlap = SweepOverlap {
         in_training_references: subset_overlap(&r.in_training.subsets, RETAIN_REFERENCES.len()),
@@ -1993,7 +1997,10 @@ mod tests {
         let o = big.overlap;
         assert_eq!((o.out_targets.pool, o.out_targets.subsets), (144, 10));
         assert!(o.out_targets.mean > 0.95 && o.out_targets.distinct_rows <= 144, "{o:?}");
-        assert!(o.in_training_references.mean > 0.5 && o.in_training_references.distinct_rows <= 200, "{o:?}");
+        assert!(
+            o.in_training_references.mean > 0.5 && o.in_training_references.distinct_rows <= 200,
+            "{o:?}"
+        );
         assert!(big.warnings.iter().any(|w| w.contains("overlap")), "{:?}", big.warnings);
     }
 
@@ -2001,7 +2008,10 @@ mod tests {
     fn subset_overlap_counts_shared_rows() {
         let o = subset_overlap(&[vec![0, 1, 2, 3], vec![3, 2, 9, 8], vec![4, 5, 6, 7]], 10);
         // Pairs: {2,3} shared of 4 → 0.5; 0; 0.
-        assert_eq!((o.mean, o.max, o.distinct_rows, o.subsets, o.pool), (0.5 / 3.0, 0.5, 10, 3, 10));
+        assert_eq!(
+            (o.mean, o.max, o.distinct_rows, o.subsets, o.pool),
+            (0.5 / 3.0, 0.5, 10, 3, 10)
+        );
         assert!(subset_overlap(&[vec![1, 2]], 5).mean.is_nan());
         // Independent uniform draws share |S|/N on average.
         let sets = lethe::sde::draw_subsets(&(0..144).collect::<Vec<_>>(), 40, 100, 7).unwrap();

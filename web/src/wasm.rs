@@ -401,13 +401,12 @@ pub fn sha256(id: u32, progress: &Function) -> Result<String, JsValue> {
 pub fn load_input(role: &str, input: JsValue) -> Result<JsValue, JsValue> {
     let r: InputRef = parse("input", input)?;
     let summary = with_ws(|ws| {
-        let i = ws.load(role, &r)?;
-        Ok(crate::workspace::InputSummary {
-            rows: i.matrix.rows(),
-            cols: i.matrix.cols(),
-            record: i.record.clone(),
-            warnings: i.warnings.clone(),
-        })
+        let held = if analyses::opens_in_place(role) {
+            ws.open(role, &r)?
+        } else {
+            crate::workspace::Held::Loaded(ws.load(role, &r)?)
+        };
+        Ok(held.summary())
     })
     .map_err(to_js)?;
     out(&summary)

@@ -74,6 +74,111 @@ pub struct InputSummary {
     pub cols: usize,
     pub record: InputRecord,
     pub warnings: Vec<String>,
+    /// Read in place from the file while kernels are built ([`Held::InPlace`]), not loaded.
+    pub in_place: bool,
+}
+
+/// SDE inputs whose rows would take more than this in memory (as f64) are read in place from their files, a panel
+/// of columns at a time ([`lethe::data::ArrayFile`]), when the format allows it (.npy, .safetensors, stored .npz):
+/// the worker then holds their kernels and a few MB, not the rows — and files over [`MAX_BYTES`] can be used whole.
+/// The CLI's `--in-place auto` rule; the results are the same either way.
+pub const IN_PLACE_BYTES: u64 = 64 << 20;
+
+/// An input of SDE or the calibrated verdict as the worker holds it: loaded, or read in place.
+#[derive(Clone)]
+pub enum Held {
+    Loaded(Rc<Input>),
+    InPlace(Rc<InPlace>),
+}
+
+impl Held {
+    pub fn record(&self) -> &InputRecord {
+        match self {
+            Held::Loaded(i) => &i.record,
+            Held::InPlace(p) => &p.record,
+        }
+    }
+
+    /// Rows used.
+    pub fn rows(&self) -> usize {
+        self.record().rows_used
+    }
+
+    /// What the page is told about it.
+    pub fn summary(&self) -> InputSummary {
+        match self {
+            Held::Loaded(i) => InputSummary {
+                rows: i.matrix.rows(),
+                cols: i.matrix.cols(),
+                record: i.record.clone(),
+                warnings: i.warnings.clone(),
+                in_place: false,
+            },
+            Held::InPlace(p) => InputSummary {
+                rows: p.record.rows_used,
+                cols: p.cols,
+                record: p.record.clone(),
+                warnings: Vec::new(),
+                in_place: true,
+            },
+        }
+    }
+}
+
+/// An input read in place: its source, the tensor and the rows used.
+pub struct InPlace {
+    src: Local,
+    name: String,
+    tensor: Option<String>,
+    /// Rows of the array used, in order (`None`: all of them).
+    pub rows: Option<Vec<usize>>,
+    pub cols: usize,
+    pub record: InputRecord,
+}
+
+/// A worker's byte source handed to the core's in-place reader, which takes `Sync` sources (the CLI's threads
+/// share them).
+pub struct Local(Rc<dyn ByteSource>);
+
+// SAFETY: a wasm32 instance built without the atomics feature runs on one thread: no reference to a `Local` can
+// reach another thread. (Native builds of this crate, its unit tests, never read in place: see `Workspace::open`.)
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+unsafe impl Sync for Local {}
+
+impl ByteSource for Local {
+    fn len(&self) -> u64 {
+        self.0.len()
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        self.0.read_at(offset, buf)
+    }
+}
+
+impl InPlace {
+    /// The array, opened from its headers, to read panels of its rows from.
+    ///
+    /// # Errors
+    /// The file changed so that it can no longer be read in place (reported for `role`).
+    #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics"), feature = "full"))]
+    pub fn file(&self, role: &str) -> WebResult<data::ArrayFile<'_>> {
+        data::ArrayFile::open(&self.name, &self.src, self.tensor.as_deref())
+            .map_err(|e| WebError::at(role, e.to_string()))?
+            .ok_or_else(|| WebError::at(role, format!("`{}` can no longer be read in place", self.name)))
+    }
+
+    /// Native builds and the lean module never read in place ([`Workspace::open`] loads); this keeps the callers'
+    /// code the same.
+    ///
+    /// # Errors
+    /// Always.
+    #[cfg(not(all(target_arch = "wasm32", not(target_feature = "atomics"), feature = "full")))]
+    pub fn file(&self, role: &str) -> WebResult<data::ArrayFile<'_>> {
+        let _ = (&self.src, &self.tensor);
+        Err(WebError::at(
+            role,
+            format!("`{}`: reading in place needs the wasm32 worker", self.name),
+        ))
+    }
 }
 
 /// What the page is told about a new source: its headers, or why it cannot be used.
@@ -210,14 +315,24 @@ impl Workspace {
             ));
         }
         let info = data::inspect(&src.name, &*src.data).map_err(|e| WebError::data(&key, "", &e))?;
+        let in_place = info
+            .arrays
+            .iter()
+            .any(|a| a.data_offset.is_some() && a.problem.is_none());
         let over_limit = (size > MAX_BYTES).then(|| {
             format!(
                 "`{}` is {}, over this page's limit of {} per input: it was not read or hashed; only a row subset \
-                 needing at most {} can be loaded from it",
+                 needing at most {} can be loaded from it{}",
                 src.name,
                 gib(size),
                 gib(MAX_BYTES),
-                gib(MAX_BYTES)
+                gib(MAX_BYTES),
+                if in_place {
+                    " (SDE and the calibrated verdict read it in place, a panel of columns at a time, and can use \
+                     all of it)"
+                } else {
+                    ""
+                }
             )
         });
         Ok(SourceInfo {
@@ -317,6 +432,98 @@ impl Workspace {
             record,
             warnings: loaded.warnings,
         })
+    }
+
+    /// Opens `input` for `role` of SDE or the calibrated verdict: read in place when its rows would take more than
+    /// [`IN_PLACE_BYTES`] as f64 and its file stores the array uncompressed (then nothing but headers and side
+    /// files is read, and the 1 GiB limit does not apply), else loaded as [`Workspace::load`]. Native builds (the
+    /// unit tests) and the lean module (the built-in example only) always load.
+    ///
+    /// # Errors
+    /// As [`Workspace::load`], reported for `role`.
+    pub fn open(&mut self, role: &str, input: &InputRef) -> WebResult<Held> {
+        if cfg!(all(
+            target_arch = "wasm32",
+            not(target_feature = "atomics"),
+            feature = "full"
+        )) && let Some(p) = self.in_place(role, input).map_err(|e| e.or_at(role))?
+        {
+            return Ok(Held::InPlace(Rc::new(p)));
+        }
+        Ok(Held::Loaded(self.load(role, input)?))
+    }
+
+    /// `input` read in place, if it should be (see [`Workspace::open`]).
+    fn in_place(&mut self, role: &str, input: &InputRef) -> WebResult<Option<InPlace>> {
+        let src = self.source(input.source).map_err(|e| WebError::at(role, e.message))?;
+        let (name, data) = (src.name.clone(), Rc::clone(&src.data));
+        let Ok(info) = data::inspect(&name, &*data) else {
+            return Ok(None); // the load says what is wrong
+        };
+        let array = match &input.tensor {
+            Some(_) if matches!(info.arrays.as_slice(), [a] if a.name.is_none()) => info.arrays.first(),
+            Some(t) => info.arrays.iter().find(|a| {
+                let n = a.name.as_deref();
+                n == Some(t.as_str()) || t.strip_suffix(".npy").is_some_and(|s| n == Some(s))
+            }),
+            None if info.arrays.len() == 1 => info.arrays.first(),
+            None => None,
+        };
+        let Some(array) = array.filter(|a| a.data_offset.is_some() && a.problem.is_none() && a.rows > 0) else {
+            return Ok(None);
+        };
+        let used = match &input.rows {
+            Rows::All => array.rows,
+            // Index files and split columns are small: resolve them to count.
+            _ => self
+                .resolve_rows(role, &input.rows)?
+                .0
+                .map_or(array.rows, |r| r.len() as u64),
+        };
+        if used.saturating_mul(array.cols).saturating_mul(8) <= IN_PLACE_BYTES {
+            return Ok(None);
+        }
+        let (rows, row_file, rows_text) = self.resolve_rows(role, &input.rows)?;
+        if let Some(&bad) = rows.iter().flatten().find(|&&r| r as u64 >= array.rows) {
+            return Err(WebError::data(
+                role,
+                "",
+                &data::DataError::RowOutOfRange {
+                    input: name,
+                    index: bad,
+                    rows: array.rows,
+                },
+            ));
+        }
+        let mut spec = name.clone();
+        if let Some(t) = &input.tensor {
+            spec.push('#');
+            spec.push_str(t);
+        }
+        if let Some(r) = rows_text {
+            spec.push('@');
+            spec.push_str(&r);
+        }
+        let record = InputRecord {
+            role: role.to_string(),
+            spec,
+            path: name.clone(),
+            sha256: self.digest(input.source)?,
+            format: format!("{:?}", info.format).to_lowercase(),
+            dtype: array.dtype.clone(),
+            shape: array.shape.clone(),
+            tensor: array.name.clone(),
+            rows_used: used as usize,
+            row_file,
+        };
+        Ok(Some(InPlace {
+            src: Local(data),
+            name,
+            tensor: input.tensor.clone(),
+            rows,
+            cols: array.cols as usize,
+            record,
+        }))
     }
 
     /// Row indices of a rows specification (`None`: every row), the digest of its side file, and its `@ROWS` text

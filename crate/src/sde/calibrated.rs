@@ -402,6 +402,11 @@ pub(super) fn plan(
     if !(params.margin >= 0.0 && params.margin.is_finite()) {
         return Err(Error::param("margin", params.margin, "a non-negative number of reference standard deviations"));
     }
+    // The largest kernel is the whole-subset dispersion kernel (f64, with its Gram sum beside it); targets given
+    // as row lists can be larger than |S|.
+    let largest = targets.iter().map(|t| t.rows.len()).chain([params.subset_size]).max().unwrap_or(0);
+    let name = targets.iter().find(|t| t.rows.len() == largest).map_or("subset_size", |t| t.name.as_str());
+    crate::check::kernel_memory(name, largest, 2, 8, "a subset")?;
     for (name, rows) in [("in_training pool", in_training_pool), ("out_of_training pool", out_of_training_pool)]
         .into_iter()
         .chain(targets.iter().map(|t| (t.name.as_str(), t.rows.as_slice())))

@@ -516,6 +516,38 @@ pub async fn split_half_with<B: Backend, M: Monitor, S: Scalar>(
     split_half_on(backend, monitor, name, data, params, subset, span).await
 }
 
+/// [`split_half_with`] of a subset given as rows of a source ([`RowSubset`]): the same values as on a copy of those
+/// rows; a source read in place costs a panel of memory.
+///
+/// # Errors
+/// As [`split_half_with`]; a row index past the end of the source.
+pub async fn split_half_rows_with<B: Backend, M: Monitor, S: Scalar>(
+    backend: &mut B,
+    monitor: &mut M,
+    data: &RowSubset<'_, S>,
+    params: &SdeParams,
+    subset: u64,
+    span: (f64, f64),
+) -> Result<SplitHalf> {
+    params.validate()?;
+    data.check(4, SPLIT_HALF)?;
+    split_half_rows_on(backend, monitor, data, params, subset, span).await
+}
+
+/// [`baseline_verdicts`] of subsets given as rows of sources (each gathered whole for the baselines).
+///
+/// # Errors
+/// As [`baseline_verdicts`].
+pub fn baseline_verdicts_rows<S: Scalar>(
+    target: &RowSubset<'_, S>,
+    in_training: &RowSubset<'_, S>,
+    out_of_training: &RowSubset<'_, S>,
+    params: &SdeParams,
+) -> Result<BaselineVerdicts> {
+    let (t, it, oot) = (target.gathered()?, in_training.gathered()?, out_of_training.gathered()?);
+    baseline(t.view(), it.view(), oot.view(), params)
+}
+
 /// The MMD and Wasserstein-1 baseline verdicts of one target (Table 3), as [`sde_with`] computes them with
 /// `params.baselines`.
 ///
@@ -636,8 +668,12 @@ pub fn progress_spans(rows: &[usize], shuffles: usize) -> Vec<(f64, f64)> {
 }
 
 /// Checks an SDE run's inputs before any work — parameters, equal widths, every subset of at least 4 finite rows
-/// inside its source — and returns the warnings its report carries about them (odd row counts).
-fn check_subsets<S: Scalar>(
+/// inside its source (values read in place are checked as they are read) — and returns the warnings its report
+/// carries about them (odd row counts). [`check_inputs`] for subsets given as rows of sources.
+///
+/// # Errors
+/// As [`check_inputs`]; a row index past the end of its source.
+pub fn check_subsets<S: Scalar>(
     in_training: &RowSubset<'_, S>,
     out_of_training: &RowSubset<'_, S>,
     targets: &[RowSubset<'_, S>],
@@ -659,8 +695,14 @@ fn check_subsets<S: Scalar>(
     }
     // Validate every subset before any work (the targets first, so a bad target is named even when a reference
     // is bad too, as when the references were checked only as they were split).
+    let elem = match params.precision {
+        Precision::F64 => 8,
+        Precision::F32 => 4,
+    };
     for t in targets.iter().chain([in_training, out_of_training]) {
         t.check(4, SPLIT_HALF)?;
+        // A half's two kernels (Kc, L) and the Gram sum or centring copy beside them.
+        crate::check::kernel_memory(t.name, t.len() / 2, 3, elem, "a split half")?;
     }
     let mut warnings = Vec::new();
     let odd: Vec<&str> = [in_training, out_of_training]

@@ -103,7 +103,7 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
     try {
       const s = await engine.request('load', { role: key, input: ref });
       if (mine !== seq) return;
-      fill(status, `${s.rows} × ${s.cols} · ${s.record.dtype} · ${s.record.spec}`);
+      fill(status, `${s.rows} × ${s.cols} · ${s.record.dtype} · ${s.record.spec}${s.in_place ? ' · read in place from the file' : ''}`);
       fill(warn, s.warnings.map((w) => h('div', { class: 'warning' }, w)));
     } catch (e) {
       if (mine !== seq) return;
