@@ -52,17 +52,11 @@ fn bench(c: &mut Criterion) {
     for (name, variant) in [
         ("official_512x1000", Variant::Official),
         ("exhaustive_512x1000", Variant::Exhaustive),
-        (
-            "high_probability_512x1000",
-            Variant::HighProbability { alpha: 0.05 },
-        ),
+        ("high_probability_512x1000", Variant::HighProbability { alpha: 0.05 }),
     ] {
         let params = CompetitionParams::with_variant(variant);
         g.bench_function(name, |b| {
-            b.iter(|| {
-                forget_score(black_box(r.view()), black_box(u.view()), &params)
-                    .expect("valid inputs")
-            })
+            b.iter(|| forget_score(black_box(r.view()), black_box(u.view()), &params).expect("valid inputs"))
         });
     }
     g.finish();

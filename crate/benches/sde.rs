@@ -1,11 +1,11 @@
 //! The SDE paper's Table 9 shape per subset: |S| = 1000 → halves of n = 500 rows, d = 512, T = 200 shuffles.
 //! Kernels (Gram + RBF + centring) and the permutation loop, in f64 (reference) and f32 (fast) storage.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use lethe::Matrix;
 use lethe::backend::{Backend, CpuBackend, Precision};
 use lethe::kernel::{self, Bandwidth};
 use lethe::permute::{Permutations, Stream};
-use lethe::Matrix;
 
 fn data(n: usize, d: usize, seed: u64) -> Matrix<f32> {
     let mut s = seed;
@@ -20,7 +20,10 @@ fn data(n: usize, d: usize, seed: u64) -> Matrix<f32> {
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
     let mut f = std::pin::pin!(f);
-    match f.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+    match f
+        .as_mut()
+        .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+    {
         std::task::Poll::Ready(v) => v,
         std::task::Poll::Pending => panic!("CPU futures are ready"),
     }
@@ -41,7 +44,9 @@ fn bench(c: &mut Criterion) {
     for p in [Precision::F64, Precision::F32] {
         let mut be = CpuBackend::new(p);
         g.bench_with_input(BenchmarkId::new("prepare_pair", format!("{p:?}")), &p, |b, _| {
-            b.iter(|| block_on(be.prepare(x.view(), y.view(), Bandwidth::SqrtDim, Bandwidth::SqrtDim)).expect("prepare"))
+            b.iter(|| {
+                block_on(be.prepare(x.view(), y.view(), Bandwidth::SqrtDim, Bandwidth::SqrtDim)).expect("prepare")
+            })
         });
         let pair = block_on(be.prepare(x.view(), y.view(), Bandwidth::SqrtDim, Bandwidth::SqrtDim)).expect("prepare");
         let mut out = vec![0.0; t];

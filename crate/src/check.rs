@@ -105,12 +105,19 @@ pub fn shape<T: Scalar>(x: &dyn Columns<T>, min_rows: usize, procedure: &'static
 /// The most bytes of kernel matrices one subset may need: 2 GiB where addresses are 32 bits (wasm32: 4 GB of
 /// memory at most, shared with everything else), 64 GiB elsewhere. Past it a run would fail to allocate, which
 /// aborts rather than reports.
-pub const KERNEL_BYTES: u64 = if cfg!(target_pointer_width = "32") { 2 << 30 } else { 64 << 30 };
+pub const KERNEL_BYTES: u64 = if cfg!(target_pointer_width = "32") {
+    2 << 30
+} else {
+    64 << 30
+};
 
 /// Fails with [`Error::TooLarge`] when `matrices` kernel matrices of `n × n` values of `elem` bytes exceed
 /// [`KERNEL_BYTES`].
 pub fn kernel_memory(input: &str, n: usize, matrices: u64, elem: u64, procedure: &'static str) -> Result<()> {
-    let bytes = (n as u64).saturating_mul(n as u64).saturating_mul(matrices).saturating_mul(elem);
+    let bytes = (n as u64)
+        .saturating_mul(n as u64)
+        .saturating_mul(matrices)
+        .saturating_mul(elem);
     if bytes <= KERNEL_BYTES {
         return Ok(());
     }

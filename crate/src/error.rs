@@ -68,11 +68,7 @@ pub enum Error {
 
     /// A row index refers past the end of its input.
     #[error("index {index} in `{input}` is out of range: the data has {len} rows (valid indices are 0..{len})")]
-    IndexOutOfRange {
-        input: String,
-        index: usize,
-        len: usize,
-    },
+    IndexOutOfRange { input: String, index: usize, len: usize },
 
     /// A compute backend failed (no adapter, device lost, buffer too large).
     #[error("compute backend error: {0}")]

@@ -15,12 +15,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{now, Backend, BackendInfo, CpuBackend, PairStats, Precision, PreparedPair};
+use crate::backend::{Backend, BackendInfo, CpuBackend, PairStats, Precision, PreparedPair, now};
 use crate::check;
 use crate::data::{MatrixRef, Scalar};
 use crate::error::{Error, Result};
 use crate::kernel::{self, Bandwidth};
-use crate::permute::{Permutations, Stream, RNG_ID};
+use crate::permute::{Permutations, RNG_ID, Stream};
 use crate::progress::{Monitor, Progress, Silent};
 
 /// HSIC of one pair of samples.
@@ -66,7 +66,12 @@ fn check_pair<S: Scalar>(x: MatrixRef<'_, S>, y: MatrixRef<'_, S>, procedure: &'
 /// let r = hsic(x.view(), x.view(), Bandwidth::SqrtDim, Bandwidth::SqrtDim).unwrap();
 /// assert!(r.statistic > 0.0 && (r.cka - 1.0).abs() < 1e-12);
 /// ```
-pub fn hsic<S: Scalar>(x: MatrixRef<'_, S>, y: MatrixRef<'_, S>, bw_x: Bandwidth, bw_y: Bandwidth) -> Result<HsicResult> {
+pub fn hsic<S: Scalar>(
+    x: MatrixRef<'_, S>,
+    y: MatrixRef<'_, S>,
+    bw_x: Bandwidth,
+    bw_y: Bandwidth,
+) -> Result<HsicResult> {
     check_pair(x, y, "HSIC")?;
     let n = x.rows();
     let k = kernel::rbf::<S, f64>(x, bw_x)?;
@@ -108,7 +113,11 @@ pub struct PermutationPValue {
 /// ```
 pub fn permutation_p_value(observed: f64, null: &[f64]) -> PermutationPValue {
     let b = null.iter().filter(|&&v| v >= observed).count();
-    PermutationPValue { exceedances: b, permutations: null.len(), p_value: (1 + b) as f64 / (1 + null.len()) as f64 }
+    PermutationPValue {
+        exceedances: b,
+        permutations: null.len(),
+        p_value: (1 + b) as f64 / (1 + null.len()) as f64,
+    }
 }
 
 /// A resumable run of `total` shuffle scores on one prepared pair: call [`PermutationRun::step`] until
@@ -185,7 +194,11 @@ impl<P: PreparedPair> PermutationRun<P> {
     }
     /// Fraction of the planned shuffles scored so far.
     pub fn progress(&self) -> f64 {
-        if self.total == 0 { 1.0 } else { self.values.len() as f64 / self.total as f64 }
+        if self.total == 0 {
+            1.0
+        } else {
+            self.values.len() as f64 / self.total as f64
+        }
     }
     pub fn values(&self) -> &[f64] {
         &self.values
@@ -280,10 +293,20 @@ pub async fn hsic_test_with<B: Backend, M: Monitor, S: Scalar>(
 }
 
 /// The test's result from the observed value and the shuffled values done (a prefix of the planned stream).
-fn test_result(observed: f64, null: Vec<f64>, stats: PairStats, params: &HsicTestParams, backend: BackendInfo) -> HsicTestResult {
+fn test_result(
+    observed: f64,
+    null: Vec<f64>,
+    stats: PairStats,
+    params: &HsicTestParams,
+    backend: BackendInfo,
+) -> HsicTestResult {
     let planned = params.permutations;
     let done = null.len();
-    let PermutationPValue { exceedances: b, p_value, .. } = permutation_p_value(observed, &null);
+    let PermutationPValue {
+        exceedances: b,
+        p_value,
+        ..
+    } = permutation_p_value(observed, &null);
     let remaining = planned - done;
     HsicTestResult {
         statistic: observed,
@@ -341,10 +364,15 @@ pub fn hsic_test_threaded<S: Scalar>(
     let observed = observed[0];
 
     let (total, batch) = (params.permutations, backend.preferred_batch());
-    let weights: Vec<f64> = (0..total.div_ceil(batch)).map(|j| batch.min(total - j * batch) as f64).collect();
+    let weights: Vec<f64> = (0..total.div_ceil(batch))
+        .map(|j| batch.min(total - j * batch) as f64)
+        .collect();
     // The stream and the next batch to draw; batch j waits for its turn (batches are handed out in order and each
     // one, once handed out, is drawn, so the turn always comes).
-    let stream = (Mutex::new((Permutations::for_subset(params.seed, Stream::Shuffles, 0), 0usize)), Condvar::new());
+    let stream = (
+        Mutex::new((Permutations::for_subset(params.seed, Stream::Shuffles, 0), 0usize)),
+        Condvar::new(),
+    );
     let job = |backend: &mut CpuBackend, j: usize, _: &mut dyn FnMut(f64) -> bool| -> Result<Vec<f64>> {
         let count = batch.min(total - j * batch);
         let mut perms = Vec::with_capacity(count * n);
@@ -371,7 +399,11 @@ pub fn hsic_test_threaded<S: Scalar>(
         &job,
     );
     crate::parallel::first_error(&mut results)?;
-    let null: Vec<f64> = results.into_iter().map_while(|r| r.and_then(Result::ok)).flatten().collect();
+    let null: Vec<f64> = results
+        .into_iter()
+        .map_while(|r| r.and_then(Result::ok))
+        .flatten()
+        .collect();
     Ok(test_result(observed, null, pair.stats(), params, backend.info()))
 }
 
@@ -388,8 +420,18 @@ pub fn hsic_test_threaded<S: Scalar>(
 /// let r = hsic_test(x.view(), y.view(), &HsicTestParams { permutations: 99, ..Default::default() }).unwrap();
 /// assert!(r.p_value > 0.0 && r.p_value <= 1.0 && r.complete);
 /// ```
-pub fn hsic_test<S: Scalar>(x: MatrixRef<'_, S>, y: MatrixRef<'_, S>, params: &HsicTestParams) -> Result<HsicTestResult> {
-    now(hsic_test_with(&mut CpuBackend::new(params.precision), &mut Silent, x, y, params))
+pub fn hsic_test<S: Scalar>(
+    x: MatrixRef<'_, S>,
+    y: MatrixRef<'_, S>,
+    params: &HsicTestParams,
+) -> Result<HsicTestResult> {
+    now(hsic_test_with(
+        &mut CpuBackend::new(params.precision),
+        &mut Silent,
+        x,
+        y,
+        params,
+    ))
 }
 
 #[cfg(test)]
@@ -405,7 +447,11 @@ mod tests {
     fn dependent_data_is_significant_and_independent_is_not() {
         let x = line(40, |i| i);
         let y = line(40, |i| (i * 0.3).sin() + i * 0.05);
-        let p = HsicTestParams { permutations: 199, seed: 3, ..Default::default() };
+        let p = HsicTestParams {
+            permutations: 199,
+            seed: 3,
+            ..Default::default()
+        };
         assert!(hsic_test(x.view(), y.view(), &p).unwrap().p_value <= 0.01);
         let z = line(40, |i| ((i * 7.0) % 13.0) - 6.0);
         assert!(hsic_test(x.view(), z.view(), &p).unwrap().p_value > 0.05);
@@ -415,13 +461,23 @@ mod tests {
     fn cancelling_keeps_partial_null_and_bounds_the_p_value() {
         let x = line(30, |i| i);
         let y = line(30, |i| (i * 1.7).cos());
-        let p = HsicTestParams { permutations: 200, ..Default::default() };
+        let p = HsicTestParams {
+            permutations: 200,
+            ..Default::default()
+        };
         let mut calls = 0;
         let mut stop_after_two = |_: &Progress| {
             calls += 1;
             calls < 2
         };
-        let r = now(hsic_test_with(&mut CpuBackend::default(), &mut stop_after_two, x.view(), y.view(), &p)).unwrap();
+        let r = now(hsic_test_with(
+            &mut CpuBackend::default(),
+            &mut stop_after_two,
+            x.view(),
+            y.view(),
+            &p,
+        ))
+        .unwrap();
         assert!(!r.complete);
         assert_eq!(r.permutations_done, 2 * CpuBackend::default().preferred_batch());
         assert!(r.p_value_bounds.0 <= r.p_value_bounds.1);
@@ -437,7 +493,12 @@ mod tests {
         let x = line(60, |i| (i * 0.37).sin());
         let y = line(60, |i| (i * 0.21).cos() + i * 0.01);
         for precision in [Precision::F64, Precision::F32] {
-            let p = HsicTestParams { permutations: 199, seed: 4, precision, ..Default::default() };
+            let p = HsicTestParams {
+                permutations: 199,
+                seed: 4,
+                precision,
+                ..Default::default()
+            };
             let want = hsic_test(x.view(), y.view(), &p).unwrap();
             for threads in [2, 3] {
                 let got = hsic_test_threaded(threads, &mut |_: &Progress| true, x.view(), y.view(), &p).unwrap();
@@ -461,7 +522,15 @@ mod tests {
         // The test's own p-value is this helper on its null.
         let x = line(25, |i| i);
         let y = line(25, |i| (i * 0.9).sin());
-        let r = hsic_test(x.view(), y.view(), &HsicTestParams { permutations: 99, ..Default::default() }).unwrap();
+        let r = hsic_test(
+            x.view(),
+            y.view(),
+            &HsicTestParams {
+                permutations: 99,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let q = permutation_p_value(r.statistic, &r.null);
         assert_eq!((q.exceedances, q.p_value), (r.exceedances, r.p_value));
     }
@@ -537,10 +606,15 @@ mod tests {
         let x = line(10, |i| i);
         let y = line(9, |i| i);
         assert!(hsic_test(x.view(), y.view(), &HsicTestParams::default()).is_err());
-        let p0 = HsicTestParams { permutations: 0, ..Default::default() };
+        let p0 = HsicTestParams {
+            permutations: 0,
+            ..Default::default()
+        };
         assert!(hsic_test(x.view(), x.view(), &p0).is_err());
         let nan = line(10, |i| if i == 3.0 { f64::NAN } else { i });
-        let e = hsic_test(nan.view(), x.view(), &HsicTestParams::default()).unwrap_err().to_string();
+        let e = hsic_test(nan.view(), x.view(), &HsicTestParams::default())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`x`") && e.contains("row 3"), "{e}");
     }
 }

@@ -19,7 +19,11 @@ fn word(v: f64) -> &'static str {
 
 /// `#[serde(serialize_with = "crate::json::f64")]`
 pub fn f64<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
-    if v.is_finite() { s.serialize_f64(*v) } else { s.serialize_str(word(*v)) }
+    if v.is_finite() {
+        s.serialize_f64(*v)
+    } else {
+        s.serialize_str(word(*v))
+    }
 }
 
 /// For `Option<f64>` fields.
@@ -59,7 +63,14 @@ mod tests {
 
     #[test]
     fn non_finite_values_survive_json() {
-        let t = T { a: f64::INFINITY, b: vec![1.5, f64::NAN, f64::NEG_INFINITY], c: Some(2.0) };
-        assert_eq!(serde_json::to_string(&t).unwrap(), r#"{"a":"inf","b":[1.5,"nan","-inf"],"c":2.0}"#);
+        let t = T {
+            a: f64::INFINITY,
+            b: vec![1.5, f64::NAN, f64::NEG_INFINITY],
+            c: Some(2.0),
+        };
+        assert_eq!(
+            serde_json::to_string(&t).unwrap(),
+            r#"{"a":"inf","b":[1.5,"nan","-inf"],"c":2.0}"#
+        );
     }
 }

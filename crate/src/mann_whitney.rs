@@ -28,8 +28,8 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::options::{Alternative, PValueMethod};
 use crate::numpy::sum as numpy_sum;
+use crate::options::{Alternative, PValueMethod};
 use crate::rank::{ndtr, rank_average, reject_nan, tie_correction_term};
 
 /// Largest exact-distribution job accepted, in wide-integer limb operations (about half a second native, a few

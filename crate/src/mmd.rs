@@ -53,13 +53,22 @@ pub struct MmdResult {
 /// let r = mmd(x.view(), x.view(), Bandwidth::SqrtDim, MmdEstimator::Biased).unwrap();
 /// assert!(r.mmd2.abs() < 1e-15);
 /// ```
-pub fn mmd<S: Scalar>(x: MatrixRef<'_, S>, y: MatrixRef<'_, S>, bw: Bandwidth, estimator: MmdEstimator) -> Result<MmdResult> {
+pub fn mmd<S: Scalar>(
+    x: MatrixRef<'_, S>,
+    y: MatrixRef<'_, S>,
+    bw: Bandwidth,
+    estimator: MmdEstimator,
+) -> Result<MmdResult> {
     let min_rows = if estimator == MmdEstimator::Unbiased { 2 } else { 1 };
     check::matrix("x", x, min_rows, "MMD")?;
     check::matrix("y", y, min_rows, "MMD")?;
     if x.cols() != y.cols() {
         return Err(Error::ShapeMismatch {
-            message: format!("x has {} columns but y has {}; both must be activations of the same layer", x.cols(), y.cols()),
+            message: format!(
+                "x has {} columns but y has {}; both must be activations of the same layer",
+                x.cols(),
+                y.cols()
+            ),
         });
     }
     let (n, m, d) = (x.rows(), y.rows(), x.cols());

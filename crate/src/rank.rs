@@ -332,7 +332,6 @@ mod tests {
         assert_eq!(tie_correction_term(&[4]), 60.0);
     }
 
-
     #[test]
     fn ndtr_matches_scipy_peers() {
         // tests/fixtures/peers/ranks_misc.json: scipy.special.ndtr (scipy 1.17.1), from tests/peers/ranks_peers.py.

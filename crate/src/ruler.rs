@@ -135,8 +135,15 @@ pub fn cosine_rowwise<S: Scalar>(a: MatrixRef<'_, S>, b: MatrixRef<'_, S>, names
 ///
 /// # Errors
 /// See [`cosine_rowwise`].
-pub fn oracle_similarity<S: Scalar>(unlearned_forget: MatrixRef<'_, S>, oracle_forget: MatrixRef<'_, S>) -> Result<f64> {
-    Ok(mean(&cosine_rowwise(unlearned_forget, oracle_forget, ("unlearned_forget", "oracle_forget"))?))
+pub fn oracle_similarity<S: Scalar>(
+    unlearned_forget: MatrixRef<'_, S>,
+    oracle_forget: MatrixRef<'_, S>,
+) -> Result<f64> {
+    Ok(mean(&cosine_rowwise(
+        unlearned_forget,
+        oracle_forget,
+        ("unlearned_forget", "oracle_forget"),
+    )?))
 }
 
 /// m2: signed calibration gap, m1 minus the **median** retain-record similarity between the same models (Eq. 3).
@@ -218,12 +225,20 @@ fn nearest(query: &Matrix<f64>, gallery: &Matrix<f64>, exclude_self: bool) -> Ve
 /// let r = nn_percentile_rank(forget.view(), retain.view(), TieRule::AtMost).unwrap();
 /// assert!(r.value > 0.5);
 /// ```
-pub fn nn_percentile_rank<S: Scalar>(forget: MatrixRef<'_, S>, retain: MatrixRef<'_, S>, tie_rule: TieRule) -> Result<PercentileRank> {
+pub fn nn_percentile_rank<S: Scalar>(
+    forget: MatrixRef<'_, S>,
+    retain: MatrixRef<'_, S>,
+    tie_rule: TieRule,
+) -> Result<PercentileRank> {
     let f = normalise(forget, "forget")?;
     let r = normalise(retain, "retain")?;
     if f.cols() != r.cols() {
         return Err(Error::ShapeMismatch {
-            message: format!("embedding dimension mismatch: forget has {} columns, retain {}", f.cols(), r.cols()),
+            message: format!(
+                "embedding dimension mismatch: forget has {} columns, retain {}",
+                f.cols(),
+                r.cols()
+            ),
         });
     }
     if r.rows() < 2 {
@@ -351,17 +366,31 @@ pub struct MetricAcrossRuns {
 /// # Errors
 /// `fdr` outside (0, 1).
 pub fn across_runs(reports: &[RulerReport], fdr: f64) -> Result<(Vec<MetricAcrossRuns>, Vec<String>)> {
-    use crate::wilcoxon::{rank_biserial, wilcoxon, WilcoxonParams, ZeroMethod};
+    use crate::wilcoxon::{WilcoxonParams, ZeroMethod, rank_biserial, wilcoxon};
     crate::check::unit_open("fdr", fdr)?;
     let series: [(&'static str, f64, Vec<Option<f64>>); 3] = [
-        ("calibration_gap", NULLS.calibration_gap, reports.iter().map(|r| r.calibration_gap).collect()),
-        ("representation_shift", NULLS.representation_shift, reports.iter().map(|r| r.representation_shift).collect()),
-        ("nn_percentile_rank", NULLS.nn_percentile_rank, reports.iter().map(|r| Some(r.nn_percentile_rank.value)).collect()),
+        (
+            "calibration_gap",
+            NULLS.calibration_gap,
+            reports.iter().map(|r| r.calibration_gap).collect(),
+        ),
+        (
+            "representation_shift",
+            NULLS.representation_shift,
+            reports.iter().map(|r| r.representation_shift).collect(),
+        ),
+        (
+            "nn_percentile_rank",
+            NULLS.nn_percentile_rank,
+            reports.iter().map(|r| Some(r.nn_percentile_rank.value)).collect(),
+        ),
     ];
     let mut warnings = Vec::new();
     let mut tests = Vec::new();
     for (metric, null, vals) in series {
-        let Some(values) = vals.into_iter().collect::<Option<Vec<f64>>>() else { continue };
+        let Some(values) = vals.into_iter().collect::<Option<Vec<f64>>>() else {
+            continue;
+        };
         let d: Vec<f64> = values.iter().map(|v| v - null).collect();
         match wilcoxon(&d, None, &WilcoxonParams::default()) {
             Ok(w) => {
@@ -376,7 +405,15 @@ pub fn across_runs(reports: &[RulerReport], fdr: f64) -> Result<(Vec<MetricAcros
         let p: Vec<f64> = tests.iter().map(|t| t.3.p_value).collect();
         let bh = crate::multiple_testing::benjamini_hochberg(&p, fdr)?;
         for ((metric, null, values, w, rb), (adj, rej)) in tests.into_iter().zip(bh.p_adjusted.iter().zip(&bh.reject)) {
-            out.push(MetricAcrossRuns { metric, null, values, wilcoxon: w, rank_biserial: rb, p_adjusted: *adj, reject: *rej });
+            out.push(MetricAcrossRuns {
+                metric,
+                null,
+                values,
+                wilcoxon: w,
+                rank_biserial: rb,
+                p_adjusted: *adj,
+                reject: *rej,
+            });
         }
     }
     Ok((out, warnings))
@@ -397,7 +434,12 @@ mod tests {
         let tiny = Matrix::from_rows(&[[1e-300, 0.0]]).unwrap();
         assert!(normalise(tiny.view(), "x").is_err());
         let nan = Matrix::from_rows(&[[f64::NAN, 0.0]]).unwrap();
-        assert!(normalise(nan.view(), "oracle_forget").unwrap_err().to_string().contains("oracle_forget"));
+        assert!(
+            normalise(nan.view(), "oracle_forget")
+                .unwrap_err()
+                .to_string()
+                .contains("oracle_forget")
+        );
     }
 
     #[test]
@@ -413,7 +455,17 @@ mod tests {
         // Retain records pairwise identical → w_r = 1; a forget record equal to them has v_f = 1: a tie.
         let retain = Matrix::from_rows(&[[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]).unwrap();
         let forget = Matrix::from_rows(&[[1.0, 0.0]]).unwrap();
-        assert_eq!(nn_percentile_rank(forget.view(), retain.view(), TieRule::AtMost).unwrap().value, 1.0);
-        assert_eq!(nn_percentile_rank(forget.view(), retain.view(), TieRule::Half).unwrap().value, 0.5);
+        assert_eq!(
+            nn_percentile_rank(forget.view(), retain.view(), TieRule::AtMost)
+                .unwrap()
+                .value,
+            1.0
+        );
+        assert_eq!(
+            nn_percentile_rank(forget.view(), retain.view(), TieRule::Half)
+                .unwrap()
+                .value,
+            0.5
+        );
     }
 }

@@ -68,7 +68,11 @@ pub fn wasserstein1<S: Scalar>(x: MatrixRef<'_, S>, y: MatrixRef<'_, S>) -> Resu
         .flat_map(|i| {
             let xi = x.row(i);
             (0..n).map(move |j| {
-                xi.iter().zip(y.row(j)).map(|(a, b)| (a.to_f64() - b.to_f64()).powi(2)).sum::<f64>().sqrt()
+                xi.iter()
+                    .zip(y.row(j))
+                    .map(|(a, b)| (a.to_f64() - b.to_f64()).powi(2))
+                    .sum::<f64>()
+                    .sqrt()
             })
         })
         .collect();

@@ -38,8 +38,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::options::{Alternative, PValueMethod};
 use crate::numpy::sum as numpy_sum;
+use crate::options::{Alternative, PValueMethod};
 use crate::rank::{ndtr, rank_average, reject_nan, tie_correction_term};
 
 /// Above this `n`, `Auto` goes asymptotic without looking at ties (scipy 1.17.1).

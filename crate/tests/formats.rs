@@ -830,10 +830,25 @@ fn real_digits_activations_load_and_row_subsets_match() {
     assert!(full.warnings.is_empty(), "{:?}", full.warnings);
     let manifest: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
     // A scattered, out-of-order subset: every 7th test row, backwards, then every 5th forget row.
-    let test: Vec<usize> = manifest["test"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
-    let forget: Vec<usize> =
-        manifest["forget"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
-    let rows: Vec<usize> = test.iter().rev().step_by(7).chain(forget.iter().step_by(5)).copied().collect();
+    let test: Vec<usize> = manifest["test"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect();
+    let forget: Vec<usize> = manifest["forget"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect();
+    let rows: Vec<usize> = test
+        .iter()
+        .rev()
+        .step_by(7)
+        .chain(forget.iter().step_by(5))
+        .copied()
+        .collect();
     let file = std::fs::File::open(&path).unwrap();
     let src = Counting {
         inner: &file,

@@ -12,12 +12,20 @@ fn clopper_pearson_upper_matches_scipy_and_statsmodels() {
     for c in cases {
         let (s, n, alpha) = (num(&c["S"]) as u64, num(&c["n"]) as u64, num(&c["alpha"]));
         // S = n has no statsmodels entry; the bound is 1 there (ref_m_bin).
-        let want = num(c.get("statsmodels_cp_upper_two_sided_2alpha").unwrap_or(&c["ref_m_bin"]));
+        let want = num(c
+            .get("statsmodels_cp_upper_two_sided_2alpha")
+            .unwrap_or(&c["ref_m_bin"]));
         let got = lethe::binomial::upper_one_sided(s, n, alpha).unwrap();
         dev.add(got, want);
         assert_close(got, want, tol::SPECIAL_FN, 0.0, format!("S={s} n={n} alpha={alpha}"));
         let (_, up) = lethe::binomial::two_sided(s, n, 2.0 * alpha).unwrap();
-        assert_close(up, want, tol::SPECIAL_FN, 0.0, format!("two-sided S={s} n={n} alpha={alpha}"));
+        assert_close(
+            up,
+            want,
+            tol::SPECIAL_FN,
+            0.0,
+            format!("two-sided S={s} n={n} alpha={alpha}"),
+        );
     }
     dev.report("clopper-pearson upper vs statsmodels");
     assert!(cases.len() >= 40);

@@ -21,17 +21,15 @@ use common::*;
 
 use lethe::competition::emulate::{numpy_exp_f32, numpy_log_f32, torch_linspace_f32};
 use lethe::competition::{
-    Accuracies, AttackRule, CompetitionParams, EpsMax, Variant, bucket_table, example_epsilon,
-    exhaustive_attacks, final_score, forget_score, logit_scaled_confidence, official_eps_max,
-    score_epsilon,
+    Accuracies, AttackRule, CompetitionParams, EpsMax, Variant, bucket_table, example_epsilon, exhaustive_attacks,
+    final_score, forget_score, logit_scaled_confidence, official_eps_max, score_epsilon,
 };
 use lethe::{Matrix, MatrixRef};
 use serde_json::Value;
 
 fn peer(name: &str) -> Value {
     let p = fixture_path("peers").join(name);
-    let text =
-        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()));
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", p.display()))
 }
 
@@ -59,11 +57,7 @@ fn torch_linspace_matches_torch_1_12_1_bitwise() {
     let g = peer("competition_torch_linspace.json");
     let mut points = 0;
     for c in g["cases"].as_array().unwrap() {
-        let (start, end, steps) = (
-            num(&c["start"]),
-            num(&c["end"]),
-            c["steps"].as_u64().unwrap() as usize,
-        );
+        let (start, end, steps) = (num(&c["start"]), num(&c["end"]), c["steps"].as_u64().unwrap() as usize);
         let want = hex32(c["bits"].as_str().unwrap());
         let got: Vec<u32> = torch_linspace_f32(start, end, steps)
             .iter()
@@ -140,11 +134,7 @@ fn logit_scaled_confidence_matches_metric_py() {
         let want = nums(&c["confidence"]);
         let got = if c["dtype"] == "float32" {
             let l32: Vec<f32> = logits.as_slice().iter().map(|&v| v as f32).collect();
-            logit_scaled_confidence(
-                MatrixRef::new(logits.rows(), logits.cols(), &l32).unwrap(),
-                &labels,
-            )
-            .unwrap()
+            logit_scaled_confidence(MatrixRef::new(logits.rows(), logits.cols(), &l32).unwrap(), &labels).unwrap()
         } else {
             logit_scaled_confidence(logits.view(), &labels).unwrap()
         };
@@ -157,13 +147,7 @@ fn logit_scaled_confidence_matches_metric_py() {
         for (g, w) in got.iter().zip(&want) {
             dev.add(*g, *w);
             // exp/sums are numpy's to the bit; the two float64 logs are the platform's (≤ 1 ulp each).
-            assert_close(
-                *g,
-                *w,
-                tol::LOG_ULPS,
-                tol::LOG_ULPS,
-                format!("{} logits", c["dtype"]),
-            );
+            assert_close(*g, *w, tol::LOG_ULPS, tol::LOG_ULPS, format!("{} logits", c["dtype"]));
         }
     }
     dev32.report("logit-scaled confidence, float32 logits, vs metric.py");
@@ -192,14 +176,8 @@ fn official_epsilons_match_metric_py_bitwise() {
                 let d = &details[e];
                 match &c["epsilons"][e] {
                     Value::Null => {
-                        assert!(
-                            ex.best_attack.is_none() && !ex.peaky && ex.epsilon == 0.0,
-                            "{ctx}"
-                        );
-                        assert!(
-                            !res.warnings.is_empty(),
-                            "{ctx}: no warning for an unscored example"
-                        );
+                        assert!(ex.best_attack.is_none() && !ex.peaky && ex.epsilon == 0.0, "{ctx}");
+                        assert!(!res.warnings.is_empty(), "{ctx}: no warning for an unscored example");
                     }
                     want => {
                         assert_eq!(
@@ -281,29 +259,15 @@ fn exhaustive_epsilons_and_scores_match_reference() {
         for res in c["results"].as_array().unwrap() {
             let delta = num(&res["delta"]);
             let ctx = format!("{name} delta={delta}");
-            let ex = example_epsilon(
-                &r,
-                &u,
-                &params(Variant::Exhaustive, delta, EpsMax::Fixed(6.5)),
-            )
-            .unwrap();
+            let ex = example_epsilon(&r, &u, &params(Variant::Exhaustive, delta, EpsMax::Fixed(6.5))).unwrap();
             let want = num(&res["ref_epsilon"]);
             dev_eps.add(ex.epsilon, want);
             assert_close(ex.epsilon, want, tol::TIGHT, 0.0, &ctx);
             assert_eq!(ex.points, num(&res["ref_score_eps_max_6_5"]), "{ctx}");
             let official_max = official_eps_max(u.len());
             assert_eq!(official_max, num(&res["official_eps_max"]), "{ctx}");
-            let ex_off = example_epsilon(
-                &r,
-                &u,
-                &params(Variant::Exhaustive, delta, EpsMax::Official),
-            )
-            .unwrap();
-            assert_eq!(
-                ex_off.points,
-                num(&res["ref_score_eps_max_official"]),
-                "{ctx}"
-            );
+            let ex_off = example_epsilon(&r, &u, &params(Variant::Exhaustive, delta, EpsMax::Official)).unwrap();
+            assert_eq!(ex_off.points, num(&res["ref_score_eps_max_official"]), "{ctx}");
             for (key, alpha) in [
                 ("ref_epsilon_lower_bound_cp_alpha_0_05", 0.05),
                 ("ref_epsilon_lower_bound_cp_alpha_0_5", 0.5),

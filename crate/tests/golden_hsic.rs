@@ -28,7 +28,10 @@ fn spec(v: &Value) -> Bandwidth {
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
     let mut f = std::pin::pin!(f);
-    match f.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+    match f
+        .as_mut()
+        .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+    {
         std::task::Poll::Ready(v) => v,
         std::task::Poll::Pending => panic!("CPU futures are ready"),
     }
@@ -37,8 +40,13 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
 #[test]
 fn hsic_matches_reference_and_hyppo() {
     let g = golden("hsic.json");
-    let (mut dev, mut dev_cka, mut dev_sigma, mut dev_k, mut dev_hyppo) =
-        (MaxDev::default(), MaxDev::default(), MaxDev::default(), MaxDev::default(), MaxDev::default());
+    let (mut dev, mut dev_cka, mut dev_sigma, mut dev_k, mut dev_hyppo) = (
+        MaxDev::default(),
+        MaxDev::default(),
+        MaxDev::default(),
+        MaxDev::default(),
+        MaxDev::default(),
+    );
     let mut checked = 0;
     for c in g["cases"].as_array().unwrap() {
         let name = c["name"].as_str().unwrap();
@@ -73,7 +81,10 @@ fn hsic_matches_reference_and_hyppo() {
         }
         // hyppo's default statistic: sqrt(CKA) with the median of X used for both inputs. Skipped for constant X,
         // where hyppo's 0/0 gives ~1 and the reference (and Lethe) report 0.
-        if let Some(h) = c.get("hyppo_default_stat_bias_true").filter(|_| name != "all_equal_rows_X") {
+        if let Some(h) = c
+            .get("hyppo_default_stat_bias_true")
+            .filter(|_| name != "all_equal_rows_X")
+        {
             let mx = num(&c["median_x"]);
             let r = hsic(x.view(), y.view(), Bandwidth::Fixed(mx), Bandwidth::Fixed(mx)).unwrap();
             // hyppo builds kernels with sklearn's uncentred ‖x‖²+‖y‖²−2x·y, which loses ~5e-9 (relative) on the

@@ -102,9 +102,18 @@ fn ruler_metrics_match_reference() {
 #[test]
 fn tie_rule_matters_on_duplicates() {
     let g = golden("ruler.json");
-    let c = g["embedding_cases"].as_array().unwrap().iter().find(|c| c["name"] == "ties_duplicates").unwrap();
+    let c = g["embedding_cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "ties_duplicates")
+        .unwrap();
     let (uf, ur) = (matrix(&c["U_forget"]), matrix(&c["U_retain"]));
-    let a = ruler::nn_percentile_rank(uf.view(), ur.view(), TieRule::AtMost).unwrap().value;
-    let h = ruler::nn_percentile_rank(uf.view(), ur.view(), TieRule::Half).unwrap().value;
+    let a = ruler::nn_percentile_rank(uf.view(), ur.view(), TieRule::AtMost)
+        .unwrap()
+        .value;
+    let h = ruler::nn_percentile_rank(uf.view(), ur.view(), TieRule::Half)
+        .unwrap()
+        .value;
     assert!(a > h, "AtMost {a} should exceed Half {h} when ties exist");
 }

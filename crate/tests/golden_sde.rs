@@ -17,7 +17,11 @@ fn paper_verdict_matches_reference() {
         for r in c["results"].as_array().unwrap() {
             let bins = r["bins"].as_u64().unwrap() as usize;
             let v = lethe::sde::paper_verdict(&tar, &it, &oot, bins).unwrap();
-            assert_eq!(v.in_training, r["ref_in_training"].as_bool().unwrap(), "{name} bins={bins}");
+            assert_eq!(
+                v.in_training,
+                r["ref_in_training"].as_bool().unwrap(),
+                "{name} bins={bins}"
+            );
             assert_close(v.jsd_target_it, num(&r["ref_jsd_tar_it"]), tol::TIGHT, 0.0, name);
             assert_close(v.jsd_target_oot, num(&r["ref_jsd_tar_oot"]), tol::TIGHT, 0.0, name);
             dev.add(v.jsd_target_it, num(&r["ref_jsd_tar_it"]));
@@ -33,7 +37,12 @@ fn paper_verdict_matches_reference() {
 #[test]
 fn tie_goes_out_of_training() {
     let g = golden("in_training.json");
-    let c = g["decision_cases"].as_array().unwrap().iter().find(|c| c["name"] == "tie_IT_equals_OOT").unwrap();
+    let c = g["decision_cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "tie_IT_equals_OOT")
+        .unwrap();
     let v = lethe::sde::paper_verdict(&nums(&c["H_tar"]), &nums(&c["H_IT"]), &nums(&c["H_OOT"]), 30).unwrap();
     assert_eq!(v.jsd_target_it, v.jsd_target_oot);
     assert!(!v.in_training);
@@ -63,7 +72,10 @@ fn exact_moments_agree_with_golden_shuffles() {
             let t = vals.len() as f64;
             let mean = vals.iter().sum::<f64>() / t;
             if m.sd == 0.0 {
-                assert!((mean - m.mean).abs() < 1e-15, "degenerate case: every shuffle equals the mean");
+                assert!(
+                    (mean - m.mean).abs() < 1e-15,
+                    "degenerate case: every shuffle equals the mean"
+                );
                 continue;
             }
             let z = (mean - m.mean) / (m.sd / t.sqrt());
@@ -79,7 +91,10 @@ fn exact_moments_agree_with_golden_shuffles() {
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
     let mut f = std::pin::pin!(f);
-    match f.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+    match f
+        .as_mut()
+        .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+    {
         std::task::Poll::Ready(v) => v,
         std::task::Poll::Pending => panic!("CPU futures are ready"),
     }

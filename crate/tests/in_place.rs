@@ -199,5 +199,8 @@ fn subsets_too_large_for_their_kernels_are_refused() {
     ))
     .unwrap_err()
     .to_string();
-    assert!(e.contains("`target[0]` is too large") && e.contains("100000 rows"), "{e}");
+    assert!(
+        e.contains("`target[0]` is too large") && e.contains("100000 rows"),
+        "{e}"
+    );
 }

@@ -6,7 +6,7 @@
 mod common;
 use common::*;
 use lethe::kernel::Bandwidth;
-use lethe::mmd::{mmd, MmdEstimator};
+use lethe::mmd::{MmdEstimator, mmd};
 use lethe::wasserstein::wasserstein1;
 
 #[test]
@@ -22,7 +22,13 @@ fn mmd_and_wasserstein_match_numpy_and_scipy() {
                 let r = mmd(x.view(), y.view(), bw, est).unwrap();
                 let want = num(&c[format!("mmd2_{key}_{spec}").as_str()]);
                 assert_close(r.mmd2, want, tol::KERNEL_SUM, 1e-12, format!("{name} {key} {spec}"));
-                assert_close(r.sigma, num(&c[format!("sigma_{spec}").as_str()]), tol::TIGHT, 1e-13, name);
+                assert_close(
+                    r.sigma,
+                    num(&c[format!("sigma_{spec}").as_str()]),
+                    tol::TIGHT,
+                    1e-13,
+                    name,
+                );
                 dev_mmd.add(r.mmd2, want);
             }
         }

@@ -141,5 +141,4 @@ mod tests {
     fn params_match_the_wgsl_uniform_layout() {
         assert_eq!(std::mem::size_of::<ScoreParams>(), 32);
     }
-
 }

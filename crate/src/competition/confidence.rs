@@ -1,9 +1,9 @@
 //! Logit-scaled confidence, metric.py's `compute_logit_scaled_confidence` (adapted there from the LiRA code).
 
 use super::emulate::numpy_exp_f32;
-use crate::numpy::sum as numpy_pairwise_sum;
 use crate::data::{Matrix, MatrixRef, Scalar};
 use crate::error::{Error, Result};
+use crate::numpy::sum as numpy_pairwise_sum;
 
 /// Logit-scaled confidence of each row's labelled class: `log(p_y + 1e-45) − log(Σ_{j≠y} p_j + 1e-45)` with `p` the
 /// softmax of the row, as metric.py's `compute_logit_scaled_confidence(logits, targets)` (its second output).
@@ -31,10 +31,7 @@ use crate::error::{Error, Result};
 /// let conf = logit_scaled_confidence(MatrixRef::new(2, 2, &logits).unwrap(), &[0, 0]).unwrap();
 /// assert!((conf[0] - 2.0).abs() < 1e-12 && (conf[1] + 2.0).abs() < 1e-12);
 /// ```
-pub fn logit_scaled_confidence<T: Scalar + Exp>(
-    logits: MatrixRef<'_, T>,
-    labels: &[usize],
-) -> Result<Vec<f64>> {
+pub fn logit_scaled_confidence<T: Scalar + Exp>(logits: MatrixRef<'_, T>, labels: &[usize]) -> Result<Vec<f64>> {
     crate::check::matrix("logits", logits, 1, "the logit-scaled confidence")?;
     if labels.len() != logits.rows() {
         return Err(Error::ShapeMismatch {
@@ -56,10 +53,7 @@ pub fn logit_scaled_confidence<T: Scalar + Exp>(
     let mut probs = vec![0.0f64; classes];
     let mut out = Vec::with_capacity(logits.rows());
     for (row, &y) in logits.as_slice().chunks_exact(classes).zip(labels) {
-        let max = row
-            .iter()
-            .copied()
-            .fold(row[0], |m, v| if v > m { v } else { m });
+        let max = row.iter().copied().fold(row[0], |m, v| if v > m { v } else { m });
         for (p, &v) in probs.iter_mut().zip(row) {
             *p = v.sub_exp(max);
         }
@@ -111,7 +105,10 @@ pub fn logit_scaled_confidences<T: Scalar + Exp>(logits: MatrixRef<'_, T>, label
     let classes = width / e;
     let mut out = Vec::with_capacity(models * e);
     for m in 0..models {
-        out.extend(logit_scaled_confidence(MatrixRef::new(e, classes, logits.row(m))?, labels)?);
+        out.extend(logit_scaled_confidence(
+            MatrixRef::new(e, classes, logits.row(m))?,
+            labels,
+        )?);
     }
     Matrix::from_vec(models, e, out)
 }

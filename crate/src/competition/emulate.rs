@@ -279,7 +279,6 @@ mod tests {
         assert!(numpy_exp_f32(f32::NAN).is_nan());
     }
 
-
     #[test]
     fn cuda_factor_power_of_two_is_exact() {
         for n in [1usize, 2, 8, 512] {

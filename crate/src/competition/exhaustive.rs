@@ -21,10 +21,7 @@ pub(crate) fn rates_epsilon(fpr: f64, fnr: f64, delta: f64) -> Option<f64> {
 /// `max(0, ln((1 − δ − fpr_num)/fnr_den), ln((1 − δ − fnr_num)/fpr_den))`, skipping terms whose numerator is ≤ 0.
 fn bound_terms(fpr_num: f64, fnr_num: f64, fpr_den: f64, fnr_den: f64, delta: f64) -> f64 {
     let mut eps = 0.0f64;
-    for (num, den) in [
-        (1.0 - delta - fpr_num, fnr_den),
-        (1.0 - delta - fnr_num, fpr_den),
-    ] {
+    for (num, den) in [(1.0 - delta - fpr_num, fnr_den), (1.0 - delta - fnr_num, fpr_den)] {
         if num > 0.0 {
             eps = eps.max((num / den).ln());
         }
@@ -101,11 +98,7 @@ pub(crate) fn example(
             }
             Some(t) => {
                 let (fpr_hi, fnr_hi) = (t.upper_fp(fp)?, t.upper_fn(fn_)?);
-                (
-                    fpr_hi,
-                    fnr_hi,
-                    bound_terms(fpr_hi, fnr_hi, fpr_hi, fnr_hi, delta),
-                )
+                (fpr_hi, fnr_hi, bound_terms(fpr_hi, fnr_hi, fpr_hi, fnr_hi, delta))
             }
         };
         if best.as_ref().is_none_or(|b| eps > b.0) {
@@ -177,10 +170,7 @@ fn lookup(t: &[f64], c: usize) -> Result<f64> {
         crate::Error::param(
             "count",
             c,
-            format!(
-                "a count of at most {} (internal table size)",
-                t.len().saturating_sub(1)
-            ),
+            format!("a count of at most {} (internal table size)", t.len().saturating_sub(1)),
         )
     })
 }

@@ -299,11 +299,9 @@ pub fn forget_score(
         ));
     }
     let cp = match params.variant {
-        Variant::HighProbability { alpha } => Some(exhaustive::CpTables::new(
-            unlearned.rows(),
-            retrained.rows(),
-            alpha,
-        )?),
+        Variant::HighProbability { alpha } => {
+            Some(exhaustive::CpTables::new(unlearned.rows(), retrained.rows(), alpha)?)
+        }
         _ => None,
     };
 
@@ -378,20 +376,12 @@ pub fn forget_score(
 /// let ex = example_epsilon(&r, &u, &CompetitionParams::with_variant(Variant::Exhaustive)).unwrap();
 /// assert!((ex.epsilon - ((0.75f64 - 1e-5) / 0.25).ln()).abs() < 1e-12);
 /// ```
-pub fn example_epsilon(
-    retrained: &[f64],
-    unlearned: &[f64],
-    params: &CompetitionParams,
-) -> Result<ExampleEpsilon> {
+pub fn example_epsilon(retrained: &[f64], unlearned: &[f64], params: &CompetitionParams) -> Result<ExampleEpsilon> {
     crate::check::sample("retrained", retrained)?;
     crate::check::sample("unlearned", unlearned)?;
     validate(params, retrained.len(), unlearned.len())?;
     let cp = match params.variant {
-        Variant::HighProbability { alpha } => Some(exhaustive::CpTables::new(
-            unlearned.len(),
-            retrained.len(),
-            alpha,
-        )?),
+        Variant::HighProbability { alpha } => Some(exhaustive::CpTables::new(unlearned.len(), retrained.len(), alpha)?),
         _ => None,
     };
     if params.variant == Variant::Official {
@@ -422,11 +412,7 @@ pub fn example_epsilon(
 /// assert_eq!(t.len(), 6); // 3 distinct values × 2 directions
 /// assert_eq!((t[2].false_positives, t[2].false_negatives), (0, 1)); // x ≥ 2
 /// ```
-pub fn exhaustive_attacks(
-    retrained: &[f64],
-    unlearned: &[f64],
-    delta: f64,
-) -> Result<Vec<ThresholdAttack>> {
+pub fn exhaustive_attacks(retrained: &[f64], unlearned: &[f64], delta: f64) -> Result<Vec<ThresholdAttack>> {
     crate::check::sample("retrained", retrained)?;
     crate::check::sample("unlearned", unlearned)?;
     check_delta(delta)?;
@@ -572,11 +558,7 @@ pub fn final_score(forget_quality: f64, accuracies: &Accuracies) -> Result<f64> 
         ("test_retrained", accuracies.test_retrained),
     ] {
         if v == 0.0 {
-            return Err(Error::param(
-                name,
-                v,
-                "a positive accuracy (it divides the score)",
-            ));
+            return Err(Error::param(name, v, "a positive accuracy (it divides the score)"));
         }
     }
     Ok(forget_quality
@@ -633,17 +615,10 @@ fn example_with(
             } else {
                 (unlearned, retrained)
             };
-            Ok(official::example(
-                pos,
-                neg,
-                retrained_is_positive,
-                params.delta,
-            ))
+            Ok(official::example(pos, neg, retrained_is_positive, params.delta))
         }
         Variant::Exhaustive => exhaustive::example(retrained, unlearned, params.delta, None),
-        Variant::HighProbability { .. } => {
-            exhaustive::example(retrained, unlearned, params.delta, cp)
-        }
+        Variant::HighProbability { .. } => exhaustive::example(retrained, unlearned, params.delta, cp),
     }
 }
 

@@ -9,9 +9,7 @@
 //! operations. Counts come from binary searches and monotone pointer sweeps over the sorted samples; the grids
 //! themselves are generated point for point as numpy/torch generate them (see [`super::emulate`]).
 
-use super::emulate::{
-    cuda_mean_factor, cuda_rate, numpy_log_f32, torch_linspace_f32,
-};
+use super::emulate::{cuda_mean_factor, cuda_rate, numpy_log_f32, torch_linspace_f32};
 use super::{Attack, AttackRule, EPSILON_CAP, ExampleEpsilon, Outcome};
 
 /// Thresholds per unit of confidence in both grids (`NUM_THRESHOLDS_PER_UNIT`).
@@ -53,11 +51,7 @@ impl Sorted {
 /// `ceil(span · 100)` as metric.py turns it into a count; a non-finite or negative span gives no thresholds.
 fn grid_size(span: f64) -> usize {
     let n = (span * PER_UNIT).ceil();
-    if n.is_finite() && n > 0.0 {
-        n as usize
-    } else {
-        0
-    }
+    if n.is_finite() && n > 0.0 { n as usize } else { 0 }
 }
 
 /// Per-`c_fn` minimum of `c_fp ≥ 1` over one family, with the first attack index reaching it, plus the first
@@ -122,11 +116,7 @@ impl IntervalGrid {
     fn new(pos: &Sorted, neg: &Sorted) -> Self {
         let pos_diff = pos.max() - pos.min();
         let neg_diff = neg.max() - neg.min();
-        let smallest = if pos_diff > neg_diff {
-            neg_diff
-        } else {
-            pos_diff
-        };
+        let smallest = if pos_diff > neg_diff { neg_diff } else { pos_diff };
         let swapped = pos_diff >= neg_diff;
         let p = if swapped { neg } else { pos };
         let min = p.min() + smallest - BUFFER;
@@ -183,28 +173,15 @@ impl<'a> Sweep<'a> {
 
 /// One example under the official rules. `pos`/`neg` are metric.py's positive (larger median) and negative
 /// samples, of equal length `n ≥ 1`.
-pub(crate) fn example(
-    pos: &[f64],
-    neg: &[f64],
-    positive_is_retrained: bool,
-    delta: f64,
-) -> (ExampleEpsilon, Outcome) {
+pub(crate) fn example(pos: &[f64], neg: &[f64], positive_is_retrained: bool, delta: f64) -> (ExampleEpsilon, Outcome) {
     let n = pos.len();
     let sp = Sorted::new(pos);
     let sn = Sorted::new(neg);
 
     let pos_diff = sp.max() - sp.min();
     let neg_diff = sn.max() - sn.min();
-    let largest = if pos_diff > neg_diff {
-        pos_diff
-    } else {
-        neg_diff
-    };
-    let smallest = if pos_diff > neg_diff {
-        neg_diff
-    } else {
-        pos_diff
-    };
+    let largest = if pos_diff > neg_diff { pos_diff } else { neg_diff };
+    let smallest = if pos_diff > neg_diff { neg_diff } else { pos_diff };
     // 0/0 (both samples constant) is NaN, and NaN < 0.01 is false: metric.py goes on to the attacks.
     if smallest / largest < PEAKY_RATIO {
         return (
@@ -278,11 +255,7 @@ pub(crate) fn example(
             if c_fp == usize::MAX {
                 continue;
             }
-            if let Some(eps) = pair_epsilon(
-                cuda_rate(c_fp, factor),
-                cuda_rate(c_fn, factor),
-                one_minus_delta,
-            ) {
+            if let Some(eps) = pair_epsilon(cuda_rate(c_fp, factor), cuda_rate(c_fn, factor), one_minus_delta) {
                 consider(&mut best, eps, index, c_fp, c_fn);
             }
         }
@@ -322,16 +295,7 @@ pub(crate) fn example(
             outcome,
         );
     };
-    let attack = describe(
-        index,
-        c_fp,
-        c_fn,
-        n,
-        &grid,
-        &singles,
-        positive_is_retrained,
-        &mut left,
-    );
+    let attack = describe(index, c_fp, c_fn, n, &grid, &singles, positive_is_retrained, &mut left);
     (
         ExampleEpsilon {
             epsilon: f64::from(eps).clamp(0.0, EPSILON_CAP),
@@ -346,13 +310,7 @@ pub(crate) fn example(
 }
 
 /// Keeps the largest epsilon, and among equal ones the earliest attack (numpy's `argmax`).
-fn consider(
-    best: &mut Option<(f32, usize, usize, usize)>,
-    eps: f32,
-    index: usize,
-    c_fp: usize,
-    c_fn: usize,
-) {
+fn consider(best: &mut Option<(f32, usize, usize, usize)>, eps: f32, index: usize, c_fp: usize, c_fn: usize) {
     match best {
         Some((b, i, _, _)) if eps < *b || (eps == *b && index > *i) => {}
         _ => *best = Some((eps, index, c_fp, c_fn)),
@@ -387,10 +345,7 @@ fn describe(
             positive_is_retrained != grid.swapped,
         )
     } else {
-        let t = singles
-            .get(index - interval_len)
-            .copied()
-            .map_or(f64::NAN, f64::from);
+        let t = singles.get(index - interval_len).copied().map_or(f64::NAN, f64::from);
         (AttackRule::AtLeast { threshold: t }, positive_is_retrained)
     };
     Attack {
@@ -412,16 +367,8 @@ pub(crate) fn example_dense(pos: &[f64], neg: &[f64], delta: f64) -> Option<(f32
     let (sp, sn) = (Sorted::new(pos), Sorted::new(neg));
     let pos_diff = sp.max() - sp.min();
     let neg_diff = sn.max() - sn.min();
-    let largest = if pos_diff > neg_diff {
-        pos_diff
-    } else {
-        neg_diff
-    };
-    let smallest = if pos_diff > neg_diff {
-        neg_diff
-    } else {
-        pos_diff
-    };
+    let largest = if pos_diff > neg_diff { pos_diff } else { neg_diff };
+    let smallest = if pos_diff > neg_diff { neg_diff } else { pos_diff };
     if smallest / largest < PEAKY_RATIO {
         return Some((EPSILON_CAP as f32, usize::MAX));
     }

@@ -53,17 +53,9 @@ fn fast_official_epsilon_equals_dense_grid() {
             ),
             Some((eps, index)) => {
                 let want = f64::from(eps).clamp(0.0, EPSILON_CAP);
-                assert_eq!(
-                    fast.epsilon.to_bits(),
-                    want.to_bits(),
-                    "case {case}: {pos:?} {neg:?}"
-                );
+                assert_eq!(fast.epsilon.to_bits(), want.to_bits(), "case {case}: {pos:?} {neg:?}");
                 if index != usize::MAX {
-                    assert_eq!(
-                        fast.best_attack.map(|a| a.index),
-                        Some(index),
-                        "case {case}"
-                    );
+                    assert_eq!(fast.best_attack.map(|a| a.index), Some(index), "case {case}");
                 }
                 checked += 1;
             }
@@ -85,9 +77,7 @@ fn peaky_rule_and_zero_ranges() {
     assert!(ex.peaky);
     // Both constant: 0/0 is NaN, not peaky; constant and equal leaves no usable attack.
     let (ex, outcome) = official_pair(&[0.7; 4], &[0.7; 4]);
-    assert!(
-        !ex.peaky && outcome == Outcome::NoAttack && ex.epsilon == 0.0 && ex.best_attack.is_none()
-    );
+    assert!(!ex.peaky && outcome == Outcome::NoAttack && ex.epsilon == 0.0 && ex.best_attack.is_none());
     // Both constant and different: perfect separation → inf → capped at 50, not peaky.
     let (ex, outcome) = official_pair(&[0.9; 4], &[0.2; 4]);
     assert!(!ex.peaky && outcome == Outcome::Scored);
@@ -109,11 +99,7 @@ fn perfect_separation_with_41_models() {
         ex.best_attack
             .is_some_and(|a| a.false_positives == 0 && a.false_negatives == 0)
     );
-    assert!(
-        res.warnings
-            .iter()
-            .any(|w| w.contains("perfectly separated"))
-    );
+    assert!(res.warnings.iter().any(|w| w.contains("perfectly separated")));
     // With 40 models the rates are recognised: the same answer without a warning.
     let r40 = Matrix::from_vec(40, 1, r.as_slice()[..40].to_vec()).unwrap();
     let u40 = Matrix::from_vec(40, 1, u.as_slice()[..40].to_vec()).unwrap();
@@ -236,33 +222,18 @@ fn exhaustive_is_symmetric_in_direction_and_bounded_by_cp() {
     for _ in 0..20 {
         let r = rng.sample(20, 0.7, 1.0, None);
         let u = rng.sample(20, 0.0, 1.0, None);
-        let point = example_epsilon(
-            &r,
-            &u,
-            &CompetitionParams::with_variant(Variant::Exhaustive),
-        )
-        .unwrap();
+        let point = example_epsilon(&r, &u, &CompetitionParams::with_variant(Variant::Exhaustive)).unwrap();
         let bound = example_epsilon(
             &r,
             &u,
             &CompetitionParams::with_variant(Variant::HighProbability { alpha: 0.05 }),
         )
         .unwrap();
-        assert!(
-            bound.epsilon <= point.epsilon,
-            "{} > {}",
-            bound.epsilon,
-            point.epsilon
-        );
+        assert!(bound.epsilon <= point.epsilon, "{} > {}", bound.epsilon, point.epsilon);
         // Mirroring the data swaps the two directions: the epsilon is unchanged.
         let rm: Vec<f64> = r.iter().map(|v| -v).collect();
         let um: Vec<f64> = u.iter().map(|v| -v).collect();
-        let mirrored = example_epsilon(
-            &rm,
-            &um,
-            &CompetitionParams::with_variant(Variant::Exhaustive),
-        )
-        .unwrap();
+        let mirrored = example_epsilon(&rm, &um, &CompetitionParams::with_variant(Variant::Exhaustive)).unwrap();
         assert!((mirrored.epsilon - point.epsilon).abs() < 1e-12);
     }
 }

@@ -50,7 +50,10 @@ fn check_len(rows: usize, cols: usize, len: usize) -> Result<()> {
     match rows.checked_mul(cols) {
         Some(n) if n == len => Ok(()),
         _ => Err(Error::ShapeMismatch {
-            message: format!("a {rows}×{cols} matrix needs {} values, got {len}", rows.saturating_mul(cols)),
+            message: format!(
+                "a {rows}×{cols} matrix needs {} values, got {len}",
+                rows.saturating_mul(cols)
+            ),
         }),
     }
 }

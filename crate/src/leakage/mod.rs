@@ -41,14 +41,14 @@ mod variance;
 
 use serde::{Deserialize, Serialize};
 
-pub use report::{LeakageParams, LeakageReport, report};
 pub use plan::{SampleSizeParams, SampleSizePlan, binomial_sample_size, dkw_sample_size, plan_sample_size};
+pub use report::{LeakageParams, LeakageReport, report};
 pub use variance::{SdMethod, StdBounds, VarianceBounds, VarianceParams, std_bounds, variance_bounds};
 
 use crate::binomial;
-use crate::numpy;
 use crate::check;
 use crate::error::{Error, Result};
+use crate::numpy;
 
 /// conbo's default significance level (`alpha = 0.01` in every conbo function).
 pub const DEFAULT_ALPHA: f64 = 0.01;

@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    BinaryLeakageBound, EdScore, ExpectationBounds, GeneralLeakageBound, SampleSizeParams, SampleSizePlan, SdMethod,
-    Sidedness, StdBounds, VarianceParams, DEFAULT_ALPHA, DEFAULT_RHO, DEFAULT_STEPSIZE,
+    BinaryLeakageBound, DEFAULT_ALPHA, DEFAULT_RHO, DEFAULT_STEPSIZE, EdScore, ExpectationBounds, GeneralLeakageBound,
+    SampleSizeParams, SampleSizePlan, SdMethod, Sidedness, StdBounds, VarianceParams,
 };
 use crate::error::Result;
 
@@ -73,7 +73,11 @@ pub fn report(scores: &[f64], params: &LeakageParams) -> Result<LeakageReport> {
     } else {
         None
     };
-    let vp = VarianceParams { alpha: params.alpha, stepsize: params.stepsize, method: params.sd_method };
+    let vp = VarianceParams {
+        alpha: params.alpha,
+        stepsize: params.stepsize,
+        method: params.sd_method,
+    };
     let std = super::std_bounds(scores, &vp)?;
     let mut warnings = std.warnings.clone();
     let expectation = super::expectation_bounds(scores, params.alpha, params.stepsize)?;

@@ -29,14 +29,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::moments::{shuffle_moments, ShuffleMoments};
-use super::{paper_verdict, split_half_rows_on, split_rows, RowSubset, SdeParams, Split, SplitHalf, Verdict};
-use crate::backend::{now, Backend, BackendInfo, CpuBackend, Precision, PreparedPair};
-use crate::classification::{f1_score, F1Result};
+use super::moments::{ShuffleMoments, shuffle_moments};
+use super::{RowSubset, SdeParams, Split, SplitHalf, Verdict, paper_verdict, split_half_rows_on, split_rows};
+use crate::backend::{Backend, BackendInfo, CpuBackend, Precision, PreparedPair, now};
+use crate::classification::{F1Result, f1_score};
 use crate::data::{Columns, Scalar, Source};
 use crate::error::{Error, Result};
 use crate::kernel::{self, Bandwidth};
-use crate::permute::{Permutations, Stream, RNG_ID};
+use crate::permute::{Permutations, RNG_ID, Stream};
 use crate::progress::{Monitor, Progress, Silent};
 
 /// Parameters of the calibrated verdict.
@@ -150,14 +150,22 @@ impl MidpointRule {
             threshold: (mi + mo) / 2.0,
             pooled_sd: pooled,
             in_training_higher: mi > mo,
-            separation: if pooled > 0.0 { (mi - mo).abs() / pooled } else { f64::INFINITY },
+            separation: if pooled > 0.0 {
+                (mi - mo).abs() / pooled
+            } else {
+                f64::INFINITY
+            },
         }
     }
 
     /// Signed distance from the threshold towards the in-training side, in pooled sds (±inf when sd = 0).
     fn score(&self, v: f64) -> f64 {
         let d = (v - self.threshold) * if self.in_training_higher { 1.0 } else { -1.0 };
-        if self.pooled_sd > 0.0 { d / self.pooled_sd } else { d * f64::INFINITY }
+        if self.pooled_sd > 0.0 {
+            d / self.pooled_sd
+        } else {
+            d * f64::INFINITY
+        }
     }
 
     fn call(&self, v: f64, margin: f64) -> (f64, Call) {
@@ -176,7 +184,11 @@ impl MidpointRule {
 fn mean_sd(v: &[f64]) -> (f64, f64) {
     let n = v.len() as f64;
     let m = v.iter().sum::<f64>() / n;
-    let var = if v.len() > 1 { v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+    let var = if v.len() > 1 {
+        v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
     (m, var.sqrt())
 }
 
@@ -288,7 +300,9 @@ pub(super) async fn subset_stats<B: Backend, S: Scalar>(
     let (first, second) = split_rows(&set, params.split, params.seed, subset);
     let pair = {
         let (mut s1, mut s2) = (data.columns(name, Some(&first))?, data.columns(name, Some(&second))?);
-        backend.prepare_columns(&mut *s1, &mut *s2, params.bandwidth, params.bandwidth).await?
+        backend
+            .prepare_columns(&mut *s1, &mut *s2, params.bandwidth, params.bandwidth)
+            .await?
     };
     let st = pair.stats();
     Ok(SubsetStats {
@@ -342,7 +356,9 @@ fn draw_references(
     }
     let order = rng.subset(avail.len(), avail.len());
     if avail.len() >= r * size {
-        let subsets = (0..r).map(|k| order[k * size..(k + 1) * size].iter().map(|&i| avail[i]).collect()).collect();
+        let subsets = (0..r)
+            .map(|k| order[k * size..(k + 1) * size].iter().map(|&i| avail[i]).collect())
+            .collect();
         Ok((subsets, true))
     } else {
         warnings.push(format!(
@@ -351,12 +367,18 @@ fn draw_references(
             avail.len(),
             r * size
         ));
-        let subsets = (0..r).map(|_| rng.subset(avail.len(), size).into_iter().map(|i| avail[i]).collect()).collect();
+        let subsets = (0..r)
+            .map(|_| rng.subset(avail.len(), size).into_iter().map(|i| avail[i]).collect())
+            .collect();
         Ok((subsets, false))
     }
 }
 
-fn summary(rule: &'static str, targets: &[CalibratedTarget], call: impl Fn(&CalibratedTarget) -> Option<bool>) -> Result<RuleSummary> {
+fn summary(
+    rule: &'static str,
+    targets: &[CalibratedTarget],
+    call: impl Fn(&CalibratedTarget) -> Option<bool>,
+) -> Result<RuleSummary> {
     let decided: Vec<(Option<bool>, bool)> = targets.iter().filter_map(|t| call(t).map(|c| (t.label, c))).collect();
     let inconclusive = targets.len() - decided.len();
     let otr = if decided.is_empty() {
@@ -371,7 +393,12 @@ fn summary(rule: &'static str, targets: &[CalibratedTarget], call: impl Fn(&Cali
         let (t, p): (Vec<bool>, Vec<bool>) = labelled.into_iter().unzip();
         Some(f1_score(&t, &p)?)
     };
-    Ok(RuleSummary { rule, out_of_training_rate: otr, inconclusive, f1 })
+    Ok(RuleSummary {
+        rule,
+        out_of_training_rate: otr,
+        inconclusive,
+        f1,
+    })
 }
 
 /// What the calibrated evaluation fixes before any kernel is built: the reference subsets of each class and the
@@ -394,43 +421,88 @@ pub(super) fn plan(
 ) -> Result<Plan> {
     params.bandwidth.validate()?;
     if params.references == 0 {
-        return Err(Error::param("references", 0, "at least 1 reference subset per class (10–20 recommended)"));
+        return Err(Error::param(
+            "references",
+            0,
+            "at least 1 reference subset per class (10–20 recommended)",
+        ));
     }
     if params.subset_size < 4 {
         return Err(Error::param("subset_size", params.subset_size, "at least 4 rows"));
     }
     if !(params.margin >= 0.0 && params.margin.is_finite()) {
-        return Err(Error::param("margin", params.margin, "a non-negative number of reference standard deviations"));
+        return Err(Error::param(
+            "margin",
+            params.margin,
+            "a non-negative number of reference standard deviations",
+        ));
     }
     // The largest kernel is the whole-subset dispersion kernel (f64, with its Gram sum beside it); targets given
     // as row lists can be larger than |S|.
-    let largest = targets.iter().map(|t| t.rows.len()).chain([params.subset_size]).max().unwrap_or(0);
-    let name = targets.iter().find(|t| t.rows.len() == largest).map_or("subset_size", |t| t.name.as_str());
+    let largest = targets
+        .iter()
+        .map(|t| t.rows.len())
+        .chain([params.subset_size])
+        .max()
+        .unwrap_or(0);
+    let name = targets
+        .iter()
+        .find(|t| t.rows.len() == largest)
+        .map_or("subset_size", |t| t.name.as_str());
     crate::check::kernel_memory(name, largest, 2, 8, "a subset")?;
-    for (name, rows) in [("in_training pool", in_training_pool), ("out_of_training pool", out_of_training_pool)]
-        .into_iter()
-        .chain(targets.iter().map(|t| (t.name.as_str(), t.rows.as_slice())))
+    for (name, rows) in [
+        ("in_training pool", in_training_pool),
+        ("out_of_training pool", out_of_training_pool),
+    ]
+    .into_iter()
+    .chain(targets.iter().map(|t| (t.name.as_str(), t.rows.as_slice())))
     {
         if let Some(&bad) = rows.iter().find(|&&i| i >= data_rows) {
-            return Err(Error::IndexOutOfRange { input: name.to_string(), index: bad, len: data_rows });
+            return Err(Error::IndexOutOfRange {
+                input: name.to_string(),
+                index: bad,
+                len: data_rows,
+            });
         }
     }
     let mut warnings = Vec::new();
     let exclude: std::collections::HashSet<usize> = targets.iter().flat_map(|t| t.rows.iter().copied()).collect();
     let mut rng = Permutations::new(params.seed, Stream::Subsets);
     let r = params.references;
-    let (it_sets, it_disjoint) =
-        draw_references(in_training_pool, &exclude, r, params.subset_size, &mut rng, "in-training", &mut warnings)?;
-    let (oot_sets, oot_disjoint) =
-        draw_references(out_of_training_pool, &exclude, r, params.subset_size, &mut rng, "out-of-training", &mut warnings)?;
+    let (it_sets, it_disjoint) = draw_references(
+        in_training_pool,
+        &exclude,
+        r,
+        params.subset_size,
+        &mut rng,
+        "in-training",
+        &mut warnings,
+    )?;
+    let (oot_sets, oot_disjoint) = draw_references(
+        out_of_training_pool,
+        &exclude,
+        r,
+        params.subset_size,
+        &mut rng,
+        "out-of-training",
+        &mut warnings,
+    )?;
     let overlap: usize = {
         let a: std::collections::HashSet<&usize> = it_sets.iter().flatten().collect();
         oot_sets.iter().flatten().filter(|i| a.contains(i)).count()
     };
     if overlap > 0 {
-        warnings.push(format!("{overlap} rows appear in both the in-training and out-of-training references"));
+        warnings.push(format!(
+            "{overlap} rows appear in both the in-training and out-of-training references"
+        ));
     }
-    Ok(Plan { warnings, it_sets, it_disjoint, oot_sets, oot_disjoint })
+    Ok(Plan {
+        warnings,
+        it_sets,
+        it_disjoint,
+        oot_sets,
+        oot_disjoint,
+    })
 }
 
 /// The SDE parameters of the paper rule run beside the calibrated one.
@@ -480,7 +552,13 @@ pub async fn calibrated_with<'a, B: Backend, M: Monitor, S: Scalar>(
             let id = (base + k) as u64;
             out.push(subset_stats(backend, data, rows, params, id, &format!("{class} reference {k}")).await?);
             done += 1.0;
-            if !monitor.checkpoint(&Progress { fraction: done / total, phase: format!("{class} references") }).await {
+            if !monitor
+                .checkpoint(&Progress {
+                    fraction: done / total,
+                    phase: format!("{class} references"),
+                })
+                .await
+            {
                 return Err(Error::Cancelled);
             }
         }
@@ -503,17 +581,37 @@ pub async fn calibrated_with<'a, B: Backend, M: Monitor, S: Scalar>(
         let id = (2 * r + i) as u64;
         let st = subset_stats(backend, data, &t.rows, params, id, &t.name).await?;
         let paper = match &paper_refs {
-            Some(_) => Some(paper_distribution(backend, monitor, data, &t.rows, &t.name, &sde_params, 2 + i as u64).await?.values),
+            Some(_) => Some(
+                paper_distribution(backend, monitor, data, &t.rows, &t.name, &sde_params, 2 + i as u64)
+                    .await?
+                    .values,
+            ),
             None => None,
         };
         computed.push((st, paper));
         done += 1.0;
-        if !monitor.checkpoint(&Progress { fraction: done / total, phase: format!("target {}/{}", i + 1, targets.len()) }).await {
+        if !monitor
+            .checkpoint(&Progress {
+                fraction: done / total,
+                phase: format!("target {}/{}", i + 1, targets.len()),
+            })
+            .await
+        {
             complete = i + 1 == targets.len();
             break;
         }
     }
-    assemble(params, backend.info(), plan, it_stats, oot_stats, paper_refs, targets, computed, complete)
+    assemble(
+        params,
+        backend.info(),
+        plan,
+        it_stats,
+        oot_stats,
+        paper_refs,
+        targets,
+        computed,
+        complete,
+    )
 }
 
 /// The report from the computed parts: every reference's statistics, the paper rule's reference distributions
@@ -564,32 +662,55 @@ pub(super) fn assemble(
             nearest_single_pair: (mean - it_m0).abs() < (mean - oot_m0).abs(),
             paper,
             dispersion: dispersion_rule.call(st.dispersion, params.margin).1,
-            confidence: confidence_rule.zip(st.confidence).map(|(r, c)| r.call(c, params.margin).1),
+            confidence: confidence_rule
+                .zip(st.confidence)
+                .map(|(r, c)| r.call(c, params.margin).1),
             stats: st,
         });
     }
 
     let mut summaries = vec![
         summary("calibrated", &out, |t| t.calibrated.in_training())?,
-        summary("nearest exact mean (single pair)", &out, |t| Some(t.nearest_single_pair))?,
+        summary("nearest exact mean (single pair)", &out, |t| {
+            Some(t.nearest_single_pair)
+        })?,
         summary("whole-subset kernel dispersion", &out, |t| t.dispersion.in_training())?,
     ];
     if confidence_rule.is_some() {
-        summaries.push(summary("mean max-softmax confidence", &out, |t| t.confidence.and_then(Call::in_training))?);
+        summaries.push(summary("mean max-softmax confidence", &out, |t| {
+            t.confidence.and_then(Call::in_training)
+        })?);
     }
     if paper_refs.is_some() {
-        summaries.insert(0, summary("paper (JSD, one reference pair)", &out, |t| t.paper.map(|p| p.in_training))?);
+        summaries.insert(
+            0,
+            summary("paper (JSD, one reference pair)", &out, |t| {
+                t.paper.map(|p| p.in_training)
+            })?,
+        );
     }
 
     let notes = reading(&rule, confidence_rule.as_ref(), &out, r);
     let (it_mean, it_sd) = mean_sd(&means(&it_stats));
     let (oot_mean, oot_sd) = mean_sd(&means(&oot_stats));
-    let Plan { warnings, it_sets, it_disjoint, oot_sets, oot_disjoint } = plan;
+    let Plan {
+        warnings,
+        it_sets,
+        it_disjoint,
+        oot_sets,
+        oot_disjoint,
+    } = plan;
     Ok(CalibratedReport {
         params: *params,
         rng: RNG_ID,
         backend,
-        in_training: ReferenceClass { subsets: it_sets, stats: it_stats, mean: it_mean, sd: it_sd, disjoint: it_disjoint },
+        in_training: ReferenceClass {
+            subsets: it_sets,
+            stats: it_stats,
+            mean: it_mean,
+            sd: it_sd,
+            disjoint: it_disjoint,
+        },
         out_of_training: ReferenceClass {
             subsets: oot_sets,
             stats: oot_stats,
@@ -624,7 +745,11 @@ fn reading(
             rule.in_training_mean,
             rule.out_of_training_mean,
             rule.separation,
-            if rule.separation < 1.0 { " — too close to tell subsets apart reliably" } else { "" }
+            if rule.separation < 1.0 {
+                " — too close to tell subsets apart reliably"
+            } else {
+                ""
+            }
         ));
     } else {
         notes.push("One reference subset per class: the nearest-exact-mean rule is used (no spread is known).".into());
@@ -651,7 +776,11 @@ fn reading(
                 "These rows are probability vectors: mean max-softmax confidence gives the same call on {n} of {} \
                  targets{} (confidence classes {:.2} sds apart, SDE {:.2}).",
                 decided.len(),
-                if n == decided.len() { ", so the SDE signal here is essentially the model's confidence" } else { "" },
+                if n == decided.len() {
+                    ", so the SDE signal here is essentially the model's confidence"
+                } else {
+                    ""
+                },
                 c.separation,
                 rule.separation
             ));
@@ -672,7 +801,15 @@ pub fn calibrated<'a, S: Scalar>(
     params: &CalibratedParams,
 ) -> Result<CalibratedReport> {
     let mut backend = CpuBackend::new(params.precision);
-    now(calibrated_with(&mut backend, &mut Silent, data, in_training_pool, out_of_training_pool, targets, params))
+    now(calibrated_with(
+        &mut backend,
+        &mut Silent,
+        data,
+        in_training_pool,
+        out_of_training_pool,
+        targets,
+        params,
+    ))
 }
 
 #[cfg(test)]
@@ -688,15 +825,20 @@ mod tests {
             s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
         };
-        let rows: Vec<Vec<f64>> =
-            (0..n).map(|i| (0..d).map(|_| u() * if i < split { 0.3 } else { 3.0 }).collect()).collect();
+        let rows: Vec<Vec<f64>> = (0..n)
+            .map(|i| (0..d).map(|_| u() * if i < split { 0.3 } else { 3.0 }).collect())
+            .collect();
         Matrix::from_rows(&rows).unwrap()
     }
 
     fn targets(pool: std::ops::Range<usize>, size: usize, label: bool, count: usize) -> Vec<TargetRows> {
         let rows: Vec<usize> = pool.collect();
         (0..count)
-            .map(|k| TargetRows { name: format!("t{label}{k}"), rows: rows[k * size..(k + 1) * size].to_vec(), label: Some(label) })
+            .map(|k| TargetRows {
+                name: format!("t{label}{k}"),
+                rows: rows[k * size..(k + 1) * size].to_vec(),
+                label: Some(label),
+            })
             .collect()
     }
 
@@ -705,14 +847,26 @@ mod tests {
         let m = data(400, 3, 200);
         let mut ts = targets(0..60, 20, true, 3);
         ts.extend(targets(200..260, 20, false, 3));
-        let p = CalibratedParams { subset_size: 20, references: 5, paper_shuffles: 20, ..Default::default() };
+        let p = CalibratedParams {
+            subset_size: 20,
+            references: 5,
+            paper_shuffles: 20,
+            ..Default::default()
+        };
         let it_pool: Vec<usize> = (0..200).collect();
         let oot_pool: Vec<usize> = (200..400).collect();
         let r = calibrated(m.view(), &it_pool, &oot_pool, &ts, &p).unwrap();
         assert!(r.in_training.disjoint && r.out_of_training.disjoint, "{:?}", r.warnings);
         // References never reuse target rows.
         let used: std::collections::HashSet<usize> = ts.iter().flat_map(|t| t.rows.clone()).collect();
-        assert!(r.in_training.subsets.iter().chain(&r.out_of_training.subsets).flatten().all(|i| !used.contains(i)));
+        assert!(
+            r.in_training
+                .subsets
+                .iter()
+                .chain(&r.out_of_training.subsets)
+                .flatten()
+                .all(|i| !used.contains(i))
+        );
         // Tight subsets have a larger mean kernel, hence a smaller exact mean: in-training is the lower side here.
         assert!(!r.rule.in_training_higher);
         let cal = r.summaries.iter().find(|s| s.rule == "calibrated").unwrap();
@@ -727,17 +881,34 @@ mod tests {
     fn margin_makes_borderline_targets_inconclusive_and_one_reference_uses_nearest() {
         let m = data(300, 3, 150);
         // A target straddling both populations sits near the midpoint.
-        let mixed = TargetRows { name: "mixed".into(), rows: (140..160).collect(), label: None };
+        let mixed = TargetRows {
+            name: "mixed".into(),
+            rows: (140..160).collect(),
+            label: None,
+        };
         let it_pool: Vec<usize> = (0..140).collect();
         let oot_pool: Vec<usize> = (160..300).collect();
-        let p = CalibratedParams { subset_size: 20, references: 6, margin: 50.0, paper_shuffles: 0, ..Default::default() };
+        let p = CalibratedParams {
+            subset_size: 20,
+            references: 6,
+            margin: 50.0,
+            paper_shuffles: 0,
+            ..Default::default()
+        };
         let r = calibrated(m.view(), &it_pool, &oot_pool, std::slice::from_ref(&mixed), &p).unwrap();
         assert_eq!(r.targets[0].calibrated, Call::Inconclusive);
         assert_eq!(r.summaries[0].inconclusive, 1);
-        let one = CalibratedParams { references: 1, margin: 0.0, ..p };
+        let one = CalibratedParams {
+            references: 1,
+            margin: 0.0,
+            ..p
+        };
         let r1 = calibrated(m.view(), &it_pool, &oot_pool, &[mixed], &one).unwrap();
         assert!(r1.targets[0].score.is_nan());
-        assert_eq!(r1.targets[0].calibrated.in_training(), Some(r1.targets[0].nearest_single_pair));
+        assert_eq!(
+            r1.targets[0].calibrated.in_training(),
+            Some(r1.targets[0].nearest_single_pair)
+        );
     }
 
     #[test]
@@ -745,11 +916,22 @@ mod tests {
         let m = data(100, 3, 50);
         let it_pool: Vec<usize> = (0..50).collect();
         let oot_pool: Vec<usize> = (50..100).collect();
-        let p = CalibratedParams { subset_size: 20, references: 5, paper_shuffles: 0, ..Default::default() };
+        let p = CalibratedParams {
+            subset_size: 20,
+            references: 5,
+            paper_shuffles: 0,
+            ..Default::default()
+        };
         let r = calibrated(m.view(), &it_pool, &oot_pool, &[], &p).unwrap();
         assert!(!r.in_training.disjoint && r.warnings.iter().any(|w| w.contains("overlap")));
-        let bad = TargetRows { name: "bad".into(), rows: vec![0, 1, 2, 100], label: None };
-        let e = calibrated(m.view(), &it_pool, &oot_pool, &[bad], &p).unwrap_err().to_string();
+        let bad = TargetRows {
+            name: "bad".into(),
+            rows: vec![0, 1, 2, 100],
+            label: None,
+        };
+        let e = calibrated(m.view(), &it_pool, &oot_pool, &[bad], &p)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("bad") && e.contains("100"), "{e}");
         let tiny: Vec<usize> = (0..10).collect();
         assert!(calibrated(m.view(), &tiny, &oot_pool, &[], &p).is_err());
@@ -770,8 +952,17 @@ mod tests {
         let m = Matrix::from_rows(&rows).unwrap();
         let it_pool: Vec<usize> = (0..100).collect();
         let oot_pool: Vec<usize> = (100..200).collect();
-        let p = CalibratedParams { subset_size: 20, references: 3, paper_shuffles: 0, ..Default::default() };
-        let t = vec![TargetRows { name: "t".into(), rows: (0..20).collect(), label: Some(true) }];
+        let p = CalibratedParams {
+            subset_size: 20,
+            references: 3,
+            paper_shuffles: 0,
+            ..Default::default()
+        };
+        let t = vec![TargetRows {
+            name: "t".into(),
+            rows: (0..20).collect(),
+            label: Some(true),
+        }];
         let r = calibrated(m.view(), &it_pool, &oot_pool, &t, &p).unwrap();
         let c = r.confidence_rule.unwrap();
         assert!(c.in_training_higher && c.in_training_mean > 0.9);

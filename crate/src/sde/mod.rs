@@ -335,7 +335,12 @@ impl<S: Scalar> Gathered<'_, S> {
 
 /// Rows of the source in each half of a subset that [`RowSubset::check`] has passed (at least 4 rows, indices in
 /// range): the first ⌊n/2⌋ rows and the next ⌊n/2⌋, or a seeded random split.
-pub(super) fn split_rows<S: Scalar>(data: &RowSubset<'_, S>, split: Split, seed: u64, subset: u64) -> (Vec<usize>, Vec<usize>) {
+pub(super) fn split_rows<S: Scalar>(
+    data: &RowSubset<'_, S>,
+    split: Split,
+    seed: u64,
+    subset: u64,
+) -> (Vec<usize>, Vec<usize>) {
     let h = data.len() / 2;
     // Positions (into the subset) of each half's rows.
     let (first, second): (Vec<usize>, Vec<usize>) = match split {

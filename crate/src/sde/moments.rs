@@ -99,10 +99,18 @@ pub fn qap_moments(a: &MatrixSums, b: &MatrixSums) -> (f64, f64) {
     let hf = h as f64;
     // E[Γ]: pattern {i}{j} (i ≠ j) and {ij}.
     let mean = a.trace * b.trace / hf
-        + if h > 1 { (a.total - a.trace) * (b.total - b.trace) / (hf * (hf - 1.0)) } else { 0.0 };
+        + if h > 1 {
+            (a.total - a.trace) * (b.total - b.trace) / (hf * (hf - 1.0))
+        } else {
+            0.0
+        };
     let parts = partitions();
     let exact = |s: &MatrixSums, pi: [u8; 4]| -> f64 {
-        parts.iter().filter(|&&sg| coarser(sg, pi)).map(|&sg| mobius(pi, sg) * free(s, sg)).sum()
+        parts
+            .iter()
+            .filter(|&&sg| coarser(sg, pi))
+            .map(|&sg| mobius(pi, sg) * free(s, sg))
+            .sum()
     };
     let mut second = 0.0;
     for &pi in &parts {
@@ -120,7 +128,11 @@ pub fn shuffle_moments(kc: &MatrixSums, l: &MatrixSums) -> ShuffleMoments {
     let norm = ((kc.h.max(2) - 1) as f64).powi(2);
     let (mean, var) = qap_moments(kc, l);
     let variance = var / (norm * norm);
-    ShuffleMoments { mean: mean / norm, variance, sd: variance.sqrt() }
+    ShuffleMoments {
+        mean: mean / norm,
+        variance,
+        sd: variance.sqrt(),
+    }
 }
 
 /// The closed-form mean alone, from the kernels' means (no centring, no shuffles):
@@ -141,7 +153,9 @@ mod tests {
 
     fn next_perm(p: &mut [usize]) -> bool {
         let n = p.len();
-        let Some(i) = (0..n.saturating_sub(1)).rev().find(|&i| p[i] < p[i + 1]) else { return false };
+        let Some(i) = (0..n.saturating_sub(1)).rev().find(|&i| p[i] < p[i + 1]) else {
+            return false;
+        };
         let j = (i + 1..n).rev().find(|&j| p[j] > p[i]).unwrap_or(i);
         p.swap(i, j);
         p[i + 1..].reverse();
@@ -161,9 +175,18 @@ mod tests {
             }
         }
         let (g, y) = (MatrixSums::of(&a, h), MatrixSums::of_symmetric(&a, h));
-        for (p, q) in [(g.total, y.total), (g.row_sq, y.row_sq), (g.col_sq, y.col_sq), (g.row_col, y.row_col),
-                       (g.diag_row, y.diag_row), (g.diag_col, y.diag_col), (g.sq, y.sq), (g.sq_transpose, y.sq_transpose),
-                       (g.trace, y.trace), (g.diag_sq, y.diag_sq)] {
+        for (p, q) in [
+            (g.total, y.total),
+            (g.row_sq, y.row_sq),
+            (g.col_sq, y.col_sq),
+            (g.row_col, y.row_col),
+            (g.diag_row, y.diag_row),
+            (g.diag_col, y.diag_col),
+            (g.sq, y.sq),
+            (g.sq_transpose, y.sq_transpose),
+            (g.trace, y.trace),
+            (g.diag_sq, y.diag_sq),
+        ] {
             assert!((p - q).abs() < 1e-12, "{p} vs {q}");
         }
     }
@@ -189,7 +212,10 @@ mod tests {
                 let (mut sum, mut sum2, mut count) = (0.0, 0.0, 0.0);
                 let mut p: Vec<usize> = (0..h).collect();
                 loop {
-                    let g: f64 = (0..h).flat_map(|i| (0..h).map(move |j| (i, j))).map(|(i, j)| a[i * h + j] * b[p[i] * h + p[j]]).sum();
+                    let g: f64 = (0..h)
+                        .flat_map(|i| (0..h).map(move |j| (i, j)))
+                        .map(|(i, j)| a[i * h + j] * b[p[i] * h + p[j]])
+                        .sum();
                     sum += g;
                     sum2 += g * g;
                     count += 1.0;
@@ -199,7 +225,10 @@ mod tests {
                 }
                 let (mean, var) = qap_moments(&MatrixSums::of(&a, h), &MatrixSums::of(&b, h));
                 let (em, ev) = (sum / count, sum2 / count - (sum / count).powi(2));
-                assert!((mean - em).abs() <= 1e-10 * (1.0 + em.abs()), "h={h}: mean {mean} vs {em}");
+                assert!(
+                    (mean - em).abs() <= 1e-10 * (1.0 + em.abs()),
+                    "h={h}: mean {mean} vs {em}"
+                );
                 assert!((var - ev).abs() <= 1e-9 * (1.0 + ev.abs()), "h={h}: var {var} vs {ev}");
             }
         }

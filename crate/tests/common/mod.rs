@@ -40,8 +40,7 @@ pub fn fixture_path(name: &str) -> PathBuf {
 /// Loads a golden JSON file by file name, e.g. `golden("hsic.json")`.
 pub fn golden(name: &str) -> Value {
     let p = fixture_path("golden").join(name);
-    let text =
-        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()));
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", p.display()))
 }
 
@@ -123,9 +122,6 @@ impl MaxDev {
         }
     }
     pub fn report(&self, what: &str) {
-        println!(
-            "max deviation [{what}]: abs {:.3e}, rel {:.3e}",
-            self.abs, self.rel
-        );
+        println!("max deviation [{what}]: abs {:.3e}, rel {:.3e}", self.abs, self.rel);
     }
 }

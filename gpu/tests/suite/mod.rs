@@ -617,9 +617,19 @@ pub async fn exact_moments_match_cpu_f64<B: Backend>(b: &mut B) {
         let bw = Bandwidth::SqrtDim;
         let ours = b.prepare(x.view(), y.view(), bw, bw).await.unwrap().stats();
         let refs = reference.prepare(x.view(), y.view(), bw, bw).await.unwrap().stats();
-        let (m, r) = (shuffle_moments(&ours.kc_sums, &ours.l_sums), shuffle_moments(&refs.kc_sums, &refs.l_sums));
+        let (m, r) = (
+            shuffle_moments(&ours.kc_sums, &ours.l_sums),
+            shuffle_moments(&refs.kc_sums, &refs.l_sums),
+        );
         let rel = |a: f64, w: f64| (a - w).abs() / w.abs().max(1e-300);
-        println!("n {n}: mean rel err {:.2e}, sd rel err {:.2e}", rel(m.mean, r.mean), rel(m.sd, r.sd));
-        assert!(rel(m.mean, r.mean) < 1e-4 && rel(m.sd, r.sd) < 1e-4, "n={n}: {m:?} vs {r:?}");
+        println!(
+            "n {n}: mean rel err {:.2e}, sd rel err {:.2e}",
+            rel(m.mean, r.mean),
+            rel(m.sd, r.sd)
+        );
+        assert!(
+            rel(m.mean, r.mean) < 1e-4 && rel(m.sd, r.sd) < 1e-4,
+            "n={n}: {m:?} vs {r:?}"
+        );
     }
 }
