@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lethe build script. Sets up a bare Debian machine (root, registries only) by itself; see README.md.
 #
-#   ./build.sh test     every test: native cargo tests (incl. lavapipe GPU tests), wasm32 build,
+#   ./build.sh test     every test: rustfmt/clippy, native cargo tests (incl. lavapipe GPU tests), wasm32 build,
 #                       browser tests in headless Chromium, short fuzz runs
 #   ./build.sh serve    build the widget and serve it on http://127.0.0.1:8000/ (built-in example; PORT=…)
 #   ./build.sh setup    install what the other commands need (idempotent; run by them)
@@ -33,6 +33,8 @@ need_apt() {
 setup_rust() {
   command -v cargo >/dev/null || { echo "cargo not found: install Rust (rustup) first" >&2; exit 1; }
   rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+  cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+  cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
   if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
     log "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes, once)"
     # No --locked: the registry mirror lacks one locked dependency version (TOOLCHAIN.md).
@@ -74,6 +76,13 @@ gpu_browser_tests() {
 fuzz_smoke() {
   log "fuzz smoke run: every file reader, ${FUZZ_SECONDS:-20} s each (fuzz/run.sh; longer: fuzz/run.sh 300)"
   fuzz/run.sh "${FUZZ_SECONDS:-20}"
+}
+
+lint() {
+  log "rustfmt and clippy (warnings are errors), native and for wasm32"
+  cargo fmt --all -- --check
+  cargo clippy -q --workspace --all-targets -- -D warnings
+  cargo clippy -q -p lethe -p lethe-web --target wasm32-unknown-unknown -- -D warnings
 }
 
 wasm_build_check() {
@@ -157,6 +166,7 @@ case "$cmd" in
   setup) setup ;;
   test)
     setup
+    lint
     native_tests
     wasm_build_check
     browser_tests
