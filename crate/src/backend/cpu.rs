@@ -59,7 +59,8 @@ fn prepare_t<S: Scalar, T: Real>(
     let kx = kernel::rbf_columns::<S, T>(x, bw_x)?;
     let ly = kernel::rbf_columns::<S, T>(y, bw_y)?;
     let n = kx.n;
-    let kc = kernel::center_kernel_with(&kx.values, n, &kx.row_means);
+    let mut kc = kx.values;
+    kernel::center_kernel_in_place(&mut kc, n, &kx.row_means);
     let stats = PairStats {
         n,
         x: kx.stats,

@@ -98,11 +98,15 @@ impl<T: GramScalar> GramAcc<T> {
     /// diagonal (callers mirror it once they are done with it).
     pub fn finish(self) -> Vec<T> {
         let (n, n_pad) = (self.n, self.n_pad);
-        let mut out = vec![T::default(); n * n];
+        // Compacted in place, row by row (row i moves down to i·n ≤ i·n_pad: nothing unread is overwritten), and
+        // zeroed below the diagonal: no second n² buffer.
+        let mut g = self.g;
         for i in 0..n {
-            out[i * n + i..(i + 1) * n].copy_from_slice(&self.g[i * n_pad + i..i * n_pad + n]);
+            g.copy_within(i * n_pad + i..i * n_pad + n, i * n + i);
+            g[i * n..i * n + i].fill(T::default());
         }
-        out
+        g.truncate(n * n);
+        g
     }
 }
 

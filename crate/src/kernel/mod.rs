@@ -476,14 +476,19 @@ pub fn center_kernel<T: Real>(k: &[T], n: usize) -> Vec<T> {
 
 /// `H K H` of a symmetric `n × n` kernel with the given row means (e.g. [`Kernel::row_means`]).
 pub fn center_kernel_with<T: Real>(k: &[T], n: usize, means: &[f64]) -> Vec<T> {
+    let mut out = k.to_vec();
+    center_kernel_in_place(&mut out, n, means);
+    out
+}
+
+/// [`center_kernel_with`] in place.
+pub fn center_kernel_in_place<T: Real>(k: &mut [T], n: usize, means: &[f64]) {
     let grand = means.iter().sum::<f64>() / n as f64;
-    let mut out = vec![T::ZERO; n * n];
-    for ((o, r), &mi) in out.chunks_exact_mut(n.max(1)).zip(k.chunks_exact(n.max(1))).zip(means) {
-        for ((o, &v), &mj) in o.iter_mut().zip(r).zip(means) {
-            *o = T::from_f64(v.to_f64() - mi - mj + grand);
+    for (r, &mi) in k.chunks_exact_mut(n.max(1)).zip(means) {
+        for (v, &mj) in r.iter_mut().zip(means) {
+            *v = T::from_f64(v.to_f64() - mi - mj + grand);
         }
     }
-    out
 }
 
 #[cfg(test)]
