@@ -149,17 +149,7 @@ pub fn row_file_record(role: &str, spec: &RowSpec, d: FileDigest, rows: usize) -
 /// be read, or the array is not chosen): loading then says why.
 fn header_rows(spec: &InputSpec) -> Option<u64> {
     let info = data::inspect_path(&spec.path).ok()?;
-    let array = match &spec.tensor {
-        // Single-array formats (.npy, text) have no names, and the loaders ignore one given for them.
-        Some(_) if matches!(info.arrays.as_slice(), [a] if a.name.is_none()) => info.arrays.first(),
-        Some(t) => info.arrays.iter().find(|a| {
-            let name = a.name.as_deref();
-            name == Some(t.as_str()) || t.strip_suffix(".npy").is_some_and(|s| name == Some(s))
-        }),
-        None if info.arrays.len() == 1 => info.arrays.first(),
-        None => None,
-    };
-    array.map(|a| a.rows)
+    info.array(spec.tensor.as_deref()).map(|a| a.rows)
 }
 
 /// A loaded matrix input with its record.
@@ -177,12 +167,8 @@ pub fn exact_in_f32(spec: &InputSpec) -> bool {
     let Ok(info) = data::inspect_path(&spec.path) else {
         return false;
     };
-    let array = match &spec.tensor {
-        Some(t) => info.arrays.iter().find(|a| a.name.as_deref() == Some(t.as_str())),
-        None if info.arrays.len() == 1 => info.arrays.first(),
-        None => None,
-    };
-    array.is_some_and(|a| EXACT.contains(&a.dtype.as_str()))
+    info.array(spec.tensor.as_deref())
+        .is_some_and(|a| EXACT.contains(&a.dtype.as_str()))
 }
 
 /// Loads an input for `role`: the file (with its tensor and row subset) as f64.
@@ -324,15 +310,7 @@ impl<T: lethe::data::Scalar> Opened<T> {
 pub fn open_as<T: lethe::data::Scalar>(role: &str, spec: &InputSpec, mode: InPlace) -> Result<Opened<T>, CliError> {
     let in_place_possible = || -> Option<(data::ArrayInfo, data::Format)> {
         let info = data::inspect_path(&spec.path).ok()?;
-        let array = match &spec.tensor {
-            Some(_) if matches!(info.arrays.as_slice(), [a] if a.name.is_none()) => info.arrays.first(),
-            Some(t) => info.arrays.iter().find(|a| {
-                let name = a.name.as_deref();
-                name == Some(t.as_str()) || t.strip_suffix(".npy").is_some_and(|s| name == Some(s))
-            }),
-            None if info.arrays.len() == 1 => info.arrays.first(),
-            None => None,
-        }?;
+        let array = info.array(spec.tensor.as_deref())?;
         let readable = array.data_offset.is_some() && array.problem.is_none() && array.rows > 0;
         readable.then(|| (array.clone(), info.format))
     };

@@ -406,18 +406,9 @@ impl Workspace {
             ..LoadOptions::default()
         };
         let loaded = data::load::<f64>(&name, &*data, &opts).map_err(|e| WebError::data(role, "", &e))?;
-        let mut spec = name.clone();
-        if let Some(t) = &input.tensor {
-            spec.push('#');
-            spec.push_str(t);
-        }
-        if let Some(r) = rows_text {
-            spec.push('@');
-            spec.push_str(&r);
-        }
         let record = InputRecord {
             role: role.to_string(),
-            spec,
+            spec: spec_text(&name, input.tensor.as_deref(), rows_text.as_deref()),
             path: name,
             sha256: self.digest(input.source)?,
             format: format!("{:?}", loaded.format).to_lowercase(),
@@ -460,16 +451,10 @@ impl Workspace {
         let Ok(info) = data::inspect(&name, &*data) else {
             return Ok(None); // the load says what is wrong
         };
-        let array = match &input.tensor {
-            Some(_) if matches!(info.arrays.as_slice(), [a] if a.name.is_none()) => info.arrays.first(),
-            Some(t) => info.arrays.iter().find(|a| {
-                let n = a.name.as_deref();
-                n == Some(t.as_str()) || t.strip_suffix(".npy").is_some_and(|s| n == Some(s))
-            }),
-            None if info.arrays.len() == 1 => info.arrays.first(),
-            None => None,
-        };
-        let Some(array) = array.filter(|a| a.data_offset.is_some() && a.problem.is_none() && a.rows > 0) else {
+        let Some(array) = info
+            .array(input.tensor.as_deref())
+            .filter(|a| a.data_offset.is_some() && a.problem.is_none() && a.rows > 0)
+        else {
             return Ok(None);
         };
         let used = match &input.rows {
@@ -495,18 +480,9 @@ impl Workspace {
                 },
             ));
         }
-        let mut spec = name.clone();
-        if let Some(t) = &input.tensor {
-            spec.push('#');
-            spec.push_str(t);
-        }
-        if let Some(r) = rows_text {
-            spec.push('@');
-            spec.push_str(&r);
-        }
         let record = InputRecord {
             role: role.to_string(),
-            spec,
+            spec: spec_text(&name, input.tensor.as_deref(), rows_text.as_deref()),
             path: name.clone(),
             sha256: self.digest(input.source)?,
             format: format!("{:?}", info.format).to_lowercase(),
@@ -576,6 +552,20 @@ impl Workspace {
         let src = self.source(id).map_err(|e| WebError::at(role, e.message))?;
         Ok((src.name.clone(), Rc::clone(&src.data)))
     }
+}
+
+/// `NAME[#TENSOR][@ROWS]`, as the CLI's input spec writes an input.
+fn spec_text(name: &str, tensor: Option<&str>, rows: Option<&str>) -> String {
+    let mut spec = name.to_string();
+    if let Some(t) = tensor {
+        spec.push('#');
+        spec.push_str(t);
+    }
+    if let Some(r) = rows {
+        spec.push('@');
+        spec.push_str(r);
+    }
+    spec
 }
 
 fn side_sources(rows: &Rows) -> Vec<u32> {

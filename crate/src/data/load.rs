@@ -151,6 +151,24 @@ pub struct FileInfo {
     pub warnings: Vec<String>,
 }
 
+impl FileInfo {
+    /// The array a load with array name `name` reads ([`LoadOptions::name`]): the named .npz member (with or
+    /// without `.npy`) or tensor or JSON key, or the only array when `name` is `None`; single-array formats
+    /// (.npy, text) ignore a name, as their loaders do. `None` when there is no such array or the choice is
+    /// ambiguous.
+    pub fn array(&self, name: Option<&str>) -> Option<&ArrayInfo> {
+        match name {
+            Some(_) if matches!(self.arrays.as_slice(), [a] if a.name.is_none()) => self.arrays.first(),
+            Some(t) => self.arrays.iter().find(|a| {
+                let n = a.name.as_deref();
+                n == Some(t) || t.strip_suffix(".npy").is_some_and(|s| n == Some(s))
+            }),
+            None if self.arrays.len() == 1 => self.arrays.first(),
+            None => None,
+        }
+    }
+}
+
 /// A loaded matrix and what came with it.
 #[derive(Clone, Debug)]
 pub struct Loaded<T: Scalar = f64> {
