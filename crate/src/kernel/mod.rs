@@ -367,7 +367,7 @@ pub fn resolve_sigma<T: Real>(bw: Bandwidth, d: usize, d2: &[T], n: usize) -> f6
 /// the kernel's sums taken in the same pass, then one mirroring copy.
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] for a bad fixed σ; [`Error::NonFinite`] for a NaN or ±inf in `x`.
+/// [`Error::InvalidParameter`] for a bad fixed σ; callers validate `x` itself (see [`crate::check::matrix`]).
 pub fn rbf<S: Scalar, T: Real>(x: MatrixRef<'_, S>, bw: Bandwidth) -> Result<Kernel<T>> {
     rbf_columns(&mut RowsOf::all("x", x), bw)
 }
