@@ -532,7 +532,15 @@ impl Workspace {
             }
             Rows::Split { source, value } => {
                 let (name, data) = self.side(role, *source)?;
-                let idx = split_rows(role, &name, &*data, value)?;
+                // The core's rule, as the CLI's `FILE==VALUE` (a `NotBuilt` error hands the work to the full module).
+                let idx = data::split_rows(&name, &*data, value).map_err(|e| {
+                    let prefix = if matches!(e, data::DataError::NotBuilt { .. }) {
+                        "split column: "
+                    } else {
+                        ""
+                    };
+                    WebError::data(role, prefix, &e)
+                })?;
                 if idx.is_empty() {
                     return Err(WebError::at(
                         role,
@@ -573,69 +581,6 @@ fn side_sources(rows: &Rows) -> Vec<u32> {
         Rows::File { source } | Rows::Split { source, .. } => vec![*source],
         _ => Vec::new(),
     }
-}
-
-/// Rows where a split column equals `value`: the text label column if the file has one, else a single numeric
-/// column compared as numbers, else plain text lines (one label per line, no header).
-fn split_rows(role: &str, name: &str, src: &dyn ByteSource, value: &str) -> WebResult<Vec<usize>> {
-    let want = value.trim();
-    let table = data::load::<f64>(name, src, &LoadOptions::default());
-    if let Err(e @ data::DataError::NotBuilt { .. }) = &table {
-        return Err(WebError::data(role, "split column: ", e));
-    }
-    if let Ok(l) = table {
-        if let Some(labels) = l.labels {
-            return Ok(labels
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| s.trim() == want)
-                .map(|(i, _)| i)
-                .collect());
-        }
-        let m = l.matrix;
-        if m.cols() == 1 || m.rows() == 1 {
-            let v: f64 = want.parse().map_err(|_| {
-                WebError::at(
-                    role,
-                    format!("the split column `{name}` is numeric; give a number to select, not `{want}`"),
-                )
-            })?;
-            return Ok(m
-                .as_slice()
-                .iter()
-                .enumerate()
-                .filter(|(_, x)| **x == v)
-                .map(|(i, _)| i)
-                .collect());
-        }
-        return Err(WebError::at(
-            role,
-            format!(
-                "`{name}` has {} columns and no label column; a split column needs a single column of values",
-                m.cols()
-            ),
-        ));
-    }
-    let len = usize::try_from(src.len())
-        .map_err(|_| WebError::at(role, format!("`{name}` is too large for a split column")))?;
-    if src.len() > MAX_BYTES {
-        return Err(WebError::at(role, format!("`{name}` is too large for a split column")));
-    }
-    let mut bytes = vec![0u8; len];
-    src.read_at(0, &mut bytes)
-        .map_err(|e| WebError::at(role, format!("`{name}`: {e}")))?;
-    let text = String::from_utf8(bytes).map_err(|_| {
-        WebError::at(
-            role,
-            format!("`{name}` is neither a table, a numeric column nor UTF-8 text of labels"),
-        )
-    })?;
-    Ok(text
-        .lines()
-        .enumerate()
-        .filter(|(_, s)| s.trim() == want)
-        .map(|(i, _)| i)
-        .collect())
 }
 
 #[cfg(test)]
