@@ -25,18 +25,6 @@ fn spec(v: &Value) -> Bandwidth {
         _ => panic!("sigma spec {v}"),
     }
 }
-
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    let mut f = std::pin::pin!(f);
-    match f
-        .as_mut()
-        .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
-    {
-        std::task::Poll::Ready(v) => v,
-        std::task::Poll::Pending => panic!("CPU futures are ready"),
-    }
-}
-
 #[test]
 fn hsic_matches_reference_and_hyppo() {
     let g = golden("hsic.json");

@@ -88,14 +88,3 @@ fn exact_moments_agree_with_golden_shuffles() {
     }
     println!("largest |z| of the golden shuffle means against the exact mean: {worst_z:.2}");
 }
-
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    let mut f = std::pin::pin!(f);
-    match f
-        .as_mut()
-        .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
-    {
-        std::task::Poll::Ready(v) => v,
-        std::task::Poll::Pending => panic!("CPU futures are ready"),
-    }
-}

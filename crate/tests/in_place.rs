@@ -4,11 +4,15 @@
 
 #![allow(clippy::unwrap_used)] // a panic is how a test reports failure
 
+mod common;
+
 use lethe::Matrix;
 use lethe::backend::{CpuBackend, Precision};
 use lethe::data::{ArrayFile, LoadOptions, Source, load_bytes};
 use lethe::progress::Silent;
 use lethe::sde::{RowSubset, SdeParams, Split, sde_subsets_with};
+
+use common::block_on;
 
 /// `rows × cols` seeded values as a float32 .npy file (C or Fortran order).
 fn npy(rows: usize, cols: usize, seed: u64, fortran: bool) -> Vec<u8> {
@@ -37,18 +41,6 @@ fn npy(rows: usize, cols: usize, seed: u64, fortran: bool) -> Vec<u8> {
     }
     f
 }
-
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    let mut f = std::pin::pin!(f);
-    match f
-        .as_mut()
-        .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
-    {
-        std::task::Poll::Ready(v) => v,
-        std::task::Poll::Pending => panic!("CPU futures are ready"),
-    }
-}
-
 #[test]
 fn sde_in_place_equals_sde_in_memory() {
     // Halves of 24 rows at 15 000 columns: 4 MB panels of f32 + f64 hold 14 336 columns, so two panels.

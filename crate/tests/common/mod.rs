@@ -8,6 +8,18 @@ use std::path::PathBuf;
 use lethe::Matrix;
 use serde_json::Value;
 
+/// Drives a CPU backend's future, which completes on its first poll (the crate's own `now`, for the tests).
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    match f
+        .as_mut()
+        .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+    {
+        std::task::Poll::Ready(v) => v,
+        std::task::Poll::Pending => panic!("CPU futures are ready"),
+    }
+}
+
 /// Named tolerances (absolute unless said otherwise). Chosen on purpose, per kind of computation.
 pub mod tol {
     /// Closed-form f64 arithmetic that should agree to a few ulps of O(1) values.
