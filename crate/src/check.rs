@@ -1,6 +1,6 @@
 //! Input validation shared by every procedure: one place that turns bad data into a clear [`Error`].
 
-use crate::data::{Columns, MatrixRef, Scalar};
+use crate::data::{MatrixRef, Scalar};
 use crate::error::{Error, Result};
 
 /// Fails with [`Error::Empty`] if `x` is empty.
@@ -48,25 +48,7 @@ pub fn at_least<T>(input: &str, x: &[T], need: usize, procedure: &'static str) -
 
 /// A matrix input: at least `min_rows` rows, at least one column, all finite.
 pub fn matrix<T: Scalar>(input: &str, m: MatrixRef<'_, T>, min_rows: usize, procedure: &'static str) -> Result<()> {
-    if m.rows() == 0 || m.cols() == 0 {
-        return Err(Error::Empty {
-            input: input.to_string(),
-            fix: format!(
-                "it has shape {}×{}; pass a matrix with rows and columns",
-                m.rows(),
-                m.cols()
-            ),
-        });
-    }
-    if m.rows() < min_rows {
-        return Err(Error::TooSmall {
-            input: input.to_string(),
-            got: m.rows(),
-            need: min_rows,
-            unit: "rows",
-            procedure,
-        });
-    }
+    shape(input, m.rows(), m.cols(), min_rows, procedure)?;
     if let Some(i) = m.as_slice().iter().position(|v| !v.to_f64().is_finite()) {
         return Err(Error::NonFinite {
             input: input.to_string(),
@@ -77,23 +59,19 @@ pub fn matrix<T: Scalar>(input: &str, m: MatrixRef<'_, T>, min_rows: usize, proc
     Ok(())
 }
 
-/// Rows read by column panels ([`Columns`]): at least `min_rows` rows and a column (finiteness is checked as the
-/// panels are read).
-pub fn shape<T: Scalar>(x: &dyn Columns<T>, min_rows: usize, procedure: &'static str) -> Result<()> {
-    if x.rows() == 0 || x.cols() == 0 {
+/// A matrix input of `rows × cols` values: at least `min_rows` rows and a column (what [`matrix`] checks but
+/// finiteness, for rows that are checked as they are read: [`Columns`], subsets read in place).
+pub fn shape(input: &str, rows: usize, cols: usize, min_rows: usize, procedure: &'static str) -> Result<()> {
+    if rows == 0 || cols == 0 {
         return Err(Error::Empty {
-            input: x.name().to_string(),
-            fix: format!(
-                "it has shape {}×{}; pass a matrix with rows and columns",
-                x.rows(),
-                x.cols()
-            ),
+            input: input.to_string(),
+            fix: format!("it has shape {rows}×{cols}; pass a matrix with rows and columns"),
         });
     }
-    if x.rows() < min_rows {
+    if rows < min_rows {
         return Err(Error::TooSmall {
-            input: x.name().to_string(),
-            got: x.rows(),
+            input: input.to_string(),
+            got: rows,
             need: min_rows,
             unit: "rows",
             procedure,

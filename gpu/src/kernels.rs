@@ -45,8 +45,8 @@ pub(crate) async fn prepare<S: Scalar>(
     bw_y: Bandwidth,
 ) -> Result<GpuPair> {
     const WHAT: &str = "the GPU HSIC backend";
-    check::shape(&*x, 2, WHAT)?;
-    check::shape(&*y, 2, WHAT)?;
+    check::shape(x.name(), x.rows(), x.cols(), 2, WHAT)?;
+    check::shape(y.name(), y.rows(), y.cols(), 2, WHAT)?;
     if x.rows() != y.rows() {
         return Err(Error::ShapeMismatch {
             message: format!(

@@ -595,14 +595,7 @@ impl SdeJob {
 
     /// The arrays of the inputs read in place, opened from their headers (`None` for loaded inputs).
     fn files(&self) -> WebResult<Vec<Option<lethe::data::ArrayFile<'_>>>> {
-        self.inputs
-            .iter()
-            .zip(&self.records)
-            .map(|(h, r)| match h {
-                Held::Loaded(_) => Ok(None),
-                Held::InPlace(p) => p.file(&r.role).map(Some),
-            })
-            .collect()
+        self.inputs.iter().map(Held::file).collect()
     }
 
     /// Subset `i` as rows of its input's source (`files` from [`SdeJob::files`]).
@@ -615,16 +608,9 @@ impl SdeJob {
             .subsets
             .get(i)
             .ok_or_else(|| WebError::msg(format!("this run has no subset {i}")))?;
-        let source = match (&self.inputs[d.input], &files[d.input]) {
-            (Held::Loaded(inp), _) => lethe::data::Source::Memory(inp.matrix.view()),
-            (Held::InPlace(_), Some(f)) => lethe::data::Source::File(f),
-            (Held::InPlace(_), None) => {
-                return Err(WebError::msg("internal error: an input read in place lost its file"));
-            }
-        };
         Ok(sde::RowSubset {
             name: &d.name,
-            source,
+            source: self.inputs[d.input].source(files[d.input].as_ref())?,
             rows: d.rows.as_deref(),
             label: d.label,
         })
@@ -672,22 +658,32 @@ impl SdeJob {
             .collect::<WebResult<_>>()?;
         let spans = sde::progress_spans(&rows, self.params.shuffles);
         let files = self.files()?;
+        // The baselines compare each target with the whole references: gathered once for this part's targets.
+        let refs = if self.params.baselines && subsets.iter().any(|&i| i >= 2) {
+            let gather = |i| {
+                self.row_subset(i, &files)?
+                    .gathered()
+                    .map_err(|e| attribute(e, &SDE_ROLES))
+            };
+            Some((gather(0)?, gather(1)?))
+        } else {
+            None
+        };
         let mut out = Vec::with_capacity(subsets.len());
         for (k, &i) in subsets.iter().enumerate() {
             let data = self.row_subset(i as usize, &files)?;
             let name = data.name;
-            let distribution = sde::split_half_rows_with(backend, monitor, &data, &self.params, i, spans[k])
+            let distribution = sde::split_half_with(backend, monitor, &data, &self.params, i, spans[k])
                 .await
                 .map_err(|e| attribute(e, &SDE_ROLES))?;
             let done = distribution.complete;
-            let baselines = if i >= 2 && self.params.baselines && done {
-                let (it, oot) = (self.row_subset(0, &files)?, self.row_subset(1, &files)?);
-                Some(
-                    sde::baseline_verdicts_rows(&data, &it, &oot, &self.params)
+            let baselines = match (&refs, i >= 2 && done) {
+                (Some((it, oot)), true) => Some(
+                    data.gathered()
+                        .and_then(|t| sde::baseline_verdicts(t.view(), it.view(), oot.view(), &self.params))
                         .map_err(|e| attribute(e, &SDE_ROLES))?,
-                )
-            } else {
-                None
+                ),
+                _ => None,
             };
             out.push(PartSubset {
                 subset: i,
@@ -1114,15 +1110,8 @@ impl CalibrateJob {
     /// # Errors
     /// The core's errors, attributed to the control they name.
     pub async fn run_on<B: Backend, M: Monitor>(self, backend: &mut B, monitor: &mut M) -> WebResult<CalibrateOutput> {
-        let file = match &self.data {
-            Held::InPlace(p) => Some(p.file("data")?),
-            Held::Loaded(_) => None,
-        };
-        let source = match (&self.data, &file) {
-            (Held::Loaded(i), _) => lethe::data::Source::Memory(i.matrix.view()),
-            (Held::InPlace(_), Some(f)) => lethe::data::Source::File(f),
-            (Held::InPlace(_), None) => return Err(WebError::msg("internal error: data read in place lost its file")),
-        };
+        let file = self.data.file()?;
+        let source = self.data.source(file.as_ref())?;
         let report = calibrated_with(
             backend,
             monitor,

@@ -104,6 +104,32 @@ impl Held {
         self.record().rows_used
     }
 
+    /// The array of an input read in place, opened from its headers (`None` when loaded).
+    ///
+    /// # Errors
+    /// The file can no longer be read in place (reported for the input's role).
+    pub fn file(&self) -> WebResult<Option<data::ArrayFile<'_>>> {
+        match self {
+            Held::Loaded(_) => Ok(None),
+            Held::InPlace(p) => p.file(&p.record.role).map(Some),
+        }
+    }
+
+    /// The input as a source of rows: its loaded matrix, or `file` (this input's [`Held::file`]) read in place.
+    ///
+    /// # Errors
+    /// An input read in place given without its file.
+    pub fn source<'a>(&'a self, file: Option<&'a data::ArrayFile<'a>>) -> WebResult<data::Source<'a, f64>> {
+        match (self, file) {
+            (Held::Loaded(i), _) => Ok(data::Source::Memory(i.matrix.view())),
+            (Held::InPlace(_), Some(f)) => Ok(data::Source::File(f)),
+            (Held::InPlace(p), None) => Err(WebError::at(
+                &p.record.role,
+                "internal error: an input read in place lost its file",
+            )),
+        }
+    }
+
     /// What the page is told about it.
     pub fn summary(&self) -> InputSummary {
         match self {
@@ -457,18 +483,12 @@ impl Workspace {
         else {
             return Ok(None);
         };
-        let used = match &input.rows {
-            Rows::All => array.rows,
-            // Index files and split columns are small: resolve them to count.
-            _ => self
-                .resolve_rows(role, &input.rows)?
-                .0
-                .map_or(array.rows, |r| r.len() as u64),
-        };
+        // Index files and split columns are small: resolved here to count the rows, and kept when read in place.
+        let (rows, row_file, rows_text) = self.resolve_rows(role, &input.rows)?;
+        let used = rows.as_ref().map_or(array.rows, |r| r.len() as u64);
         if used.saturating_mul(array.cols).saturating_mul(8) <= IN_PLACE_BYTES {
             return Ok(None);
         }
-        let (rows, row_file, rows_text) = self.resolve_rows(role, &input.rows)?;
         if let Some(&bad) = rows.iter().flatten().find(|&&r| r as u64 >= array.rows) {
             return Err(WebError::data(
                 role,

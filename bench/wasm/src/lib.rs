@@ -187,8 +187,7 @@ impl PoolJob {
             0 => block_on(sde::split_half_with(
                 &mut backend,
                 &mut Silent,
-                "in_training",
-                self.it.view(),
+                &RowSubset::all("in_training", self.it.view(), None),
                 &params,
                 0,
                 (0.0, 1.0),
@@ -196,8 +195,7 @@ impl PoolJob {
             1 => block_on(sde::split_half_with(
                 &mut backend,
                 &mut Silent,
-                "out_of_training",
-                self.oot.view(),
+                &RowSubset::all("out_of_training", self.oot.view(), None),
                 &params,
                 1,
                 (0.0, 1.0),
@@ -214,12 +212,16 @@ impl PoolJob {
                 }
                 let rows = self.rows.as_ref().map(|r| &r[k - 2]).ok_or(lethe::Error::Cancelled)?;
                 let name = format!("draw-from[{}]", k - 2);
-                let m = self.pool.select_rows(rows, &name)?;
+                let target = RowSubset {
+                    name: &name,
+                    source: lethe::data::Source::Memory(self.pool.view()),
+                    rows: Some(rows),
+                    label: None,
+                };
                 block_on(sde::split_half_with(
                     &mut backend,
                     &mut Silent,
-                    &name,
-                    m.view(),
+                    &target,
                     &params,
                     k as u64,
                     (0.0, 1.0),

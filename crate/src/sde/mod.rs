@@ -265,25 +265,7 @@ impl<'a, S: Scalar> RowSubset<'a, S> {
                 len: self.source.rows(),
             });
         }
-        if rows == 0 || self.source.cols() == 0 {
-            return Err(Error::Empty {
-                input: self.name.to_string(),
-                fix: format!(
-                    "it has shape {}×{}; pass a matrix with rows and columns",
-                    rows,
-                    self.source.cols()
-                ),
-            });
-        }
-        if rows < min_rows {
-            return Err(Error::TooSmall {
-                input: self.name.to_string(),
-                got: rows,
-                need: min_rows,
-                unit: "rows",
-                procedure,
-            });
-        }
+        crate::check::shape(self.name, rows, self.source.cols(), min_rows, procedure)?;
         let (Source::Memory(m), Some(sel)) = (self.source, self.rows) else {
             return Ok(());
         };
@@ -305,8 +287,12 @@ impl<'a, S: Scalar> RowSubset<'a, S> {
         Ok(())
     }
 
-    /// The subset as a matrix: borrowed when it is every row of a matrix in memory, else read.
-    fn gathered(&self) -> Result<Gathered<'a, S>> {
+    /// The subset as a matrix (for the baselines, which need whole rows): borrowed when it is every row of a
+    /// matrix in memory, else gathered or read.
+    ///
+    /// # Errors
+    /// A row index past the end of the source; read errors and non-finite values of a source read in place.
+    pub fn gathered(&self) -> Result<Gathered<'a, S>> {
         match (self.source, self.rows) {
             (Source::Memory(m), None) => Ok(Gathered::Borrowed(m)),
             (Source::Memory(m), Some(rows)) => Ok(Gathered::Owned(m.select_rows(rows, self.name)?)),
@@ -319,13 +305,14 @@ impl<'a, S: Scalar> RowSubset<'a, S> {
     }
 }
 
-enum Gathered<'a, S> {
+/// A subset's rows as a matrix ([`RowSubset::gathered`]).
+pub enum Gathered<'a, S> {
     Borrowed(MatrixRef<'a, S>),
     Owned(Matrix<S>),
 }
 
 impl<S: Scalar> Gathered<'_, S> {
-    fn view(&self) -> MatrixRef<'_, S> {
+    pub fn view(&self) -> MatrixRef<'_, S> {
         match self {
             Gathered::Borrowed(m) => *m,
             Gathered::Owned(m) => m.view(),
@@ -477,56 +464,17 @@ fn labelled_f1(targets: &[TargetOutcome], pred: impl Fn(&TargetOutcome) -> Optio
     f1_score(&truth, &p).map(Some)
 }
 
-/// Checks SDE's inputs before any work — parameters, equal widths, every subset of at least 4 finite rows — and
-/// returns the warnings a report carries about them (odd row counts). [`sde_with`] starts with this; callers that
-/// compute the subsets apart ([`split_half_with`]) call it once.
-///
-/// # Errors
-/// Invalid parameters; a subset with fewer than 4 rows or non-finite values (named); inputs of different widths.
-pub fn check_inputs<S: Scalar>(
-    in_training: MatrixRef<'_, S>,
-    out_of_training: MatrixRef<'_, S>,
-    targets: &[Target<'_, S>],
-    params: &SdeParams,
-) -> Result<Vec<String>> {
-    let targets: Vec<RowSubset<'_, S>> = targets
-        .iter()
-        .map(|t| RowSubset::all(t.name, t.data, t.label))
-        .collect();
-    check_subsets(
-        &RowSubset::all("in_training", in_training, None),
-        &RowSubset::all("out_of_training", out_of_training, None),
-        &targets,
-        params,
-    )
-}
-
 /// One subset's split-half distribution exactly as [`sde_with`] computes subset number `subset` of an analysis
 /// (0: the in-training reference, 1: the out-of-training reference, 2 + i: target i; the number picks the
 /// subset's shuffle stream), so that the subsets of one analysis can be computed apart — by several workers, say —
-/// and give the same values. `span` is this subset's share of the monitor's progress.
+/// and give the same values. `span` is this subset's share of the monitor's progress. The subset is rows of a
+/// source ([`RowSubset`]): the same values as on a copy of those rows; a source read in place costs a panel of
+/// memory.
 ///
 /// # Errors
-/// Invalid parameters, fewer than 4 rows, non-finite values, backend failures.
+/// Invalid parameters, fewer than 4 rows, a row index past the end of the source, non-finite values, backend
+/// failures.
 pub async fn split_half_with<B: Backend, M: Monitor, S: Scalar>(
-    backend: &mut B,
-    monitor: &mut M,
-    name: &str,
-    data: MatrixRef<'_, S>,
-    params: &SdeParams,
-    subset: u64,
-    span: (f64, f64),
-) -> Result<SplitHalf> {
-    params.validate()?;
-    split_half_on(backend, monitor, name, data, params, subset, span).await
-}
-
-/// [`split_half_with`] of a subset given as rows of a source ([`RowSubset`]): the same values as on a copy of those
-/// rows; a source read in place costs a panel of memory.
-///
-/// # Errors
-/// As [`split_half_with`]; a row index past the end of the source.
-pub async fn split_half_rows_with<B: Backend, M: Monitor, S: Scalar>(
     backend: &mut B,
     monitor: &mut M,
     data: &RowSubset<'_, S>,
@@ -539,22 +487,8 @@ pub async fn split_half_rows_with<B: Backend, M: Monitor, S: Scalar>(
     split_half_rows_on(backend, monitor, data, params, subset, span).await
 }
 
-/// [`baseline_verdicts`] of subsets given as rows of sources (each gathered whole for the baselines).
-///
-/// # Errors
-/// As [`baseline_verdicts`].
-pub fn baseline_verdicts_rows<S: Scalar>(
-    target: &RowSubset<'_, S>,
-    in_training: &RowSubset<'_, S>,
-    out_of_training: &RowSubset<'_, S>,
-    params: &SdeParams,
-) -> Result<BaselineVerdicts> {
-    let (t, it, oot) = (target.gathered()?, in_training.gathered()?, out_of_training.gathered()?);
-    baseline(t.view(), it.view(), oot.view(), params)
-}
-
 /// The MMD and Wasserstein-1 baseline verdicts of one target (Table 3), as [`sde_with`] computes them with
-/// `params.baselines`.
+/// `params.baselines` (subsets given as rows: [`RowSubset::gathered`], the references once for all targets).
 ///
 /// # Errors
 /// Inputs of different widths, empty or non-finite inputs.
@@ -605,7 +539,7 @@ pub fn target_outcome(
 }
 
 /// The report of an SDE run from its parts: the reference separation test (and its warning), OTR and F1 over the
-/// targets' verdicts (and the baselines'). `warnings` are [`check_inputs`]'s.
+/// targets' verdicts (and the baselines'). `warnings` are [`check_subsets`]'.
 ///
 /// # Errors
 /// Only from the statistics on malformed parts (non-finite distributions).
@@ -674,10 +608,12 @@ pub fn progress_spans(rows: &[usize], shuffles: usize) -> Vec<(f64, f64)> {
 
 /// Checks an SDE run's inputs before any work — parameters, equal widths, every subset of at least 4 finite rows
 /// inside its source (values read in place are checked as they are read) — and returns the warnings its report
-/// carries about them (odd row counts). [`check_inputs`] for subsets given as rows of sources.
+/// carries about them (odd row counts). [`sde_with`] starts with this; callers that compute the subsets apart
+/// ([`split_half_with`]) call it once.
 ///
 /// # Errors
-/// As [`check_inputs`]; a row index past the end of its source.
+/// Invalid parameters; a subset with fewer than 4 rows, non-finite values or a row index past the end of its
+/// source (named); inputs of different widths.
 pub fn check_subsets<S: Scalar>(
     in_training: &RowSubset<'_, S>,
     out_of_training: &RowSubset<'_, S>,
@@ -729,7 +665,7 @@ pub fn check_subsets<S: Scalar>(
 /// F1 over labelled targets and (optionally) the baselines. If `monitor` stops the run, the report holds the
 /// targets finished so far (`complete: false`); stopped inside a reference, it has no targets.
 ///
-/// The steps are public ([`check_inputs`], [`split_half_with`], [`baseline_verdicts`], [`target_outcome`],
+/// The steps are public ([`check_subsets`], [`split_half_with`], [`baseline_verdicts`], [`target_outcome`],
 /// [`report`]) so that the subsets can be computed apart and assembled into the same report.
 ///
 /// # Errors
