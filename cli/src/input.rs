@@ -9,34 +9,11 @@ use std::path::Path;
 
 use lethe::Matrix;
 use lethe::data::{self, LoadOptions};
-use serde::Serialize;
 
 use crate::CliError;
 pub use lethe_cli::spec::{InputSpec, RowSpec};
 
-/// What a report records about one input file.
-#[derive(Clone, Debug, Serialize)]
-pub struct InputRecord {
-    /// The argument it was given as (e.g. "in_training", "x").
-    pub role: String,
-    pub spec: String,
-    pub path: String,
-    pub sha256: String,
-    pub format: String,
-    pub dtype: String,
-    pub shape: Vec<u64>,
-    pub tensor: Option<String>,
-    /// Rows used (after the row subset).
-    pub rows_used: usize,
-    /// The row-index file, when the subset came from one.
-    pub row_file: Option<FileDigest>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct FileDigest {
-    pub path: String,
-    pub sha256: String,
-}
+pub use lethe::record::{FileDigest, InputRecord};
 
 /// SHA-256 of a file, streamed.
 pub fn sha256_file(path: &Path) -> Result<String, CliError> {
@@ -129,20 +106,9 @@ fn digest(p: &Path) -> Result<FileDigest, CliError> {
 }
 
 /// The record of an index or split file that a command's rows came from, given on its own (`ruler --forget`,
-/// `calibrate --it-pool`): as the widget records it (web/src/analyses.rs `row_file_record`).
+/// `calibrate --it-pool`): as the widget records it.
 pub fn row_file_record(role: &str, spec: &RowSpec, d: FileDigest, rows: usize) -> InputRecord {
-    InputRecord {
-        role: role.into(),
-        spec: spec.to_string(),
-        path: d.path,
-        sha256: d.sha256,
-        format: "rows".into(),
-        dtype: "row indices".into(),
-        shape: vec![rows as u64],
-        tensor: None,
-        rows_used: rows,
-        row_file: None,
-    }
+    InputRecord::row_file(role, spec.to_string(), d, rows)
 }
 
 /// Rows of the array `spec` names, from the file's headers; `None` when the headers do not tell (the file cannot

@@ -27,6 +27,7 @@ pub mod parallel;
 pub mod permute;
 pub mod progress;
 pub mod rank;
+pub mod record;
 pub mod rouge;
 pub mod ruler;
 pub mod sde;

@@ -1333,20 +1333,10 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> WebResult<RulerOutput> {
     })
 }
 
-/// The record of a row index file (or split column) that RULER's forget or retain rows came from.
+/// The record of a row index file (or split column) that rows given on their own came from (RULER's forget and
+/// retain rows, the calibrated pools and targets); its spec is the rows' text, else the file's name.
 fn row_file_record(role: &str, d: crate::workspace::FileDigest, text: Option<String>, rows: usize) -> InputRecord {
-    InputRecord {
-        role: role.into(),
-        spec: text.unwrap_or_else(|| d.path.clone()),
-        path: d.path,
-        sha256: d.sha256,
-        format: "rows".into(),
-        dtype: "row indices".into(),
-        shape: vec![rows as u64],
-        tensor: None,
-        rows_used: rows,
-        row_file: None,
-    }
+    InputRecord::row_file(role, text.unwrap_or_else(|| d.path.clone()), d, rows)
 }
 
 // ------------------------------------------------------------------------------------------------------ epsilon

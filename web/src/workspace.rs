@@ -34,28 +34,8 @@ pub struct InputRef {
     pub rows: Rows,
 }
 
-/// A digest of a side file (an index file or split column), for reports.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FileDigest {
-    pub path: String,
-    pub sha256: String,
-}
-
-/// What a report records about one input: the CLI's `InputRecord`, with the file name as `path`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct InputRecord {
-    pub role: String,
-    /// `NAME[#TENSOR][@ROWS]`, as the CLI's input spec would write it.
-    pub spec: String,
-    pub path: String,
-    pub sha256: String,
-    pub format: String,
-    pub dtype: String,
-    pub shape: Vec<u64>,
-    pub tensor: Option<String>,
-    pub rows_used: usize,
-    pub row_file: Option<FileDigest>,
-}
+/// What a report records about an input and its side files: the CLI's types.
+pub use lethe::record::{FileDigest, InputRecord};
 
 /// Row indices (`None`: all), the digest of an index/split file, the `@ROWS` text.
 pub type ResolvedRows = (Option<Vec<usize>>, Option<FileDigest>, Option<String>);
