@@ -144,10 +144,6 @@ pub fn load(role: &str, spec: &InputSpec) -> Result<Input, CliError> {
 
 /// [`load`] into element type `T` (f32 only for inputs that [`exact_in_f32`] accepts: the values are then the same).
 pub fn load_as<T: lethe::data::Scalar>(role: &str, spec: &InputSpec) -> Result<Input<T>, CliError> {
-    let opts = LoadOptions {
-        name: spec.tensor.clone(),
-        ..LoadOptions::default()
-    };
     let (rows, row_file) = match &spec.rows {
         Some(r) => {
             let n = match r {
@@ -160,19 +156,34 @@ pub fn load_as<T: lethe::data::Scalar>(role: &str, spec: &InputSpec) -> Result<I
                 data::load_path::<T>(
                     &spec.path,
                     &LoadOptions {
+                        name: spec.tensor.clone(),
                         rows: Some(vec![0]),
-                        ..opts.clone()
+                        ..LoadOptions::default()
                     },
                 )
                 .map_err(|e| CliError::input(role, &spec.path, e.into()))?;
             }
-            let max_len = opts.max_bytes / std::mem::size_of::<T>() as u64;
+            let max_len = LoadOptions::default().max_bytes / std::mem::size_of::<T>() as u64;
             let (v, d) = resolve_rows(role, r, n.map(|n| (n, spec.path.as_path())), max_len)?;
             (Some(v), d)
         }
         None => (None, None),
     };
-    let opts = LoadOptions { rows, ..opts };
+    load_rows_as(role, spec, rows, row_file)
+}
+
+/// [`load_as`] with the spec's rows already resolved (`rows`, and the index or split file they came from).
+fn load_rows_as<T: lethe::data::Scalar>(
+    role: &str,
+    spec: &InputSpec,
+    rows: Option<Vec<usize>>,
+    row_file: Option<FileDigest>,
+) -> Result<Input<T>, CliError> {
+    let opts = LoadOptions {
+        name: spec.tensor.clone(),
+        rows,
+        ..LoadOptions::default()
+    };
     let loaded = data::load_path::<T>(&spec.path, &opts).map_err(|e| CliError::input(role, &spec.path, e.into()))?;
     let record = InputRecord {
         role: role.to_string(),
@@ -312,7 +323,8 @@ pub fn open_as<T: lethe::data::Scalar>(role: &str, spec: &InputSpec, mode: InPla
         .saturating_mul(info.cols)
         .saturating_mul(std::mem::size_of::<T>() as u64);
     if mode == InPlace::Auto && bytes <= IN_PLACE_BYTES {
-        let input = load_as::<T>(role, spec)?;
+        // Loaded after all: with the rows resolved here (no second read of an index file).
+        let input = load_rows_as::<T>(role, spec, rows, row_file)?;
         return Ok(Opened {
             held: Held::Loaded(input.matrix),
             record: input.record,
