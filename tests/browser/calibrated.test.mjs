@@ -6,7 +6,7 @@
 //    field by field as cli_parity.test.mjs compares the other analyses; the displayed numbers are the CLI's values
 //    formatted as the CLI prints them. The calibrated mode needs no shuffles: its time for 100 targets is reported.
 import path from 'node:path';
-import { SHOTS, assert, cli, compare, downloadJson, eq, fmt, npy, open, rng, values, waitRun, workdir, write } from './lib.mjs';
+import { SHOTS, assert, cli, compare, downloadJson, eq, fmt, npy, open, rng, runDone, slot, values, workdir, write } from './lib.mjs';
 
 const PARITY_REL = 1e-12;
 // Kernel sums of centred kernels are rounding noise around 0 (see cli_parity.test.mjs): compared absolutely.
@@ -32,22 +32,6 @@ function same(page, c, label, { absPaths = /kernels\.(kc|l)_sums\./, ignore = []
   return r.compared;
 }
 
-const slot = (panel, role) => ({
-  pick: (file) => panel.locator(`[data-role="${role}-file"]`).first().setInputFiles(file),
-  choose: (label) => panel.locator(`select[data-role="${role}"]`).first().selectOption({ label }),
-  rows: async (text) => {
-    await panel.locator(`[data-role="${role}-rows-mode"]`).first().selectOption('text');
-    await panel.locator(`[data-role="${role}-rows"]`).first().fill(text);
-  },
-  status: () => panel.locator(`[data-slot="${role}"] .lethe-slot-status`).first(),
-});
-
-async function run(panel) {
-  await panel.locator('[data-action="run"]').click();
-  const t = await waitRun(panel);
-  assert(/done in/.test(t), `run did not finish: ${t} ${await panel.locator('.lethe-error').allTextContents()}`);
-}
-
 export const tests = [
   {
     name: 'one target: calibrated verdict, diagnostics and exact-mean markers beside the paper verdict equal `lethe calibrate --json`',
@@ -70,7 +54,7 @@ export const tests = [
       await sde.locator('[data-param=seed]').fill('3');
       await sde.locator('[data-param=shuffles]').fill('120');
       await slot(sde, 'target').status().filter({ hasText: '100 × 128' }).waitFor();
-      await run(sde);
+      await runDone(sde);
       const report = await downloadJson(page, sde.locator('[data-action="export-json"]'));
       eq(report.command, 'sde', 'the paper rule is the report');
       const c = cli(['calibrate', '--data', 'act_unlearned.npy', '--it-pool', '144..544', '--oot-pool', '544..744', '--target', '0..100', '--size', '100', '--refs', '10', '--margin', '0.5', '--paper-shuffles', '0', '--seed', '3'], dir);
@@ -120,7 +104,7 @@ export const tests = [
       await slot(sde, 'target').rows('0..100');
       await sde.locator('[data-param=rule]').selectOption('calibrated');
       await slot(sde, 'target').status().filter({ hasText: '100 × 128' }).waitFor();
-      await run(sde);
+      await runDone(sde);
       // The numbers are still the CLI's on the same rows (pools = the references' own rows, R = 20 by default).
       const report = await downloadJson(page, sde.locator('[data-action="export-json"]'));
       const c = cli(['calibrate', '--data', 'act_unlearned.npy', '--it-pool', '144..244', '--oot-pool', '544..644', '--target', '0..100', '--size', '100', '--refs', '20', '--paper-shuffles', '0'], dir);
@@ -139,7 +123,7 @@ export const tests = [
       // With pools of enough rows the flag goes.
       await sde.locator('[data-role="it_pool-rows"]').fill('144..544');
       await sde.locator('[data-role="oot_pool-rows"]').fill('544..744');
-      await run(sde);
+      await runDone(sde);
       eq(await sde.locator('.lethe-badge-unreliable').count(), 0, 'no badge with pools');
       eq(await sde.locator('[data-value="sde.cal.unreliable"]').count(), 0, 'no note with pools');
       assert(page.errors.length === 0, page.errors.join('; '));
@@ -182,7 +166,7 @@ export const tests = [
       // Best of three runs (the first includes loading the file into the worker).
       const ms = [];
       for (let k = 0; k < 3; k++) {
-        await run(sde);
+        await runDone(sde);
         ms.push(Number(await sde.getAttribute('data-calibrated-ms')));
       }
       const report = await downloadJson(page, sde.locator('[data-action="export-json"]'));
@@ -200,7 +184,7 @@ export const tests = [
       // Both rules: the paper rule's OTR/F1 (lethe sde on the same drawn targets) beside the calibrated ones.
       await sde.locator('[data-param=rule]').selectOption('both');
       await sde.locator('[data-param=shuffles]').fill('40');
-      await run(sde);
+      await runDone(sde);
       const both = await downloadJson(page, sde.locator('[data-action="export-json"]'));
       const s = cli(['sde', '--it', 'act_retrained.npy@144..244', '--oot', 'act_retrained.npy@544..644', '--draw-in', 'act_retrained.npy@344..544', '--draw-out', 'act_retrained.npy@644..744', '--draw', '50', '--size', '50', '--shuffles', '40', '--seed', '11'], dir);
       const n2 = same(both, s, 'sde') + same(both.calibrated, c, 'calibrated');
@@ -247,7 +231,7 @@ export const tests = [
       await sde.locator('[data-param=sigma]').fill('median');
       await sde.locator('[data-param=rule]').selectOption('calibrated');
       await slot(sde, 'target').status().filter({ hasText: '100 × 10' }).waitFor();
-      await run(sde);
+      await runDone(sde);
       const report = await downloadJson(page, sde.locator('[data-action="export-json"]'));
       const c = cli(['calibrate', '--data', 'softmax.npy', '--it-pool', '0..200', '--oot-pool', '300..600', '--target', '200..300', '--size', '100', '--refs', '3', '--sigma', 'median', '--paper-shuffles', '0'], dir);
       const n = same(report, c, 'calibrate');

@@ -7,7 +7,7 @@
 //      tolerated beyond PARITY_REL);
 //    * the displayed numbers must equal the CLI's values formatted as the CLI prints them (fmt_num, 6 decimals).
 import path from 'node:path';
-import { assert, cli, compare, downloadJson, eq, fmt, npy, open, rng, values, waitRun, workdir, write } from './lib.mjs';
+import { assert, cli, compare, downloadJson, eq, fmt, npy, open, rng, runDone, slot, values, workdir, write } from './lib.mjs';
 
 // wasm32's libm (exp/ln) and glibc's may differ in the last ulp; none was observed, and 1e-12 would flag anything
 // beyond rounding.
@@ -34,20 +34,6 @@ function same(page, cliReport, label) {
   return `${r.compared} numbers`;
 }
 
-const slot = (panel, role) => ({
-  pick: (file) => panel.locator(`[data-role="${role}-file"]`).first().setInputFiles(file),
-  choose: (label) => panel.locator(`select[data-role="${role}"]`).first().selectOption({ label }),
-  rows: async (text) => {
-    await panel.locator(`[data-role="${role}-rows-mode"]`).first().selectOption('text');
-    await panel.locator(`[data-role="${role}-rows"]`).first().fill(text);
-  },
-  rowsFile: async (label, mode = 'file') => {
-    await panel.locator(`[data-role="${role}-rows-mode"]`).first().selectOption(mode);
-    await panel.locator(`[data-role="${role}-rows-source"]`).first().selectOption({ label });
-  },
-  status: () => panel.locator(`[data-slot="${role}"] .lethe-slot-status`).first(),
-});
-
 async function picked(s, text) {
   await s.status().filter({ hasText: text }).waitFor({ timeout: 15000 });
 }
@@ -57,12 +43,6 @@ async function addInputs(page, files) {
   for (const f of files) {
     await page.locator(`.lethe-card[data-name="${path.basename(f)}"] .lethe-hash`).last().waitFor({ timeout: 15000 });
   }
-}
-
-async function run(panel) {
-  await panel.locator('[data-action="run"]').click();
-  const t = await waitRun(panel);
-  assert(/done in/.test(t), `run did not finish: ${t} ${await panel.locator('.lethe-error').allTextContents()}`);
 }
 
 export const tests = [
@@ -86,7 +66,7 @@ export const tests = [
       await sde.locator('[data-param=split]').selectOption('random');
       await sde.locator('[data-param=baselines]').check();
       await picked(slot(sde, 'target'), '100 × 128');
-      await run(sde);
+      await runDone(sde);
       const report = await downloadJson(page, sde.locator('[data-action="export-json"]'));
       const c = cli(['sde', '--it', 'act_unlearned.npy@144..244', '--oot', 'act_unlearned.npy@544..644', '--target', 'act_unlearned.npy@0..100', '--shuffles', '300', '--seed', '7', '--bins', '25', '--split', 'random', '--baselines'], dir);
       const n = same(report, c, 'sde');
@@ -122,7 +102,7 @@ export const tests = [
       await sde.locator('[data-param=seed]').fill('5');
       await sde.locator('[data-param=baselines]').check();
       await picked(slot(sde, 'draw-out'), '200 × 128');
-      await run(sde);
+      await runDone(sde);
       const report = await downloadJson(page, sde.locator('[data-action="export-json"]'));
       const c = cli(['sde', '--it', 'act_retrained.npy@144..244', '--oot', 'act_retrained.npy@544..644', '--draw-in', 'act_retrained.npy@retain.txt', '--draw-out', 'act_retrained.npy@test.txt', '--draw', '4', '--size', '100', '--shuffles', '100', '--seed', '5', '--baselines'], dir);
       const n = same(report, c, 'sde-many');
@@ -156,7 +136,7 @@ export const tests = [
       }
       await slot(ruler, 'forget').rowsFile('forget.txt');
       await slot(ruler, 'retain').rowsFile('retain.txt');
-      await run(ruler);
+      await runDone(ruler);
       const report = await downloadJson(page, ruler.locator('[data-action="export-json"]'));
       const args = ['ruler'];
       for (const u of unlearned) args.push('--unlearned', u);
@@ -200,7 +180,7 @@ export const tests = [
       await slot(eps, 'unlearned').pick(path.join(dir, 'eps_unlearned.npy'));
       await picked(slot(eps, 'unlearned'), '32 × 60');
       await eps.locator('[data-param=accuracies]').fill('0.97, 0.98, 0.9, 0.91');
-      await run(eps);
+      await runDone(eps);
       const report = await downloadJson(page, eps.locator('[data-action="export-json"]'));
       const c = cli(['epsilon', '--retrained', 'eps_retrained.npy', '--unlearned', 'eps_unlearned.npy', '--variant', 'all', '--accuracies', '0.97,0.98,0.9,0.91'], dir);
       const n1 = same(report, c, 'epsilon');
@@ -230,7 +210,7 @@ export const tests = [
       await picked(slot(eps, 'labels'), '20 × 1');
       await eps.locator('[data-param=variant]').selectOption('official');
       await eps.locator('[data-param=accuracies]').fill('');
-      await run(eps);
+      await runDone(eps);
       const report2 = await downloadJson(page, eps.locator('[data-action="export-json"]'));
       const c2 = cli(['epsilon', '--retrained-logits', 'rl.npy', '--unlearned-logits', 'ul.npy', '--labels', 'labels.npy'], dir);
       const n2 = same(report2, c2, 'epsilon-logits');
@@ -260,7 +240,7 @@ export const tests = [
       await b.locator('[data-param=atom_at_zero]').check();
       await b.locator('[data-param=rho]').fill('1.5');
       await b.locator('[data-param=plan_width]').fill('0.1');
-      await run(b);
+      await runDone(b);
       const report = await downloadJson(page, b.locator('[data-action="export-json"]'));
       const bargs = ['--alpha', '0.05', '--x', '0.1', '--x', '0.3', '--sd-method', 'lp', '--atom-at-zero', '--rho', '1.5', '--plan-width', '0.1'];
       const c = cli(['bounds', 'scores.npy', ...bargs], dir);
@@ -289,7 +269,7 @@ export const tests = [
       await b.locator('[data-param=rho]').fill('2');
       await b.locator('[data-param=plan_width]').fill('0.05');
       await picked(slot(b, 'scores'), '80 × 1');
-      await run(b);
+      await runDone(b);
       const report2 = await downloadJson(page, b.locator('[data-action="export-json"]'));
       const c2 = cli(['bounds', 'flags.csv', '--alpha', '0.05', '--x', '0.25', '--x', '0.5', '--x', '0.75'], dir);
       const n2 = same(report2, c2, 'bounds-flags');
@@ -303,7 +283,7 @@ export const tests = [
       await b.locator('[data-role="reference-source"]').selectOption({ label: 'reference.txt' });
       await b.locator('[data-param=stemmer]').check();
       await b.locator('[data-param=alpha]').fill('0.01');
-      await run(b);
+      await runDone(b);
       const report3 = await downloadJson(page, b.locator('[data-action="export-json"]'));
       const c3 = cli(['rouge', '--predictions', 'generations.txt', '--reference', 'reference.txt', '--stemmer', '--bounds', '--x', '0.25', '--x', '0.5', '--x', '0.75'], dir);
       const n3 = same(report3, c3, 'rouge');

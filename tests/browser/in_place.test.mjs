@@ -2,7 +2,7 @@
 //     read from its File a panel of columns at a time while each subset's kernels are built (web/src/workspace.rs,
 //     lethe::data::ArrayFile). The slot says so, and the report equals `lethe sde --json` on the same file.
 import path from 'node:path';
-import { assert, cli, compare, downloadJson, eq, open, rng, waitRun, write } from './lib.mjs';
+import { assert, cli, compare, downloadJson, eq, open, rng, runDone, slot, write } from './lib.mjs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
@@ -33,27 +33,21 @@ export const tests = [
       const page = await open(context, base, '/?example=0');
       const sde = page.locator('#lethe-sde');
       await sde.locator('[data-param=mode]').selectOption('many');
-      await sde.locator('[data-role="in_training-file"]').first().setInputFiles(file);
-      const status = (role) => sde.locator(`[data-slot="${role}"] .lethe-slot-status`).first();
-      const rows = async (role, text) => {
-        await sde.locator(`[data-role="${role}-rows-mode"]`).first().selectOption('text');
-        await sde.locator(`[data-role="${role}-rows"]`).first().fill(text);
-      };
-      await rows('in_training', '0..200');
-      await status('in_training').filter({ hasText: '200 × 4096' }).waitFor();
-      await sde.locator('select[data-role="out_of_training"]').selectOption({ label: 'wide.npy' });
-      await rows('out_of_training', '200..400');
-      await sde.locator('select[data-role="draw-from"]').selectOption({ label: 'wide.npy' });
+      const [it, oot, pool] = ['in_training', 'out_of_training', 'draw-from'].map((role) => slot(sde, role));
+      await it.pick(file);
+      await it.rows('0..200');
+      await it.status().filter({ hasText: '200 × 4096' }).waitFor();
+      await oot.choose('wide.npy');
+      await oot.rows('200..400');
+      await pool.choose('wide.npy');
       await sde.locator('[data-role="draw-from-rows-mode"]').first().selectOption('all');
-      await status('draw-from').filter({ hasText: /2500 × 4096 .* read in place from the file/ }).waitFor({ timeout: 15000 });
-      assert(!/read in place/.test(await status('in_training').textContent()), 'small subsets are loaded');
+      await pool.status().filter({ hasText: /2500 × 4096 .* read in place from the file/ }).waitFor({ timeout: 15000 });
+      assert(!/read in place/.test(await it.status().textContent()), 'small subsets are loaded');
       await sde.locator('[data-param=draw]').fill('3');
       await sde.locator('[data-param=size]').fill('200');
       await sde.locator('[data-param=shuffles]').fill('50');
       await sde.locator('[data-param=seed]').fill('2');
-      await sde.locator('[data-action="run"]').click();
-      const t = await waitRun(sde, 120000);
-      assert(/done in/.test(t), `run did not finish: ${t} ${await sde.locator('.lethe-error').allTextContents()}`);
+      await runDone(sde, 120000);
       const report = await downloadJson(page, sde.locator('[data-action="export-json"]'));
       const c = cli(['sde', '--it', 'wide.npy@0..200', '--oot', 'wide.npy@200..400', '--draw-from', 'wide.npy', '--draw', '3', '--size', '200', '--shuffles', '50', '--seed', '2', '--in-place', 'always'], dir);
       // As in calibrated.test.mjs: the exact shuffle variance E[Γ²] − E[Γ]² cancels when a subset's kernel entries

@@ -156,6 +156,30 @@ export async function downloadJson(page, locator) {
   return JSON.parse(readFileSync(await dl.path(), 'utf8'));
 }
 
+/** A panel's input slot by role: pick a file into it, choose a listed input, give row text or a row file, and
+ * its status line. */
+export const slot = (panel, role) => ({
+  pick: (file) => panel.locator(`[data-role="${role}-file"]`).first().setInputFiles(file),
+  choose: (label) => panel.locator(`select[data-role="${role}"]`).first().selectOption({ label }),
+  rows: async (text) => {
+    await panel.locator(`[data-role="${role}-rows-mode"]`).first().selectOption('text');
+    await panel.locator(`[data-role="${role}-rows"]`).first().fill(text);
+  },
+  rowsFile: async (label, mode = 'file') => {
+    await panel.locator(`[data-role="${role}-rows-mode"]`).first().selectOption(mode);
+    await panel.locator(`[data-role="${role}-rows-source"]`).first().selectOption({ label });
+  },
+  status: () => panel.locator(`[data-slot="${role}"] .lethe-slot-status`).first(),
+});
+
+/** Runs a panel and fails (with the panel's error messages) unless the run is done; returns its progress text. */
+export async function runDone(panel, timeout = 60000) {
+  await panel.locator('[data-action="run"]').click();
+  const t = await waitRun(panel, timeout);
+  assert(/done in/.test(t), `run did not finish: ${t} ${await panel.locator('.lethe-error').allTextContents()}`);
+  return t;
+}
+
 /** Waits until a panel's run finished (its progress line says done/stopped/failed). */
 export async function waitRun(panel, timeout = 60000) {
   await panel.locator('.lethe-progress-text').filter({ hasText: /done in|stopped in|failed|cancelled/ }).waitFor({ timeout });

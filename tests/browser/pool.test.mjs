@@ -4,7 +4,7 @@
 //     must equal the single-worker one number for number; progress covers the whole pool and a cancel reaches every
 //     worker (partial result, then a new run works).
 import path from 'node:path';
-import { assert, compare, downloadJson, eq, open, waitRun, workdir } from './lib.mjs';
+import { assert, compare, downloadJson, eq, open, runDone, waitRun, workdir } from './lib.mjs';
 
 async function setUp(page, dir) {
   const sde = page.locator('#lethe-sde');
@@ -27,9 +27,7 @@ async function setUp(page, dir) {
 }
 
 async function runOk(sde) {
-  await sde.locator('[data-action="run"]').click();
-  const t = await waitRun(sde, 120000);
-  assert(/done in/.test(t), `run did not finish: ${t} ${await sde.locator('.lethe-error').allTextContents()}`);
+  await runDone(sde, 120000);
   return Number(await sde.getAttribute('data-last-run-ms'));
 }
 

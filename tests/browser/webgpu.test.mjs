@@ -6,7 +6,7 @@
 //    Problem sizes are modest: SwiftShader runs the shaders on the CPU.
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, WEBGPU_FLAG, assert, downloadJson, eq, num, open, waitRun, workdir } from './lib.mjs';
+import { CHROMIUM_ARGS, WEBGPU_FLAG, assert, downloadJson, eq, num, open, runDone, waitRun, workdir } from './lib.mjs';
 
 // gpu/tests/suite/mod.rs, Tolerances::F32 and MEAN_ATOL: scores within score_ulps · u (1 + log2 n²) · κ of the f64
 // reference (κ: the score's magnitude scale), kernel means within 1e-5 relative + 1e-15, exact moments within 1e-4
@@ -75,13 +75,6 @@ async function setUp(page, dir) {
   return sde;
 }
 
-async function runOk(sde, timeout = 120000) {
-  await sde.locator('[data-action="run"]').click();
-  const t = await waitRun(sde, timeout);
-  assert(/done in/.test(t), `run did not finish: ${t} ${await sde.locator('.lethe-error').allTextContents()}`);
-  return t;
-}
-
 export const tests = [
   {
     name: 'with WebGPU (SwiftShader) the page picks WebGPU for f32 work, names the adapter, and agrees with the CPU f32 path',
@@ -94,7 +87,7 @@ export const tests = [
       const option = await sde.locator('[data-param=backend] option[value="webgpu"]').textContent();
       assert(/^WebGPU \(.+\)$/.test(option), `the WebGPU choice names the adapter: ${option}`);
       eq(await sde.locator('[data-param=backend]').inputValue(), 'auto', 'auto by default');
-      const tg = await runOk(sde);
+      const tg = await runDone(sde, 120000);
       const line = await sde.locator('[data-value="backend"]').textContent();
       assert(/^Computed on: WebGPU, f32 kernels — .+/.test(line) && line.includes('auto chose WebGPU'), `backend shown: ${line}`);
       const gpu = await downloadJson(page, sde.locator('[data-action="export-json"]'));
@@ -104,7 +97,7 @@ export const tests = [
       eq(gpu.calibrated.result.backend.name, 'webgpu', 'the calibrated verdict ran on the GPU too');
 
       await sde.locator('[data-param=backend]').selectOption('cpu');
-      await runOk(sde);
+      await runDone(sde, 120000);
       const cpu = await downloadJson(page, sde.locator('[data-action="export-json"]'));
       eq(cpu.result.backend.name, 'cpu', 'CPU run');
       eq(cpu.result.params.precision, 'f32', 'CPU f32 path');
@@ -161,7 +154,7 @@ export const tests = [
       assert((await sde.locator('[data-value="backend"]').textContent()).startsWith('Computed on: CPU'), 'the retry ran on the CPU');
       // A new GPU run requests a new device.
       await sde.locator('[data-param=backend]').selectOption('webgpu');
-      await runOk(sde);
+      await runDone(sde, 120000);
       assert((await sde.locator('[data-value="backend"]').textContent()).startsWith('Computed on: WebGPU'), 'GPU again');
       const devices = await worker.evaluate(() => self.__letheDevices.length);
       assert(devices === lost + 1, `a fresh device after the loss (${devices} requested)`);
@@ -185,7 +178,7 @@ export const tests = [
         const sde = page.locator('#lethe-sde');
         assert(await sde.locator('[data-param=backend] option[value="webgpu"]').isDisabled(), 'WebGPU cannot be chosen');
         await sde.locator('[data-param=precision]').selectOption('f32');
-        await runOk(sde);
+        await runDone(sde, 120000);
         const line = await sde.locator('[data-value="backend"]').textContent();
         assert(line.startsWith('Computed on: CPU (wasm), f32') && line.includes('auto chose the CPU'), `fallback said: ${line}`);
         const report = await downloadJson(page, sde.locator('[data-action="export-json"]'));
