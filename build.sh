@@ -82,7 +82,7 @@ lint() {
   log "rustfmt and clippy (warnings are errors), native and for wasm32"
   cargo fmt --all -- --check
   cargo clippy -q --workspace --all-targets -- -D warnings
-  cargo clippy -q -p lethe -p lethe-web --target wasm32-unknown-unknown -- -D warnings
+  cargo clippy -q -p lethe -p lethe-analysis -p lethe-web --target wasm32-unknown-unknown -- -D warnings
 }
 
 wasm_build_check() {
@@ -95,7 +95,7 @@ wasm_build_check() {
 
 SITE="$ROOT/target/site"
 
-# Two wasm modules from one crate (web/, docs/embedding.md "Two wasm modules"): the lean module the page opens with
+# Two wasm modules from one crate (wasm/, docs/embedding.md "Two wasm modules"): the lean module the page opens with
 # (lethe-web --no-default-features: .npy, SDE with the calibrated verdict, RULER on the CPU) and the full module
 # (default features: every reader and analysis, WebGPU), which the worker fetches after the first results or on
 # first need.
@@ -152,9 +152,9 @@ browser_tests() {
   site
   log "wasm-bindgen-test: the boundary in headless Chromium (main thread, then a dedicated worker)"
   local wd="$ROOT/web/webdriver.json"
-  (cd web && CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON="$wd" WASM_BINDGEN_USE_BROWSER=1 \
+  (cd wasm && CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON="$wd" WASM_BINDGEN_USE_BROWSER=1 \
     cargo test --target wasm32-unknown-unknown --test boundary)
-  (cd web && CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON="$wd" WASM_BINDGEN_USE_DEDICATED_WORKER=1 \
+  (cd wasm && CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON="$wd" WASM_BINDGEN_USE_DEDICATED_WORKER=1 \
     cargo test --target wasm32-unknown-unknown --test boundary)
   log "Playwright: end-to-end on the built site (tests/browser/)"
   cargo build -q --release -p lethe-cli

@@ -11,7 +11,7 @@ use lethe::Matrix;
 use lethe::data::{self, LoadOptions};
 
 use crate::CliError;
-pub use lethe_cli::spec::{InputSpec, RowSpec};
+pub use lethe_analysis::spec::{InputSpec, RowSpec};
 
 pub use lethe::record::{FileDigest, InputRecord};
 

@@ -4,7 +4,7 @@
 //! no existing files the printed spec parses back to the same spec. The first byte decides which prefixes "are
 //! files", so the filesystem-aware branches run too.
 
-use lethe_cli::spec::{InputSpec, RowSpec, parse_input, parse_rows};
+use lethe_analysis::spec::{InputSpec, RowSpec, parse_input, parse_rows};
 use libfuzzer_sys::fuzz_target;
 
 fn check_rows(s: &str, r: &RowSpec) {

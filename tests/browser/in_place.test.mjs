@@ -1,5 +1,5 @@
 // 10. Reading in place: an SDE input whose rows would take more than 64 MiB as f64 is not loaded into the worker but
-//     read from its File a panel of columns at a time while each subset's kernels are built (web/src/workspace.rs,
+//     read from its File a panel of columns at a time while each subset's kernels are built (analysis/src/workspace.rs,
 //     lethe::data::ArrayFile). The slot says so, and the report equals `lethe sde --json` on the same file.
 import path from 'node:path';
 import { assert, cli, compare, downloadJson, eq, open, rng, runDone, slot, write } from './lib.mjs';

@@ -18,7 +18,7 @@ import { QUOTED } from '../../www/src/teach/sde.js';
 // Up to 4e-11 relative was observed; the displayed (6-decimal) numbers are compared exactly.
 const DERIVED_REL = 1e-9;
 
-/** Mean over pairs of subsets of the fraction of rows they share (as web/src/teach.rs `subset_overlap`). */
+/** Mean over pairs of subsets of the fraction of rows they share (as wasm/src/teach.rs `subset_overlap`). */
 function meanOverlap(sets) {
   let sum = 0;
   let pairs = 0;

@@ -82,7 +82,7 @@ function loadFull() {
 /**
  * Runs `f(module)` on the active module; a request the lean module cannot serve (an error marked `full`, or an
  * export it does not have) goes to the full one. A new request type whose export exists only in the full module
- * (`#[cfg(feature = "full")]` in web/src/wasm.rs) can simply call `(await loadFull()).theExport(…)`.
+ * (`#[cfg(feature = "full")]` in wasm/src/wasm.rs) can simply call `(await loadFull()).theExport(…)`.
  */
 async function call(f) {
   try {

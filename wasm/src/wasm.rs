@@ -10,7 +10,6 @@
 
 use std::cell::RefCell;
 use std::io;
-use std::rc::Rc;
 
 #[cfg(feature = "full")]
 use js_sys::Array;
@@ -24,8 +23,8 @@ use wasm_bindgen_futures::JsFuture;
 use crate::analyses::{self, BackendChoice, CalibrateRequest, RulerRequest, SdeRequest};
 #[cfg(feature = "full")]
 use crate::analyses::{BoundsRequest, EpsilonRequest};
-use crate::error::{WebError, WebResult};
 use crate::workspace::{InputRef, MAX_BYTES, Workspace};
+use crate::{WebError, WebResult};
 
 thread_local! {
     static WS: RefCell<Workspace> = RefCell::new(Workspace::new());
@@ -62,7 +61,7 @@ mod gpu {
 
     use lethe_gpu::{GpuBackend, GpuOptions};
 
-    use crate::error::{WebError, WebResult};
+    use crate::{WebError, WebResult};
 
     thread_local! {
         static GPU: RefCell<Option<GpuBackend>> = const { RefCell::new(None) };
@@ -136,6 +135,14 @@ fn js_io(what: &str, e: &JsValue) -> io::Error {
         .unwrap_or_else(|| "unknown error".into());
     io::Error::other(format!("{what}: {detail}"))
 }
+
+// SAFETY: this module is built without the atomics feature (build.sh), so its instance runs on the one thread of
+// its worker: no `BlobSource` (a JS object handle) can be reached from another thread. The analysis layer asks for
+// `Send + Sync` sources because the CLI's threads share its files.
+#[cfg(not(target_feature = "atomics"))]
+unsafe impl Send for BlobSource {}
+#[cfg(not(target_feature = "atomics"))]
+unsafe impl Sync for BlobSource {}
 
 impl ByteSource for BlobSource {
     fn len(&self) -> u64 {
@@ -328,7 +335,7 @@ pub fn add_file(id: u32, blob: web_sys::Blob, name: &str) -> Result<(), JsValue>
         len: len as u64,
     };
     with_ws(|ws| {
-        ws.add(id, name, Rc::new(src));
+        ws.add(id, name, std::sync::Arc::new(src));
         Ok(())
     })
     .map_err(to_js)
@@ -338,7 +345,7 @@ pub fn add_file(id: u32, blob: web_sys::Blob, name: &str) -> Result<(), JsValue>
 #[wasm_bindgen(js_name = addBytes)]
 pub fn add_bytes(id: u32, bytes: Vec<u8>, name: &str) -> Result<(), JsValue> {
     with_ws(|ws| {
-        ws.add(id, name, Rc::new(bytes));
+        ws.add(id, name, std::sync::Arc::new(bytes));
         Ok(())
     })
     .map_err(to_js)

@@ -5,13 +5,13 @@
 //! matrix in the page and on the command line.
 
 use std::collections::{BTreeMap, HashMap};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use lethe::Matrix;
 use lethe::data::{self, ByteSource, DEFAULT_MAX_BYTES, FileInfo, Format, LoadOptions};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{WebError, WebResult};
+use crate::error::{Error, Result};
 use crate::rows::{self, Rows, TextRows};
 
 /// The most bytes one input may need ([`LoadOptions::max_bytes`]): 1 GiB, well inside wasm32's 4 GB.
@@ -20,7 +20,7 @@ pub const MAX_BYTES: u64 = DEFAULT_MAX_BYTES;
 /// One file (or pasted text, or a matrix handed over by an embedding page) as the worker holds it.
 pub struct Source {
     pub name: String,
-    pub data: Rc<dyn ByteSource>,
+    pub data: Shared,
     pub sha256: Option<String>,
 }
 
@@ -67,8 +67,8 @@ pub const IN_PLACE_BYTES: u64 = 64 << 20;
 /// An input of SDE or the calibrated verdict as the worker holds it: loaded, or read in place.
 #[derive(Clone)]
 pub enum Held {
-    Loaded(Rc<Input>),
-    InPlace(Rc<InPlace>),
+    Loaded(Arc<Input>),
+    InPlace(Arc<InPlace>),
 }
 
 impl Held {
@@ -88,7 +88,7 @@ impl Held {
     ///
     /// # Errors
     /// The file can no longer be read in place (reported for the input's role).
-    pub fn file(&self) -> WebResult<Option<data::ArrayFile<'_>>> {
+    pub fn file(&self) -> Result<Option<data::ArrayFile<'_>>> {
         match self {
             Held::Loaded(_) => Ok(None),
             Held::InPlace(p) => p.file(&p.record.role).map(Some),
@@ -99,11 +99,11 @@ impl Held {
     ///
     /// # Errors
     /// An input read in place given without its file.
-    pub fn source<'a>(&'a self, file: Option<&'a data::ArrayFile<'a>>) -> WebResult<data::Source<'a, f64>> {
+    pub fn source<'a>(&'a self, file: Option<&'a data::ArrayFile<'a>>) -> Result<data::Source<'a, f64>> {
         match (self, file) {
             (Held::Loaded(i), _) => Ok(data::Source::Memory(i.matrix.view())),
             (Held::InPlace(_), Some(f)) => Ok(data::Source::File(f)),
-            (Held::InPlace(p), None) => Err(WebError::at(
+            (Held::InPlace(p), None) => Err(Error::at(
                 &p.record.role,
                 "internal error: an input read in place lost its file",
             )),
@@ -133,7 +133,7 @@ impl Held {
 
 /// An input read in place: its source, the tensor and the rows used.
 pub struct InPlace {
-    src: Local,
+    src: Shared,
     name: String,
     tensor: Option<String>,
     /// Rows of the array used, in order (`None`: all of them).
@@ -142,47 +142,32 @@ pub struct InPlace {
     pub record: InputRecord,
 }
 
-/// A worker's byte source handed to the core's in-place reader, which takes `Sync` sources (the CLI's threads
-/// share them).
-pub struct Local(Rc<dyn ByteSource>);
-
-// SAFETY: a wasm32 instance built without the atomics feature runs on one thread: no reference to a `Local` can
-// reach another thread. (Native builds of this crate, its unit tests, never read in place: see `Workspace::open`.)
-#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
-unsafe impl Sync for Local {}
-
-impl ByteSource for Local {
-    fn len(&self) -> u64 {
-        self.0.len()
-    }
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
-        self.0.read_at(offset, buf)
-    }
-}
+/// A source's bytes, shared by the workspace, the inputs read in place and the threads that read them (the CLI's
+/// `--threads`; a browser worker's `File` is wrapped by the wasm layer, which runs on one thread).
+pub type Shared = Arc<dyn ByteSource + Send + Sync>;
 
 impl InPlace {
     /// The array, opened from its headers, to read panels of its rows from.
     ///
     /// # Errors
     /// The file changed so that it can no longer be read in place (reported for `role`).
-    #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics"), feature = "full"))]
-    pub fn file(&self, role: &str) -> WebResult<data::ArrayFile<'_>> {
-        data::ArrayFile::open(&self.name, &self.src, self.tensor.as_deref())
-            .map_err(|e| WebError::at(role, e.to_string()))?
-            .ok_or_else(|| WebError::at(role, format!("`{}` can no longer be read in place", self.name)))
+    #[cfg(feature = "full")]
+    pub fn file(&self, role: &str) -> Result<data::ArrayFile<'_>> {
+        data::ArrayFile::open(&self.name, &*self.src, self.tensor.as_deref())
+            .map_err(|e| Error::at(role, e.to_string()))?
+            .ok_or_else(|| Error::at(role, format!("`{}` can no longer be read in place", self.name)))
     }
 
-    /// Native builds and the lean module never read in place ([`Workspace::open`] loads); this keeps the callers'
-    /// code the same.
+    /// The lean module never reads in place ([`Workspace::open`] loads); this keeps the callers' code the same.
     ///
     /// # Errors
     /// Always.
-    #[cfg(not(all(target_arch = "wasm32", not(target_feature = "atomics"), feature = "full")))]
-    pub fn file(&self, role: &str) -> WebResult<data::ArrayFile<'_>> {
+    #[cfg(not(feature = "full"))]
+    pub fn file(&self, role: &str) -> Result<data::ArrayFile<'_>> {
         let _ = (&self.src, &self.tensor);
-        Err(WebError::at(
+        Err(Error::at(
             role,
-            format!("`{}`: reading in place needs the wasm32 worker", self.name),
+            format!("`{}`: reading in place needs the full module", self.name),
         ))
     }
 }
@@ -210,11 +195,38 @@ type CacheKey = (String, InputRef);
 #[derive(Default)]
 pub struct Workspace {
     sources: BTreeMap<u32, Source>,
-    cache: HashMap<CacheKey, Rc<Input>>,
+    cache: HashMap<CacheKey, Arc<Input>>,
     /// Cache keys, oldest first.
     order: Vec<CacheKey>,
     /// The cache budget in bytes (0 means [`CACHE_BYTES`]).
     cache_bytes: usize,
+    in_place: InPlacePolicy,
+}
+
+/// When [`Workspace::open`] reads an input in place instead of loading it. Not part of a report's parameters: the
+/// result is the same, bit for bit, either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InPlacePolicy {
+    /// When the rows used take more than [`IN_PLACE_BYTES`] and the file allows it.
+    #[default]
+    Auto,
+    /// Whenever the file allows it; an input that cannot be read in place is an error.
+    Always,
+    /// Never: always load.
+    Never,
+}
+
+impl std::str::FromStr for InPlacePolicy {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "always" => Ok(Self::Always),
+            "never" => Ok(Self::Never),
+            other => Err(Error::msg(format!("in-place reading `{other}` is not one of auto, always, never")).usage()),
+        }
+    }
 }
 
 fn gib(bytes: u64) -> String {
@@ -234,7 +246,7 @@ impl Workspace {
     }
 
     /// Adds (or replaces) source `id`.
-    pub fn add(&mut self, id: u32, name: &str, data: Rc<dyn ByteSource>) {
+    pub fn add(&mut self, id: u32, name: &str, data: Shared) {
         self.remove(id);
         self.sources.insert(
             id,
@@ -258,6 +270,7 @@ impl Workspace {
     pub fn clear(&mut self) {
         *self = Self {
             cache_bytes: self.cache_bytes,
+            in_place: self.in_place,
             ..Self::default()
         };
     }
@@ -270,7 +283,7 @@ impl Workspace {
         self.order.retain(|k| self.cache.contains_key(k));
     }
 
-    fn remember(&mut self, key: CacheKey, input: Rc<Input>) {
+    fn remember(&mut self, key: CacheKey, input: Arc<Input>) {
         self.order.push(key.clone());
         self.cache.insert(key, input);
         let bytes = |i: &Input| std::mem::size_of_val(i.matrix.as_slice());
@@ -288,9 +301,9 @@ impl Workspace {
         }
     }
 
-    pub fn source(&self, id: u32) -> WebResult<&Source> {
+    pub fn source(&self, id: u32) -> Result<&Source> {
         self.sources.get(&id).ok_or_else(|| {
-            WebError::at(
+            Error::at(
                 format!("source:{id}"),
                 format!("input {id} is no longer loaded; add the file again"),
             )
@@ -302,14 +315,14 @@ impl Workspace {
     ///
     /// # Errors
     /// Unknown format, corrupt or truncated headers, a text file over [`MAX_BYTES`]; the error names the source.
-    pub fn inspect(&self, id: u32) -> WebResult<SourceInfo> {
+    pub fn inspect(&self, id: u32) -> Result<SourceInfo> {
         let key = format!("source:{id}");
         let src = self.source(id)?;
         let size = src.data.len();
-        let format = data::detect(&src.name, &*src.data).map_err(|e| WebError::data(&key, "", &e))?;
+        let format = data::detect(&src.name, &*src.data).map_err(|e| Error::data(&key, "", &e))?;
         let text = matches!(format, Format::Csv | Format::Json);
         if text && size > MAX_BYTES {
-            return Err(WebError::at(
+            return Err(Error::at(
                 &key,
                 format!(
                     "`{}` is {} of text; this page reads at most {} per input (text must be parsed whole): \
@@ -320,7 +333,7 @@ impl Workspace {
                 ),
             ));
         }
-        let info = data::inspect(&src.name, &*src.data).map_err(|e| WebError::data(&key, "", &e))?;
+        let info = data::inspect(&src.name, &*src.data).map_err(|e| Error::data(&key, "", &e))?;
         let in_place = info
             .arrays
             .iter()
@@ -354,29 +367,29 @@ impl Workspace {
     ///
     /// # Errors
     /// A read error, or a file over [`MAX_BYTES`] (not hashed: that would read all of it).
-    pub fn sha256(&mut self, id: u32, progress: impl FnMut(u64, u64)) -> WebResult<String> {
+    pub fn sha256(&mut self, id: u32, progress: impl FnMut(u64, u64)) -> Result<String> {
         let key = format!("source:{id}");
         let src = self
             .sources
             .get_mut(&id)
-            .ok_or_else(|| WebError::at(&key, "this input is no longer loaded"))?;
+            .ok_or_else(|| Error::at(&key, "this input is no longer loaded"))?;
         if let Some(h) = &src.sha256 {
             return Ok(h.clone());
         }
         if src.data.len() > MAX_BYTES {
-            return Err(WebError::at(
+            return Err(Error::at(
                 &key,
                 format!("`{}` is over {} and is not hashed", src.name, gib(MAX_BYTES)),
             ));
         }
         let h = lethe::digest::sha256_hex(&*src.data, progress)
-            .map_err(|e| WebError::at(&key, format!("`{}`: reading for SHA-256 failed: {e}", src.name)))?;
+            .map_err(|e| Error::at(&key, format!("`{}`: reading for SHA-256 failed: {e}", src.name)))?;
         src.sha256 = Some(h.clone());
         Ok(h)
     }
 
     /// The digest for a report: computed if needed; a placeholder for files over the limit.
-    fn digest(&mut self, id: u32) -> WebResult<String> {
+    fn digest(&mut self, id: u32) -> Result<String> {
         match self.sha256(id, |_, _| ()) {
             Ok(h) => Ok(h),
             Err(_) if self.source(id)?.data.len() > MAX_BYTES => {
@@ -391,27 +404,27 @@ impl Workspace {
     /// # Errors
     /// Every problem is reported for `role`: unreadable rows specification or index file, the core's load errors
     /// (format, truncation, size limit, tensor name, row out of range).
-    pub fn load(&mut self, role: &str, input: &InputRef) -> WebResult<Rc<Input>> {
+    pub fn load(&mut self, role: &str, input: &InputRef) -> Result<Arc<Input>> {
         let key = (role.to_string(), input.clone());
         if let Some(hit) = self.cache.get(&key) {
-            return Ok(Rc::clone(hit));
+            return Ok(Arc::clone(hit));
         }
         let loaded = self.load_uncached(role, input).map_err(|e| e.or_at(role))?;
-        let rc = Rc::new(loaded);
-        self.remember(key, Rc::clone(&rc));
+        let rc = Arc::new(loaded);
+        self.remember(key, Arc::clone(&rc));
         Ok(rc)
     }
 
-    fn load_uncached(&mut self, role: &str, input: &InputRef) -> WebResult<Input> {
+    fn load_uncached(&mut self, role: &str, input: &InputRef) -> Result<Input> {
         let (rows, row_file, rows_text) = self.resolve_rows(role, &input.rows)?;
-        let src = self.source(input.source).map_err(|e| WebError::at(role, e.message))?;
-        let (name, data) = (src.name.clone(), Rc::clone(&src.data));
+        let src = self.source(input.source).map_err(|e| Error::at(role, e.message))?;
+        let (name, data) = (src.name.clone(), Arc::clone(&src.data));
         let opts = LoadOptions {
             name: input.tensor.clone(),
             rows,
             ..LoadOptions::default()
         };
-        let loaded = data::load::<f64>(&name, &*data, &opts).map_err(|e| WebError::data(role, "", &e))?;
+        let loaded = data::load::<f64>(&name, &*data, &opts).map_err(|e| Error::data(role, "", &e))?;
         let record = InputRecord {
             role: role.to_string(),
             spec: spec_text(&name, input.tensor.as_deref(), rows_text.as_deref()),
@@ -431,29 +444,44 @@ impl Workspace {
         })
     }
 
-    /// Opens `input` for `role` of SDE or the calibrated verdict: read in place when its rows would take more than
-    /// [`IN_PLACE_BYTES`] as f64 and its file stores the array uncompressed (then nothing but headers and side
-    /// files is read, and the 1 GiB limit does not apply), else loaded as [`Workspace::load`]. Native builds (the
-    /// unit tests) and the lean module (the built-in example only) always load.
+    /// How [`Workspace::open`] holds large inputs (the CLI's `--in-place`; the page uses `auto`).
+    pub fn set_in_place(&mut self, policy: InPlacePolicy) {
+        self.in_place = policy;
+    }
+
+    /// Opens `input` for `role` of SDE or the calibrated verdict, as the workspace's [`InPlacePolicy`] says: with
+    /// `auto`, read in place when its rows would take more than [`IN_PLACE_BYTES`] as f64 and its file stores the
+    /// array uncompressed (then nothing but headers and side files is read, and the 1 GiB limit does not apply),
+    /// else loaded as [`Workspace::load`]. The lean module (the built-in example only) always loads.
     ///
     /// # Errors
-    /// As [`Workspace::load`], reported for `role`.
-    pub fn open(&mut self, role: &str, input: &InputRef) -> WebResult<Held> {
-        if cfg!(all(
-            target_arch = "wasm32",
-            not(target_feature = "atomics"),
-            feature = "full"
-        )) && let Some(p) = self.in_place(role, input).map_err(|e| e.or_at(role))?
-        {
-            return Ok(Held::InPlace(Rc::new(p)));
+    /// As [`Workspace::load`], reported for `role`; under `always`, an input that cannot be read in place.
+    pub fn open(&mut self, role: &str, input: &InputRef) -> Result<Held> {
+        if cfg!(feature = "full") && self.in_place != InPlacePolicy::Never {
+            if let Some(p) = self.in_place(role, input).map_err(|e| e.or_at(role))? {
+                return Ok(Held::InPlace(Arc::new(p)));
+            }
+            if self.in_place == InPlacePolicy::Always {
+                // Let the load say what is wrong with the file, if anything; else say why it cannot be read in place.
+                self.load(role, input)?;
+                let name = self.source(input.source)?.name.clone();
+                return Err(Error::at(
+                    role,
+                    format!(
+                        "`{name}` cannot be read in place (only .npy, .safetensors and stored .npz arrays can; \
+                         CSV/TSV, JSON and deflated .npz members must be loaded): use in-place reading `auto`"
+                    ),
+                )
+                .usage());
+            }
         }
         Ok(Held::Loaded(self.load(role, input)?))
     }
 
     /// `input` read in place, if it should be (see [`Workspace::open`]).
-    fn in_place(&mut self, role: &str, input: &InputRef) -> WebResult<Option<InPlace>> {
-        let src = self.source(input.source).map_err(|e| WebError::at(role, e.message))?;
-        let (name, data) = (src.name.clone(), Rc::clone(&src.data));
+    fn in_place(&mut self, role: &str, input: &InputRef) -> Result<Option<InPlace>> {
+        let src = self.source(input.source).map_err(|e| Error::at(role, e.message))?;
+        let (name, data) = (src.name.clone(), Arc::clone(&src.data));
         let Ok(info) = data::inspect(&name, &*data) else {
             return Ok(None); // the load says what is wrong
         };
@@ -466,11 +494,11 @@ impl Workspace {
         // Index files and split columns are small: resolved here to count the rows, and kept when read in place.
         let (rows, row_file, rows_text) = self.resolve_rows(role, &input.rows)?;
         let used = rows.as_ref().map_or(array.rows, |r| r.len() as u64);
-        if used.saturating_mul(array.cols).saturating_mul(8) <= IN_PLACE_BYTES {
+        if self.in_place == InPlacePolicy::Auto && used.saturating_mul(array.cols).saturating_mul(8) <= IN_PLACE_BYTES {
             return Ok(None);
         }
         if let Some(&bad) = rows.iter().flatten().find(|&&r| r as u64 >= array.rows) {
-            return Err(WebError::data(
+            return Err(Error::data(
                 role,
                 "",
                 &data::DataError::RowOutOfRange {
@@ -493,7 +521,7 @@ impl Workspace {
             row_file,
         };
         Ok(Some(InPlace {
-            src: Local(data),
+            src: data,
             name,
             tensor: input.tensor.clone(),
             rows,
@@ -507,7 +535,7 @@ impl Workspace {
     ///
     /// # Errors
     /// Unreadable row text, index file or split column; reported for `role`.
-    pub fn resolve_rows(&mut self, role: &str, spec: &Rows) -> WebResult<ResolvedRows> {
+    pub fn resolve_rows(&mut self, role: &str, spec: &Rows) -> Result<ResolvedRows> {
         match spec {
             Rows::All => Ok((None, None, None)),
             Rows::Text { text } => Ok(match rows::parse_text(role, text)? {
@@ -521,7 +549,7 @@ impl Workspace {
             Rows::File { source } => {
                 let (name, data) = self.side(role, *source)?;
                 let m = data::load::<f64>(&name, &*data, &LoadOptions::default())
-                    .map_err(|e| WebError::data(role, "row index file: ", &e))?
+                    .map_err(|e| Error::data(role, "row index file: ", &e))?
                     .matrix;
                 let idx = rows::indices_from_values(role, &name, m.as_slice())?;
                 let digest = FileDigest {
@@ -539,10 +567,10 @@ impl Workspace {
                     } else {
                         ""
                     };
-                    WebError::data(role, prefix, &e)
+                    Error::data(role, prefix, &e)
                 })?;
                 if idx.is_empty() {
-                    return Err(WebError::at(
+                    return Err(Error::at(
                         role,
                         format!("no row of the split column `{name}` equals `{value}`"),
                     ));
@@ -556,9 +584,9 @@ impl Workspace {
         }
     }
 
-    fn side(&self, role: &str, id: u32) -> WebResult<(String, Rc<dyn ByteSource>)> {
-        let src = self.source(id).map_err(|e| WebError::at(role, e.message))?;
-        Ok((src.name.clone(), Rc::clone(&src.data)))
+    fn side(&self, role: &str, id: u32) -> Result<(String, Shared)> {
+        let src = self.source(id).map_err(|e| Error::at(role, e.message))?;
+        Ok((src.name.clone(), Arc::clone(&src.data)))
     }
 }
 
@@ -590,7 +618,7 @@ mod tests {
     fn ws_with(files: &[(u32, &str, &[u8])]) -> Workspace {
         let mut ws = Workspace::new();
         for (id, name, bytes) in files {
-            ws.add(*id, name, Rc::new(bytes.to_vec()));
+            ws.add(*id, name, Arc::new(bytes.to_vec()));
         }
         ws
     }

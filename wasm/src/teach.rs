@@ -42,9 +42,9 @@ use lethe::wilcoxon::{self, SignedRankTable, WilcoxonParams, WilcoxonResult, Zer
 use lethe::{Alternative, Matrix, PValueMethod};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{WebError, WebResult};
 use crate::plots::{Histograms, ecdf_grid, shared_histograms};
 use crate::synthetic::Rng;
+use crate::{WebError, WebResult};
 
 /// Drives a CPU-backend future, which completes without waiting, on the current thread.
 fn ready<F: Future>(f: F) -> WebResult<F::Output> {

@@ -1,9 +1,10 @@
-//! Row subsets as the page states them, parsed exactly as the CLI parses `@ROWS` (`cli/src/input.rs`), so the same
-//! text selects the same rows in both.
+//! Row subsets as a request states them: typed text parsed with the `@ROWS` grammar of [`crate::spec`], an index
+//! file or a split column given as a source, so the same text selects the same rows in every front end.
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{WebError, WebResult};
+use crate::error::{Error, Result};
+use crate::spec::RowSpec;
 
 /// Which rows of an input to use.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -30,42 +31,28 @@ pub enum TextRows {
     List(Vec<usize>),
 }
 
-/// Parses the CLI's `@ROWS` forms: `a..b` (half-open; `a > b` is an error) or a comma list of indices. Anything
-/// else (the CLI would read it as an index-file path) is an error here: index files are picked, not typed.
+/// Parses typed rows with the CLI's `@ROWS` grammar ([`crate::spec::parse_rows`]): `a..b` (half-open; `a > b` is
+/// an error) or a comma list of indices; blank or `all` is every row. Anything else (the CLI would read it as an
+/// index-file path) is an error here: index files and split columns are picked, not typed.
 ///
 /// # Errors
 /// A message for `role` saying which forms are accepted.
-pub fn parse_text(role: &str, text: &str) -> WebResult<TextRows> {
+pub fn parse_text(role: &str, text: &str) -> Result<TextRows> {
     let s = text.trim();
     if s.is_empty() || s.eq_ignore_ascii_case("all") {
         return Ok(TextRows::All);
     }
-    if let Some((a, b)) = s.split_once("..") {
-        return match (a.trim().parse::<usize>(), b.trim().parse::<usize>()) {
-            (Ok(a), Ok(b)) if a <= b => Ok(TextRows::Range(a, b)),
-            (Ok(_), Ok(_)) => Err(WebError::at(
-                role,
-                format!("empty row range {s}: write a..b with a ≤ b (b excluded)"),
-            )),
-            _ => Err(bad_rows(role, s)),
-        };
+    match crate::spec::parse_rows(s, &|_| false) {
+        Ok(RowSpec::Range(a, b)) => Ok(TextRows::Range(a, b)),
+        Ok(RowSpec::List(v)) => Ok(TextRows::List(v)),
+        Ok(RowSpec::File(_) | RowSpec::Split { .. }) => Err(bad_rows(role, s)),
+        Err(e) if e.starts_with("empty row range") || e.starts_with("row index") => Err(Error::at(role, e)),
+        Err(_) => Err(bad_rows(role, s)),
     }
-    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-    if parts
-        .iter()
-        .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
-    {
-        return parts
-            .iter()
-            .map(|p| p.parse::<usize>().map_err(|_| bad_rows(role, s)))
-            .collect::<WebResult<Vec<_>>>()
-            .map(TextRows::List);
-    }
-    Err(bad_rows(role, s))
 }
 
-fn bad_rows(role: &str, s: &str) -> WebError {
-    WebError::at(
+fn bad_rows(role: &str, s: &str) -> Error {
+    Error::at(
         role,
         format!(
             "rows `{s}` are not understood: write a..b (rows a to b−1, e.g. 0..100), a comma list such as 3,1,4, \
@@ -78,7 +65,7 @@ fn bad_rows(role: &str, s: &str) -> WebError {
 ///
 /// # Errors
 /// An entry that is not a non-negative integer.
-pub fn indices_from_values(role: &str, file: &str, values: &[f64]) -> WebResult<Vec<usize>> {
+pub fn indices_from_values(role: &str, file: &str, values: &[f64]) -> Result<Vec<usize>> {
     values
         .iter()
         .enumerate()
@@ -87,7 +74,7 @@ pub fn indices_from_values(role: &str, file: &str, values: &[f64]) -> WebResult<
                 // Checked above: a non-negative integer below 2^53 converts exactly.
                 Ok(v as usize)
             } else {
-                Err(WebError::at(
+                Err(Error::at(
                     role,
                     format!("row index file {file}: entry {k} is {v}, not a non-negative integer row index"),
                 ))

@@ -1,9 +1,9 @@
-//! Errors of the widget layer: a core error plus the widget input it concerns, so the page can show the message
-//! next to that input.
+//! Errors of the analysis layer: a core error plus the input it concerns, as data, so the page can show the message
+//! next to that input and the CLI can name its file.
 
 use std::fmt;
 
-/// An error to show in the page.
+/// An error to show a person: next to its input in the page, on stderr from the CLI.
 ///
 /// `input` is the key of the page control the problem concerns: a source id (`"source:3"`) for a file that cannot
 /// be read, or a role of an analysis (`"it"`, `"target"`, `"forget"`, `"scores"`, ...) for a problem with what was
@@ -12,16 +12,18 @@ use std::fmt;
 /// `backend` marks a failure of the compute backend rather than of the request (no GPU adapter, a lost device, a
 /// GPU error, a problem too large for the device): the same request can be retried on the CPU. `full` marks a
 /// request this module cannot serve (the lean module: a file format other than .npy, an analysis it leaves out);
-/// the worker then loads the full module and asks it.
+/// the worker then loads the full module and asks it. `usage` marks a request that is malformed in itself (an
+/// option value, options that do not go together) rather than a problem with the data: the CLI exits with 2.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WebError {
+pub struct Error {
     pub input: Option<String>,
     pub message: String,
     pub backend: bool,
     pub full: bool,
+    pub usage: bool,
 }
 
-impl WebError {
+impl Error {
     /// An error about no input in particular.
     pub fn msg(message: impl Into<String>) -> Self {
         Self {
@@ -29,6 +31,7 @@ impl WebError {
             message: message.into(),
             backend: false,
             full: false,
+            usage: false,
         }
     }
 
@@ -39,10 +42,11 @@ impl WebError {
             message: message.into(),
             backend: false,
             full: false,
+            usage: false,
         }
     }
 
-    /// A request this module cannot serve, for the full module to take (see [`WebError::full`]).
+    /// A request this module cannot serve, for the full module to take (see [`Error::full`]).
     pub fn needs_full(message: impl Into<String>) -> Self {
         Self {
             full: true,
@@ -59,6 +63,13 @@ impl WebError {
         }
     }
 
+    /// Marks the error as a malformed request (see [`Error::usage`]).
+    #[must_use]
+    pub fn usage(mut self) -> Self {
+        self.usage = true;
+        self
+    }
+
     /// Attaches `input` unless the error already names one.
     #[must_use]
     pub fn or_at(mut self, input: &str) -> Self {
@@ -69,15 +80,15 @@ impl WebError {
     }
 }
 
-impl fmt::Display for WebError {
+impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for WebError {}
+impl std::error::Error for Error {}
 
-impl From<lethe::Error> for WebError {
+impl From<lethe::Error> for Error {
     fn from(e: lethe::Error) -> Self {
         let backend = matches!(e, lethe::Error::Backend(_));
         Self {
@@ -87,7 +98,7 @@ impl From<lethe::Error> for WebError {
     }
 }
 
-impl From<lethe::data::DataError> for WebError {
+impl From<lethe::data::DataError> for Error {
     fn from(e: lethe::data::DataError) -> Self {
         Self {
             full: matches!(e, lethe::data::DataError::NotBuilt { .. }),
@@ -96,8 +107,8 @@ impl From<lethe::data::DataError> for WebError {
     }
 }
 
-/// Result alias of the widget layer.
-pub type WebResult<T> = Result<T, WebError>;
+/// Result alias of the analysis layer.
+pub type Result<T> = std::result::Result<T, Error>;
 
 /// The first name the core put in backticks in `message` (core messages name their inputs as `` `name` ``).
 pub fn named_input(message: &str) -> Option<&str> {

@@ -6,7 +6,7 @@ use lethe::competition::{BUCKET_WIDTH, CompetitionResult};
 use lethe::divergence::histogram;
 use serde::Serialize;
 
-use crate::error::{WebError, WebResult};
+use crate::error::{Error, Result};
 
 /// Bins of the distribution overlays.
 pub const DISPLAY_BINS: usize = 30;
@@ -45,9 +45,8 @@ fn finite_range<'a>(values: impl Iterator<Item = &'a f64>) -> Option<(f64, f64)>
 ///
 /// # Errors
 /// No finite value in any series.
-pub fn shared_histograms(series: &[(String, &str, &[f64])], bins: usize) -> WebResult<Histograms> {
-    let (lo, hi) =
-        finite_range(series.iter().flat_map(|s| s.2.iter())).ok_or_else(|| WebError::msg("nothing to plot"))?;
+pub fn shared_histograms(series: &[(String, &str, &[f64])], bins: usize) -> Result<Histograms> {
+    let (lo, hi) = finite_range(series.iter().flat_map(|s| s.2.iter())).ok_or_else(|| Error::msg("nothing to plot"))?;
     let (lo, hi) = if lo == hi { (lo - 0.5, hi + 0.5) } else { (lo, hi) };
     let mut edges = Vec::new();
     let mut out = Vec::with_capacity(series.len());
@@ -70,7 +69,7 @@ pub fn shared_histograms(series: &[(String, &str, &[f64])], bins: usize) -> WebR
 ///
 /// # Errors
 /// An invalid range.
-pub fn histogram_in(values: &[f64], bins: usize, range: (f64, f64)) -> WebResult<Histograms> {
+pub fn histogram_in(values: &[f64], bins: usize, range: (f64, f64)) -> Result<Histograms> {
     let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     let h = histogram(&finite, bins, Some(range))?;
     Ok(Histograms {
@@ -89,7 +88,7 @@ pub fn histogram_in(values: &[f64], bins: usize, range: (f64, f64)) -> WebResult
 ///
 /// # Errors
 /// None in practice (the range is valid by construction).
-pub fn epsilon_histogram(r: &CompetitionResult) -> WebResult<crate::analyses::EpsilonPlot> {
+pub fn epsilon_histogram(r: &CompetitionResult) -> Result<crate::analyses::EpsilonPlot> {
     let eps: Vec<f64> = r.per_example.iter().map(|e| e.epsilon).collect();
     let top = finite_range(eps.iter())
         .map_or(0.0, |(_, hi)| hi)

@@ -178,12 +178,12 @@ pub fn generations(seed: u64) -> Synthetic {
 ///
 /// # Errors
 /// An unknown kind.
-pub fn make(kind: &str, seed: u64) -> Result<Synthetic, crate::error::WebError> {
+pub fn make(kind: &str, seed: u64) -> Result<Synthetic, crate::WebError> {
     match kind {
         "competition" => Ok(competition(seed)),
         "scores" => Ok(scores(seed)),
         "generations" => Ok(generations(seed)),
-        other => Err(crate::error::WebError::msg(format!("no synthetic example `{other}`"))),
+        other => Err(crate::WebError::msg(format!("no synthetic example `{other}`"))),
     }
 }
 

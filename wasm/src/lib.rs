@@ -20,25 +20,18 @@
 //! with an error marked [`WebError::full`] so that the worker hands them to the full module.
 //!
 //! Everything but `wasm` builds natively, so `cargo test --workspace` checks it without a browser; the boundary is
-//! tested in headless Chromium with wasm-bindgen-test (`web/tests/`), on the main thread and in a dedicated worker.
+//! tested in headless Chromium with wasm-bindgen-test (`wasm/tests/`), on the main thread and in a dedicated worker.
 //! The page's message protocol is documented in `www/src/protocol.md`.
 
-pub mod analyses;
-pub mod error;
-pub mod npy;
-pub mod parts;
-pub mod plots;
-pub mod rows;
+pub use lethe_analysis::{analyses, error, npy, parts, plots, rows, workspace};
 pub mod synthetic;
 #[cfg(feature = "full")]
 pub mod teach;
-pub mod workspace;
-
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
-pub use error::{WebError, WebResult};
+pub use lethe_analysis::{Error as WebError, Result as WebResult};
 pub use workspace::{InputRef, Workspace};
 
 /// The Lethe version the page reports (the workspace version, as the CLI's `lethe_version`).
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const VERSION: &str = lethe_analysis::VERSION;

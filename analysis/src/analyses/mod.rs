@@ -1,0 +1,134 @@
+//! The four analyses of the page, each the CLI subcommand's steps (`cli/src/commands.rs`) over workspace inputs:
+//! load the inputs as the CLI loads them, call the core, return the core's result unchanged (so the exported JSON's
+//! `result` equals `lethe <command> --json`'s), the input records, and plot data computed by the core.
+//!
+//! Requests carry the CLI's option names and defaults. Nothing here computes a statistic: the glue the CLI has
+//! between core calls (target draws with their seed offsets, logits → confidences per model, Wilcoxon + BH of RULER
+//! across runs) is repeated line for line, and the browser tests check the results against the CLI's.
+
+use std::sync::Arc;
+
+use lethe::backend::{Backend, CpuBackend, Precision};
+use lethe::competition::{self, Accuracies, CompetitionParams, CompetitionResult, EpsMax, Variant};
+use lethe::kernel::Bandwidth;
+use lethe::leakage::{self, LeakageParams, LeakageReport, SdMethod, Sidedness};
+use lethe::progress::{Monitor, Progress};
+use lethe::ruler::{self, RulerInputs, RulerReport, TieRule};
+use lethe::sde::calibrated::{CalibratedParams, CalibratedReport, TargetRows, calibrated_with};
+use lethe::sde::{self, SdeParams, SdeReport, Split};
+use lethe::{Matrix, rouge};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result, named_input};
+use crate::parts::{PartSubset, SdePart};
+use crate::plots::{self, Histograms};
+use crate::rows::Rows;
+use crate::workspace::{Held, Input, InputRecord, InputRef, Workspace};
+
+/// The compute backend a request names: `cpu`, or `webgpu` (wasm32 builds with the `gpu` feature; the worker
+/// resolves the page's `auto` to one of the two before asking).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendChoice {
+    Cpu,
+    WebGpu,
+}
+
+/// Parses a request's `backend`.
+///
+/// # Errors
+/// Names other than `cpu` and `webgpu`.
+pub fn backend_choice(name: &str) -> Result<BackendChoice> {
+    match name {
+        "" | "cpu" => Ok(BackendChoice::Cpu),
+        "webgpu" => Ok(BackendChoice::WebGpu),
+        other => Err(Error::msg(format!(
+            "backend `{other}` is not one of cpu, webgpu (the page resolves `auto` before a run)"
+        ))),
+    }
+}
+
+fn check_backend(name: &str) -> Result<()> {
+    backend_choice(name).map(|_| ())
+}
+
+fn parse<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> Result<T> {
+    s.parse().map_err(Error::from)
+}
+
+/// Attributes a core error to the page control it names (`` `target[3]` `` → `target`, `` `unlearned (forget
+/// rows)` `` → `forget`, `` `oracle_retain` `` → `oracle`), when that is one of `roles`.
+fn attribute(e: lethe::Error, roles: &[&str]) -> Error {
+    let backend = matches!(e, lethe::Error::Backend(_));
+    let message = e.to_string();
+    let input = named_input(&message).and_then(|name| {
+        let base = name.split('[').next().unwrap_or(name);
+        let candidates = [
+            if name.contains("(forget rows)") { "forget" } else { "" },
+            if name.contains("(retain rows)") { "retain" } else { "" },
+            base,
+            base.split([' ', '_']).next().unwrap_or(base),
+        ];
+        candidates
+            .into_iter()
+            .find(|c| !c.is_empty() && roles.contains(c))
+            .map(str::to_string)
+    });
+    Error {
+        input,
+        message,
+        backend,
+        full: false,
+        usage: false,
+    }
+}
+
+/// Loads a 1-D sample as the CLI's `load_vector`: a single column or a single row.
+fn load_vector(ws: &mut Workspace, role: &str, r: &InputRef) -> Result<(Vec<f64>, InputRecord)> {
+    let input = ws.load(role, r)?;
+    let m = &input.matrix;
+    if m.cols() != 1 && m.rows() != 1 {
+        return Err(Error::at(
+            role,
+            format!(
+                "shape mismatch: this analysis takes a 1-D sample, but the input is {}×{}; pass one column (or select a tensor/column)",
+                m.rows(),
+                m.cols()
+            ),
+        ));
+    }
+    Ok((m.as_slice().to_vec(), input.record.clone()))
+}
+
+/// Warnings the loaders attached to inputs (non-finite values, detected headers); the CLI drops them, the page
+/// shows them next to the inputs.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LoadWarning {
+    pub role: String,
+    pub message: String,
+}
+
+fn load_warnings(inputs: &[(&str, &Input)]) -> Vec<LoadWarning> {
+    inputs
+        .iter()
+        .flat_map(|(role, i)| {
+            i.warnings.iter().map(|w| LoadWarning {
+                role: (*role).to_string(),
+                message: w.clone(),
+            })
+        })
+        .collect()
+}
+
+mod bounds;
+mod calibrate;
+mod epsilon;
+mod ruler_run;
+mod sde_run;
+#[cfg(test)]
+mod tests;
+
+pub use bounds::*;
+pub use calibrate::*;
+pub use epsilon::*;
+pub use ruler_run::*;
+pub use sde_run::*;

@@ -1,0 +1,31 @@
+//! # lethe-analysis: the one analysis layer under every front end
+//!
+//! The Lethe core (`lethe`) computes statistics; the front ends (the `lethe` CLI, the browser widget's wasm layer,
+//! later bindings) only translate. Between them, this crate decides, once for all of them:
+//!
+//! * [`workspace`]: the inputs — byte sources by id (a file on disk, a browser `File`, pasted text, an array handed
+//!   over), their headers and SHA-256, matrices loaded with one set of options and checks, or read in place.
+//! * [`rows`] and [`spec`]: row subsets and the `PATH[#TENSOR][@ROWS]` grammar, parsed one way.
+//! * [`analyses`]: per analysis a serde `Request` (defaults from the core's parameter types), the checks that turn
+//!   it into a run with its warnings, a run with progress and cancel, and the report — the same value behind
+//!   `lethe … --json` and the page's export.
+//! * [`error`]: errors that carry the input they concern as data.
+//! * [`plots`], [`parts`], [`npy`]: plot data counted by the core, the parts of a pooled SDE run, .npy bytes.
+//!
+//! Nothing here knows a browser or a terminal, and nothing here computes a statistic: every number comes from the
+//! core.
+
+pub mod analyses;
+pub mod error;
+pub mod npy;
+pub mod parts;
+pub mod plots;
+pub mod rows;
+pub mod spec;
+pub mod workspace;
+
+pub use error::{Error, Result};
+pub use workspace::{InputRef, Workspace};
+
+/// The Lethe version reports carry (the workspace version).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
