@@ -21,6 +21,8 @@ pub struct Error {
     pub backend: bool,
     pub full: bool,
     pub usage: bool,
+    /// The stable code of a guardrail's refusal (the same codes as [`crate::Warning::code`]); `None` otherwise.
+    pub code: Option<String>,
 }
 
 impl Error {
@@ -32,6 +34,7 @@ impl Error {
             backend: false,
             full: false,
             usage: false,
+            code: None,
         }
     }
 
@@ -43,6 +46,7 @@ impl Error {
             backend: false,
             full: false,
             usage: false,
+            code: None,
         }
     }
 
@@ -60,6 +64,15 @@ impl Error {
         Self {
             full: matches!(e, lethe::data::DataError::NotBuilt { .. }),
             ..Self::at(input, format!("{prefix}{e}"))
+        }
+    }
+
+    /// A guardrail's refusal: code `code` (see [`Error::code`]), about `input` when it concerns one.
+    pub fn refused(code: &str, input: Option<&str>, message: impl Into<String>) -> Self {
+        Self {
+            input: input.map(str::to_string),
+            code: Some(code.to_string()),
+            ..Self::msg(message)
         }
     }
 

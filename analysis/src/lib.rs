@@ -9,7 +9,8 @@
 //! * [`analyses`]: per analysis a serde `Request` (defaults from the core's parameter types), the checks that turn
 //!   it into a run with its warnings, a run with progress and cancel, and the report — the same value behind
 //!   `lethe … --json` and the page's export.
-//! * [`error`]: errors that carry the input they concern as data.
+//! * [`report`]: the report envelope with its one [`Headline`] and its [`Warning`]s.
+//! * [`error`]: errors that carry the input they concern (and, for a guardrail's refusal, its code) as data.
 //! * [`plots`], [`parts`], [`npy`]: plot data counted by the core, the parts of a pooled SDE run, .npy bytes.
 //!
 //! Nothing here knows a browser or a terminal, and nothing here computes a statistic: every number comes from the
@@ -20,11 +21,13 @@ pub mod error;
 pub mod npy;
 pub mod parts;
 pub mod plots;
+pub mod report;
 pub mod rows;
 pub mod spec;
 pub mod workspace;
 
 pub use error::{Error, Result};
+pub use report::{Headline, Report, Warning};
 pub use workspace::{InputRef, Workspace};
 
 /// The Lethe version reports carry (the workspace version).

@@ -201,6 +201,11 @@ pub struct Workspace {
     /// The cache budget in bytes (0 means [`CACHE_BYTES`]).
     cache_bytes: usize,
     in_place: InPlacePolicy,
+    /// Hash files of any size (the CLI, which reads files from disk); else files over [`MAX_BYTES`] are not hashed.
+    hash_all: bool,
+    /// Native file sources by path as given (the CLI's arguments), so a file named twice is one source.
+    #[cfg(not(target_arch = "wasm32"))]
+    paths: HashMap<std::path::PathBuf, u32>,
 }
 
 /// When [`Workspace::open`] reads an input in place instead of loading it. Not part of a report's parameters: the
@@ -271,6 +276,7 @@ impl Workspace {
         *self = Self {
             cache_bytes: self.cache_bytes,
             in_place: self.in_place,
+            hash_all: self.hash_all,
             ..Self::default()
         };
     }
@@ -376,7 +382,7 @@ impl Workspace {
         if let Some(h) = &src.sha256 {
             return Ok(h.clone());
         }
-        if src.data.len() > MAX_BYTES {
+        if !self.hash_all && src.data.len() > MAX_BYTES {
             return Err(Error::at(
                 &key,
                 format!("`{}` is over {} and is not hashed", src.name, gib(MAX_BYTES)),
@@ -392,7 +398,7 @@ impl Workspace {
     fn digest(&mut self, id: u32) -> Result<String> {
         match self.sha256(id, |_, _| ()) {
             Ok(h) => Ok(h),
-            Err(_) if self.source(id)?.data.len() > MAX_BYTES => {
+            Err(_) if !self.hash_all && self.source(id)?.data.len() > MAX_BYTES => {
                 Ok(format!("not computed (file over {})", gib(MAX_BYTES)))
             }
             Err(e) => Err(e),
@@ -441,6 +447,94 @@ impl Workspace {
             matrix: loaded.matrix,
             record,
             warnings: loaded.warnings,
+        })
+    }
+
+    /// Hash every source whatever its size (the CLI: a report records the SHA-256 of every file it read).
+    pub fn set_hash_all(&mut self, all: bool) {
+        self.hash_all = all;
+    }
+
+    /// The id of the source that is the file at `path` (as given: reports name it so), opened on first use.
+    ///
+    /// # Errors
+    /// The file cannot be opened; reported for `role`, naming the path.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn add_path(&mut self, role: &str, path: &std::path::Path) -> Result<u32> {
+        if let Some(&id) = self.paths.get(path) {
+            return Ok(id);
+        }
+        let shown = path.display().to_string();
+        let file = std::fs::File::open(path).map_err(|e| {
+            let what = if e.kind() == std::io::ErrorKind::NotFound {
+                "no such file: check the path".to_string()
+            } else {
+                format!("cannot open the file: {e}")
+            };
+            Error::at(role, format!("`{shown}`: {what}"))
+        })?;
+        let id = u32::try_from(self.paths.len()).map_err(|_| Error::msg("too many files"))? + (1 << 30);
+        self.add(id, &shown, Arc::new(file));
+        self.paths.insert(path.to_path_buf(), id);
+        Ok(id)
+    }
+
+    /// An input argument `PATH[#TENSOR][@ROWS]` (the CLI's grammar, [`crate::spec`]) as a request's input: the
+    /// file, and any index or split file its rows name, become sources.
+    ///
+    /// # Errors
+    /// A malformed argument (a usage error); a file that cannot be opened; reported for `role`.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn input_arg(&mut self, role: &str, arg: &str) -> Result<InputRef> {
+        let spec = crate::spec::parse_input(arg, &crate::spec::is_file)
+            .map_err(|e| Error::at(role, format!("bad input `{arg}`: {e}")).usage())?;
+        let source = self.add_path(role, &spec.path)?;
+        let rows = match &spec.rows {
+            None => Rows::All,
+            Some(r) => self.rows_spec(role, r)?,
+        };
+        Ok(InputRef {
+            source,
+            tensor: spec.tensor,
+            rows,
+        })
+    }
+
+    /// A row argument given on its own (`--forget`, `--it-pool`, ...) as a request's rows.
+    ///
+    /// # Errors
+    /// A malformed argument (a usage error); a file that cannot be opened; reported for `role`.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn rows_arg(&mut self, role: &str, arg: &str) -> Result<Rows> {
+        let spec = crate::spec::parse_rows(arg, &crate::spec::is_file)
+            .map_err(|e| Error::at(role, format!("bad rows `{arg}`: {e}")).usage())?;
+        self.rows_spec(role, &spec)
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn rows_spec(&mut self, role: &str, spec: &crate::spec::RowSpec) -> Result<Rows> {
+        use crate::spec::RowSpec;
+        Ok(match spec {
+            RowSpec::Range(..) | RowSpec::List(_) => Rows::Text { text: spec.to_string() },
+            RowSpec::File(p) => {
+                if !p.is_file() {
+                    return Err(Error::at(
+                        role,
+                        format!(
+                            "rows `{}` are neither a range a..b nor a list i,j,k, so they name an index file, and no \
+                             such file exists; check the path",
+                            p.display()
+                        ),
+                    ));
+                }
+                Rows::File {
+                    source: self.add_path(role, p)?,
+                }
+            }
+            RowSpec::Split { file, value } => Rows::Split {
+                source: self.add_path(role, file)?,
+                value: value.clone(),
+            },
         })
     }
 
@@ -540,7 +634,22 @@ impl Workspace {
             Rows::All => Ok((None, None, None)),
             Rows::Text { text } => Ok(match rows::parse_text(role, text)? {
                 TextRows::All => (None, None, None),
-                TextRows::Range(a, b) => (Some((a..b).collect()), None, Some(format!("{a}..{b}"))),
+                TextRows::Range(a, b) => {
+                    // Never expanded past what one input could hold (1-column f64 rows within the load limit), so
+                    // `0..99999999999999` is an error, not an allocation.
+                    let most = MAX_BYTES / 8;
+                    if (b - a) as u64 > most {
+                        return Err(Error::at(
+                            role,
+                            format!(
+                                "rows {a}..{b} are {} rows, more than one input may hold (at most {most}); pass a \
+                                 smaller row subset",
+                                b - a
+                            ),
+                        ));
+                    }
+                    (Some((a..b).collect()), None, Some(format!("{a}..{b}")))
+                }
                 TextRows::List(v) => {
                     let s = v.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
                     (Some(v), None, Some(s))

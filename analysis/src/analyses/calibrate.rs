@@ -313,6 +313,7 @@ fn attribute_calibrated(e: lethe::Error) -> Error {
         backend,
         full: false,
         usage: false,
+        code: None,
     }
 }
 

@@ -79,6 +79,7 @@ fn attribute(e: lethe::Error, roles: &[&str]) -> Error {
         backend,
         full: false,
         usage: false,
+        code: None,
     }
 }
 

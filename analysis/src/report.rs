@@ -1,0 +1,112 @@
+//! The one report of an analysis: the same value behind `lethe … --json`, the page's export and any later binding.
+//!
+//! Headline first, evidence beneath (STYLE.md §11): every report carries one [`Headline`] a person can act on —
+//! "inconclusive" included, with the reason — then the [`Warning`]s the checks raised, then the numbers.
+
+use serde::{Deserialize, Serialize};
+
+pub use lethe::record::{FileDigest, InputRecord};
+
+/// The envelope around an analysis's result.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report<P: Serialize, R: Serialize> {
+    pub lethe_version: &'static str,
+    /// The analysis, named as the CLI's subcommand (`sde`, `calibrate`, `ruler`, `epsilon`, ...).
+    pub command: &'static str,
+    /// The request's options as run (inputs are in `inputs`).
+    pub parameters: P,
+    /// The seed of every random choice (shuffles, splits, subset draws); `None` for deterministic analyses.
+    pub seed: Option<u64>,
+    pub inputs: Vec<InputRecord>,
+    /// The one call of this analysis.
+    pub headline: Headline,
+    /// What the checks found before (and while) computing: each with a stable code, the input it concerns, the fix.
+    pub warnings: Vec<Warning>,
+    /// The core's result, unchanged.
+    pub result: R,
+}
+
+impl<P: Serialize, R: Serialize> Report<P, R> {
+    /// A report of `command` with this crate's version.
+    pub fn new(
+        command: &'static str,
+        parameters: P,
+        seed: Option<u64>,
+        inputs: Vec<InputRecord>,
+        headline: Headline,
+        warnings: Vec<Warning>,
+        result: R,
+    ) -> Self {
+        Self {
+            lethe_version: crate::VERSION,
+            command,
+            parameters,
+            seed,
+            inputs,
+            headline,
+            warnings,
+            result,
+        }
+    }
+}
+
+/// The call of an analysis, in a person's words.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Headline {
+    /// A stable code, per analysis (e.g. SDE's `in_training`, `out_of_training`, `inconclusive`); `inconclusive`
+    /// means the same in every analysis: the data do not support a call, and `reason` says why.
+    pub call: String,
+    /// One sentence a person can act on.
+    pub text: String,
+    /// Why the call is `inconclusive`, or why the rules beneath it disagree.
+    pub reason: Option<String>,
+}
+
+impl Headline {
+    /// The code every analysis uses when its data support no call.
+    pub const INCONCLUSIVE: &'static str = "inconclusive";
+
+    pub fn new(call: &str, text: impl Into<String>) -> Self {
+        Self {
+            call: call.to_string(),
+            text: text.into(),
+            reason: None,
+        }
+    }
+
+    /// "Inconclusive", with the reason.
+    pub fn inconclusive(text: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self {
+            call: Self::INCONCLUSIVE.to_string(),
+            text: text.into(),
+            reason: Some(reason.into()),
+        }
+    }
+
+    /// Whether the call is "inconclusive".
+    pub fn is_inconclusive(&self) -> bool {
+        self.call == Self::INCONCLUSIVE
+    }
+}
+
+/// Something a person should know about a result before trusting it: a stable code (tests and bindings match on
+/// it), the input it concerns (the request's role; the front end names the file), the problem, and the fix — in a
+/// user's words, with no names from the code.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    pub code: String,
+    pub input: Option<String>,
+    pub message: String,
+    pub fix: Option<String>,
+}
+
+impl Warning {
+    pub fn new(code: &str, input: Option<&str>, message: impl Into<String>, fix: Option<String>) -> Self {
+        Self {
+            code: code.to_string(),
+            input: input.map(str::to_string),
+            message: message.into(),
+            fix,
+        }
+    }
+}
