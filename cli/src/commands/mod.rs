@@ -1,0 +1,287 @@
+//! The subcommands: argument definitions, loading, calling the core, printing.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use lethe::backend::Precision;
+use lethe::competition::{self, Accuracies, CompetitionParams, EpsMax, Variant};
+use lethe::divergence::{self, LogBase};
+use lethe::hsic::{self, HsicTestParams};
+use lethe::kernel::Bandwidth;
+use lethe::leakage::{self, LeakageParams, SdMethod, Sidedness};
+use lethe::mann_whitney;
+use lethe::mmd::{self, MmdEstimator};
+use lethe::ruler::{self, RulerInputs, TieRule};
+use lethe::sde::{self, SdeParams, Split};
+use lethe::wilcoxon::{self, WilcoxonParams, ZeroMethod};
+use lethe::{Alternative, Matrix, PValueMethod, rouge, wasserstein};
+use serde::Serialize;
+
+use crate::CliError;
+use crate::input::{self, InputRecord, InputSpec, RowSpec};
+use crate::report::{Report, fmt_num};
+
+mod bounds;
+mod epsilon;
+mod ruler_cmd;
+mod sde_cmd;
+mod stats;
+
+use bounds::*;
+use epsilon::*;
+use ruler_cmd::*;
+use sde_cmd::*;
+use stats::*;
+
+#[derive(Parser)]
+#[command(
+    name = "lethe",
+    version,
+    about = "Machine-unlearning and membership evaluation statistics (SDE/HSIC, RULER, NeurIPS 2023 epsilon, leakage bounds)",
+    after_help = "Inputs are PATH[#TENSOR][@ROWS]: ROWS is a..b, i,j,k, an index file, or FILE==VALUE (a split \
+                  column). See docs/cli.md."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Show a file's format, arrays, dtypes and shapes (reads headers only)
+    Inspect(InspectArgs),
+    /// HSIC between paired rows of two inputs, with a permutation test
+    Hsic(HsicArgs),
+    /// Split-half dependence evaluation (SDE): in/out-of-training verdicts, OTR, F1, baselines
+    Sde(SdeArgs),
+    /// SDE beyond the paper: calibrated verdicts from exact shuffle means over pooled references, with diagnostics
+    Calibrate(CalibrateArgs),
+    /// RULER representation-level metrics (m1–m4), with Wilcoxon + Benjamini–Hochberg across runs
+    Ruler(RulerArgs),
+    /// NeurIPS 2023 unlearning competition: per-example epsilon, forget score, final score
+    Epsilon(EpsilonArgs),
+    /// Leakage bounds on scores in [0, 1]: M_bin, M_gen(x), expectation/SD bounds, ED score, sample size
+    Bounds(BoundsArgs),
+    /// ROUGE-L of generations (one per line) against a reference, optionally with leakage bounds
+    Rouge(RougeArgs),
+    /// Mann–Whitney U test (as scipy.stats.mannwhitneyu)
+    Mwu(MwuArgs),
+    /// Wilcoxon signed-rank test (as scipy.stats.wilcoxon) with the rank-biserial effect size
+    Wilcoxon(WilcoxonArgs),
+    /// Jensen–Shannon divergence of two samples' histograms on shared bins
+    Jsd(JsdArgs),
+    /// Maximum mean discrepancy between two sets of rows
+    Mmd(MmdArgs),
+    /// Exact Wasserstein-1 distance between two sets of rows
+    Wasserstein(WassersteinArgs),
+}
+
+#[derive(Args)]
+pub struct Out {
+    /// Print the JSON report (schema in docs/cli.md) instead of a summary
+    #[arg(long)]
+    json: bool,
+}
+
+/// `--in-place`: how `sde` and `calibrate` hold their matrix inputs. Not part of the report's parameters: the
+/// result is the same, bit for bit, loaded or read in place.
+#[derive(Args)]
+pub struct InPlaceArg {
+    /// Read large inputs in place from their files, a panel of columns at a time (memory: the kernels and a few MB,
+    /// whatever the number of columns), instead of loading them: auto (when the rows used take more than 64 MiB),
+    /// always, never
+    #[arg(long = "in-place", value_enum, value_name = "WHEN", default_value = "auto")]
+    in_place: input::InPlace,
+}
+
+/// `--threads N`: native threads for commands that evaluate many independent subsets or shuffles. Not part of
+/// the report's parameters: the result is the same, bit for bit, for every N.
+#[derive(Args)]
+pub struct Threads {
+    /// Threads that evaluate subsets (sde, calibrate) or shuffles (hsic) [default: the CPUs this process may use]
+    #[arg(long, value_name = "N", value_parser = thread_count)]
+    threads: Option<usize>,
+}
+
+impl Threads {
+    fn count(&self) -> Result<usize, CliError> {
+        Ok(self.threads.unwrap_or_else(lethe::parallel::available_threads))
+    }
+}
+
+/// `--threads`: a whole number, at least 1.
+pub(super) fn thread_count(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("--threads must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("--threads takes a whole number of threads, at least 1".into()),
+    }
+}
+
+/// A value parser that checks an option's text with the core's own parser (so a bad value is a usage error, exit
+/// status 2, before anything is loaded) and keeps the text as typed: the report's parameters record it so.
+pub(super) fn checked<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> Result<String, String> {
+    s.parse::<T>().map(|_| s.to_string()).map_err(|e| e.to_string())
+}
+
+/// `--base`: e or 2.
+pub(super) fn log_base(s: &str) -> Result<String, String> {
+    match s {
+        "e" | "2" => Ok(s.to_string()),
+        _ => Err("the logarithm base is e or 2".into()),
+    }
+}
+
+/// `--eps-max`: `official` or a number.
+pub(super) fn eps_max_arg(s: &str) -> Result<String, String> {
+    if s == "official" || s.parse::<f64>().is_ok_and(|v| !v.is_nan()) {
+        Ok(s.to_string())
+    } else {
+        Err("--eps-max takes `official` or a number".into())
+    }
+}
+
+/// `--backend cpu|gpu` (sde, hsic).
+#[derive(Args, Serialize)]
+pub struct BackendChoice {
+    /// Compute backend: cpu, or gpu (lethe-gpu through wgpu: Vulkan or GL; f32 only, one device, no --threads)
+    #[arg(long, value_enum, default_value = "cpu")]
+    // Recorded in the report's parameters only when it is the GPU: CPU reports keep the parameters the widget's
+    // reports mirror (tests/browser/cli_parity.test.mjs).
+    #[serde(skip_serializing_if = "BackendArg::is_cpu")]
+    backend: BackendArg,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum BackendArg {
+    Cpu,
+    Gpu,
+}
+
+impl BackendArg {
+    fn is_cpu(&self) -> bool {
+        *self == BackendArg::Cpu
+    }
+}
+
+impl BackendChoice {
+    fn gpu(&self) -> bool {
+        self.backend == BackendArg::Gpu
+    }
+
+    /// The storage precision for this backend, written back into `precision` so that the report's parameters
+    /// show what ran: f64 by default on the CPU, f32 (its only precision) on the GPU.
+    fn precision(&self, precision: &mut Option<String>) -> Result<lethe::backend::Precision, CliError> {
+        let p = match (self.backend, precision.as_deref()) {
+            (BackendArg::Gpu, Some("f64")) => {
+                return Err(CliError::usage(
+                    "--backend gpu computes in f32 only (WebGPU and Lethe's shaders have no f64): drop \
+                     --precision f64, or use --backend cpu",
+                ));
+            }
+            (BackendArg::Gpu, _) => "f32".to_string(),
+            (BackendArg::Cpu, p) => p.unwrap_or("f64").to_string(),
+        };
+        let parsed = parse(&p)?;
+        *precision = Some(p);
+        Ok(parsed)
+    }
+}
+
+/// Runs `f` on the GPU backend: the adapter Lethe finds first (WGPU_BACKEND, e.g. `vulkan`, narrows the search).
+#[cfg(feature = "gpu")]
+pub(super) fn on_gpu<R>(f: impl FnOnce(&mut lethe_gpu::GpuBackend) -> lethe::Result<R>) -> Result<R, CliError> {
+    let mut gpu = pollster::block_on(lethe_gpu::GpuBackend::request(&lethe_gpu::GpuOptions::default()))
+        .map_err(|e| CliError::msg(format!("--backend gpu: {e}")))?;
+    f(&mut gpu).map_err(|e| CliError::msg(format!("--backend gpu: {e}")))
+}
+
+#[cfg(not(feature = "gpu"))]
+pub(super) fn on_gpu<R>(_: impl FnOnce(&mut NoGpu) -> lethe::Result<R>) -> Result<R, CliError> {
+    Err(CliError::msg(
+        "--backend gpu: this lethe was built without the `gpu` feature (cargo build -p lethe-cli --features gpu)",
+    ))
+}
+
+/// Stands in for the GPU backend in a build without it (never constructed).
+#[cfg(not(feature = "gpu"))]
+type NoGpu = lethe::backend::CpuBackend;
+
+#[cfg(feature = "gpu")]
+use pollster::block_on;
+
+/// Without the GPU there is nothing to wait for ([`on_gpu`] calls nothing): a plain poll loop.
+#[cfg(not(feature = "gpu"))]
+pub(super) fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// The human output's line about the backend, for GPU runs (CPU runs print none, as before).
+pub(super) fn backend_line(info: &lethe::backend::BackendInfo) -> String {
+    let precision = match info.precision {
+        lethe::backend::Precision::F32 => "f32",
+        lethe::backend::Precision::F64 => "f64",
+    };
+    format!("backend: GPU ({}, {precision}): {}\n", info.name, info.device)
+}
+
+#[derive(Args)]
+pub struct InspectArgs {
+    file: PathBuf,
+    #[command(flatten)]
+    out: Out,
+}
+
+/// An input spec kept as text for clap and the report, parsed on use.
+type InputSpecArg = String;
+
+pub(super) fn spec(s: &str) -> Result<InputSpec, CliError> {
+    s.parse()
+        .map_err(|e: String| CliError::usage(format!("bad input `{s}`: {e}")))
+}
+
+pub fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Inspect(a) => inspect(a),
+        Command::Hsic(a) => hsic_cmd(a),
+        Command::Sde(a) => sde_cmd(a),
+        Command::Calibrate(a) => calibrate_cmd(a),
+        Command::Ruler(a) => ruler_cmd(a),
+        Command::Epsilon(a) => epsilon_cmd(a),
+        Command::Bounds(a) => bounds_cmd(a),
+        Command::Rouge(a) => rouge_cmd(a),
+        Command::Mwu(a) => mwu_cmd(a),
+        Command::Wilcoxon(a) => wilcoxon_cmd(a),
+        Command::Jsd(a) => jsd_cmd(a),
+        Command::Mmd(a) => mmd_cmd(a),
+        Command::Wasserstein(a) => wasserstein_cmd(a),
+    }
+}
+
+pub(super) fn parse<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> Result<T, CliError> {
+    s.parse().map_err(CliError::from)
+}
+
+pub(super) fn file_record(role: &str, d: input::FileDigest, rows: usize) -> InputRecord {
+    InputRecord {
+        role: role.into(),
+        spec: d.path.clone(),
+        path: d.path,
+        sha256: d.sha256,
+        format: "text".into(),
+        dtype: "utf-8 lines".into(),
+        shape: vec![rows as u64],
+        tensor: None,
+        rows_used: rows,
+        row_file: None,
+    }
+}
