@@ -62,3 +62,87 @@ pub fn fmt_num(v: f64) -> String {
         format!("{v:.6}")
     }
 }
+
+/// Prints a report of the analysis layer: the JSON report (`--json`), or the headline first, then the numbers
+/// `human` writes, then the inputs. Warnings go to stderr either way, each with its code, the input and file it
+/// concerns, and the fix — in the shape of rustc's diagnostics:
+///
+/// ```text
+/// warning[unequal_subset_sizes]: the subsets have 359, 150 and 60 rows …
+///   --> in_training: retain.npy
+///   = help: …
+/// ```
+pub fn emit_report<P: Serialize, R: Serialize>(
+    report: &lethe_analysis::Report<P, R>,
+    json: bool,
+    human: impl FnOnce(&R) -> String,
+) -> Result<(), CliError> {
+    eprint!("{}", warnings_text(&report.warnings, &report.inputs));
+    if json {
+        let s = serde_json::to_string_pretty(report).map_err(|e| CliError::msg(format!("writing JSON: {e}")))?;
+        println!("{s}");
+        return Ok(());
+    }
+    let h = &report.headline;
+    println!("{}", h.text);
+    if let Some(reason) = &h.reason {
+        println!("  because: {reason}");
+    }
+    println!();
+    print!("{}", human(&report.result));
+    for i in &report.inputs {
+        println!(
+            "  input {:<18} {} ({} rows; sha256 {}…)",
+            i.role,
+            i.spec,
+            i.rows_used,
+            i.sha256.get(..12).unwrap_or(&i.sha256)
+        );
+    }
+    Ok(())
+}
+
+/// The warnings of a report as stderr lines (empty when there are none); the file of each warning's input is
+/// looked up in `inputs` by role.
+pub fn warnings_text(warnings: &[lethe_analysis::Warning], inputs: &[InputRecord]) -> String {
+    let mut s = String::new();
+    for w in warnings {
+        s.push_str(&format!("warning[{}]: {}\n", w.code, w.message));
+        if let Some(role) = &w.input {
+            match inputs.iter().find(|i| &i.role == role) {
+                Some(i) => s.push_str(&format!("  --> {role}: {}\n", i.path)),
+                None => s.push_str(&format!("  --> {role}\n")),
+            }
+        }
+        if let Some(fix) = &w.fix {
+            s.push_str(&format!("  = help: {fix}\n"));
+        }
+    }
+    s
+}
+
+/// An error of the analysis layer as the CLI reports it: the role it concerns and, when the request named a file
+/// for that role (`files`: role → path as given), the file; a malformed request is a usage error (exit 2).
+pub fn layer_error(e: lethe_analysis::Error, files: &[(&str, &str)]) -> CliError {
+    let mut msg = e.message;
+    if let Some(role) = &e.input {
+        let base = role.split('[').next().unwrap_or(role);
+        let file = files.iter().find(|(r, _)| *r == role || *r == base).map(|(_, p)| *p);
+        if !msg.starts_with(role.as_str()) {
+            msg = format!("{role}: {msg}");
+        }
+        if let Some(p) = file
+            && !msg.contains(p)
+        {
+            msg = format!("{msg} (file: {p})");
+        }
+    }
+    if let Some(code) = &e.code {
+        msg = format!("[{code}] {msg}");
+    }
+    if e.usage {
+        CliError::usage(msg)
+    } else {
+        CliError::msg(msg)
+    }
+}
