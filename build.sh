@@ -37,7 +37,7 @@ setup_rust() {
   cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
   if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
     log "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes, once)"
-    # No --locked: the registry mirror lacks one locked dependency version (TOOLCHAIN.md).
+    # No --locked: the registry mirror lacks one locked dependency version (docs/toolchain.md).
     cargo install -q wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
   fi
 }
@@ -45,7 +45,7 @@ setup_rust() {
 setup_node() {
   command -v npm >/dev/null || need_apt nodejs npm
   # Build/test tools only (package.json): playwright-core drives /usr/bin/chromium, binaryen@132 gives wasm-opt
-  # (Debian's binaryen 108 breaks wasm-bindgen's externref table, TOOLCHAIN.md). The page itself has no npm deps.
+  # (Debian's binaryen 108 breaks wasm-bindgen's externref table, docs/toolchain.md). The page itself has no npm deps.
   if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ]; then
     log "npm ci (playwright-core, binaryen)"
     npm ci --no-audit --no-fund --silent

@@ -1,6 +1,6 @@
 // Runs a benchmark plan on lethe_bench.wasm in headless Chromium, in a dedicated worker (bench/web/; `poolJob`
 // tasks on a pool of workers, bench/web/pool.mjs), served from 127.0.0.1 by this script (data files under /data/).
-// Flags as in TOOLCHAIN.md (Playwright gives each launch a fresh profile); --enable-unsafe-webgpu is not needed
+// Flags as in docs/toolchain.md (Playwright gives each launch a fresh profile); --enable-unsafe-webgpu is not needed
 // (CPU wasm only).
 //   node bench/browser.mjs WASM PLAN.json DATA_DIR OUT.json
 import fs from 'node:fs';

@@ -4,7 +4,7 @@
 # including when no WebGPU adapter is found.
 #
 # Needs: chromium + chromium-driver (apt), the wasm32-unknown-unknown target, wasm-bindgen-cli 0.2.130
-# (`cargo install wasm-bindgen-cli --version 0.2.130`, no --locked). See /work/shared/TOOLCHAIN.md.
+# (`cargo install wasm-bindgen-cli --version 0.2.130`, no --locked). See docs/toolchain.md.
 set -euo pipefail
 cd "$(dirname "$0")"
 

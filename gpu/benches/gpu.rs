@@ -1,5 +1,5 @@
 //! GPU vs CPU on the SDE paper's Table 9 subset shape: |S| = 1000 split into halves of n = 500 rows, d = 512
-//! activations, T = 200 shuffles (PERFORMANCE.md, "The workload").
+//! activations, T = 200 shuffles (docs/performance.md, "The workload").
 //!
 //! Each iteration is what one SDE subset costs: `prepare` (upload, kernels, statistics readback) plus scoring
 //! 200 permutations (permutation upload, dispatch, partial-sum readback), on the same seeded data and the same

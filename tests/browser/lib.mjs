@@ -1,4 +1,4 @@
-// Shared helpers of the browser tests: paths, Chromium launch (TOOLCHAIN.md flags), the CLI, test files, exact
+// Shared helpers of the browser tests: paths, Chromium launch (docs/toolchain.md flags), the CLI, test files, exact
 // comparison of reports.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, copyFileSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ mkdirSync(SHOTS, { recursive: true });
 // The page's own formatter (cli/src/report.rs fmt_num in JS): the tests compare displayed text with it.
 export { fmt, num } from '../../www/src/format.js';
 
-// --enable-unsafe-webgpu: WebGPU on SwiftShader (no GPU needed; TOOLCHAIN.md), so the page's WebGPU path is
+// --enable-unsafe-webgpu: WebGPU on SwiftShader (no GPU needed; docs/toolchain.md), so the page's WebGPU path is
 // exercised; webgpu.test.mjs launches a browser without it for the CPU fallback.
 export const WEBGPU_FLAG = '--enable-unsafe-webgpu';
 export const CHROMIUM_ARGS = [

@@ -1,6 +1,6 @@
 //! The CPU backend: the reference every other backend is tested against.
 //!
-//! The permutation loop (PERFORMANCE.md) uses the symmetry of both kernels,
+//! The permutation loop (docs/performance.md) uses the symmetry of both kernels,
 //! `Σ_ij Kc_ij L_{p_i p_j} = Σ_i Kc_ii L_{p_i p_i} + 2 Σ_{i<j} Kc_ij L_{p_i p_j}`, walks the upper triangle once per
 //! group of [`GROUP`] shuffles (one `Kc` load serves all of them), sums each row in the storage type and the totals
 //! in f64.

@@ -1,5 +1,5 @@
 //! `X Xᵀ` for the Gram-based squared distances: packed panels and a 2×4 register tile of the upper triangle
-//! (PERFORMANCE.md); callers mirror it once they are done with it.
+//! (docs/performance.md); callers mirror it once they are done with it.
 //!
 //! The micro-kernel keeps eight vector accumulators and walks `kc`-wide column panels packed contiguously. Vectors
 //! are explicit ([`Vector`]): AVX2 + FMA (f32x8 / f64x4, chosen at run time on x86-64), wasm simd128 (f32x4 /

@@ -2,7 +2,7 @@
 //!
 //! For rows `x_i ∈ ℝ^d` the kernel is `k(x, x') = exp(−‖x − x'‖² / (2σ²))` (SDE paper Eq. 4). Squared distances
 //! come from the Gram matrix of the column-centred data, `‖x_i − x_j‖² = g_ii + g_jj − 2 g_ij`, clamped at 0:
-//! centring the features first keeps the cancellation in that form small (PERFORMANCE.md), and the Gram matrix is
+//! centring the features first keeps the cancellation in that form small (docs/performance.md), and the Gram matrix is
 //! computed once for the upper triangle with packed panels and mirrored.
 //!
 //! Centring a kernel is `Kc = H K H`, `H = I − 11ᵀ/n`, i.e. `Kc_ij = K_ij − r_i − r_j + g` with row means `r`
