@@ -12,6 +12,8 @@
 //! * [`report`]: the report envelope with its one [`Headline`] and its [`Warning`]s.
 //! * [`error`]: errors that carry the input they concern (and, for a guardrail's refusal, its code) as data.
 //! * [`plots`], [`parts`], [`npy`]: plot data counted by the core, the parts of a pooled SDE run, .npy bytes.
+//! * [`synthetic`] and `teach` (feature `full`): the seeded synthetic examples, and the teaching topics' requests,
+//!   seeded data and steps (every number from the core; the page's worker only forwards them).
 //!
 //! Nothing here knows a browser or a terminal, and nothing here computes a statistic: every number comes from the
 //! core.
@@ -24,6 +26,9 @@ pub mod plots;
 pub mod report;
 pub mod rows;
 pub mod spec;
+pub mod synthetic;
+#[cfg(feature = "full")]
+pub mod teach;
 pub mod workspace;
 
 pub use error::{Error, Result};

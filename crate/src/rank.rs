@@ -19,6 +19,8 @@
 
 use crate::error::{Error, Result};
 
+pub mod ties;
+
 /// Average ranks together with the sizes of the tie groups.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct TieRanks {

@@ -10,7 +10,7 @@
 //! * [`rows`]: row subsets, parsed as the CLI's `@ROWS`.
 //! * [`analyses`]: SDE, RULER, competition epsilon, leakage bounds — each the CLI subcommand's steps.
 //! * [`plots`], [`synthetic`], [`npy`]: plot data, seeded synthetic examples, .npy bytes.
-//! * [`teach`]: the teaching page's seeded example data and figure numbers (and its own wasm exports; full module only).
+//! * `teach` (wasm32, full module only): the teaching page's exports over `lethe_analysis::teach`.
 //! * [`parts`]: the subsets of one SDE run computed by a pool of workers, read back for the report.
 //! * `wasm` (wasm32 only): the `#[wasm_bindgen]` exports and the worker-side `ByteSource` and `Monitor`.
 //!
@@ -23,9 +23,8 @@
 //! tested in headless Chromium with wasm-bindgen-test (`wasm/tests/`), on the main thread and in a dedicated worker.
 //! The page's message protocol is documented in `www/src/protocol.md`.
 
-pub use lethe_analysis::{analyses, error, npy, parts, plots, rows, workspace};
-pub mod synthetic;
-#[cfg(feature = "full")]
+pub use lethe_analysis::{analyses, error, npy, parts, plots, rows, synthetic, workspace};
+#[cfg(all(feature = "full", target_arch = "wasm32"))]
 pub mod teach;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -56,6 +56,7 @@ mod confidence;
 pub mod emulate;
 mod exhaustive;
 mod official;
+pub mod threshold;
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests;

@@ -35,6 +35,7 @@
 //! Sums are numpy's pairwise sums and grids are `np.linspace`'s points ([`crate::numpy`]), so the bounds equal
 //! conbo's bit for bit up to the last-ulp differences of `ln`/`sqrt` between numpy and Rust's libm.
 
+pub mod convergence;
 mod plan;
 mod report;
 mod variance;

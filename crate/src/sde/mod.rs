@@ -29,6 +29,7 @@
 
 pub mod calibrated;
 pub mod moments;
+pub mod overlap;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod threaded;
 

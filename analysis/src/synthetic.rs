@@ -23,7 +23,7 @@ pub struct Synthetic {
 }
 
 /// splitmix64 with Box–Muller normals: small, seeded, identical on every platform (the synthetic examples and the
-/// teaching page's data).
+/// teaching topics' data in `teach`).
 pub(crate) struct Rng(u64);
 
 impl Rng {
@@ -178,12 +178,12 @@ pub fn generations(seed: u64) -> Synthetic {
 ///
 /// # Errors
 /// An unknown kind.
-pub fn make(kind: &str, seed: u64) -> Result<Synthetic, crate::WebError> {
+pub fn make(kind: &str, seed: u64) -> crate::Result<Synthetic> {
     match kind {
         "competition" => Ok(competition(seed)),
         "scores" => Ok(scores(seed)),
         "generations" => Ok(generations(seed)),
-        other => Err(crate::WebError::msg(format!("no synthetic example `{other}`"))),
+        other => Err(crate::Error::msg(format!("no synthetic example `{other}`"))),
     }
 }
 
