@@ -1,6 +1,6 @@
 // Topic 5: confidence bounds on leakage. Scores sampled from an adjustable distribution; the ECDF with its DKW band
 // (and the true CDF); the Clopper–Pearson bound on one leak event converging as samples grow, beside DKW's; a
-// sample-size calculator. wasm/src/teach.rs `bounds` / `bounds.plan` (lethe::leakage, lethe::binomial — as
+// sample-size calculator. analysis/src/teach/bounds.rs `bounds` / `bounds.plan` (lethe::leakage, lethe::binomial — as
 // `lethe bounds`).
 import { h, fill } from '../dom.js';
 import { download } from '../export.js';

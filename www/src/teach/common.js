@@ -1,7 +1,7 @@
 // Building blocks of the teaching topics: labelled controls (every one keyboard-operable), the topic layout
 // (explanation beside the figure), live requests to the worker (one in flight per figure, the newest waiting one
 // replaces older ones), reduced-motion detection and the "try it on your data" hand-off. No statistics here: every
-// number shown comes from the worker (wasm/src/teach.rs → the lethe core).
+// number shown comes from the worker (analysis/src/teach/ → the lethe core).
 import { h, fill, nextId } from '../dom.js';
 import { fmt } from '../format.js';
 

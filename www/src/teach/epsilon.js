@@ -1,6 +1,6 @@
 // Topic 4: epsilon from an attack. Two overlapping output distributions (retrained vs unlearned models on one
 // forget example), a draggable threshold (mouse, touch and keyboard) with its FPR/FNR and the epsilon they certify,
-// the best attack of each variant, and the bucket score. wasm/src/teach.rs `epsilon` / `epsilon.threshold`
+// the best attack of each variant, and the bucket score. analysis/src/teach/epsilon.rs `epsilon` / `epsilon.threshold`
 // (lethe::competition: threshold_attack, example_epsilon, bucket_table, score_epsilon — as `lethe epsilon`).
 import { h, fill } from '../dom.js';
 import { download } from '../export.js';

@@ -1,5 +1,5 @@
 // "Try it on your data": the main page (index.html?teach=<topic>&…) opens a panel on a teaching topic's data. The
-// data are regenerated in the worker from the link's parameters (seeded, wasm/src/teach.rs `export`), so the panel
+// data are regenerated in the worker from the link's parameters (seeded, analysis/src/teach/export.rs `export`), so the panel
 // analyses exactly what the figure showed; for SDE the panel gets the figure's rows of the built-in example. The
 // HSIC and rank-test topics have no panel of their own: their links land on the panel that uses the statistic on
 // your data (SDE: HSIC between a subset's halves, Mann–Whitney between the distributions; RULER: Wilcoxon across

@@ -1,7 +1,7 @@
 // Topic 1: HSIC and the permutation null. Paired data with a chosen kind and strength of dependence; the kernel
 // matrices as heat maps; the observed HSIC; the null histogram growing shuffle by shuffle (animated, pausable; the
 // final state at once under reduced motion) with p = (1 + b)/(1 + B) updating. The worker keeps the permutation run
-// (wasm/src/teach.rs `hsic.prepare` / `hsic.step`), the same stream as `lethe hsic --seed`.
+// (analysis/src/teach/hsic.rs `hsic.prepare` / `hsic.step`), the same stream as `lethe hsic --seed`.
 import { h, fill } from '../dom.js';
 import { download } from '../export.js';
 import { histogramPlot } from '../views/hist.js';

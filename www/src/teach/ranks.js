@@ -1,5 +1,5 @@
 // Topic 3: rank tests. Mann–Whitney U (two groups) and Wilcoxon signed-rank (pairs) with the ranks shown, ties
-// highlighted, and the exact null distribution against the normal approximation. wasm/src/teach.rs `ranks`
+// highlighted, and the exact null distribution against the normal approximation. analysis/src/teach/ranks.rs `ranks`
 // (lethe::mann_whitney, lethe::wilcoxon, lethe::rank — the functions behind `lethe mwu` and `lethe wilcoxon`).
 import { h, fill } from '../dom.js';
 import { download } from '../export.js';

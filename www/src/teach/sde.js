@@ -1,7 +1,7 @@
 // Topic 2: split-half dependence (SDE). The paper's argument, then what the numbers show on the built-in digits
 // models: the three distributions and the JSD verdict, how the verdict changes with the reference draw, the exact
 // shuffle mean (each half's kernel spread), the calibrated verdict, and the |S| / σ trends (paper Figure 3 and
-// Table 1) run live. Every number: wasm/src/teach.rs `sde.experiment` / `sde.sweep` (the steps of `lethe sde` and
+// Table 1) run live. Every number: analysis/src/teach/digits.rs `sde.experiment` / `sde.sweep` (the steps of `lethe sde` and
 // `lethe calibrate`).
 import { h, fill } from '../dom.js';
 import { num } from '../format.js';
@@ -270,7 +270,7 @@ export function sdeTopic(ctx, { number: nr } = {}) {
   fill(sizePlotHolder, sizePlot.el);
   fill(sigmaPlotHolder, sigmaPlot.el);
   // What each cell rests on: how much its subsets share rows, how far apart the reference classes are, and the
-  // calibrated report's warnings (wasm/src/teach.rs SweepCell.overlap, .separation, .warnings).
+  // calibrated report's warnings (analysis/src/teach/digits.rs SweepCell.overlap, .separation, .warnings).
   const overlapEl = h('div', { class: 'teach-sweep-overlap', 'data-role': 'sweep-overlap', 'aria-live': 'polite' });
   const renderOverlap = () => {
     const cells = sweep.size;
