@@ -153,9 +153,10 @@ pub fn parse_input(s: &str, is_file: &dyn Fn(&str) -> bool) -> Result<InputSpec,
     })
 }
 
-/// Whether `path` names an existing file (not a directory) on this machine.
+/// Whether `path` names an existing file (not a directory) on this machine: a regular file, or a pipe (`<(…)`), a
+/// named pipe or a device, which are read as streams.
 pub fn is_file(path: &str) -> bool {
-    std::path::Path::new(path).is_file()
+    std::fs::metadata(path).is_ok_and(|m| !m.is_dir())
 }
 
 impl FromStr for RowSpec {

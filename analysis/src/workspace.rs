@@ -140,6 +140,8 @@ pub struct InPlace {
     pub rows: Option<Vec<usize>>,
     pub cols: usize,
     pub record: InputRecord,
+    /// Whether the array was opened once already, so a stored .npz member's CRC-32 has been checked.
+    checked: std::sync::atomic::AtomicBool,
 }
 
 /// A source's bytes, shared by the workspace, the inputs read in place and the threads that read them (the CLI's
@@ -153,9 +155,19 @@ impl InPlace {
     /// The file changed so that it can no longer be read in place (reported for `role`).
     #[cfg(feature = "full")]
     pub fn file(&self, role: &str) -> Result<data::ArrayFile<'_>> {
-        data::ArrayFile::open(&self.name, &*self.src, self.tensor.as_deref())
+        use std::sync::atomic::Ordering;
+        // The first open checks a stored .npz member's CRC-32 (one read of the member); later ones read headers.
+        let (name, src, tensor) = (&self.name, &*self.src, self.tensor.as_deref());
+        let opened = if self.checked.load(Ordering::Acquire) {
+            data::ArrayFile::reopen(name, src, tensor)
+        } else {
+            data::ArrayFile::open(name, src, tensor)
+        };
+        let file = opened
             .map_err(|e| Error::at(role, e.to_string()))?
-            .ok_or_else(|| Error::at(role, format!("`{}` can no longer be read in place", self.name)))
+            .ok_or_else(|| Error::at(role, format!("`{}` can no longer be read in place", self.name)))?;
+        self.checked.store(true, Ordering::Release);
+        Ok(file)
     }
 
     /// The lean module never reads in place ([`Workspace::open`] loads); this keeps the callers' code the same.
@@ -457,21 +469,25 @@ impl Workspace {
 
     /// The id of the source that is the file at `path` (as given: reports name it so), opened on first use.
     ///
+    /// A regular file is read in place. A pipe (`<(…)` process substitution, `/dev/stdin`), a named pipe (FIFO) or
+    /// a device is read whole now, at most [`MAX_BYTES`], and what was read is what is loaded and hashed (a pipe
+    /// cannot be read twice: a path named twice is one source). A FIFO that no program opens for writing within
+    /// [`data::pipe_wait`] (`LETHE_PIPE_WAIT` seconds, default 10) is given up with a message saying so.
+    ///
     /// # Errors
-    /// The file cannot be opened; reported for `role`, naming the path.
+    /// The file cannot be opened or read, is a directory, an empty or over-long stream, a FIFO without a writer;
+    /// reported for `role`, naming the path.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn add_path(&mut self, role: &str, path: &std::path::Path) -> Result<u32> {
         if let Some(&id) = self.paths.get(path) {
             return Ok(id);
         }
         let shown = path.display().to_string();
-        let file = std::fs::File::open(path).map_err(|e| {
-            let what = if e.kind() == std::io::ErrorKind::NotFound {
-                "no such file: check the path".to_string()
-            } else {
-                format!("cannot open the file: {e}")
-            };
-            Error::at(role, format!("`{shown}`: {what}"))
+        let file = data::open_path(&shown, path, MAX_BYTES, data::pipe_wait()).map_err(|e| match e {
+            data::DataError::Io { detail, .. } if !path.exists() && detail.starts_with("cannot open") => {
+                Error::at(role, format!("`{shown}`: no such file: check the path"))
+            }
+            e => Error::data(role, "", &e),
         })?;
         let id = u32::try_from(self.paths.len()).map_err(|_| Error::msg("too many files"))? + (1 << 30);
         self.add(id, &shown, Arc::new(file));
@@ -517,7 +533,7 @@ impl Workspace {
         Ok(match spec {
             RowSpec::Range(..) | RowSpec::List(_) => Rows::Text { text: spec.to_string() },
             RowSpec::File(p) => {
-                if !p.is_file() {
+                if !crate::spec::is_file(&p.to_string_lossy()) {
                     return Err(Error::at(
                         role,
                         format!(
@@ -621,6 +637,7 @@ impl Workspace {
             rows,
             cols: array.cols as usize,
             record,
+            checked: std::sync::atomic::AtomicBool::new(false),
         }))
     }
 

@@ -787,12 +787,25 @@ fn a_deflate_bomb_is_inflated_no_further_than_max_bytes() {
     let t = Instant::now();
     let e = data::load_bytes::<f64>("bomb.npz", &z, &small).unwrap_err();
     assert!(matches!(e, DataError::TooLarge { .. }), "{e}");
-    // Rows near the start are fine, and only that far is inflated.
+    // Even rows near the start need the whole member inflated (its CRC-32 is checked at its end): refused, with
+    // the reason and the fix.
     let first = LoadOptions {
         rows: Some(vec![3, 1]),
         ..small.clone()
     };
-    let got = data::load_bytes::<f64>("bomb.npz", &z, &first).unwrap();
+    let e = data::load_bytes::<f64>("bomb.npz", &z, &first).unwrap_err();
+    assert!(matches!(e, DataError::TooLarge { .. }), "{e}");
+    assert!(e.to_string().contains("CRC-32") && e.to_string().contains("uncompressed"), "{e}");
+    // Within the default limit they load (and the member is checked).
+    let got = data::load_bytes::<f64>(
+        "bomb.npz",
+        &z,
+        &LoadOptions {
+            rows: Some(vec![3, 1]),
+            ..opts()
+        },
+    )
+    .unwrap();
     assert_eq!((got.matrix.rows(), got.matrix.cols()), (2, 1024));
     // Rows deep in the member would need 64 MiB inflated: refused.
     let deep = LoadOptions {

@@ -5,17 +5,16 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use lethe::backend::Precision;
-use lethe::competition::{self, Accuracies, CompetitionParams, EpsMax, Variant};
+use lethe::competition;
 use lethe::divergence::{self, LogBase};
 use lethe::hsic::{self, HsicTestParams};
 use lethe::kernel::Bandwidth;
-use lethe::leakage::{self, LeakageParams, SdMethod, Sidedness};
+use lethe::leakage;
 use lethe::mann_whitney;
 use lethe::mmd::{self, MmdEstimator};
-use lethe::ruler::{self, RulerInputs, TieRule};
 use lethe::sde::{self, SdeParams, Split};
 use lethe::wilcoxon::{self, WilcoxonParams, ZeroMethod};
-use lethe::{Alternative, Matrix, PValueMethod, rouge, wasserstein};
+use lethe::{Alternative, Matrix, PValueMethod, wasserstein};
 use serde::Serialize;
 
 use crate::CliError;
@@ -269,19 +268,4 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
 
 pub(super) fn parse<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> Result<T, CliError> {
     s.parse().map_err(CliError::from)
-}
-
-pub(super) fn file_record(role: &str, d: input::FileDigest, rows: usize) -> InputRecord {
-    InputRecord {
-        role: role.into(),
-        spec: d.path.clone(),
-        path: d.path,
-        sha256: d.sha256,
-        format: "text".into(),
-        dtype: "utf-8 lines".into(),
-        shape: vec![rows as u64],
-        tensor: None,
-        rows_used: rows,
-        row_file: None,
-    }
 }

@@ -112,3 +112,67 @@ pub fn logit_scaled_confidences<T: Scalar + Exp>(logits: MatrixRef<'_, T>, label
     }
     Matrix::from_vec(models, e, out)
 }
+
+/// Logit-scaled confidences from class probabilities instead of logits: `probs` is models × (examples · classes)
+/// (a models × examples × classes array of softmax outputs, flattened), `labels` the examples' classes; returns
+/// models × examples. metric.py's steps after its softmax: each row is normalised by its pairwise sum, the labelled
+/// probability is read and zeroed, the remaining mass summed again pairwise, and the confidence is
+/// `log(p_y + 1e-45) − log(Σ_{j≠y} p_j + 1e-45)` — so the small probabilities of the other classes are kept, which
+/// `1 − p_y` would lose once `p_y` rounds to 1. Equal to [`logit_scaled_confidences`] of the logits that gave these
+/// probabilities up to the rounding of the softmax.
+///
+/// # Errors
+/// A width that is not a multiple of the number of labels, a label ≥ the number of classes, a value outside
+/// [0, 1] or not finite, a row of zeros.
+pub fn logit_scaled_confidences_from_probabilities(probs: MatrixRef<'_, f64>, labels: &[usize]) -> Result<Matrix> {
+    crate::check::matrix("probabilities", probs, 1, "the logit-scaled confidence")?;
+    let e = labels.len();
+    let (models, width) = (probs.rows(), probs.cols());
+    if e == 0 || width % e != 0 {
+        return Err(Error::ShapeMismatch {
+            message: format!(
+                "probabilities are {models}×{width} after flattening, not models × {e} examples × classes (one label \
+                 per example)"
+            ),
+        });
+    }
+    let classes = width / e;
+    if let Some(i) = labels.iter().position(|&y| y >= classes) {
+        return Err(Error::IndexOutOfRange {
+            input: format!("labels (entry {i}, a class index for {classes} probability columns)"),
+            index: labels[i],
+            len: classes,
+        });
+    }
+    let mut row = vec![0.0f64; classes];
+    let mut out = Vec::with_capacity(models * e);
+    for m in 0..models {
+        for (k, (p, &y)) in probs.row(m).chunks_exact(classes).zip(labels).enumerate() {
+            if let Some(j) = p.iter().position(|v| !(0.0..=1.0).contains(v)) {
+                return Err(Error::OutOfDomain {
+                    input: "probabilities".into(),
+                    value: p[j],
+                    location: format!("model {m}, example {k}, class {j}"),
+                    domain: "probabilities in [0, 1] (softmax outputs); give logits instead if these are not",
+                });
+            }
+            let total = numpy_pairwise_sum(p);
+            if total <= 0.0 {
+                return Err(Error::OutOfDomain {
+                    input: "probabilities".into(),
+                    value: total,
+                    location: format!("the sum over classes of model {m}, example {k}"),
+                    domain: "a positive sum (softmax outputs sum to 1)",
+                });
+            }
+            for (r, &v) in row.iter_mut().zip(p) {
+                *r = v / total;
+            }
+            let correct = row[y];
+            row[y] = 0.0;
+            let wrong = numpy_pairwise_sum(&row);
+            out.push((correct + 1e-45).ln() - (wrong + 1e-45).ln());
+        }
+    }
+    Matrix::from_vec(models, e, out)
+}

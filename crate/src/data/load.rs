@@ -485,10 +485,12 @@ pub fn inspect_path(path: impl AsRef<std::path::Path>) -> Result<FileInfo, DataE
     inspect(&input, &file)
 }
 
+/// A regular file as it is; a pipe, FIFO or device read whole (at most [`DEFAULT_MAX_BYTES`]; see
+/// [`super::open_path`]).
 #[cfg(not(target_arch = "wasm32"))]
-fn open(path: &std::path::Path) -> Result<(String, std::fs::File), DataError> {
+fn open(path: &std::path::Path) -> Result<(String, super::PathSource), DataError> {
     let input = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| DataError::io(&input, "cannot open the file", &e))?;
+    let file = super::open_path(&input, path, DEFAULT_MAX_BYTES, super::pipe_wait())?;
     Ok((input, file))
 }
 

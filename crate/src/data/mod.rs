@@ -34,6 +34,8 @@ mod matrix;
 pub mod npy;
 #[cfg(feature = "npz")]
 pub mod npz;
+#[cfg(not(target_arch = "wasm32"))]
+mod path;
 #[cfg(feature = "safetensors")]
 pub mod safetensors;
 mod source;
@@ -49,6 +51,8 @@ pub use load::{
 #[cfg(not(target_arch = "wasm32"))]
 pub use load::{inspect_path, load_path};
 pub use matrix::{Matrix, MatrixRef, Scalar};
+#[cfg(not(target_arch = "wasm32"))]
+pub use path::{PIPE_WAIT, PathSource, open_path, pipe_wait};
 pub use source::ByteSource;
 pub use split::split_rows;
 

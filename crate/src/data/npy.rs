@@ -425,7 +425,8 @@ pub(crate) fn read_header(input: &str, src: &dyn ByteSource) -> Result<Header, D
     parse_header(input, &text, utf8, start + hlen)
 }
 
-/// Checks that `len` bytes hold the header's data; returns a warning if there are bytes after it.
+/// Checks that `len` bytes hold the header's data; returns a warning, naming the file and what to do, if there are
+/// bytes after it.
 pub(crate) fn check_size(input: &str, h: &Header, len: u64) -> Result<Option<String>, DataError> {
     let Some(layout) = h.layout() else {
         return Ok(None);
@@ -452,7 +453,16 @@ pub(crate) fn check_size(input: &str, h: &Header, len: u64) -> Result<Option<Str
             ),
         });
     }
-    Ok((need < len).then(|| format!("`{input}`: {} bytes after the array data were ignored", len - need)))
+    Ok((need < len).then(|| {
+        format!(
+            "`{input}`: {} bytes after the array data (shape {:?}, {}) were ignored; np.save writes none, so the \
+             file was appended to or its header describes less than was written: check the shape, and re-save the \
+             array with np.save if it is not the one meant",
+            len - need,
+            h.shape,
+            layout.dtype.name()
+        )
+    }))
 }
 
 /// Lists the array in a .npy file, reading only its header.

@@ -109,34 +109,6 @@ impl ByteSource for std::fs::File {
     }
 }
 
-/// The bytes `offset..offset + len` of another source (an uncompressed member inside a zip archive).
-pub(crate) struct SubSource<'a> {
-    inner: &'a dyn ByteSource,
-    offset: u64,
-    len: u64,
-}
-
-impl<'a> SubSource<'a> {
-    /// `len` is clamped to what `inner` holds past `offset`, so reads past the real end fail as truncation.
-    pub(crate) fn new(inner: &'a dyn ByteSource, offset: u64, len: u64) -> Self {
-        let len = len.min(inner.len().saturating_sub(offset));
-        Self { inner, offset, len }
-    }
-}
-
-impl ByteSource for SubSource<'_> {
-    fn len(&self) -> u64 {
-        self.len
-    }
-
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        match offset.checked_add(buf.len() as u64) {
-            Some(end) if end <= self.len => self.inner.read_at(self.offset + offset, buf),
-            _ => Err(eof(offset, buf.len(), self.len)),
-        }
-    }
-}
-
 /// Sequential [`Read`] + [`Seek`] over a [`ByteSource`], for code that wants a stream (the zip reader, streamed
 /// array data). Wrap it in a [`io::BufReader`]: every `read` is one `read_at`.
 pub(crate) struct SourceReader<'a> {
@@ -196,11 +168,6 @@ mod tests {
         assert_eq!(b, [7, 8, 9]);
         assert_eq!(v.read_at(8, &mut b).unwrap_err().kind(), io::ErrorKind::UnexpectedEof);
         assert!(v.read_at(u64::MAX, &mut b).is_err());
-        let sub = SubSource::new(&v, 4, 100);
-        assert_eq!(sub.len(), 6);
-        sub.read_at(3, &mut b).unwrap();
-        assert_eq!(b, [7, 8, 9]);
-        assert!(sub.read_at(4, &mut b).is_err());
     }
 
     #[test]
