@@ -1,6 +1,13 @@
 //! Leakage bounds on scores in [0, 1], and ROUGE-L of generations against references.
+//!
+//! The headline: the bound a person can act on — the leak probability (`M_bin`) for 0/1 flags, else the upper
+//! bound on the expected score with `M_gen` at the first x — or "inconclusive" when the sample is too small for that
+//! bound to say anything (it reaches 1), with the sample size that would. ROUGE-L alone: the mean F-measure over
+//! the generations (each generation's precision, recall and F-measure are in the result). The core's notes become
+//! warnings with codes (`mass_at_zero_left_out`, `sd_bound_uninformative`, ...).
 
 use super::*;
+use crate::report::{Headline, Warning};
 
 /// Text given by the page: a source (a file of lines) or pasted text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,7 +24,13 @@ pub struct BoundsRequest {
     pub scores: Option<InputRef>,
     pub predictions: Option<TextInput>,
     pub reference: Option<TextInput>,
+    /// One reference line for every prediction, given as an option (the CLI's `--reference-text`): recorded in
+    /// the parameters, not as an input.
+    pub reference_text: Option<String>,
     pub stemmer: bool,
+    /// With generations: also compute the leakage bounds on their ROUGE-L F-measures (`lethe rouge --bounds`; the
+    /// page always asks).
+    pub bounds: bool,
     pub alpha: f64,
     pub one_sided: bool,
     pub x: Vec<f64>,
@@ -35,7 +48,9 @@ impl Default for BoundsRequest {
             scores: None,
             predictions: None,
             reference: None,
+            reference_text: None,
             stemmer: false,
+            bounds: true,
             alpha: leakage::DEFAULT_ALPHA,
             one_sided: false,
             x: Vec::new(),
@@ -86,6 +101,37 @@ impl BoundsRequest {
     }
 }
 
+/// The leakage-bound options as `lethe bounds --json` reports them (`x` as given: empty for the default points).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BoundParameters {
+    pub alpha: f64,
+    pub one_sided: bool,
+    pub x: Vec<f64>,
+    pub stepsize: usize,
+    pub sd_method: String,
+    pub atom_at_zero: bool,
+    pub rho: f64,
+    pub plan_width: f64,
+}
+
+/// The parameters of `lethe bounds --json` or `lethe rouge --json`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum BoundsParameters {
+    Bounds {
+        scores: String,
+        bounds: BoundParameters,
+    },
+    Rouge {
+        predictions: String,
+        reference: Option<String>,
+        reference_text: Option<String>,
+        stemmer: bool,
+        bounds: bool,
+        bound_args: BoundParameters,
+    },
+}
+
 /// The CLI's `RougeOutput`.
 #[derive(Clone, Debug, Serialize)]
 pub struct RougeResult {
@@ -106,10 +152,30 @@ pub struct BoundsOutput {
     /// `bounds` (scores) or `rouge` (generations): which CLI command gives the same `result`.
     pub command: &'static str,
     pub result: BoundsResult,
+    pub parameters: BoundsParameters,
     pub inputs: Vec<InputRecord>,
+    /// The bound to act on, or "inconclusive" with the sample size that would support one.
+    pub headline: Headline,
+    pub warnings: Vec<Warning>,
     pub load_warnings: Vec<LoadWarning>,
-    /// The empirical CDF with its two-sided DKW band (the core's `cdf_bounds`) at the distinct scores and 0, 1.
-    pub ecdf: leakage::CdfBand,
+    /// The empirical CDF with its two-sided DKW band (the core's `cdf_bounds`) at the distinct scores and 0, 1
+    /// (`None` for ROUGE-L without bounds).
+    pub ecdf: Option<leakage::CdfBand>,
+}
+
+impl BoundsOutput {
+    /// The report `lethe bounds --json` (or `lethe rouge --json`) prints and the page exports.
+    pub fn report(&self) -> crate::Report<&BoundsParameters, &BoundsResult> {
+        crate::Report::new(
+            self.command,
+            &self.parameters,
+            None,
+            self.inputs.clone(),
+            self.headline.clone(),
+            self.warnings.clone(),
+            &self.result,
+        )
+    }
 }
 
 /// What a report names pasted text by (it has no file).
@@ -200,15 +266,23 @@ fn scores(ws: &mut Workspace, req: &BoundsRequest) -> Result<Scores> {
         }
         (None, Some(p)) => {
             let (preds, prec) = text_lines(ws, "predictions", p)?;
-            let r = req.reference.as_ref().ok_or_else(|| {
-                Error::at(
-                    "reference",
-                    "give the reference text the generations are scored against",
-                )
-            })?;
-            let (refs, rrec) = text_lines(ws, "reference", r)?;
+            let (refs, rrec) = match (&req.reference, &req.reference_text) {
+                (Some(r), None) => text_lines(ws, "reference", r)?,
+                (None, Some(t)) => (vec![t.clone()], None),
+                (Some(_), Some(_)) => {
+                    return Err(Error::at("reference", "give the reference as a file or as text, not both").usage());
+                }
+                (None, None) => {
+                    return Err(Error::at(
+                        "reference",
+                        "give the reference text the generations are scored against (a file with one line per \
+                         generation or one line for all, or the text itself)",
+                    )
+                    .usage());
+                }
+            };
             let batch = match refs.len() {
-                1 => rouge::rouge_l_against(&refs[0], &preds, req.stemmer),
+                1 => rouge::rouge_l_against(&refs[0], &preds, req.stemmer)?,
                 n if n == preds.len() => rouge::rouge_l_pairs(&refs, &preds, req.stemmer)?,
                 n => {
                     return Err(Error::at(
@@ -227,15 +301,129 @@ fn scores(ws: &mut Workspace, req: &BoundsRequest) -> Result<Scores> {
                 load_warnings: Vec::new(),
             })
         }
-        (Some(_), Some(_)) => Err(Error::msg("give either scores or generations, not both")),
+        (Some(_), Some(_)) => Err(Error::msg("give either scores or generations, not both").usage()),
         (None, None) => Err(Error::at(
             "scores",
             "choose scores in [0, 1] (or 0/1 leak flags), or paste generations",
-        )),
+        )
+        .usage()),
     }
 }
 
-/// Every leakage bound of `lethe bounds` (or `lethe rouge --bounds` for generations) with the ECDF band.
+impl BoundsRequest {
+    fn bound_parameters(&self) -> BoundParameters {
+        BoundParameters {
+            alpha: self.alpha,
+            one_sided: self.one_sided,
+            x: self.x.clone(),
+            stepsize: self.stepsize,
+            sd_method: self.sd_method.clone(),
+            atom_at_zero: self.atom_at_zero,
+            rho: self.rho,
+            plan_width: self.plan_width,
+        }
+    }
+}
+
+fn num(v: f64) -> String {
+    if v != 0.0 && (v.abs() < 1e-4 || v.abs() >= 1e6) {
+        format!("{v:.4e}")
+    } else {
+        format!("{v:.6}")
+    }
+}
+
+/// The core's notes on the bounds as warnings with codes and fixes.
+fn note_warnings(report: &LeakageReport, role: &str) -> Vec<Warning> {
+    report
+        .warnings
+        .iter()
+        .map(|w| {
+            let (code, fix): (&str, Option<String>) = if w.contains("exactly 0") {
+                (
+                    "mass_at_zero_left_out",
+                    Some("use the SD method lp with the mass at zero counted (sd-method lp, atom-at-zero)".into()),
+                )
+            } else if w.contains("exceeds 1/4") {
+                (
+                    "sd_bound_uninformative",
+                    Some("give more scores, or use the SD method lp (sd-method lp)".into()),
+                )
+            } else if w.contains("one-sided DKW") {
+                (
+                    "alpha_above_half",
+                    Some("use alpha ≤ 0.5, or the two-sided form".into()),
+                )
+            } else {
+                ("bounds_note", None)
+            };
+            Warning::new(code, Some(role), w.clone(), fix)
+        })
+        .collect()
+}
+
+/// The bound to act on (see the module's docs).
+fn bounds_headline(r: &LeakageReport, what: &str) -> Headline {
+    let conf = format!(
+        "{}%",
+        num((1.0 - r.params.alpha) * 100.0)
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+    );
+    let plan = if (r.n as u64) < r.plan.n {
+        format!("; {} {what} would bound it within ±{}", r.plan.n, r.params.plan_width)
+    } else {
+        String::new()
+    };
+    if let Some(b) = &r.binary {
+        if b.upper >= 1.0 {
+            return Headline::inconclusive(
+                format!("Inconclusive: {} {what} cannot bound the leak probability below 1", r.n),
+                format!("{} leaks in {}{plan}", b.leaks, b.n),
+            );
+        }
+        return Headline::new(
+            "bounded",
+            format!(
+                "Leak probability at most {} with {conf} confidence ({} leaks in {} {what}, M_bin){plan}",
+                num(b.upper),
+                b.leaks,
+                b.n
+            ),
+        );
+    }
+    let e = &r.expectation;
+    // A band wider than ±0.5 leaves every bound within 0.5 of the trivial one: nothing to act on.
+    if e.upper >= 1.0 || e.eps >= 0.5 {
+        return Headline::inconclusive(
+            format!("Inconclusive: {} {what} are too few to bound the scores usefully", r.n),
+            format!(
+                "the {conf} confidence band around the empirical distribution is ±{} wide{plan}",
+                num(e.eps)
+            ),
+        );
+    }
+    let mgen = r
+        .general
+        .x
+        .iter()
+        .zip(&r.general.upper)
+        .map(|(x, u)| format!("Pr(score > {x}) ≤ {}", num(*u)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Headline::new(
+        "bounded",
+        format!(
+            "Expected score at most {} with {conf} confidence (mean {} over {} {what}); {mgen}{plan}",
+            num(e.upper),
+            num(e.mean),
+            r.n
+        ),
+    )
+}
+
+/// Every leakage bound of `lethe bounds` (or ROUGE-L of generations, with the bounds on their F-measures unless
+/// `bounds` is off: `lethe rouge`), with the ECDF band.
 ///
 /// # Errors
 /// Missing or unreadable inputs, scores outside [0, 1], bad parameters.
@@ -243,23 +431,72 @@ pub fn bounds(ws: &mut Workspace, req: &BoundsRequest) -> Result<BoundsOutput> {
     let s = scores(ws, req)?;
     let role = if s.rouge.is_some() { "predictions" } else { "scores" };
     let params = req.params()?;
-    let report = leakage::report(&s.values, &params).map_err(|e| Error::from(e).or_at(role))?;
-    let grid = plots::ecdf_grid(&s.values);
-    let ecdf = leakage::cdf_bounds(&s.values, &grid, params.alpha).map_err(|e| Error::from(e).or_at(role))?;
-    let (command, result) = match s.rouge {
-        Some(scores) => (
-            "rouge",
-            BoundsResult::Rouge(RougeResult {
-                scores,
-                bounds: Some(report),
-            }),
-        ),
-        None => ("bounds", BoundsResult::Bounds(report)),
+    let want_bounds = s.rouge.is_none() || req.bounds;
+    let (report, ecdf) = if want_bounds {
+        let report = leakage::report(&s.values, &params).map_err(|e| Error::from(e).or_at(role))?;
+        let grid = plots::ecdf_grid(&s.values);
+        let ecdf = leakage::cdf_bounds(&s.values, &grid, params.alpha).map_err(|e| Error::from(e).or_at(role))?;
+        (Some(report), Some(ecdf))
+    } else {
+        (None, None)
+    };
+    let mut warnings = loader_warnings(&s.load_warnings);
+    warnings.extend(report.iter().flat_map(|r| note_warnings(r, role)));
+    let spec = |role: &str| s.records.iter().find(|r| r.role == role).map(|r| r.spec.clone());
+    let (command, result, headline, parameters) = match s.rouge {
+        Some(scores) => {
+            let f = &scores.fmeasure;
+            let mean = f.iter().sum::<f64>() / f.len() as f64;
+            let headline = match &report {
+                Some(r) => {
+                    let mut h = bounds_headline(r, "generations");
+                    h.text = format!("ROUGE-L leakage: {}", h.text);
+                    h
+                }
+                None => Headline::new(
+                    "rouge_l",
+                    format!(
+                        "Mean ROUGE-L F-measure {} over {} generations (highest {}); add the leakage bounds to bound \
+                         how often a generation leaks",
+                        num(mean),
+                        f.len(),
+                        num(f.iter().copied().fold(0.0, f64::max))
+                    ),
+                ),
+            };
+            let parameters = BoundsParameters::Rouge {
+                predictions: spec("predictions").unwrap_or_else(|| PASTED.into()),
+                reference: spec("reference")
+                    .or_else(|| matches!(req.reference, Some(TextInput::Text { .. })).then(|| PASTED.to_string())),
+                reference_text: req.reference_text.clone(),
+                stemmer: req.stemmer,
+                bounds: req.bounds,
+                bound_args: req.bound_parameters(),
+            };
+            (
+                "rouge",
+                BoundsResult::Rouge(RougeResult { scores, bounds: report }),
+                headline,
+                parameters,
+            )
+        }
+        None => {
+            let report = report.ok_or_else(|| Error::msg("internal error: no bounds computed"))?;
+            let headline = bounds_headline(&report, "scores");
+            let parameters = BoundsParameters::Bounds {
+                scores: spec("scores").unwrap_or_default(),
+                bounds: req.bound_parameters(),
+            };
+            ("bounds", BoundsResult::Bounds(report), headline, parameters)
+        }
     };
     Ok(BoundsOutput {
         command,
         result,
+        parameters,
         inputs: s.records,
+        headline,
+        warnings,
         load_warnings: s.load_warnings,
         ecdf,
     })
@@ -277,4 +514,86 @@ pub fn m_gen(ws: &mut Workspace, req: &BoundsRequest) -> Result<leakage::General
         req.x.clone()
     };
     leakage::m_gen(&s.values, &x, req.alpha, req.sidedness()).map_err(Error::from)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn scores_request(ws: &mut Workspace, values: &[f64]) -> BoundsRequest {
+        ws.add(1, "s.npy", Arc::new(crate::npy::f64_bytes(values, &[values.len()])));
+        BoundsRequest {
+            scores: Some(InputRef {
+                source: 1,
+                tensor: None,
+                rows: Rows::All,
+            }),
+            ..BoundsRequest::default()
+        }
+    }
+
+    #[test]
+    fn too_few_scores_are_inconclusive_and_enough_give_a_bound() {
+        let mut ws = Workspace::new();
+        let req = scores_request(&mut ws, &[0.1, 0.4, 0.2, 0.0, 0.3]);
+        let out = bounds(&mut ws, &req).unwrap();
+        assert!(out.headline.is_inconclusive(), "{:?}", out.headline);
+        assert!(
+            out.headline.reason.as_deref().unwrap().contains("would bound it"),
+            "{:?}",
+            out.headline
+        );
+        let many: Vec<f64> = (0..400).map(|i| f64::from(i % 10) / 40.0).collect();
+        let mut ws = Workspace::new();
+        let req = scores_request(&mut ws, &many);
+        let out = bounds(&mut ws, &req).unwrap();
+        assert_eq!(out.headline.call, "bounded");
+        assert!(
+            out.headline.text.starts_with("Expected score at most"),
+            "{}",
+            out.headline.text
+        );
+        // 0/1 flags: the leak probability.
+        let flags: Vec<f64> = (0..200).map(|i| f64::from(u8::from(i % 20 == 0))).collect();
+        let mut ws = Workspace::new();
+        let req = scores_request(&mut ws, &flags);
+        let out = bounds(&mut ws, &req).unwrap();
+        assert!(
+            out.headline.text.starts_with("Leak probability at most"),
+            "{}",
+            out.headline.text
+        );
+        let codes: Vec<&str> = out.warnings.iter().map(|w| w.code.as_str()).collect();
+        assert!(codes.contains(&"mass_at_zero_left_out"), "{codes:?}");
+        assert!(out.warnings.iter().all(|w| !w.message.contains("SdMethod")));
+    }
+
+    #[test]
+    fn rouge_alone_reports_each_generation_and_a_headline() {
+        let mut ws = Workspace::new();
+        let req = BoundsRequest {
+            predictions: Some(TextInput::Text {
+                text: "the cat sat on the mat\nnothing\n".into(),
+            }),
+            reference_text: Some("the cat is on the mat".into()),
+            bounds: false,
+            ..BoundsRequest::default()
+        };
+        let out = bounds(&mut ws, &req).unwrap();
+        let BoundsResult::Rouge(r) = &out.result else {
+            panic!("a ROUGE result")
+        };
+        assert_eq!(r.scores.fmeasure, [5.0 / 6.0, 0.0]);
+        assert!(r.bounds.is_none() && out.ecdf.is_none());
+        assert_eq!(out.headline.call, "rouge_l");
+        assert_eq!(
+            out.inputs.len(),
+            1,
+            "reference text given as an option is a parameter, not an input"
+        );
+        let p = serde_json::to_value(&out.parameters).unwrap();
+        assert_eq!(p["reference"], serde_json::Value::Null);
+        assert_eq!(p["reference_text"], "the cat is on the mat");
+    }
 }

@@ -1,6 +1,20 @@
 //! The NeurIPS 2023 unlearning competition's per-example epsilon, forget score and final score.
+//!
+//! What the score expects: for each forget-set example, N retrained and N unlearned models' **logit-scaled
+//! confidences** `log(p_y) − log(Σ_{j≠y} p_j)` (metric.py's `compute_logit_scaled_confidence`), not probabilities.
+//! Three ways in: confidences (models × examples), logits + labels, or class probabilities + labels (models ×
+//! examples × classes); the last two are turned into confidences as metric.py computes them.
+//!
+//! Guardrails: `probabilities_given` (refused): confidences whose every value lies in [0, 1] look like
+//! probabilities, which the score does not expect (issue 11: F = 0.71 on probabilities vs 0.23 on the same models'
+//! confidences); the fix names the two conversions, and `confidences = logit-scaled` accepts the values as they are.
+//! The core's notes become warnings with codes (`examples_unscored`, `no_buckets`, ...).
+//!
+//! The headline names the official forgetting quality F as the score to report and says what the other variants
+//! are.
 
 use super::*;
+use crate::report::{Headline, Warning};
 
 /// `lethe epsilon`'s options.
 #[derive(Clone, Debug, Deserialize)]
@@ -10,7 +24,13 @@ pub struct EpsilonRequest {
     pub unlearned: Option<InputRef>,
     pub retrained_logits: Option<InputRef>,
     pub unlearned_logits: Option<InputRef>,
+    /// Class probabilities (softmax outputs), models × examples × classes; with `labels`.
+    pub retrained_probs: Option<InputRef>,
+    pub unlearned_probs: Option<InputRef>,
     pub labels: Option<InputRef>,
+    /// What `retrained`/`unlearned` hold: `auto` (default: values that all lie in [0, 1] are refused as
+    /// probabilities) or `logit-scaled` (take them as logit-scaled confidences whatever their range).
+    pub confidences: String,
     /// `official` (the CLI's default), `exhaustive`, `clopper-pearson` or `all`.
     pub variant: String,
     pub alpha: f64,
@@ -28,7 +48,10 @@ impl Default for EpsilonRequest {
             unlearned: None,
             retrained_logits: None,
             unlearned_logits: None,
+            retrained_probs: None,
+            unlearned_probs: None,
             labels: None,
+            confidences: "auto".into(),
             variant: "official".into(),
             alpha: 0.05,
             eps_max: "official".into(),
@@ -45,6 +68,32 @@ pub struct EpsilonResult {
     pub final_scores: Vec<Option<f64>>,
 }
 
+/// The parameters `lethe epsilon --json` reports: its arguments, inputs as given. The options added for the
+/// probability guardrail are left out at their defaults, so reports of runs without them are unchanged.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EpsilonParameters {
+    pub retrained: Option<String>,
+    pub unlearned: Option<String>,
+    pub retrained_logits: Option<String>,
+    pub unlearned_logits: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retrained_probs: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unlearned_probs: Option<String>,
+    pub labels: Option<String>,
+    #[serde(skip_serializing_if = "is_auto")]
+    pub confidences: String,
+    pub variant: String,
+    pub alpha: f64,
+    pub eps_max: String,
+    pub delta: f64,
+    pub accuracies: Option<Vec<f64>>,
+}
+
+fn is_auto(s: &str) -> bool {
+    s == "auto"
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct EpsilonPlot {
     /// Finite per-example epsilons in bins of the bucket width (0.5) from 0.
@@ -56,86 +105,339 @@ pub struct EpsilonPlot {
 #[derive(Clone, Debug, Serialize)]
 pub struct EpsilonOutput {
     pub result: EpsilonResult,
+    pub parameters: EpsilonParameters,
     pub inputs: Vec<InputRecord>,
+    /// The score to report (the official F when it was computed) and what the other variants are.
+    pub headline: Headline,
+    pub warnings: Vec<Warning>,
     pub load_warnings: Vec<LoadWarning>,
     /// One per variant, in the order of `result.results`.
     pub plots: Vec<EpsilonPlot>,
 }
 
-pub(super) const EPS_ROLES: [&str; 5] = [
+impl EpsilonOutput {
+    /// The report `lethe epsilon --json` prints and the page exports.
+    pub fn report(&self) -> crate::Report<&EpsilonParameters, &EpsilonResult> {
+        crate::Report::new(
+            "epsilon",
+            &self.parameters,
+            None,
+            self.inputs.clone(),
+            self.headline.clone(),
+            self.warnings.clone(),
+            &self.result,
+        )
+    }
+}
+
+pub(super) const EPS_ROLES: [&str; 7] = [
     "retrained",
     "unlearned",
     "retrained_logits",
     "unlearned_logits",
+    "retrained_probs",
+    "unlearned_probs",
     "labels",
 ];
 
-/// Each model's row of `examples × classes` logits → logit-scaled confidences (`competition::logit_scaled_confidences`).
-fn logit_confidences(ws: &mut Workspace, role: &str, r: &InputRef, labels: &[usize]) -> Result<(Matrix, Arc<Input>)> {
+/// What the score expects, in a user's words (the headline and the probability guardrail say it).
+pub const CONFIDENCE_UNIT: &str = "logit-scaled confidences log(p_y) − log(Σ_{j≠y} p_j) of the true class y, \
+                                   one per model and example (metric.py's compute_logit_scaled_confidence)";
+
+/// Each model's row of `examples × classes` logits (or probabilities) → logit-scaled confidences.
+fn confidences_of(
+    ws: &mut Workspace,
+    role: &str,
+    r: &InputRef,
+    labels: &[usize],
+    probabilities: bool,
+) -> Result<(Matrix, Arc<Input>)> {
     let inp = ws.load(role, r)?;
-    let conf = competition::logit_scaled_confidences(inp.matrix.view(), labels)
-        .map_err(|x| attribute(x, &EPS_ROLES).or_at(role))?;
+    let conf = if probabilities {
+        competition::logit_scaled_confidences_from_probabilities(inp.matrix.view(), labels)
+    } else {
+        competition::logit_scaled_confidences(inp.matrix.view(), labels)
+    }
+    .map_err(|x| attribute(x, &EPS_ROLES).or_at(role))?;
     Ok((conf, inp))
+}
+
+/// Whether every value of both matrices lies in [0, 1]: probabilities, not logit-scaled confidences (which range
+/// over the real line and are mostly well outside [0, 1] for trained models).
+fn probability_valued(a: &Matrix, b: &Matrix) -> bool {
+    a.as_slice().iter().chain(b.as_slice()).all(|v| (0.0..=1.0).contains(v))
+}
+
+fn labels_of(
+    ws: &mut Workspace,
+    req: &EpsilonRequest,
+    records: &mut Vec<InputRecord>,
+    what: &str,
+) -> Result<Vec<usize>> {
+    let ls = req.labels.as_ref().ok_or_else(|| {
+        Error::at(
+            "labels",
+            format!("{what} need the labels (the true class of each example): give the labels file"),
+        )
+        .usage()
+    })?;
+    let (lab, rec) = load_vector(ws, "labels", ls)?;
+    if let Some((k, v)) = lab.iter().enumerate().find(|(_, v)| **v < 0.0 || v.fract() != 0.0) {
+        return Err(Error::at(
+            "labels",
+            format!(
+                "`{}`: entry {k} is {v}, not a class index: labels must be non-negative integers (0, 1, 2, …), \
+                 one per example",
+                rec.path
+            ),
+        ));
+    }
+    records.push(rec);
+    Ok(lab.iter().map(|&v| v as usize).collect())
+}
+
+/// The core's notes on a result as warnings with codes and fixes; `probabilities` says the inputs looked like
+/// probabilities (accepted as logit-scaled), which explains unscored examples.
+fn note_warnings(r: &CompetitionResult, seen: &mut Vec<String>, probabilities: bool) -> Vec<Warning> {
+    let mut out = Vec::new();
+    for w in &r.warnings {
+        if seen.contains(w) {
+            continue;
+        }
+        seen.push(w.clone());
+        let (code, fix): (&str, Option<String>) = if w.contains("scored with epsilon = 0") {
+            (
+                "examples_unscored",
+                Some(if probabilities {
+                    "these values look like probabilities: give the logits or the class probabilities with the \
+                     labels, and the score is computed on logit-scaled confidences, as the competition's metric.py"
+                        .into()
+                } else {
+                    "check that these examples' values are logit-scaled confidences and not rounded or saturated \
+                     outputs"
+                        .into()
+                }),
+            )
+        } else if w.contains("has no buckets") {
+            (
+                "no_buckets",
+                Some("use more models (N ≥ 3), or a fixed bucket cut-off (eps-max, e.g. 6.5)".into()),
+            )
+        } else if w.contains("perfectly separated") {
+            ("separation_capped", None)
+        } else {
+            ("competition_note", None)
+        };
+        out.push(Warning::new(code, None, w.clone(), fix));
+    }
+    out
+}
+
+fn variant_name(v: &Variant) -> &'static str {
+    match v {
+        Variant::Official => "official",
+        Variant::Exhaustive => "exhaustive",
+        Variant::HighProbability { .. } => "Clopper–Pearson",
+    }
+}
+
+/// What a variant is, in a sentence.
+fn variant_note(v: &Variant) -> String {
+    match v {
+        Variant::Official => "official: the competition's metric.py, bit for bit — the score to report".into(),
+        Variant::Exhaustive => "exhaustive: every threshold, both directions, exact rates — a stronger attack than \
+                                the official grid, so F is lower or equal; not comparable with published scores"
+            .into(),
+        Variant::HighProbability { alpha } => format!(
+            "Clopper–Pearson: the exhaustive attacks with their error rates replaced by {}% confidence bounds — an \
+             epsilon that holds with high probability, so F is higher; not comparable with published scores",
+            (1.0 - alpha) * 100.0
+        ),
+    }
+}
+
+fn headline(results: &[CompetitionResult], finals: &[Option<f64>], n_models: (usize, usize)) -> Headline {
+    let Some((k, main)) = results
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.variant == Variant::Official)
+        .or_else(|| results.first().map(|r| (0, r)))
+    else {
+        return Headline::inconclusive("Inconclusive: nothing was scored", "no variant was computed");
+    };
+    let examples = main.per_example.len();
+    let unscored = main
+        .per_example
+        .iter()
+        .filter(|e| e.best_attack.is_none() && !e.peaky && e.epsilon == 0.0)
+        .count();
+    if main.buckets.is_empty() {
+        return Headline::inconclusive(
+            "Inconclusive: with this many models no example can earn points",
+            format!(
+                "with N = {} unlearned models the official bucket cut-off ⌈ln(N − 1)⌉ is {}, so the score table \
+                 has no buckets; use more models or a fixed cut-off",
+                n_models.1, main.eps_max
+            ),
+        );
+    }
+    if unscored == examples {
+        return Headline::inconclusive(
+            "Inconclusive: no example could be scored",
+            "for every example no attack could tell the retrained and unlearned values apart (see the warnings)",
+        );
+    }
+    let official = main.variant == Variant::Official;
+    let final_text = finals
+        .get(k)
+        .copied()
+        .flatten()
+        .map(|f| format!("; final score {}", num(f)))
+        .unwrap_or_default();
+    let text = if official {
+        format!(
+            "Forgetting quality F = {} (official, as the competition's metric.py: the score to report){final_text}, \
+             over {examples} examples with {} retrained and {} unlearned models",
+            num(main.forget_score),
+            n_models.0,
+            n_models.1
+        )
+    } else {
+        format!(
+            "Forgetting quality F = {} ({} variant{final_text}) over {examples} examples; this is not the \
+             competition's score: add the official variant to get the score to report",
+            num(main.forget_score),
+            variant_name(&main.variant)
+        )
+    };
+    let mut h = Headline::new("forgetting_quality", text);
+    let others: Vec<String> = results
+        .iter()
+        .filter(|r| r.variant != main.variant)
+        .map(|r| {
+            format!(
+                "{} F = {} ({})",
+                variant_name(&r.variant),
+                num(r.forget_score),
+                variant_note(&r.variant)
+            )
+        })
+        .collect();
+    if !others.is_empty() {
+        h.reason = Some(format!("beneath it: {}", others.join("; ")));
+    }
+    h
+}
+
+fn num(v: f64) -> String {
+    if v.is_infinite() {
+        if v > 0.0 { "inf".into() } else { "-inf".into() }
+    } else if v != 0.0 && (v.abs() < 1e-4 || v.abs() >= 1e6) {
+        format!("{v:.4e}")
+    } else {
+        format!("{v:.6}")
+    }
 }
 
 /// Per-example epsilon, forgetting quality and final score for each requested variant (as `lethe epsilon`).
 ///
 /// # Errors
-/// Missing or unreadable inputs, bad labels or parameters, the core's errors; attributed to the role concerned.
+/// Missing or unreadable inputs, bad labels or parameters, probability-valued confidences (refused, see the
+/// module's docs), the core's errors; attributed to the role concerned.
 pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput> {
     let mut records = Vec::new();
     let mut warned: Vec<(&str, Arc<Input>)> = Vec::new();
+    let accept_probabilities = match req.confidences.as_str() {
+        "auto" | "" => false,
+        "logit-scaled" => true,
+        other => {
+            return Err(Error::msg(format!("confidences `{other}` is not one of auto, logit-scaled")).usage());
+        }
+    };
+    let given = |r: &Option<InputRef>| r.is_some();
+    let modes = [
+        given(&req.retrained) || given(&req.unlearned),
+        given(&req.retrained_logits) || given(&req.unlearned_logits),
+        given(&req.retrained_probs) || given(&req.unlearned_probs),
+    ];
+    if modes.iter().filter(|m| **m).count() > 1 {
+        return Err(Error::msg(
+            "give one kind of input: retrained and unlearned confidences, or retrained and unlearned logits with \
+             the labels, or retrained and unlearned class probabilities with the labels",
+        )
+        .usage());
+    }
+    let mut probability_like = false;
     let (retrained, unlearned) = match (
-        &req.retrained,
-        &req.unlearned,
-        &req.retrained_logits,
-        &req.unlearned_logits,
+        (&req.retrained, &req.unlearned),
+        (&req.retrained_logits, &req.unlearned_logits),
+        (&req.retrained_probs, &req.unlearned_probs),
     ) {
-        (Some(r), Some(u), None, None) => {
+        ((Some(r), Some(u)), _, _) => {
             let (r, u) = (ws.load("retrained", r)?, ws.load("unlearned", u)?);
             records.push(r.record.clone());
             records.push(u.record.clone());
             let out = (r.matrix.clone(), u.matrix.clone());
+            if probability_valued(&out.0, &out.1) {
+                if !accept_probabilities {
+                    return Err(Error::refused(
+                        "probabilities_given",
+                        Some("retrained"),
+                        format!(
+                            "every value of `{}` and `{}` lies between 0 and 1: these look like probabilities, but \
+                             the competition's score expects {CONFIDENCE_UNIT}. Scored as they are, the forgetting \
+                             quality is wrong (in one trial 0.71 on probabilities against 0.23 on the same models' \
+                             confidences), and examples whose probabilities round to 1.0 score epsilon = 0. Give the \
+                             logits (retrained-logits, unlearned-logits: models × examples × classes) or the class \
+                             probabilities (retrained-probs, unlearned-probs) with the labels, and Lethe computes \
+                             the confidences as metric.py does; if these values are logit-scaled confidences \
+                             already, set confidences to logit-scaled",
+                            r.record.path, u.record.path
+                        ),
+                    ));
+                }
+                probability_like = true;
+            }
             warned.push(("retrained", r));
             warned.push(("unlearned", u));
             out
         }
-        (None, None, Some(r), Some(u)) => {
-            let ls = req
-                .labels
-                .as_ref()
-                .ok_or_else(|| Error::at("labels", "logits need the labels (true class of each example)"))?;
-            let (lab, rec) = load_vector(ws, "labels", ls)?;
-            if lab.iter().any(|&v| v < 0.0 || v.fract() != 0.0) {
-                return Err(Error::at(
-                    "labels",
-                    "labels must be non-negative integers (class indices)",
-                ));
-            }
-            let labels: Vec<usize> = lab.iter().map(|&v| v as usize).collect();
-            records.push(rec);
-            let (rm, ri) = logit_confidences(ws, "retrained_logits", r, &labels)?;
-            let (um, ui) = logit_confidences(ws, "unlearned_logits", u, &labels)?;
+        (_, (Some(r), Some(u)), _) | (_, _, (Some(r), Some(u))) => {
+            let probabilities = req.retrained_probs.is_some();
+            let (rr, ur) = if probabilities {
+                ("retrained_probs", "unlearned_probs")
+            } else {
+                ("retrained_logits", "unlearned_logits")
+            };
+            let what = if probabilities { "class probabilities" } else { "logits" };
+            let labels = labels_of(ws, req, &mut records, what)?;
+            let (rm, ri) = confidences_of(ws, rr, r, &labels, probabilities)?;
+            let (um, ui) = confidences_of(ws, ur, u, &labels, probabilities)?;
             records.push(ri.record.clone());
             records.push(ui.record.clone());
-            warned.push(("retrained_logits", ri));
-            warned.push(("unlearned_logits", ui));
+            warned.push((rr, ri));
+            warned.push((ur, ui));
             (rm, um)
         }
-        (None, _, None, _) | (Some(_), None, _, _) => {
-            return Err(Error::at(
-                if req.retrained.is_none() {
-                    "retrained"
-                } else {
-                    "unlearned"
-                },
-                "choose the retrained and the unlearned models' outputs (models × examples)",
-            ));
-        }
         _ => {
-            return Err(Error::msg(
-                "give either retrained and unlearned confidences, or retrained logits, unlearned logits and labels — not both",
-            ));
+            let missing = match (
+                (&req.retrained, &req.unlearned),
+                (&req.retrained_logits, &req.unlearned_logits),
+                (&req.retrained_probs, &req.unlearned_probs),
+            ) {
+                ((Some(_), None), _, _) => "unlearned",
+                (_, (Some(_), None), _) => "unlearned_logits",
+                (_, (None, Some(_)), _) => "retrained_logits",
+                (_, _, (Some(_), None)) => "unlearned_probs",
+                (_, _, (None, Some(_))) => "retrained_probs",
+                _ => "retrained",
+            };
+            return Err(Error::at(
+                missing,
+                "give the retrained and the unlearned models' outputs: confidences (models × examples), or logits \
+                 or class probabilities (models × examples × classes) with the labels",
+            )
+            .usage());
         }
     };
     let eps_max = if req.eps_max.trim() == "official" {
@@ -145,7 +447,7 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
             req.eps_max
                 .trim()
                 .parse()
-                .map_err(|_| Error::msg("eps_max takes `official` or a number"))?,
+                .map_err(|_| Error::msg("the bucket cut-off (eps-max) takes `official` or a number").usage())?,
         )
     };
     let variants: Vec<Variant> = match req.variant.as_str() {
@@ -160,7 +462,8 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
         other => {
             return Err(Error::msg(format!(
                 "variant `{other}` is not one of official, exhaustive, clopper-pearson, all"
-            )));
+            ))
+            .usage());
         }
     };
     let accuracies = match req.accuracies.as_deref() {
@@ -175,7 +478,8 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
             return Err(Error::msg(format!(
                 "accuracies take 4 numbers RA_unlearned, RA_retrained, TA_unlearned, TA_retrained; got {}",
                 v.len()
-            )));
+            ))
+            .usage());
         }
     };
     let mut results = Vec::new();
@@ -199,13 +503,263 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
         results.push(r);
     }
     let refs: Vec<(&str, &Input)> = warned.iter().map(|(r, i)| (*r, &**i)).collect();
+    let load_warnings = load_warnings(&refs);
+    let mut warnings = Vec::new();
+    if probability_like {
+        warnings.push(Warning::new(
+            "probabilities_accepted",
+            Some("retrained"),
+            format!(
+                "every value lies between 0 and 1, as probabilities do; they were scored as logit-scaled \
+                 confidences, as asked. The score expects {CONFIDENCE_UNIT}"
+            ),
+            Some("if these are probabilities, give the logits or the class probabilities with the labels".into()),
+        ));
+    }
+    warnings.extend(loader_warnings(&load_warnings));
+    let mut seen = Vec::new();
+    for r in &results {
+        warnings.extend(note_warnings(r, &mut seen, probability_like));
+    }
+    let headline = headline(&results, &finals, (retrained.rows(), unlearned.rows()));
+    let spec = |role: &str| records.iter().find(|r| r.role == role).map(|r| r.spec.clone());
+    let parameters = EpsilonParameters {
+        retrained: spec("retrained"),
+        unlearned: spec("unlearned"),
+        retrained_logits: spec("retrained_logits"),
+        unlearned_logits: spec("unlearned_logits"),
+        retrained_probs: spec("retrained_probs"),
+        unlearned_probs: spec("unlearned_probs"),
+        labels: spec("labels"),
+        confidences: if accept_probabilities {
+            "logit-scaled".into()
+        } else {
+            "auto".into()
+        },
+        variant: req.variant.clone(),
+        alpha: req.alpha,
+        eps_max: req.eps_max.clone(),
+        delta: req.delta,
+        accuracies: req.accuracies.clone(),
+    };
     Ok(EpsilonOutput {
-        load_warnings: load_warnings(&refs),
+        load_warnings,
         result: EpsilonResult {
             results,
             final_scores: finals,
         },
+        parameters,
         inputs: records,
+        headline,
+        warnings,
         plots: plots_out,
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn all(source: u32) -> Option<InputRef> {
+        Some(InputRef {
+            source,
+            tensor: None,
+            rows: Rows::All,
+        })
+    }
+
+    /// models × examples × classes logits with a per-example level and a shift for the unlearned models.
+    fn logits(models: usize, examples: usize, classes: usize, shift: f64) -> Vec<f64> {
+        let mut v = Vec::new();
+        for m in 0..models {
+            for e in 0..examples {
+                for c in 0..classes {
+                    let noise = ((m * 31 + e * 7 + c * 3) as f64 * 0.618).sin();
+                    v.push(
+                        if c == e % classes {
+                            2.0 + shift * (e % 2) as f64
+                        } else {
+                            0.0
+                        } + noise,
+                    );
+                }
+            }
+        }
+        v
+    }
+
+    fn softmax(v: &[f64], classes: usize) -> Vec<f64> {
+        v.chunks(classes)
+            .flat_map(|row| {
+                let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let e: Vec<f64> = row.iter().map(|x| (x - max).exp()).collect();
+                let s: f64 = e.iter().sum();
+                e.into_iter().map(move |x| x / s)
+            })
+            .collect()
+    }
+
+    const M: usize = 12;
+    const E: usize = 10;
+    const C: usize = 3;
+
+    fn workspace() -> Workspace {
+        let mut ws = Workspace::new();
+        let (rl, ul) = (logits(M, E, C, 0.0), logits(M, E, C, 1.5));
+        let labels: Vec<f64> = (0..E).map(|e| (e % C) as f64).collect();
+        let add = |ws: &mut Workspace, id, name: &str, v: &[f64], shape: &[usize]| {
+            ws.add(id, name, Arc::new(crate::npy::f64_bytes(v, shape)));
+        };
+        add(&mut ws, 1, "rl.npy", &rl, &[M, E, C]);
+        add(&mut ws, 2, "ul.npy", &ul, &[M, E, C]);
+        add(&mut ws, 3, "rp.npy", &softmax(&rl, C), &[M, E, C]);
+        add(&mut ws, 4, "up.npy", &softmax(&ul, C), &[M, E, C]);
+        add(&mut ws, 5, "labels.npy", &labels, &[E]);
+        // The mistake: the probability of the true class, models × examples.
+        let p_true = |p: &[f64]| -> Vec<f64> { p.chunks(C).enumerate().map(|(k, row)| row[(k % E) % C]).collect() };
+        add(&mut ws, 6, "r_prob.npy", &p_true(&softmax(&rl, C)), &[M, E]);
+        add(&mut ws, 7, "u_prob.npy", &p_true(&softmax(&ul, C)), &[M, E]);
+        ws
+    }
+
+    #[test]
+    fn probabilities_given_as_confidences_are_refused_with_the_fix() {
+        let mut ws = workspace();
+        let req = EpsilonRequest {
+            retrained: all(6),
+            unlearned: all(7),
+            ..EpsilonRequest::default()
+        };
+        let e = epsilon(&mut ws, &req).unwrap_err();
+        assert_eq!(e.code.as_deref(), Some("probabilities_given"));
+        for needle in ["r_prob.npy", "logit-scaled confidences", "labels", "logit-scaled"] {
+            assert!(e.message.contains(needle), "{needle}: {}", e.message);
+        }
+        // Accepted when the user says they are logit-scaled already, with a warning.
+        let out = epsilon(
+            &mut ws,
+            &EpsilonRequest {
+                confidences: "logit-scaled".into(),
+                ..req
+            },
+        )
+        .unwrap();
+        assert!(out.warnings.iter().any(|w| w.code == "probabilities_accepted"));
+        assert_eq!(out.parameters.confidences, "logit-scaled");
+    }
+
+    #[test]
+    fn probabilities_with_labels_score_as_the_logits_do() {
+        let mut ws = workspace();
+        let by_logits = epsilon(
+            &mut ws,
+            &EpsilonRequest {
+                retrained_logits: all(1),
+                unlearned_logits: all(2),
+                labels: all(5),
+                variant: "exhaustive".into(),
+                ..EpsilonRequest::default()
+            },
+        )
+        .unwrap();
+        let by_probs = epsilon(
+            &mut ws,
+            &EpsilonRequest {
+                retrained_probs: all(3),
+                unlearned_probs: all(4),
+                labels: all(5),
+                variant: "exhaustive".into(),
+                ..EpsilonRequest::default()
+            },
+        )
+        .unwrap();
+        // The same confidences up to the rounding of the softmax: the same order of values, so the same attacks.
+        assert_eq!(
+            by_probs.result.results[0].forget_score,
+            by_logits.result.results[0].forget_score
+        );
+        let conf = |id: u32, probs: bool| {
+            let mut ws = workspace();
+            let labels: Vec<usize> = (0..E).map(|e| e % C).collect();
+            confidences_of(&mut ws, "x", &all(id).unwrap(), &labels, probs)
+                .unwrap()
+                .0
+        };
+        for (a, b) in conf(3, true).as_slice().iter().zip(conf(1, false).as_slice()) {
+            assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{a} vs {b}");
+        }
+        let roles: Vec<&str> = by_probs.inputs.iter().map(|r| r.role.as_str()).collect();
+        assert_eq!(roles, ["labels", "retrained_probs", "unlearned_probs"]);
+        assert_eq!(by_probs.parameters.retrained_probs.as_deref(), Some("rp.npy"));
+    }
+
+    #[test]
+    fn the_headline_names_the_official_score_and_the_others_beneath_it() {
+        let mut ws = workspace();
+        let out = epsilon(
+            &mut ws,
+            &EpsilonRequest {
+                retrained_logits: all(1),
+                unlearned_logits: all(2),
+                labels: all(5),
+                variant: "all".into(),
+                ..EpsilonRequest::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(out.headline.call, "forgetting_quality");
+        assert!(
+            out.headline.text.contains("the score to report"),
+            "{}",
+            out.headline.text
+        );
+        let reason = out.headline.reason.as_deref().unwrap();
+        assert!(
+            reason.contains("exhaustive F") && reason.contains("Clopper–Pearson F"),
+            "{reason}"
+        );
+        let only = epsilon(
+            &mut ws,
+            &EpsilonRequest {
+                retrained_logits: all(1),
+                unlearned_logits: all(2),
+                labels: all(5),
+                variant: "exhaustive".into(),
+                ..EpsilonRequest::default()
+            },
+        )
+        .unwrap();
+        assert!(
+            only.headline.text.contains("not the competition's score"),
+            "{}",
+            only.headline.text
+        );
+    }
+
+    #[test]
+    fn unscored_examples_say_what_happened() {
+        // Every model gives the same value for every example: no attack can tell the samples apart.
+        let mut ws = Workspace::new();
+        let same = crate::npy::f64_bytes(&[3.0; 8 * 4], &[8, 4]);
+        ws.add(1, "r.npy", Arc::new(same.clone()));
+        ws.add(2, "u.npy", Arc::new(same));
+        let out = epsilon(
+            &mut ws,
+            &EpsilonRequest {
+                retrained: all(1),
+                unlearned: all(2),
+                ..EpsilonRequest::default()
+            },
+        )
+        .unwrap();
+        let w = out.warnings.iter().find(|w| w.code == "examples_unscored").unwrap();
+        assert!(
+            !w.message.contains("both are constant") && !w.message.contains("assert"),
+            "{}",
+            w.message
+        );
+        assert!(w.message.contains("all of them are equal"), "{}", w.message);
+        assert!(out.headline.is_inconclusive(), "{:?}", out.headline);
+    }
 }

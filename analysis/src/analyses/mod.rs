@@ -128,6 +128,14 @@ fn loader_warnings(lw: &[LoadWarning]) -> Vec<crate::report::Warning> {
         .collect()
 }
 
+/// The loaders' warnings as a report's warnings (code `input_warning`, about the input's role; the loader's message
+/// says what it found and what it did).
+fn loader_warnings(lw: &[LoadWarning]) -> Vec<crate::report::Warning> {
+    lw.iter()
+        .map(|w| crate::report::Warning::new("input_warning", Some(&w.role), w.message.clone(), None))
+        .collect()
+}
+
 mod bounds;
 mod calibrate;
 mod epsilon;

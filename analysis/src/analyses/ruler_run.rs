@@ -1,6 +1,19 @@
 //! RULER: representation-level metrics, with Wilcoxon + Benjamini–Hochberg across runs.
+//!
+//! Guardrails (each a stable code, a message in a user's words and the fix):
+//! * `row_counts_differ` (refused): a run's oracle or original file holds a different number of rows than its
+//!   unlearned file — the rows are records, compared across models row by row, so they cannot be aligned;
+//! * `one_number_embeddings` (refused): a model file that is a 1-D array (or one column), which would be read as
+//!   one-number embeddings whose cosine similarities are all ±1;
+//! * `forget_retain_identical` (refused) and `forget_retain_overlap` (warned): forget and retain rows that are the
+//!   same rows, or share some.
+//!
+//! The headline: with one run, a call per metric against its null — m4 against its null 0.5 ± its null sd
+//! (`1/sqrt(12 n_f)`), m2 and m3 reported with their sign but not tested (the paper tests them across seeds), m1
+//! has no null; with several runs, the Wilcoxon + Benjamini–Hochberg decision of each metric. One overall call.
 
 use super::*;
+use crate::report::{Headline, Warning};
 
 /// One run of RULER: the unlearned model's embeddings and, optionally, the oracle's and the original's.
 #[derive(Clone, Debug, Deserialize)]
@@ -44,70 +57,460 @@ pub struct RulerResult {
     pub warnings: Vec<String>,
 }
 
+/// The parameters `lethe ruler --json` reports (its arguments: model files as given, row sets as typed or the
+/// index/split file's name).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RulerParameters {
+    pub unlearned: Vec<String>,
+    pub oracle: Vec<String>,
+    pub original: Vec<String>,
+    pub forget: String,
+    pub retain: String,
+    pub ties: String,
+    pub fdr: f64,
+}
+
+/// The call on one metric against its null.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MetricCall {
+    /// `m1`…`m4`.
+    pub metric: &'static str,
+    /// The core's name of the metric (`calibration_gap`, ...).
+    pub name: &'static str,
+    /// `above_null`, `below_null`, `at_null` (the test finds no difference), `inconclusive` (no test possible),
+    /// `no_null` (m1).
+    pub call: &'static str,
+    /// The call in words, with the numbers behind it.
+    pub text: String,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct RulerOutput {
     pub result: RulerResult,
+    pub parameters: RulerParameters,
     pub inputs: Vec<InputRecord>,
+    /// The one call (see the module's docs).
+    pub headline: Headline,
+    /// Per metric (per run with one run; across runs with several).
+    pub metric_calls: Vec<MetricCall>,
+    pub warnings: Vec<Warning>,
     pub load_warnings: Vec<LoadWarning>,
     /// Per run: the forget records' nearest-neighbour percentile ranks in 10 bins over [0, 1].
     pub rank_histograms: Vec<Histograms>,
 }
 
+impl RulerOutput {
+    /// The report `lethe ruler --json` prints and the page exports.
+    pub fn report(&self) -> crate::Report<&RulerParameters, &RulerResult> {
+        crate::Report::new(
+            "ruler",
+            &self.parameters,
+            None,
+            self.inputs.clone(),
+            self.headline.clone(),
+            self.warnings.clone(),
+            &self.result,
+        )
+    }
+}
+
 pub(super) const RULER_ROLES: [&str; 5] = ["unlearned", "oracle", "original", "forget", "retain"];
+
+/// How a report writes a row set given on its own: as typed, or the index or split file's name.
+fn rows_text(ws: &Workspace, rows: &Rows) -> String {
+    let name = |id: u32| ws.source(id).map(|s| s.name.clone()).unwrap_or_default();
+    match rows {
+        Rows::All => String::new(),
+        Rows::Text { text } => text.clone(),
+        Rows::File { source } => name(*source),
+        Rows::Split { source, value } => format!("{}=={value}", name(*source)),
+    }
+}
+
+/// A typed range past the end of the unlearned file is refused from its headers before it is expanded (so
+/// `0..99999999999999` is an error, not an allocation), as the CLI did.
+fn check_range(ws: &Workspace, role: &str, rows: &Rows, model: &InputRef) -> Result<()> {
+    let Rows::Text { text } = rows else {
+        return Ok(());
+    };
+    let Ok(crate::rows::TextRows::Range(a, b)) = crate::rows::parse_text(role, text) else {
+        return Ok(());
+    };
+    if model.rows != Rows::All {
+        return Ok(());
+    }
+    let Ok(src) = ws.source(model.source) else {
+        return Ok(());
+    };
+    let Some(n) = lethe::data::inspect(&src.name, &*src.data)
+        .ok()
+        .and_then(|info| info.array(model.tensor.as_deref()).map(|a| a.rows))
+    else {
+        return Ok(()); // the load says what is wrong with the file
+    };
+    if b as u64 > n {
+        return Err(Error::at(
+            role,
+            format!(
+                "rows {a}..{b} are out of range for `{}`, which has {n} rows (valid indices are 0..{n}); pass a \
+                 range within them",
+                src.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a model file that holds one number per record (a 1-D array, or one column).
+fn check_embeddings(role: &str, inp: &Input) -> Result<()> {
+    let shape = &inp.record.shape;
+    if shape.len() == 1 || inp.matrix.cols() == 1 {
+        let what = if shape.len() == 1 {
+            format!("a 1-D array of {} numbers", inp.matrix.rows())
+        } else {
+            format!("{} rows of one number each", inp.matrix.rows())
+        };
+        return Err(Error::refused(
+            "one_number_embeddings",
+            Some(role),
+            format!(
+                "`{}` is {what}: RULER compares embeddings (one row of features per record), and would read each \
+                 number as a one-number embedding, whose cosine similarities are all +1 or −1. Give the model's \
+                 penultimate-layer activations, records × features (e.g. numpy.save of an array of shape (n, d))",
+                inp.record.path
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Forget and retain rows that are the same rows (refused) or share some (a warning, with how many).
+fn check_overlap(forget: &Option<Vec<usize>>, retain: &Option<Vec<usize>>, n_rows: usize) -> Result<Option<Warning>> {
+    let all = |r: &Option<Vec<usize>>| r.clone().unwrap_or_else(|| (0..n_rows).collect());
+    let (f, r) = (all(forget), all(retain));
+    let fs: std::collections::BTreeSet<usize> = f.iter().copied().collect();
+    let rs: std::collections::BTreeSet<usize> = r.iter().copied().collect();
+    let shared = fs.intersection(&rs).count();
+    if shared == 0 {
+        return Ok(None);
+    }
+    if fs == rs {
+        return Err(Error::refused(
+            "forget_retain_identical",
+            Some("retain"),
+            format!(
+                "the forget and retain rows are the same {} rows: RULER compares forget records with retained \
+                 ones, so with one set for both every metric sits at its null by construction. Give the retain \
+                 rows (the records the model kept), e.g. an index file of them",
+                fs.len()
+            ),
+        ));
+    }
+    Ok(Some(Warning::new(
+        "forget_retain_overlap",
+        Some("retain"),
+        format!(
+            "{shared} of the {} forget rows are also retain rows: a record cannot be both forgotten and kept, and \
+             shared rows pull every metric towards its null",
+            fs.len()
+        ),
+        Some("give forget and retain rows that do not overlap (e.g. the index files of the two sets)".into()),
+    )))
+}
+
+/// The calls on one run's metrics against their nulls.
+fn single_run_calls(r: &RulerReport) -> Vec<MetricCall> {
+    let mut calls = Vec::new();
+    if let Some(v) = r.oracle_similarity {
+        calls.push(MetricCall {
+            metric: "m1",
+            name: "oracle_similarity",
+            call: "no_null",
+            text: format!(
+                "m1 oracle similarity {}: no fixed null (m2 is its calibrated form)",
+                num(v)
+            ),
+        });
+    }
+    for (metric, name, value, null, low, high) in [
+        (
+            "m2",
+            "calibration_gap",
+            r.calibration_gap,
+            r.nulls.calibration_gap,
+            "residual memorisation",
+            "over-correction",
+        ),
+        (
+            "m3",
+            "representation_shift",
+            r.representation_shift,
+            r.nulls.representation_shift,
+            "moved away from the oracle",
+            "moved towards the oracle",
+        ),
+    ] {
+        if let Some(v) = value {
+            let side = if v < null {
+                format!("below its null {null}, the direction of {low}")
+            } else if v > null {
+                format!("above its null {null}, the direction of {high}")
+            } else {
+                format!("at its null {null}")
+            };
+            calls.push(MetricCall {
+                metric,
+                name,
+                call: Headline::INCONCLUSIVE,
+                text: format!(
+                    "{metric} {} is {side}; one run cannot test it (its null is tested across runs from several \
+                     seeds)",
+                    num(v)
+                ),
+            });
+        }
+    }
+    let m4 = &r.nn_percentile_rank;
+    let null = r.nulls.nn_percentile_rank;
+    // Two null standard deviations (1/sqrt(12 n_f)) either side of the null: about 95% of runs under the null.
+    let (lo, hi) = (null - 2.0 * m4.null_sd, null + 2.0 * m4.null_sd);
+    let (call, what) = if m4.value > hi {
+        (
+            "above_null",
+            "above its null: forget records sit closer to retain records than retain records to each other \
+             (residual memorisation)",
+        )
+    } else if m4.value < lo {
+        (
+            "below_null",
+            "below its null: forget records were pushed away from the retain records (over-displacement)",
+        )
+    } else {
+        ("at_null", "within its null: no sign of residual memorisation")
+    };
+    calls.push(MetricCall {
+        metric: "m4",
+        name: "nn_percentile_rank",
+        call,
+        text: format!(
+            "m4 nearest-neighbour rank {} is {what} (null {null}, ±2 null sds = [{}, {}] for {} forget records)",
+            num(m4.value),
+            num(lo),
+            num(hi),
+            r.n_forget
+        ),
+    });
+    calls
+}
+
+/// The calls on each metric from the Wilcoxon + Benjamini–Hochberg test across runs.
+fn across_run_calls(across: &[ruler::MetricAcrossRuns], fdr: f64) -> Vec<MetricCall> {
+    across
+        .iter()
+        .map(|m| {
+            let (metric, low, high) = match m.metric {
+                "calibration_gap" => ("m2", "residual memorisation", "over-correction"),
+                "representation_shift" => ("m3", "moved away from the oracle", "moved towards the oracle"),
+                _ => ("m4", "over-displacement", "residual memorisation"),
+            };
+            let above = m.rank_biserial.is_some_and(|r| r > 0.0);
+            let (call, text) = if m.reject {
+                let (call, side, meaning) = if above {
+                    ("above_null", "above", high)
+                } else {
+                    ("below_null", "below", low)
+                };
+                (
+                    call,
+                    format!(
+                        "{metric} is {side} its null {} across {} runs ({meaning}): Wilcoxon p = {}, \
+                         Benjamini–Hochberg adjusted {} < {fdr}",
+                        m.null,
+                        m.values.len(),
+                        num(m.wilcoxon.p_value),
+                        num(m.p_adjusted)
+                    ),
+                )
+            } else {
+                (
+                    "at_null",
+                    format!(
+                        "{metric} does not differ from its null {} across {} runs: Wilcoxon p = {}, adjusted {} \
+                         (FDR {fdr})",
+                        m.null,
+                        m.values.len(),
+                        num(m.wilcoxon.p_value),
+                        num(m.p_adjusted)
+                    ),
+                )
+            };
+            MetricCall {
+                metric,
+                name: m.metric,
+                call,
+                text,
+            }
+        })
+        .collect()
+}
+
+/// A number in a message: 6 significant digits, as the CLI prints numbers.
+fn num(v: f64) -> String {
+    if v != 0.0 && (v.abs() < 1e-4 || v.abs() >= 1e6) {
+        format!("{v:.4e}")
+    } else {
+        format!("{v:.6}")
+    }
+}
+
+/// The one call: residual memorisation if a tested metric says so (m2 below its null or m4 above it), else
+/// over-correction / over-displacement if a tested metric says so, else no evidence if some metric was tested,
+/// else inconclusive.
+fn overall(calls: &[MetricCall], runs: usize) -> Headline {
+    let tested: Vec<&MetricCall> = calls
+        .iter()
+        .filter(|c| matches!(c.call, "above_null" | "below_null" | "at_null"))
+        .collect();
+    let memorised: Vec<&str> = tested
+        .iter()
+        .filter(|c| (c.metric == "m2" && c.call == "below_null") || (c.metric == "m4" && c.call == "above_null"))
+        .map(|c| c.metric)
+        .collect();
+    let displaced: Vec<&str> = tested
+        .iter()
+        .filter(|c| (c.metric == "m2" && c.call == "above_null") || (c.metric == "m4" && c.call == "below_null"))
+        .map(|c| c.metric)
+        .collect();
+    let runs_text = if runs == 1 {
+        "this run".to_string()
+    } else {
+        format!("these {runs} runs")
+    };
+    if !memorised.is_empty() {
+        Headline::new(
+            "residual_memorisation",
+            format!(
+                "Residual memorisation: {} of {runs_text} {} from {} null in the direction of a model that \
+                 still holds the forget records",
+                memorised.join(" and "),
+                if memorised.len() == 1 { "differs" } else { "differ" },
+                if memorised.len() == 1 { "its" } else { "their" }
+            ),
+        )
+    } else if !displaced.is_empty() {
+        Headline::new(
+            "over_displaced",
+            format!(
+                "Over-correction: {} of {runs_text} {} forget records pushed further than retraining would \
+                 put them",
+                displaced.join(" and "),
+                if displaced.len() == 1 { "shows" } else { "show" }
+            ),
+        )
+    } else if !tested.is_empty() {
+        let which: Vec<&str> = tested.iter().map(|c| c.metric).collect();
+        Headline::new(
+            "at_null",
+            format!(
+                "No sign of residual memorisation: {} of {runs_text} {} within {} null",
+                which.join(" and "),
+                if which.len() == 1 { "is" } else { "are" },
+                if which.len() == 1 { "its" } else { "their" }
+            ),
+        )
+    } else {
+        Headline::inconclusive(
+            "Inconclusive: no metric could be tested against its null",
+            "the test across runs could not be computed for any metric (see the warnings)",
+        )
+    }
+}
 
 /// RULER m1–m4 per run and, with two or more runs, Wilcoxon + Benjamini–Hochberg across runs (as `lethe ruler`).
 ///
 /// # Errors
-/// Missing or unreadable inputs, rows out of range, the core's errors; attributed to the role concerned.
+/// Missing or unreadable inputs, rows out of range, the guardrails' refusals (see the module's docs), the core's
+/// errors; attributed to the role concerned.
 pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
-    if req.runs.is_empty() {
-        return Err(Error::at("unlearned", "choose the unlearned model's embeddings"));
-    }
+    let Some(first) = req.runs.first() else {
+        return Err(Error::at("unlearned", "choose the unlearned model's embeddings").usage());
+    };
+    check_range(ws, "forget", &req.forget, &first.unlearned)?;
+    check_range(ws, "retain", &req.retain, &first.unlearned)?;
     let (forget, forget_file, forget_text) = ws.resolve_rows("forget", &req.forget)?;
     let (retain, retain_file, retain_text) = ws.resolve_rows("retain", &req.retain)?;
     let tie = match req.ties.as_str() {
         "at-most" => TieRule::AtMost,
         "half" => TieRule::Half,
-        other => return Err(Error::msg(format!("ties `{other}` is not one of at-most, half"))),
+        other => return Err(Error::msg(format!("ties `{other}` is not one of at-most, half")).usage()),
     };
     let mut records = Vec::new();
     let mut reports = Vec::new();
     let mut warned: Vec<(&str, Arc<Input>)> = Vec::new();
+    let mut overlap = None;
     for run in &req.runs {
-        let mut load = |role: &'static str, r: &InputRef| -> Result<(Matrix, Matrix, InputRecord)> {
+        let mut load = |role: &'static str, r: &InputRef| -> Result<Arc<Input>> {
             let inp = ws.load(role, r)?;
-            let pick = |rows: &Option<Vec<usize>>, what: &str| -> Result<Matrix> {
-                let name = format!("{role} ({what} rows)");
-                match rows {
-                    Some(ix) => inp
-                        .matrix
-                        .select_rows(ix, &name)
-                        .map_err(|e| Error::at(what, e.to_string())),
-                    None => Ok(inp.matrix.clone()),
-                }
-            };
-            let f = pick(&forget, "forget")?;
-            let rt = pick(&retain, "retain")?;
+            check_embeddings(role, &inp)?;
             warned.push((role, Arc::clone(&inp)));
-            Ok((f, rt, inp.record.clone()))
+            Ok(inp)
         };
-        let (uf, ur, rec) = load("unlearned", &run.unlearned)?;
-        records.push(rec);
+        let unlearned = load("unlearned", &run.unlearned)?;
         let oracle = run.oracle.as_ref().map(|r| load("oracle", r)).transpose()?;
         let original = run.original.as_ref().map(|r| load("original", r)).transpose()?;
+        let n = unlearned.matrix.rows();
+        for (role, other) in [("oracle", &oracle), ("original", &original)] {
+            if let Some(o) = other
+                && o.matrix.rows() != n
+            {
+                return Err(Error::refused(
+                    "row_counts_differ",
+                    Some(role),
+                    format!(
+                        "`{}` has {} rows but the unlearned model's `{}` has {n}: RULER compares the same records \
+                         row by row across the models, so every model's file must hold the same records in the \
+                         same order. Export each model's embeddings of the same records (or select the same rows \
+                         of each with PATH@ROWS)",
+                        o.record.path,
+                        o.matrix.rows(),
+                        unlearned.record.path
+                    ),
+                ));
+            }
+        }
+        if overlap.is_none() {
+            overlap = Some(check_overlap(&forget, &retain, n)?);
+        }
+        let pick = |role: &str, inp: &Input, rows: &Option<Vec<usize>>, what: &str| -> Result<Matrix> {
+            let name = format!("{role} ({what} rows)");
+            match rows {
+                Some(ix) => inp
+                    .matrix
+                    .select_rows(ix, &name)
+                    .map_err(|e| Error::at(what, e.to_string())),
+                None => Ok(inp.matrix.clone()),
+            }
+        };
+        let both = |role: &str, inp: &Input| -> Result<(Matrix, Matrix)> {
+            Ok((pick(role, inp, &forget, "forget")?, pick(role, inp, &retain, "retain")?))
+        };
+        let (uf, ur) = both("unlearned", &unlearned)?;
+        let o = oracle.as_deref().map(|i| both("oracle", i)).transpose()?;
+        let g = original.as_deref().map(|i| both("original", i)).transpose()?;
         let inputs = RulerInputs {
             unlearned_forget: uf.view(),
             unlearned_retain: ur.view(),
-            oracle_forget: oracle.as_ref().map(|o| o.0.view()),
-            oracle_retain: oracle.as_ref().map(|o| o.1.view()),
-            original_forget: original.as_ref().map(|o| o.0.view()),
+            oracle_forget: o.as_ref().map(|o| o.0.view()),
+            oracle_retain: o.as_ref().map(|o| o.1.view()),
+            original_forget: g.as_ref().map(|o| o.0.view()),
         };
         reports.push(ruler::all_metrics(&inputs, tie).map_err(|e| attribute(e, &RULER_ROLES))?);
-        records.extend(oracle.map(|o| o.2));
-        records.extend(original.map(|o| o.2));
+        records.push(unlearned.record.clone());
+        records.extend(oracle.map(|o| o.record.clone()));
+        records.extend(original.map(|o| o.record.clone()));
     }
-    let (across, warnings) = if reports.len() >= 2 {
-        ruler::across_runs(&reports, req.fdr)?
+    let (across, core_warnings) = if reports.len() >= 2 {
+        ruler::across_runs(&reports, req.fdr).map_err(|e| Error::from(e).usage())?
     } else {
         (Vec::new(), Vec::new())
     };
@@ -125,14 +528,50 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
         }
     }
     let refs: Vec<(&str, &Input)> = warned.iter().map(|(r, i)| (*r, &**i)).collect();
+    let load_warnings = load_warnings(&refs);
+    let mut warnings: Vec<Warning> = overlap.flatten().into_iter().collect();
+    warnings.extend(loader_warnings(&load_warnings));
+    warnings.extend(core_warnings.iter().map(|w| {
+        Warning::new(
+            "metric_not_tested",
+            None,
+            w.clone(),
+            Some("add runs from more seeds; a metric whose every run equals its null cannot be tested".into()),
+        )
+    }));
+    let metric_calls = match reports.as_slice() {
+        [one] => single_run_calls(one),
+        _ => across_run_calls(&across, req.fdr),
+    };
+    let headline = overall(&metric_calls, reports.len());
+    let specs = |role: &str| -> Vec<String> {
+        records
+            .iter()
+            .filter(|r| r.role == role)
+            .map(|r| r.spec.clone())
+            .collect()
+    };
+    let parameters = RulerParameters {
+        unlearned: specs("unlearned"),
+        oracle: specs("oracle"),
+        original: specs("original"),
+        forget: rows_text(ws, &req.forget),
+        retain: rows_text(ws, &req.retain),
+        ties: req.ties.clone(),
+        fdr: req.fdr,
+    };
     Ok(RulerOutput {
-        load_warnings: load_warnings(&refs),
+        load_warnings,
         result: RulerResult {
             runs: reports,
             across_runs: across,
-            warnings,
+            warnings: core_warnings,
         },
+        parameters,
         inputs: records,
+        headline,
+        metric_calls,
+        warnings,
         rank_histograms,
     })
 }
@@ -146,4 +585,177 @@ pub(super) fn row_file_record(
     rows: usize,
 ) -> InputRecord {
     InputRecord::row_file(role, text.unwrap_or_else(|| d.path.clone()), d, rows)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// Rows × cols embeddings, deterministic and all different.
+    fn embeddings(rows: usize, cols: usize, seed: f64) -> Vec<u8> {
+        let v: Vec<f64> = (0..rows * cols)
+            .map(|i| ((i as f64 + 1.0) * (0.37 + seed)).sin())
+            .collect();
+        crate::npy::f64_bytes(&v, &[rows, cols])
+    }
+
+    fn all(source: u32) -> InputRef {
+        InputRef {
+            source,
+            tensor: None,
+            rows: Rows::All,
+        }
+    }
+
+    fn text(t: &str) -> Rows {
+        Rows::Text { text: t.into() }
+    }
+
+    fn request(oracle: Option<u32>, forget: &str, retain: &str) -> RulerRequest {
+        RulerRequest {
+            runs: vec![RulerRun {
+                unlearned: all(1),
+                oracle: oracle.map(all),
+                original: None,
+            }],
+            forget: text(forget),
+            retain: text(retain),
+            ..RulerRequest::default()
+        }
+    }
+
+    fn ws(files: &[(u32, &str, Vec<u8>)]) -> Workspace {
+        let mut ws = Workspace::new();
+        for (id, name, bytes) in files {
+            ws.add(*id, name, Arc::new(bytes.clone()));
+        }
+        ws
+    }
+
+    #[test]
+    fn an_oracle_with_other_rows_is_refused() {
+        let mut w = ws(&[
+            (1, "u.npy", embeddings(40, 8, 0.0)),
+            (2, "o.npy", embeddings(39, 8, 0.1)),
+        ]);
+        let e = ruler(&mut w, &request(Some(2), "0..10", "10..39")).unwrap_err();
+        assert_eq!(e.code.as_deref(), Some("row_counts_differ"));
+        assert_eq!(e.input.as_deref(), Some("oracle"));
+        assert!(
+            e.message.contains("`o.npy` has 39 rows") && e.message.contains("`u.npy` has 40"),
+            "{}",
+            e.message
+        );
+        let mut w = ws(&[
+            (1, "u.npy", embeddings(40, 8, 0.0)),
+            (2, "o.npy", embeddings(40, 8, 0.1)),
+        ]);
+        assert!(ruler(&mut w, &request(Some(2), "0..10", "10..40")).is_ok());
+    }
+
+    #[test]
+    fn one_number_per_record_is_refused() {
+        let flat = crate::npy::f64_bytes(&(0..40).map(f64::from).collect::<Vec<_>>(), &[40]);
+        let mut w = ws(&[(1, "u.npy", flat)]);
+        let e = ruler(&mut w, &request(None, "0..10", "10..40")).unwrap_err();
+        assert_eq!(e.code.as_deref(), Some("one_number_embeddings"));
+        assert!(e.message.contains("1-D array of 40 numbers"), "{}", e.message);
+        let column = crate::npy::f64_bytes(&(0..40).map(f64::from).collect::<Vec<_>>(), &[40, 1]);
+        let mut w = ws(&[(1, "u.npy", column)]);
+        let e = ruler(&mut w, &request(None, "0..10", "10..40")).unwrap_err();
+        assert_eq!(e.code.as_deref(), Some("one_number_embeddings"));
+    }
+
+    #[test]
+    fn overlapping_rows_are_warned_and_identical_rows_refused() {
+        let mut w = ws(&[(1, "u.npy", embeddings(40, 8, 0.0))]);
+        let out = ruler(&mut w, &request(None, "0..10", "5..40")).unwrap();
+        let warn = out.warnings.iter().find(|w| w.code == "forget_retain_overlap").unwrap();
+        assert!(warn.message.starts_with("5 of the 10 forget rows"), "{}", warn.message);
+        assert_eq!(warn.input.as_deref(), Some("retain"));
+        let e = ruler(&mut w, &request(None, "0..10", "0,1,2,3,4,5,6,7,8,9")).unwrap_err();
+        assert_eq!(e.code.as_deref(), Some("forget_retain_identical"));
+        assert!(e.message.contains("same 10 rows"), "{}", e.message);
+        let clean = ruler(&mut w, &request(None, "0..10", "10..40")).unwrap();
+        assert!(clean.warnings.iter().all(|w| !w.code.starts_with("forget_retain")));
+    }
+
+    #[test]
+    fn a_range_past_the_model_file_is_refused_before_it_is_expanded() {
+        let mut w = ws(&[(1, "u.npy", embeddings(40, 8, 0.0))]);
+        let e = ruler(&mut w, &request(None, "0..99999999999999", "10..40")).unwrap_err();
+        assert_eq!(e.input.as_deref(), Some("forget"));
+        assert!(
+            e.message
+                .starts_with("rows 0..99999999999999 are out of range for `u.npy`, which has 40 rows"),
+            "{}",
+            e.message
+        );
+    }
+
+    fn report_with(m4: f64, n_forget: usize) -> RulerReport {
+        RulerReport {
+            oracle_similarity: Some(0.9),
+            calibration_gap: Some(-0.01),
+            representation_shift: None,
+            nn_percentile_rank: ruler::PercentileRank {
+                value: m4,
+                ranks: Vec::new(),
+                forget_nn: Vec::new(),
+                retain_nn: Vec::new(),
+                null_sd: 1.0 / (12.0 * n_forget as f64).sqrt(),
+                tie_rule: TieRule::AtMost,
+            },
+            nulls: ruler::NULLS,
+            n_forget,
+            n_retain: 100,
+        }
+    }
+
+    #[test]
+    fn one_run_gets_a_call_per_metric_and_one_overall() {
+        // n_f = 48: null sd 1/24 ≈ 0.0417, so ±2 sds is [0.4167, 0.5833].
+        for (m4, call, overall_call) in [
+            (0.6, "above_null", "residual_memorisation"),
+            (0.4, "below_null", "over_displaced"),
+            (0.55, "at_null", "at_null"),
+        ] {
+            let calls = single_run_calls(&report_with(m4, 48));
+            let names: Vec<&str> = calls.iter().map(|c| c.metric).collect();
+            assert_eq!(names, ["m1", "m2", "m4"]);
+            assert_eq!(calls[0].call, "no_null");
+            assert_eq!(calls[1].call, Headline::INCONCLUSIVE, "one run cannot test m2");
+            assert!(calls[1].text.contains("residual memorisation"), "{}", calls[1].text);
+            assert_eq!(calls[2].call, call, "m4 = {m4}");
+            assert_eq!(overall(&calls, 1).call, overall_call, "m4 = {m4}");
+        }
+        let none = overall(&single_run_calls(&report_with(0.5, 48))[..2], 1);
+        assert!(none.is_inconclusive() && none.reason.is_some());
+    }
+
+    #[test]
+    fn the_demo_run_reports_parameters_as_the_cli_was_given_them() {
+        let mut w = Workspace::new();
+        let act = include_bytes!("../../../examples/data/digits/act_unlearned.npy");
+        w.add(1, "act_unlearned.npy", Arc::new(act.to_vec()));
+        let out = ruler(&mut w, &request(None, "0..144", "144..544")).unwrap();
+        assert_eq!(
+            out.parameters,
+            RulerParameters {
+                unlearned: vec!["act_unlearned.npy".into()],
+                oracle: Vec::new(),
+                original: Vec::new(),
+                forget: "0..144".into(),
+                retain: "144..544".into(),
+                ties: "at-most".into(),
+                fdr: 0.05,
+            }
+        );
+        assert_eq!(out.metric_calls.len(), 1, "m4 only without the oracle");
+        assert!(!out.headline.text.is_empty());
+        let report = serde_json::to_value(out.report()).unwrap();
+        assert_eq!(report["command"], "ruler");
+        assert_eq!(report["headline"]["call"], out.headline.call.as_str());
+    }
 }

@@ -1,6 +1,11 @@
-//! `bounds` and `rouge`.
+//! `bounds` and `rouge`: arguments → the analysis layer's bounds request → its report.
 
+use lethe_analysis::Workspace;
+use lethe_analysis::analyses::{self, BoundsRequest, BoundsResult, TextInput};
+
+use super::ruler_cmd::path_of;
 use super::*;
+use crate::report::{emit_report, layer_error};
 
 #[derive(Args, Serialize)]
 pub struct BoundArgs {
@@ -36,30 +41,21 @@ pub(super) enum SdMethodArg {
 }
 
 impl BoundArgs {
-    fn params(&self) -> LeakageParams {
-        let method = match self.sd_method {
-            SdMethodArg::Conbo => SdMethod::Conbo,
-            SdMethodArg::Perbin => SdMethod::PerBin {
-                atom_at_zero: self.atom_at_zero,
-            },
-            SdMethodArg::Lp => SdMethod::Lp {
-                atom_at_zero: self.atom_at_zero,
-            },
-        };
-        let d = LeakageParams::default();
-        LeakageParams {
-            alpha: self.alpha,
-            sidedness: if self.one_sided {
-                Sidedness::OneSided
-            } else {
-                Sidedness::TwoSided
-            },
-            x: if self.x.is_empty() { d.x } else { self.x.clone() },
-            stepsize: self.stepsize,
-            sd_method: method,
-            rho: self.rho,
-            plan_width: self.plan_width,
+    /// The request's leakage-bound options.
+    fn fill(&self, req: &mut BoundsRequest) {
+        req.alpha = self.alpha;
+        req.one_sided = self.one_sided;
+        req.x = self.x.clone();
+        req.stepsize = self.stepsize;
+        req.sd_method = match self.sd_method {
+            SdMethodArg::Conbo => "conbo",
+            SdMethodArg::Perbin => "perbin",
+            SdMethodArg::Lp => "lp",
         }
+        .into();
+        req.atom_at_zero = self.atom_at_zero;
+        req.rho = self.rho;
+        req.plan_width = self.plan_width;
     }
 }
 
@@ -132,64 +128,85 @@ pub(super) fn bounds_human(r: &leakage::LeakageReport) -> String {
     );
     let _ = writeln!(s, "ED score (mean + {}·sd) = {}", r.ed.rho, fmt_num(r.ed.score));
     let _ = writeln!(s, "samples for a ±{} band: {}", r.params.plan_width, r.plan.n);
-    for w in &r.warnings {
-        let _ = writeln!(s, "warning: {w}");
-    }
     s
 }
 
-pub(super) fn bounds_cmd(a: BoundsArgs) -> Result<(), CliError> {
-    let (scores, rec) = input::load_vector("scores", &spec(&a.scores)?)?;
-    let r = leakage::report(&scores, &a.bounds.params())?;
-    Report::new("bounds", &a, None, vec![rec], r).emit(a.out.json, bounds_human)
+/// Runs the layer's bounds analysis and prints its report; `files` maps roles to the files named for them.
+fn run_bounds(ws: &mut Workspace, req: &BoundsRequest, json: bool, files: &[(&str, &str)]) -> Result<(), CliError> {
+    let out = analyses::bounds(ws, req).map_err(|e| layer_error(e, files))?;
+    emit_report(&out.report(), json, |r| match r {
+        BoundsResult::Bounds(b) => bounds_human(b),
+        BoundsResult::Rouge(o) => {
+            let f = &o.scores.fmeasure;
+            let mean = f.iter().sum::<f64>() / f.len() as f64;
+            let mut s = format!(
+                "ROUGE-L F-measure: mean {} over {} generations (max {})\n",
+                fmt_num(mean),
+                f.len(),
+                fmt_num(f.iter().copied().fold(0.0, f64::max))
+            );
+            const SHOWN: usize = 20;
+            let _ = writeln!(s, "  line  precision  recall    F-measure");
+            for (k, ((p, r), f)) in o
+                .scores
+                .precision
+                .iter()
+                .zip(&o.scores.recall)
+                .zip(f)
+                .enumerate()
+                .take(SHOWN)
+            {
+                let _ = writeln!(s, "  {:<5} {}   {}  {}", k + 1, fmt_num(*p), fmt_num(*r), fmt_num(*f));
+            }
+            if f.len() > SHOWN {
+                let _ = writeln!(s, "  … {} more (--json lists every generation)", f.len() - SHOWN);
+            }
+            if let Some(b) = &o.bounds {
+                s.push_str(&bounds_human(b));
+            }
+            s
+        }
+    })
 }
 
-#[derive(Serialize)]
-pub(super) struct RougeOutput {
-    scores: rouge::RougeBatch,
-    bounds: Option<leakage::LeakageReport>,
+pub(super) fn bounds_cmd(a: BoundsArgs) -> Result<(), CliError> {
+    let path = path_of(&a.scores);
+    let files = [("scores", path.as_str())];
+    let mut ws = Workspace::new();
+    ws.set_hash_all(true);
+    let mut req = BoundsRequest {
+        scores: Some(ws.input_arg("scores", &a.scores).map_err(|e| layer_error(e, &files))?),
+        ..BoundsRequest::default()
+    };
+    a.bounds.fill(&mut req);
+    run_bounds(&mut ws, &req, a.out.json, &files)
 }
 
 pub(super) fn rouge_cmd(a: RougeArgs) -> Result<(), CliError> {
-    let (preds, pd) = input::read_lines("predictions", &a.predictions)?;
-    let mut records = vec![file_record("predictions", pd, preds.len())];
-    let refs: Vec<String> = match (&a.reference, &a.reference_text) {
-        (Some(p), None) => {
-            let (r, d) = input::read_lines("reference", p)?;
-            records.push(file_record("reference", d, r.len()));
-            r
-        }
-        (None, Some(t)) => vec![t.clone()],
-        _ => return Err(CliError::usage("give --reference FILE or --reference-text TEXT")),
+    let preds = a.predictions.display().to_string();
+    let reference = a.reference.as_ref().map(|p| p.display().to_string());
+    let mut files = vec![("predictions", preds.as_str())];
+    files.extend(reference.as_deref().map(|r| ("reference", r)));
+    let mut ws = Workspace::new();
+    ws.set_hash_all(true);
+    let mut text = |role: &str, p: &std::path::Path| -> Result<TextInput, CliError> {
+        Ok(TextInput::Source {
+            source: ws.add_path(role, p).map_err(|e| layer_error(e, &files))?,
+        })
     };
-    let scores = match refs.len() {
-        1 => rouge::rouge_l_against(&refs[0], &preds, a.stemmer),
-        n if n == preds.len() => rouge::rouge_l_pairs(&refs, &preds, a.stemmer)?,
-        n => {
-            return Err(CliError::msg(format!(
-                "the reference file has {n} lines and the predictions {}: give one reference line per prediction, or one for all",
-                preds.len()
-            )));
-        }
+    let predictions = Some(text("predictions", &a.predictions)?);
+    let reference = a.reference.as_deref().map(|p| text("reference", p)).transpose()?;
+    if reference.is_none() && a.reference_text.is_none() {
+        return Err(CliError::usage("give --reference FILE or --reference-text TEXT"));
+    }
+    let mut req = BoundsRequest {
+        predictions,
+        reference,
+        reference_text: a.reference_text.clone(),
+        stemmer: a.stemmer,
+        bounds: a.bounds,
+        ..BoundsRequest::default()
     };
-    let bounds = if a.bounds {
-        Some(leakage::report(&scores.fmeasure, &a.bound_args.params())?)
-    } else {
-        None
-    };
-    let out = RougeOutput { scores, bounds };
-    Report::new("rouge", &a, None, records, out).emit(a.out.json, |o| {
-        let f = &o.scores.fmeasure;
-        let mean = f.iter().sum::<f64>() / f.len() as f64;
-        let mut s = format!(
-            "ROUGE-L F-measure: mean {} over {} generations (max {})\n",
-            fmt_num(mean),
-            f.len(),
-            fmt_num(f.iter().copied().fold(0.0, f64::max))
-        );
-        if let Some(b) = &o.bounds {
-            s.push_str(&bounds_human(b));
-        }
-        s
-    })
+    a.bound_args.fill(&mut req);
+    run_bounds(&mut ws, &req, a.out.json, &files)
 }

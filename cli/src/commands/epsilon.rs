@@ -1,23 +1,42 @@
-//! `epsilon`.
+//! `epsilon`: arguments → the analysis layer's competition-score request → its report.
 
+use lethe_analysis::Workspace;
+use lethe_analysis::analyses::{self, EpsilonRequest};
+
+use super::ruler_cmd::path_of;
 use super::*;
+use crate::report::{emit_report, layer_error};
 
 #[derive(Args, Serialize)]
 pub struct EpsilonArgs {
-    /// Retrained models' confidences: models × forget examples
+    /// Retrained models' logit-scaled confidences: models × forget examples (what metric.py scores; for
+    /// probabilities or logits use --retrained-probs or --retrained-logits with --labels)
     #[arg(long)]
     retrained: Option<InputSpecArg>,
-    /// Unlearned models' confidences: models × forget examples
+    /// Unlearned models' logit-scaled confidences: models × forget examples
     #[arg(long)]
     unlearned: Option<InputSpecArg>,
-    /// Retrained models' logits: models × examples × classes (turned into logit-scaled confidences)
+    /// Retrained models' logits: models × examples × classes (turned into logit-scaled confidences as metric.py)
     #[arg(long)]
     retrained_logits: Option<InputSpecArg>,
     #[arg(long)]
     unlearned_logits: Option<InputSpecArg>,
-    /// True class of each example (with the logits inputs)
+    /// Retrained models' class probabilities (softmax outputs): models × examples × classes (turned into
+    /// logit-scaled confidences as metric.py; with --labels)
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retrained_probs: Option<InputSpecArg>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unlearned_probs: Option<InputSpecArg>,
+    /// True class of each example (with the logits or probabilities inputs)
     #[arg(long)]
     labels: Option<InputSpecArg>,
+    /// What --retrained/--unlearned hold: auto (values that all lie in [0, 1] are refused as probabilities) or
+    /// logit-scaled (take them as they are)
+    #[arg(long, value_enum, default_value = "auto")]
+    #[serde(skip_serializing_if = "ConfidencesArg::is_auto")]
+    confidences: ConfidencesArg,
     #[arg(long, value_enum, default_value = "official")]
     variant: VariantArg,
     /// Two-sided level of the Clopper–Pearson variant
@@ -45,130 +64,93 @@ pub(super) enum VariantArg {
     All,
 }
 
-#[derive(Serialize)]
-pub(super) struct EpsilonOutput {
-    results: Vec<competition::CompetitionResult>,
-    final_scores: Vec<Option<f64>>,
+#[derive(Clone, Copy, ValueEnum, Serialize, PartialEq)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum ConfidencesArg {
+    Auto,
+    LogitScaled,
 }
 
-pub(super) fn logit_confidences(role: &str, s: &str, labels: &[usize]) -> Result<(Matrix, InputRecord), CliError> {
-    let inp = input::load(role, &spec(s)?)?;
-    let conf = competition::logit_scaled_confidences(inp.matrix.view(), labels)
-        .map_err(|e| CliError::input(role, std::path::Path::new(&inp.record.path), e))?;
-    Ok((conf, inp.record))
+impl ConfidencesArg {
+    fn is_auto(&self) -> bool {
+        *self == ConfidencesArg::Auto
+    }
 }
 
 pub(super) fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
-    let mut records = Vec::new();
-    let (retrained, unlearned) = match (&a.retrained, &a.unlearned, &a.retrained_logits, &a.unlearned_logits) {
-        (Some(r), Some(u), None, None) => {
-            let (r, u) = (
-                input::load("retrained", &spec(r)?)?,
-                input::load("unlearned", &spec(u)?)?,
-            );
-            records.push(r.record);
-            records.push(u.record);
-            (r.matrix, u.matrix)
+    let named = [
+        ("retrained", &a.retrained),
+        ("unlearned", &a.unlearned),
+        ("retrained_logits", &a.retrained_logits),
+        ("unlearned_logits", &a.unlearned_logits),
+        ("retrained_probs", &a.retrained_probs),
+        ("unlearned_probs", &a.unlearned_probs),
+        ("labels", &a.labels),
+    ];
+    let files: Vec<(&str, String)> = named
+        .iter()
+        .filter_map(|(role, v)| v.as_ref().map(|s| (*role, path_of(s))))
+        .collect();
+    let shown: Vec<(&str, &str)> = files.iter().map(|(r, p)| (*r, p.as_str())).collect();
+    let err = |e| layer_error(e, &shown);
+    let mut ws = Workspace::new();
+    ws.set_hash_all(true);
+    let mut arg = |role: &str, v: &Option<String>| v.as_ref().map(|s| ws.input_arg(role, s)).transpose();
+    let req = EpsilonRequest {
+        retrained: arg("retrained", &a.retrained).map_err(err)?,
+        unlearned: arg("unlearned", &a.unlearned).map_err(err)?,
+        retrained_logits: arg("retrained_logits", &a.retrained_logits).map_err(err)?,
+        unlearned_logits: arg("unlearned_logits", &a.unlearned_logits).map_err(err)?,
+        retrained_probs: arg("retrained_probs", &a.retrained_probs).map_err(err)?,
+        unlearned_probs: arg("unlearned_probs", &a.unlearned_probs).map_err(err)?,
+        labels: arg("labels", &a.labels).map_err(err)?,
+        confidences: match a.confidences {
+            ConfidencesArg::Auto => "auto",
+            ConfidencesArg::LogitScaled => "logit-scaled",
         }
-        (None, None, Some(r), Some(u)) => {
-            let ls = a
-                .labels
-                .as_ref()
-                .ok_or_else(|| CliError::usage("--retrained-logits needs --labels"))?;
-            let (lab, rec) = input::load_vector("labels", &spec(ls)?)?;
-            let labels: Vec<usize> = lab.iter().map(|&v| v as usize).collect();
-            if lab.iter().any(|&v| v < 0.0 || v.fract() != 0.0) {
-                return Err(CliError::msg("labels must be non-negative integers (class indices)"));
-            }
-            records.push(rec);
-            let (rm, rr) = logit_confidences("retrained_logits", r, &labels)?;
-            let (um, ur) = logit_confidences("unlearned_logits", u, &labels)?;
-            records.push(rr);
-            records.push(ur);
-            (rm, um)
+        .into(),
+        variant: match a.variant {
+            VariantArg::Official => "official",
+            VariantArg::Exhaustive => "exhaustive",
+            VariantArg::ClopperPearson => "clopper-pearson",
+            VariantArg::All => "all",
         }
-        _ => {
-            return Err(CliError::usage(
-                "give either --retrained and --unlearned (confidences), or --retrained-logits, --unlearned-logits and --labels",
-            ));
-        }
+        .into(),
+        alpha: a.alpha,
+        eps_max: a.eps_max.clone(),
+        delta: a.delta,
+        accuracies: a.accuracies.clone(),
     };
-    let eps_max = if a.eps_max == "official" {
-        EpsMax::Official
-    } else {
-        EpsMax::Fixed(
-            a.eps_max
-                .parse()
-                .map_err(|_| CliError::usage("--eps-max takes `official` or a number"))?,
-        )
-    };
-    let variants: Vec<Variant> = match a.variant {
-        VariantArg::Official => vec![Variant::Official],
-        VariantArg::Exhaustive => vec![Variant::Exhaustive],
-        VariantArg::ClopperPearson => vec![Variant::HighProbability { alpha: a.alpha }],
-        VariantArg::All => vec![
-            Variant::Official,
-            Variant::Exhaustive,
-            Variant::HighProbability { alpha: a.alpha },
-        ],
-    };
-    let accuracies = match a.accuracies.as_deref() {
-        None => None,
-        Some(&[ra_u, ra_r, ta_u, ta_r]) => Some(Accuracies {
-            retain_unlearned: ra_u,
-            retain_retrained: ra_r,
-            test_unlearned: ta_u,
-            test_retrained: ta_r,
-        }),
-        Some(v) => {
-            return Err(CliError::usage(format!(
-                "--accuracies takes 4 comma-separated numbers RA_unlearned,RA_retrained,TA_unlearned,TA_retrained; got {}",
-                v.len()
-            )));
-        }
-    };
-    let mut results = Vec::new();
-    let mut finals = Vec::new();
-    for variant in variants {
-        let p = CompetitionParams {
-            variant,
-            delta: a.delta,
-            eps_max,
-        };
-        let r = competition::forget_score(retrained.view(), unlearned.view(), &p)?;
-        finals.push(
-            accuracies
-                .as_ref()
-                .map(|acc| competition::final_score(r.forget_score, acc))
-                .transpose()?,
-        );
-        results.push(r);
-    }
-    let out = EpsilonOutput {
-        results,
-        final_scores: finals,
-    };
-    Report::new("epsilon", &a, None, records, out).emit(a.out.json, |o| {
+    let out = analyses::epsilon(&mut ws, &req).map_err(err)?;
+    emit_report(&out.report(), a.out.json, |o| {
         let mut s = String::new();
         for (r, f) in o.results.iter().zip(&o.final_scores) {
             let eps: Vec<f64> = r.per_example.iter().map(|e| e.epsilon).collect();
             let finite: Vec<f64> = eps.iter().copied().filter(|e| e.is_finite()).collect();
             let mean = finite.iter().sum::<f64>() / finite.len().max(1) as f64;
+            let zero = eps.iter().filter(|e| **e == 0.0).count();
             let _ = writeln!(
                 s,
-                "{:?}: forget quality F = {} over {} examples (eps_max {}; mean finite epsilon {}, {} infinite){}",
-                r.variant,
+                "{}: forget quality F = {} over {} examples (eps_max {}; mean finite epsilon {}, {} infinite, {} at 0){}",
+                match r.variant {
+                    competition::Variant::Official => "official".to_string(),
+                    competition::Variant::Exhaustive => "exhaustive".to_string(),
+                    competition::Variant::HighProbability { alpha } => format!("Clopper–Pearson (alpha {alpha})"),
+                },
                 fmt_num(r.forget_score),
                 eps.len(),
                 fmt_num(r.eps_max),
                 fmt_num(mean),
                 eps.len() - finite.len(),
+                zero,
                 f.map(|f| format!("; final score {}", fmt_num(f))).unwrap_or_default()
             );
-            for w in &r.warnings {
-                let _ = writeln!(s, "  warning: {w}");
-            }
         }
+        let _ = writeln!(
+            s,
+            "the score expects {} (--json lists each example's epsilon)",
+            analyses::CONFIDENCE_UNIT
+        );
         s
     })
 }

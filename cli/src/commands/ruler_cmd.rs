@@ -1,6 +1,10 @@
-//! `ruler`.
+//! `ruler`: arguments → the analysis layer's RULER request → its report.
+
+use lethe_analysis::Workspace;
+use lethe_analysis::analyses::{self, RulerRequest, RulerRun};
 
 use super::*;
+use crate::report::{emit_report, layer_error};
 
 #[derive(Args, Serialize)]
 pub struct RulerArgs {
@@ -36,12 +40,10 @@ pub(super) enum TiesArg {
     Half,
 }
 
-#[derive(Serialize)]
-pub(super) struct RulerOutput {
-    runs: Vec<ruler::RulerReport>,
-    /// Wilcoxon signed-rank of each metric against its null across runs, BH-adjusted (two or more runs).
-    across_runs: Vec<ruler::MetricAcrossRuns>,
-    warnings: Vec<String>,
+/// The file an input argument `PATH[#TENSOR][@ROWS]` names, for error messages.
+pub(super) fn path_of(arg: &str) -> String {
+    lethe_analysis::spec::parse_input(arg, &lethe_analysis::spec::is_file)
+        .map_or_else(|_| arg.to_string(), |s| s.path.display().to_string())
 }
 
 pub(super) fn ruler_cmd(a: RulerArgs) -> Result<(), CliError> {
@@ -54,62 +56,52 @@ pub(super) fn ruler_cmd(a: RulerArgs) -> Result<(), CliError> {
             )));
         }
     }
-    let forget_spec = row_spec("forget", &a.forget)?;
-    let retain_spec = row_spec("retain", &a.retain)?;
-    let tie = match a.ties {
-        TiesArg::AtMost => TieRule::AtMost,
-        TiesArg::Half => TieRule::Half,
-    };
-    let mut records = Vec::new();
-    let mut reports = Vec::new();
-    // The forget and retain rows, resolved against the first model file's row count (a range is checked before
-    // it is expanded); every model file is then checked against them as it is loaded. Their index or split files
-    // are recorded after the models' records, as the widget records them.
-    let mut row_sets: Option<[(Vec<usize>, Option<InputRecord>); 2]> = None;
-    for k in 0..runs {
-        let mut load = |role: &str, s: &str| -> Result<(Matrix, Matrix, InputRecord), CliError> {
-            let inp = input::load(role, &spec(s)?)?;
-            if row_sets.is_none() {
-                let (n, path) = (inp.matrix.rows() as u64, std::path::Path::new(&inp.record.path));
-                let set = |role: &str, spec: &RowSpec| -> Result<(Vec<usize>, Option<InputRecord>), CliError> {
-                    let (rows, file) = input::resolve_rows(role, spec, Some((n, path)), n)?;
-                    let record = file.map(|d| input::row_file_record(role, spec, d, rows.len()));
-                    Ok((rows, record))
-                };
-                row_sets = Some([set("forget", &forget_spec)?, set("retain", &retain_spec)?]);
-            }
-            let [(forget, _), (retain, _)] = row_sets.as_ref().ok_or_else(|| CliError::msg("internal error"))?;
-            let f = inp.matrix.select_rows(forget, &format!("{role} (forget rows)"))?;
-            let r = inp.matrix.select_rows(retain, &format!("{role} (retain rows)"))?;
-            Ok((f, r, inp.record))
-        };
-        let (uf, ur, rec) = load("unlearned", &a.unlearned[k])?;
-        records.push(rec);
-        let oracle = a.oracle.get(k).map(|s| load("oracle", s)).transpose()?;
-        let original = a.original.get(k).map(|s| load("original", s)).transpose()?;
-        let inputs = RulerInputs {
-            unlearned_forget: uf.view(),
-            unlearned_retain: ur.view(),
-            oracle_forget: oracle.as_ref().map(|o| o.0.view()),
-            oracle_retain: oracle.as_ref().map(|o| o.1.view()),
-            original_forget: original.as_ref().map(|o| o.0.view()),
-        };
-        reports.push(ruler::all_metrics(&inputs, tie)?);
-        records.extend(oracle.map(|o| o.2));
-        records.extend(original.map(|o| o.2));
+    let mut files: Vec<(&str, String)> = Vec::new();
+    for (role, v) in [
+        ("unlearned", &a.unlearned),
+        ("oracle", &a.oracle),
+        ("original", &a.original),
+    ] {
+        files.extend(v.iter().map(|s| (role, path_of(s))));
     }
-    records.extend(row_sets.into_iter().flatten().filter_map(|(_, record)| record));
-    let (across, warnings) = if runs >= 2 {
-        ruler::across_runs(&reports, a.fdr)?
-    } else {
-        (Vec::new(), Vec::new())
+    let shown: Vec<(&str, &str)> = files.iter().map(|(r, p)| (*r, p.as_str())).collect();
+    let err = |e| layer_error(e, &shown);
+    let mut ws = Workspace::new();
+    ws.set_hash_all(true);
+    let mut req_runs = Vec::with_capacity(runs);
+    for k in 0..runs {
+        let unlearned = ws.input_arg("unlearned", &a.unlearned[k]).map_err(err)?;
+        let oracle = a
+            .oracle
+            .get(k)
+            .map(|s| ws.input_arg("oracle", s))
+            .transpose()
+            .map_err(err)?;
+        let original = a
+            .original
+            .get(k)
+            .map(|s| ws.input_arg("original", s))
+            .transpose()
+            .map_err(err)?;
+        req_runs.push(RulerRun {
+            unlearned,
+            oracle,
+            original,
+        });
+    }
+    let req = RulerRequest {
+        runs: req_runs,
+        forget: ws.rows_arg("forget", &a.forget).map_err(err)?,
+        retain: ws.rows_arg("retain", &a.retain).map_err(err)?,
+        ties: match a.ties {
+            TiesArg::AtMost => "at-most",
+            TiesArg::Half => "half",
+        }
+        .into(),
+        fdr: a.fdr,
     };
-    let out = RulerOutput {
-        runs: reports,
-        across_runs: across,
-        warnings,
-    };
-    Report::new("ruler", &a, None, records, out).emit(a.out.json, |o| {
+    let out = analyses::ruler(&mut ws, &req).map_err(err)?;
+    emit_report(&out.report(), a.out.json, |o| {
         let mut s = String::new();
         let opt = |v: Option<f64>| v.map_or("-".to_string(), fmt_num);
         for (k, r) in o.runs.iter().enumerate() {
@@ -138,8 +130,8 @@ pub(super) fn ruler_cmd(a: RulerArgs) -> Result<(), CliError> {
                 if m.reject { "significant" } else { "not significant" }
             );
         }
-        for w in &o.warnings {
-            let _ = writeln!(s, "warning: {w}");
+        for c in &out.metric_calls {
+            let _ = writeln!(s, "  {}: {}", c.metric, c.text);
         }
         s
     })

@@ -61,7 +61,9 @@ pub mod threshold;
 #[allow(clippy::unwrap_used)]
 mod tests;
 
-pub use confidence::{Exp, logit_scaled_confidence, logit_scaled_confidences};
+pub use confidence::{
+    Exp, logit_scaled_confidence, logit_scaled_confidences, logit_scaled_confidences_from_probabilities,
+};
 
 use serde::{Deserialize, Serialize};
 
@@ -329,8 +331,8 @@ pub fn forget_score(
     if !unrecognised.is_empty() {
         warnings.push(format!(
             "example(s) {}: the samples are perfectly separated, but with N = {n_models} metric.py's float32 CUDA \
-             rates give TPR + TNR ≠ 2, so it discards the separating attacks like every other one and stops at its \
-             `assert thr_eps`; Lethe scores them epsilon = {EPSILON_CAP} (perfect separation, capped)",
+             rates give TPR + TNR ≠ 2, so it discards the separating attacks like every other one and stops with an \
+             error; Lethe scores them epsilon = {EPSILON_CAP} (perfect separation, capped)",
             list_examples(&unrecognised)
         ));
     }
@@ -684,14 +686,15 @@ fn list_examples(examples: &[usize]) -> String {
 
 fn unscored_warning(examples: &[usize], variant: Variant) -> String {
     let why = if variant == Variant::Official {
-        "every attack was discarded (exactly one of FPR, FNR was 0 for each; metric.py would stop at its \
-         `assert thr_eps`)"
+        "every attack was discarded (each had exactly one of its two error rates at 0; metric.py itself stops \
+         with an error on such an example)"
     } else {
-        "every attack was discarded (exactly one of FPR, FNR was 0 for each)"
+        "every attack was discarded (each had exactly one of its two error rates at 0)"
     };
     format!(
-        "example(s) {}: {why}; scored with epsilon = 0. This happens when the samples carry no usable signal, \
-         e.g. both are constant",
+        "example(s) {}: {why}; scored with epsilon = 0. This happens when no threshold falls between the \
+         retrained and the unlearned values: when all of them are equal, e.g. probabilities that round to 1.0 \
+         (the score expects logit-scaled confidences, which keep such differences)",
         list_examples(examples)
     )
 }

@@ -196,15 +196,15 @@ pub fn variance_bounds(samples: &[f64], params: &VarianceParams) -> Result<Varia
     if zeros > 0 && !atom_covered {
         warnings.push(format!(
             "{zeros} of {} samples are exactly 0; this bound leaves out the probability mass at 0 (the paper's \
-             formula starts at F(tau_1) - F(tau_0)), so it may under-cover; use SdMethod::Lp or SdMethod::PerBin \
-             with atom_at_zero = true",
+             formula starts at F(tau_1) - F(tau_0)), so it may under-cover; use the LP method, or the per-bin \
+             method with the mass at 0 counted in the first cell",
             samples.len()
         ));
     }
     if upper > MAX_VARIANCE_ON_UNIT_INTERVAL {
         warnings.push(format!(
             "the variance bound {upper} exceeds 1/4, the largest variance of any distribution on [0, 1]; it carries \
-             no information (more samples, a coarser grid or SdMethod::Lp tighten it)"
+             no information (more samples, a coarser grid or the LP method tighten it)"
         ));
     }
 
