@@ -80,35 +80,363 @@ pub fn shape(input: &str, rows: usize, cols: usize, min_rows: usize, procedure: 
     Ok(())
 }
 
-/// The most bytes of kernel matrices one subset may need: 2 GiB where addresses are 32 bits (wasm32: 4 GB of
-/// memory at most, shared with everything else), 64 GiB elsewhere. Past it a run would fail to allocate, which
-/// aborts rather than reports.
-pub const KERNEL_BYTES: u64 = if cfg!(target_pointer_width = "32") {
-    2 << 30
-} else {
-    64 << 30
-};
+/// Bytes one computation may use where addresses are 32 bits (wasm32: a browser tab's WebAssembly memory holds
+/// 4 GiB at most, shared with the inputs, the module and its copies of them).
+pub const WASM_MEMORY_BYTES: u64 = 2 << 30;
 
-/// Fails with [`Error::TooLarge`] when `matrices` kernel matrices of `n × n` values of `elem` bytes exceed
-/// [`KERNEL_BYTES`].
-pub fn kernel_memory(input: &str, n: usize, matrices: u64, elem: u64, procedure: &'static str) -> Result<()> {
-    let bytes = (n as u64)
-        .saturating_mul(n as u64)
-        .saturating_mul(matrices)
-        .saturating_mul(elem);
-    if bytes <= KERNEL_BYTES {
-        return Ok(());
+/// Bytes one computation may use natively when the machine's memory cannot be read (not Linux) and
+/// `LETHE_MEMORY_LIMIT` is not set.
+pub const FALLBACK_MEMORY_BYTES: u64 = 8 << 30;
+
+/// Steps of work one computation may take unless `LETHE_WORK_LIMIT` says otherwise (natively): 10¹², about a
+/// quarter of an hour at the billion simple steps a second one core does.
+pub const WORK_STEPS: u64 = 1_000_000_000_000;
+
+/// The share of the machine's memory one computation may use natively (the rest is for the inputs, the system
+/// and other programs).
+const MEMORY_SHARE: (u64, u64) = (3, 4);
+
+/// How much memory and work one computation may take: every entry point adds up what its request needs
+/// ([`Budget`]) and refuses a request over these limits before it allocates or computes anything.
+///
+/// * Memory: 3/4 of the machine's physical memory (Linux: `MemTotal` of `/proc/meminfo`, or the process's cgroup
+///   memory limit where that is lower); [`FALLBACK_MEMORY_BYTES`] where it cannot be read; the environment
+///   variable `LETHE_MEMORY_LIMIT` (bytes, or with a K/M/G/T suffix, binary units) replaces it. Where addresses
+///   are 32 bits (the browser's wasm32), [`WASM_MEMORY_BYTES`].
+/// * Work: [`WORK_STEPS`] steps (inner-loop iterations, each about a nanosecond on one core); natively the
+///   environment variable `LETHE_WORK_LIMIT` (a number of steps, `1e13` allowed) replaces it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Bytes one computation may use.
+    pub memory: u64,
+    /// Where `memory` comes from, in words (for messages).
+    pub memory_source: String,
+    /// Steps of work one computation may take.
+    pub work: u64,
+    /// Where `work` comes from, in words.
+    pub work_source: String,
+}
+
+/// This process's limits, read once (see [`Limits`]).
+pub fn limits() -> &'static Limits {
+    static LIMITS: std::sync::OnceLock<Limits> = std::sync::OnceLock::new();
+    LIMITS.get_or_init(Limits::detect)
+}
+
+impl Limits {
+    fn detect() -> Self {
+        if cfg!(target_pointer_width = "32") {
+            return Self {
+                memory: WASM_MEMORY_BYTES,
+                memory_source: format!(
+                    "{} of the 4 GiB a 32-bit WebAssembly memory can hold",
+                    size(WASM_MEMORY_BYTES)
+                ),
+                work: WORK_STEPS,
+                work_source: "this build's limit".into(),
+            };
+        }
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let (memory, memory_source) = match var("LETHE_MEMORY_LIMIT").map(|v| (parse_bytes(&v), v)) {
+            Some((Some(b), _)) => (b, "set by LETHE_MEMORY_LIMIT".to_string()),
+            other => {
+                let ignored = match other {
+                    Some((None, v)) => format!("; LETHE_MEMORY_LIMIT={v:?} is not a size and was ignored"),
+                    _ => String::new(),
+                };
+                match physical_memory() {
+                    Some((total, what)) => (
+                        total / MEMORY_SHARE.1 * MEMORY_SHARE.0,
+                        format!("3/4 of {what} of {}{ignored}", size(total)),
+                    ),
+                    None => (
+                        FALLBACK_MEMORY_BYTES,
+                        format!("assumed where this machine's memory cannot be read; set LETHE_MEMORY_LIMIT{ignored}"),
+                    ),
+                }
+            }
+        };
+        let (work, work_source) = match var("LETHE_WORK_LIMIT").map(|v| (parse_steps(&v), v)) {
+            Some((Some(w), _)) => (w, "set by LETHE_WORK_LIMIT".to_string()),
+            Some((None, v)) => (
+                WORK_STEPS,
+                format!("LETHE_WORK_LIMIT={v:?} is not a number of steps and was ignored"),
+            ),
+            None => (WORK_STEPS, "set LETHE_WORK_LIMIT to allow longer runs".into()),
+        };
+        Self {
+            memory,
+            memory_source,
+            work,
+            work_source,
+        }
     }
-    let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
-    Err(Error::TooLarge {
-        input: input.to_string(),
-        detail: format!(
-            "{procedure} of {n} rows needs about {:.1} GiB of kernel matrices, more than the {:.0} GiB this build allows",
-            gib(bytes),
-            gib(KERNEL_BYTES)
-        ),
-        fix: "use subsets of fewer rows (kernels grow as rows²)".into(),
-    })
+}
+
+/// The machine's physical memory in bytes and what it is ("this machine's memory"), or the process's cgroup limit
+/// where that is lower; `None` where neither can be read.
+fn physical_memory() -> Option<(u64, &'static str)> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    let mut best = (kib.saturating_mul(1024), "this machine's memory");
+    // cgroup v2, then v1 ("max" or a huge number when unlimited).
+    for file in [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ] {
+        if let Some(b) = std::fs::read_to_string(file)
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+            && b > 0
+            && b < best.0
+        {
+            best = (b, "this process's memory limit (cgroup)");
+        }
+    }
+    Some(best)
+}
+
+/// `"16G"`, `"512 MiB"`, `"17179869184"`: bytes, with an optional K/M/G/T suffix in binary units.
+fn parse_bytes(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let num: f64 = num.parse().ok()?;
+    let shift = match unit
+        .trim()
+        .to_ascii_lowercase()
+        .trim_end_matches("ib")
+        .trim_end_matches('b')
+    {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        _ => return None,
+    };
+    let b = num * 2f64.powi(shift);
+    (b.is_finite() && b >= 1.0 && b < 2f64.powi(64)).then_some(b as u64)
+}
+
+/// `"1e13"`, `"5000000000000"`: a positive number of steps.
+fn parse_steps(s: &str) -> Option<u64> {
+    let v: f64 = s.trim().parse().ok()?;
+    (v.is_finite() && v >= 1.0 && v < 2f64.powi(64)).then_some(v as u64)
+}
+
+/// `b` bytes in words: "3.2 GiB", "12.0 MiB", "512 bytes".
+pub fn size(b: u64) -> String {
+    let f = b as f64;
+    if b >= 1 << 30 {
+        format!("{:.1} GiB", f / f64::from(1u32 << 30))
+    } else if b >= 1 << 20 {
+        format!("{:.1} MiB", f / f64::from(1u32 << 20))
+    } else if b >= 1 << 10 {
+        format!("{:.1} KiB", f / 1024.0)
+    } else {
+        format!("{b} bytes")
+    }
+}
+
+/// How long `steps` steps take at a billion a second, in words.
+fn duration(steps: u64) -> String {
+    let s = steps as f64 / 1e9;
+    if s < 120.0 {
+        format!("{s:.0} s")
+    } else if s < 7200.0 {
+        format!("{:.0} minutes", s / 60.0)
+    } else if s < 172_800.0 {
+        format!("{:.1} hours", s / 3600.0)
+    } else {
+        format!("{:.0} days", s / 86400.0)
+    }
+}
+
+/// What a refusal is blamed on: an input (too many rows) or a parameter (too many shuffles).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// The input of this name ([`Error::TooLarge`]).
+    Input(String),
+    /// The parameter of this name and value ([`Error::ParameterTooLarge`]).
+    Parameter(&'static str, u64),
+}
+
+impl Cause {
+    /// [`Cause::Input`] of `name`.
+    pub fn input(name: &str) -> Self {
+        Self::Input(name.to_string())
+    }
+
+    /// [`Cause::Parameter`] `name` = `value`.
+    pub fn param(name: &'static str, value: usize) -> Self {
+        Self::Parameter(name, value as u64)
+    }
+}
+
+/// One part of a computation's needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Need {
+    cause: Cause,
+    what: String,
+    bytes: u64,
+    steps: u64,
+    fix: String,
+}
+
+/// What one computation needs before it starts: the memory its allocations take at their peak and the steps of
+/// its loops, part by part, each part with what it is blamed on and what would make it smaller. [`Budget::check`]
+/// refuses the whole if it exceeds [`limits`], naming the largest part.
+///
+/// # Examples
+/// ```
+/// use lethe::check::{Budget, Cause, Limits};
+/// let mut b = Budget::default();
+/// b.add(Cause::param("shuffles", 1_000_000_000), "a null distribution of 1000000000 shuffles", 8_000_000_000, 0, "use fewer shuffles");
+/// let small = Limits { memory: 1 << 30, memory_source: "a test".into(), work: 1 << 40, work_source: "a test".into() };
+/// let e = b.check_within(&small).unwrap_err().to_string();
+/// assert!(e.starts_with("parameter `shuffles` = 1000000000 is too large: a null distribution of 1000000000 shuffles needs"), "{e}");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Budget {
+    needs: Vec<Need>,
+}
+
+impl Budget {
+    /// Adds a part: `what` (in words, a singular subject of "needs": "a split half of 500 rows") takes `bytes` of
+    /// memory at the computation's peak and `steps` of work; `fix` says how to make it smaller.
+    pub fn add(
+        &mut self,
+        cause: Cause,
+        what: impl Into<String>,
+        bytes: u64,
+        steps: u64,
+        fix: impl Into<String>,
+    ) -> &mut Self {
+        self.needs.push(Need {
+            cause,
+            what: what.into(),
+            bytes,
+            steps,
+            fix: fix.into(),
+        });
+        self
+    }
+
+    /// Bytes of all parts together (saturating).
+    pub fn bytes(&self) -> u64 {
+        self.needs.iter().fold(0u64, |a, n| a.saturating_add(n.bytes))
+    }
+
+    /// Steps of all parts together (saturating).
+    pub fn steps(&self) -> u64 {
+        self.needs.iter().fold(0u64, |a, n| a.saturating_add(n.steps))
+    }
+
+    /// Fails with [`Error::TooLarge`] or [`Error::ParameterTooLarge`] (blaming the part that needs most) when the
+    /// parts together need more memory or work than [`limits`] allow.
+    ///
+    /// # Errors
+    /// As said.
+    pub fn check(&self) -> Result<()> {
+        self.check_within(limits())
+    }
+
+    /// [`Budget::check`] against the given limits.
+    ///
+    /// # Errors
+    /// As [`Budget::check`].
+    pub fn check_within(&self, limits: &Limits) -> Result<()> {
+        let (bytes, steps) = (self.bytes(), self.steps());
+        if bytes > limits.memory
+            && let Some(n) = self.needs.iter().max_by_key(|n| n.bytes)
+        {
+            let rest = if bytes > n.bytes {
+                format!(" ({} with the rest of the computation)", size(bytes))
+            } else {
+                String::new()
+            };
+            let detail = format!(
+                "{} needs about {} of memory{rest}, more than the {} one computation may use here ({})",
+                n.what,
+                size(n.bytes),
+                size(limits.memory),
+                limits.memory_source
+            );
+            return Err(n.cause.refuse(detail, n.fix.clone()));
+        }
+        if steps > limits.work
+            && let Some(n) = self.needs.iter().max_by_key(|n| n.steps)
+        {
+            let rest = if steps > n.steps {
+                format!(" ({:.1e} with the rest of the computation)", steps as f64)
+            } else {
+                String::new()
+            };
+            let detail = format!(
+                "{} needs about {:.1e} steps of work (about {} at a billion steps a second){rest}, more than the \
+                 {:.1e} one computation may take ({})",
+                n.what,
+                n.steps as f64,
+                duration(n.steps),
+                limits.work as f64,
+                limits.work_source
+            );
+            return Err(n.cause.refuse(detail, n.fix.clone()));
+        }
+        Ok(())
+    }
+}
+
+impl Cause {
+    fn refuse(&self, detail: String, fix: String) -> Error {
+        match self {
+            Cause::Input(input) => Error::TooLarge {
+                input: input.clone(),
+                detail,
+                fix,
+            },
+            Cause::Parameter(name, value) => Error::ParameterTooLarge {
+                name,
+                value: *value,
+                detail,
+                fix,
+            },
+        }
+    }
+}
+
+/// `a · b` of counts as `u64`, saturating (sizes of requests that can be absurd).
+pub fn mul(a: usize, b: usize) -> u64 {
+    (a as u64).saturating_mul(b as u64)
+}
+
+/// Fails with [`Error::TooLarge`] when `matrices` kernel matrices of `n × n` values of `elem` bytes exceed the
+/// memory one computation may use ([`limits`]).
+///
+/// # Errors
+/// As said.
+pub fn kernel_memory(input: &str, n: usize, matrices: u64, elem: u64, procedure: &'static str) -> Result<()> {
+    let bytes = mul(n, n).saturating_mul(matrices).saturating_mul(elem);
+    let mut b = Budget::default();
+    b.add(
+        Cause::input(input),
+        format!("{procedure} of {n} rows"),
+        bytes,
+        0,
+        "use subsets of fewer rows (kernels grow as rows²)",
+    );
+    b.check()
 }
 
 /// A probability-like parameter strictly inside (0, 1).
@@ -117,5 +445,142 @@ pub fn unit_open(name: &'static str, v: f64) -> Result<()> {
         Ok(())
     } else {
         Err(Error::param(name, v, "a number strictly between 0 and 1"))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+pub(crate) mod tests {
+    use super::*;
+
+    /// Limits of `memory` bytes and `work` steps, for checking the arithmetic at the boundary.
+    pub(crate) fn at(memory: u64, work: u64) -> Limits {
+        Limits {
+            memory,
+            memory_source: "a test limit".into(),
+            work,
+            work_source: "a test limit".into(),
+        }
+    }
+
+    /// A budget is accepted exactly up to each limit and refused one byte or step past it.
+    pub(crate) fn boundary(b: &Budget) {
+        let (bytes, steps) = (b.bytes(), b.steps());
+        assert!(bytes < u64::MAX && steps < u64::MAX, "{b:?}");
+        b.check_within(&at(bytes, steps)).unwrap();
+        if bytes > 0 {
+            assert!(b.check_within(&at(bytes - 1, u64::MAX)).is_err());
+        }
+        if steps > 0 {
+            assert!(b.check_within(&at(u64::MAX, steps - 1)).is_err());
+        }
+    }
+
+    #[test]
+    fn sizes_parse_in_binary_units() {
+        assert_eq!(parse_bytes("17179869184"), Some(16 << 30));
+        assert_eq!(parse_bytes("16G"), Some(16 << 30));
+        assert_eq!(parse_bytes("16 GiB"), Some(16 << 30));
+        assert_eq!(parse_bytes("1.5g"), Some(3 << 29));
+        assert_eq!(parse_bytes("512MB"), Some(512 << 20));
+        assert_eq!(parse_bytes("2t"), Some(2 << 40));
+        assert_eq!(parse_bytes("64k"), Some(64 << 10));
+        for bad in ["", "G", "-1G", "0", "ten", "1e99", "5 parsecs"] {
+            assert_eq!(parse_bytes(bad), None, "{bad}");
+        }
+        assert_eq!(parse_steps("1e13"), Some(10_000_000_000_000));
+        assert_eq!(parse_steps("2000"), Some(2000));
+        assert_eq!(parse_steps("-5"), None);
+        assert_eq!(parse_steps("inf"), None);
+        assert_eq!(size(512), "512 bytes");
+        assert_eq!(size(3 << 29), "1.5 GiB");
+        assert_eq!(size(12 << 20), "12.0 MiB");
+    }
+
+    #[test]
+    fn this_process_has_limits() {
+        let l = limits();
+        assert!(l.memory >= 1 << 20 && l.work >= 1, "{l:?}");
+        if cfg!(target_pointer_width = "32") {
+            assert_eq!(l.memory, WASM_MEMORY_BYTES);
+        } else if std::env::var_os("LETHE_MEMORY_LIMIT").is_none()
+            && let Some((total, _)) = physical_memory()
+        {
+            assert_eq!(l.memory, total / 4 * 3, "{l:?}");
+        }
+    }
+
+    #[test]
+    fn a_budget_refuses_past_its_limits_and_blames_its_largest_part() {
+        let mut b = Budget::default();
+        b.add(
+            Cause::input("x"),
+            "the kernel matrix of 10 rows",
+            800,
+            100,
+            "use fewer rows",
+        )
+        .add(
+            Cause::param("shuffles", 1000),
+            "1000 shuffles",
+            8000,
+            50_000,
+            "use fewer shuffles",
+        );
+        assert_eq!((b.bytes(), b.steps()), (8800, 50_100));
+        boundary(&b);
+        match b.check_within(&at(8799, u64::MAX)).unwrap_err() {
+            Error::ParameterTooLarge {
+                name,
+                value,
+                detail,
+                fix,
+            } => {
+                assert_eq!((name, value), ("shuffles", 1000));
+                assert!(
+                    detail.starts_with("1000 shuffles needs about 7.8 KiB of memory (8.6 KiB with the rest")
+                        && detail.contains("more than the 8.6 KiB one computation may use here (a test limit)"),
+                    "{detail}"
+                );
+                assert_eq!(fix, "use fewer shuffles");
+            }
+            e => panic!("{e}"),
+        }
+        // Work: the part with the most steps is blamed, and the message says how long it would take.
+        let mut b = Budget::default();
+        b.add(
+            Cause::input("x"),
+            "the assignment problem of 30000 rows",
+            0,
+            27_000_000_000_000,
+            "use fewer rows",
+        );
+        let e = b.check_within(&at(u64::MAX, WORK_STEPS)).unwrap_err().to_string();
+        assert!(
+            e.starts_with("input `x` is too large: the assignment problem of 30000 rows needs about 2.7e13 steps")
+                && e.contains("(about 7.5 hours")
+                && e.contains("more than the 1.0e12")
+                && e.ends_with("; use fewer rows"),
+            "{e}"
+        );
+        // Sizes saturate rather than wrap.
+        let mut b = Budget::default();
+        b.add(Cause::input("x"), "a", u64::MAX, 0, "f")
+            .add(Cause::input("y"), "b", 5, 0, "f");
+        assert_eq!(b.bytes(), u64::MAX);
+        assert!(b.check().is_err());
+        assert_eq!(mul(usize::MAX, usize::MAX), u64::MAX);
+    }
+
+    #[test]
+    fn kernel_memory_names_the_input_and_its_rows() {
+        let e = kernel_memory("t", 1 << 20, 3, 8, "a split half")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("input `t` is too large: a split half of 1048576 rows needs about 24576.0 GiB"),
+            "{e}"
+        );
+        kernel_memory("t", 100, 3, 8, "a split half").unwrap();
     }
 }

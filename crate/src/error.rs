@@ -49,9 +49,21 @@ pub enum Error {
         procedure: &'static str,
     },
 
-    /// An input needs more memory than this build can give it (e.g. kernels of too many rows).
+    /// An input needs more memory or work than one computation may take (e.g. kernels of too many rows; see
+    /// [`crate::check::limits`]). `detail` says how much it needs and the limit, `fix` what would make it fit.
     #[error("input `{input}` is too large: {detail}; {fix}")]
     TooLarge { input: String, detail: String, fix: String },
+
+    /// A parameter asks for more memory or work than one computation may take (e.g. too many shuffles or grid
+    /// points; see [`crate::check::limits`]). `detail` says how much it needs and the limit, `fix` what would
+    /// make it fit.
+    #[error("parameter `{name}` = {value} is too large: {detail}; {fix}")]
+    ParameterTooLarge {
+        name: &'static str,
+        value: u64,
+        detail: String,
+        fix: String,
+    },
 
     /// Two inputs that must agree in shape do not.
     #[error("shape mismatch: {message}")]

@@ -16,7 +16,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, BackendInfo, CpuBackend, PairStats, Precision, PreparedPair, now};
-use crate::check;
+use crate::backend::{pair_bytes, pair_steps};
+use crate::check::{self, Budget, Cause, mul};
 use crate::data::{MatrixRef, Scalar};
 use crate::error::{Error, Result};
 use crate::kernel::{self, Bandwidth};
@@ -54,6 +55,62 @@ fn check_pair<S: Scalar>(x: MatrixRef<'_, S>, y: MatrixRef<'_, S>, procedure: &'
     Ok(())
 }
 
+/// What a fix for kernels of too many rows says.
+const FEWER_ROWS: &str = "use fewer rows (the kernel matrices grow as rows²)";
+
+/// Bytes of a run of `shuffles` shuffle scores of `n` rows, `batch` at a time on each of `threads` threads: the
+/// values kept (twice while the threads' batches are joined), each thread's batch of permutations and the
+/// scorer's index buffer. Saturating.
+pub fn shuffle_bytes(n: usize, shuffles: usize, batch: usize, threads: usize) -> u64 {
+    let values = mul(shuffles, if threads > 1 { 16 } else { 8 });
+    let per_thread = mul(batch, n)
+        .saturating_mul(4)
+        .saturating_add(mul(n, 32))
+        .saturating_add(mul(batch, 8));
+    values.saturating_add(per_thread.saturating_mul(threads.max(1) as u64))
+}
+
+/// Steps of work of `shuffles` shuffle scores of `n` rows: the upper triangle of the kernels once per shuffle, and
+/// drawing the permutation. Saturating.
+pub fn shuffle_steps(n: usize, shuffles: usize) -> u64 {
+    (mul(n, n) / 2).saturating_add(n as u64).saturating_mul(shuffles as u64)
+}
+
+/// Refuses a permutation test whose kernels and null distribution need more memory or work than one computation
+/// may take ([`check::limits`]), before any of it is allocated.
+fn check_test_size(
+    n: usize,
+    dims: (usize, usize),
+    in_bytes: usize,
+    params: &HsicTestParams,
+    threads: usize,
+) -> Result<()> {
+    test_budget(n, dims, in_bytes, params, threads).check()
+}
+
+/// What a permutation test of `n` rows (`dims` columns of `in_bytes`-byte values) needs on `threads` threads.
+fn test_budget(n: usize, dims: (usize, usize), in_bytes: usize, params: &HsicTestParams, threads: usize) -> Budget {
+    let bws = (params.bandwidth_x, params.bandwidth_y);
+    let p = params.permutations;
+    let batch = CpuBackend::new(params.precision).preferred_batch();
+    let mut b = Budget::default();
+    b.add(
+        Cause::input("x"),
+        format!("the kernel matrices of {n} rows"),
+        pair_bytes(n, dims, in_bytes, params.precision, bws),
+        pair_steps(n, dims),
+        FEWER_ROWS,
+    )
+    .add(
+        Cause::param("permutations", p),
+        format!("a null distribution of {p} shuffles of {n} rows"),
+        shuffle_bytes(n, p, batch, threads),
+        shuffle_steps(n, p),
+        "use fewer permutations (999 resolve p-values down to 0.001) or fewer rows",
+    );
+    b
+}
+
 /// Biased HSIC of `x` and `y` (rows paired), f64 throughout.
 ///
 /// # Errors
@@ -74,6 +131,17 @@ pub fn hsic<S: Scalar>(
 ) -> Result<HsicResult> {
     check_pair(x, y, "HSIC")?;
     let n = x.rows();
+    // Both kernels (f64), and their centred copies.
+    Budget::default()
+        .add(
+            Cause::input("x"),
+            format!("HSIC of {n} rows"),
+            pair_bytes(n, (x.cols(), y.cols()), size_of::<S>(), Precision::F64, (bw_x, bw_y))
+                .saturating_add(mul(n, n).saturating_mul(16)),
+            pair_steps(n, (x.cols(), y.cols())),
+            FEWER_ROWS,
+        )
+        .check()?;
     let k = kernel::rbf::<S, f64>(x, bw_x)?;
     let l = kernel::rbf::<S, f64>(y, bw_y)?;
     let kc = kernel::center_kernel(&k.values, n);
@@ -278,6 +346,7 @@ pub async fn hsic_test_with<B: Backend, M: Monitor, S: Scalar>(
         return Err(Error::param("permutations", 0, "at least 1 shuffle"));
     }
     let n = x.rows();
+    check_test_size(n, (x.cols(), y.cols()), size_of::<S>(), params, 1)?;
     let pair = backend.prepare(x, y, params.bandwidth_x, params.bandwidth_y).await?;
     let identity: Vec<u32> = (0..n as u32).collect();
     let mut observed = [0.0];
@@ -357,6 +426,7 @@ pub fn hsic_test_threaded<S: Scalar>(
         return Err(Error::param("permutations", 0, "at least 1 shuffle"));
     }
     let n = x.rows();
+    check_test_size(n, (x.cols(), y.cols()), size_of::<S>(), params, threads)?;
     let pair = now(backend.prepare(x, y, params.bandwidth_x, params.bandwidth_y))?;
     let identity: Vec<u32> = (0..n as u32).collect();
     let mut observed = [0.0];
@@ -616,5 +686,83 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("`x`") && e.contains("row 3"), "{e}");
+    }
+
+    /// Too many permutations or rows are refused before anything is allocated (a `Vec::with_capacity` of
+    /// `usize::MAX` values would abort the test), and the arithmetic accepts what fits.
+    #[test]
+    fn too_many_permutations_or_rows_are_refused_before_any_allocation() {
+        let x = line(10, |i| i);
+        let p = HsicTestParams {
+            permutations: usize::MAX,
+            ..Default::default()
+        };
+        let e = hsic_test(x.view(), x.view(), &p).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::ParameterTooLarge {
+                    name: "permutations",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("use fewer permutations"), "{e}");
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let e = hsic_test_threaded(2, &mut |_: &Progress| true, x.view(), x.view(), &p).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    Error::ParameterTooLarge {
+                        name: "permutations",
+                        ..
+                    }
+                ),
+                "{e}"
+            );
+        }
+        // A million rows: terabytes of kernels, refused for either statistic (the input itself is 8 MB).
+        let big = line(1_000_000, |i| i);
+        for e in [
+            hsic(big.view(), big.view(), Bandwidth::SqrtDim, Bandwidth::SqrtDim).unwrap_err(),
+            hsic_test(big.view(), big.view(), &HsicTestParams::default()).unwrap_err(),
+        ] {
+            let m = e.to_string();
+            assert!(
+                matches!(e, Error::TooLarge { .. }) && m.contains("1000000 rows needs about"),
+                "{m}"
+            );
+        }
+        // The arithmetic: kernels of both inputs plus the null distribution, exactly up to the limit.
+        for (threads, precision) in [(1, Precision::F64), (3, Precision::F32)] {
+            let p = HsicTestParams {
+                permutations: 999,
+                precision,
+                ..Default::default()
+            };
+            let b = test_budget(1000, (5, 7), 8, &p, threads);
+            check::tests::boundary(&b);
+            let kernels = 2 * 1000 * 1000 * precision.bytes() as u64;
+            assert!(
+                b.bytes() >= kernels + 999 * 8 && b.bytes() < kernels * 2,
+                "{}",
+                b.bytes()
+            );
+            assert!(b.steps() >= 999 * 1000 * 1000 / 2, "{}", b.steps());
+        }
+        // The most shuffles this machine accepts for 100 rows: about a twentieth of its limit in values.
+        let limit = check::limits().memory;
+        let fits = |permutations: usize| {
+            let p = HsicTestParams {
+                permutations,
+                ..Default::default()
+            };
+            test_budget(100, (1, 1), 8, &p, 1)
+                .check_within(&check::tests::at(limit, u64::MAX))
+                .is_ok()
+        };
+        assert!(fits((limit / 9) as usize) && !fits((limit / 8) as usize + 1));
     }
 }

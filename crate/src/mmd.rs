@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::check;
+use crate::check::{self, Budget, Cause, mul};
 use crate::data::{MatrixRef, Scalar};
 use crate::error::{Error, Result};
 use crate::kernel::{self, Bandwidth};
@@ -38,6 +38,15 @@ pub struct MmdResult {
     pub estimator: MmdEstimator,
     pub n_x: usize,
     pub n_y: usize,
+}
+
+/// Bytes [`mmd`] holds at its peak for `n` and `m` rows of `d` columns: the pooled rows in f64 and the kernel
+/// matrix of all `n + m` of them ([`kernel::rbf_bytes`]). Saturating.
+pub fn mmd_bytes(n: usize, m: usize, d: usize, bw: Bandwidth) -> u64 {
+    let t = n.saturating_add(m);
+    mul(t, d)
+        .saturating_mul(8)
+        .saturating_add(kernel::rbf_bytes(t, d, 8, 8, bw))
 }
 
 /// MMD² between the rows of `x` and `y` with an RBF kernel.
@@ -72,6 +81,15 @@ pub fn mmd<S: Scalar>(
         });
     }
     let (n, m, d) = (x.rows(), y.rows(), x.cols());
+    Budget::default()
+        .add(
+            Cause::input(if n >= m { "x" } else { "y" }),
+            format!("MMD of {n} and {m} rows"),
+            mmd_bytes(n, m, d, bw),
+            kernel::rbf_steps(n.saturating_add(m), d),
+            "use fewer rows (the kernel matrix grows as the square of both inputs' rows together)",
+        )
+        .check()?;
     // Pool the rows: one kernel matrix over X ∪ Y gives all three blocks (and the pooled median).
     let mut pooled = Vec::with_capacity((n + m) * d);
     pooled.extend(x.as_slice().iter().map(|v| v.to_f64()));
@@ -105,4 +123,30 @@ pub fn mmd<S: Scalar>(
         n_x: n,
         n_y: m,
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+mod tests {
+    use super::*;
+    use crate::Matrix;
+
+    /// 100000 rows a side need a kernel of 200000² values: refused before the pooled copy is made; the arithmetic
+    /// counts the pooled rows and the kernel.
+    #[test]
+    fn large_inputs_are_refused_before_their_kernel() {
+        let x = Matrix::from_vec(100_000, 1, vec![0.25; 100_000]).unwrap();
+        let e = mmd(x.view(), x.view(), Bandwidth::Median, MmdEstimator::Biased).unwrap_err();
+        let m = e.to_string();
+        assert!(matches!(e, Error::TooLarge { .. }), "{m}");
+        assert!(
+            m.starts_with("input `x` is too large: MMD of 100000 and 100000 rows needs about"),
+            "{m}"
+        );
+        let b = mmd_bytes(1000, 500, 3, Bandwidth::SqrtDim);
+        assert!((1500 * 1500 * 8 + 1500 * 3 * 8..1500 * 1500 * 16).contains(&b), "{b}");
+        // The median heuristic's copy of the 1500·1499/2 distances comes on top.
+        assert_eq!(mmd_bytes(1000, 500, 3, Bandwidth::Median) - b, 1500 * 1499 / 2 * 8);
+        assert_eq!(mmd_bytes(usize::MAX, 2, 2, Bandwidth::Median), u64::MAX);
+    }
 }

@@ -211,6 +211,12 @@ fn nearest(query: &Matrix<f64>, gallery: &Matrix<f64>, exclude_self: bool) -> Ve
         .collect()
 }
 
+/// Steps of work of m4's nearest-neighbour search for `n_f` forget and `n_r` retain records of `d` dimensions:
+/// every forget and every retain record against every retain record. Saturating.
+pub fn nearest_steps(n_f: usize, n_r: usize, d: usize) -> u64 {
+    crate::check::mul(n_f.saturating_add(n_r), n_r).saturating_mul(d.max(1) as u64)
+}
+
 /// m4: oracle-free nearest-retain-neighbour percentile rank (Eqs. 5–7), from the unlearned model's embeddings of
 /// the forget and retain records.
 ///
@@ -230,6 +236,16 @@ pub fn nn_percentile_rank<S: Scalar>(
     retain: MatrixRef<'_, S>,
     tie_rule: TieRule,
 ) -> Result<PercentileRank> {
+    let (n_f, n_r, d) = (forget.rows(), retain.rows(), retain.cols());
+    crate::check::Budget::default()
+        .add(
+            crate::check::Cause::input("retain"),
+            format!("the nearest-neighbour search of {n_f} forget and {n_r} retain records"),
+            crate::check::mul(n_f.saturating_add(n_r), d.saturating_add(4)).saturating_mul(8),
+            nearest_steps(n_f, n_r, d),
+            "use fewer retain records (the search compares every record with every retain record)",
+        )
+        .check()?;
     let f = normalise(forget, "forget")?;
     let r = normalise(retain, "retain")?;
     if f.cols() != r.cols() {
@@ -467,5 +483,24 @@ mod tests {
                 .value,
             0.5
         );
+    }
+
+    /// m4 compares every record with every retain record: a million retain records take ~10¹² steps and are
+    /// refused before the search; the arithmetic is the product.
+    #[test]
+    fn nearest_neighbour_search_has_a_time_bound() {
+        assert_eq!(nearest_steps(10, 1_000_000, 2), 1_000_010 * 1_000_000 * 2);
+        let retain = Matrix::from_vec(1_000_000, 2, vec![1.0; 2_000_000]).unwrap();
+        let forget = Matrix::from_rows(&[[1.0, 0.0]]).unwrap();
+        let limits = crate::check::limits();
+        if nearest_steps(1, 1_000_000, 2) > limits.work {
+            let e = nn_percentile_rank(forget.view(), retain.view(), TieRule::AtMost)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.starts_with("input `retain` is too large: the nearest-neighbour search"),
+                "{e}"
+            );
+        }
     }
 }

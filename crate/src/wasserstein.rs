@@ -12,7 +12,7 @@
 
 use serde::Serialize;
 
-use crate::check;
+use crate::check::{self, Budget, Cause, mul};
 use crate::data::{MatrixRef, Scalar};
 use crate::error::{Error, Result};
 
@@ -64,6 +64,16 @@ pub fn wasserstein1<S: Scalar>(x: MatrixRef<'_, S>, y: MatrixRef<'_, S>) -> Resu
             ),
         });
     }
+    Budget::default()
+        .add(
+            Cause::input("x"),
+            format!("the assignment problem of {n} rows"),
+            assignment_bytes(n),
+            assignment_steps(n, x.cols()),
+            "use fewer rows: the exact distance in more than one dimension needs memory growing as rows² and \
+             time as rows³ (compare random subsets of a few thousand rows, as the SDE protocol does)",
+        )
+        .check()?;
     let cost: Vec<f64> = (0..n)
         .flat_map(|i| {
             let xi = x.row(i);
@@ -83,6 +93,20 @@ pub fn wasserstein1<S: Scalar>(x: MatrixRef<'_, S>, y: MatrixRef<'_, S>) -> Resu
         n_x: n,
         n_y: m,
     })
+}
+
+/// Bytes of the exact multivariate distance between two sets of `n` rows: the `n × n` cost matrix and the
+/// assignment's vectors. Saturating.
+pub fn assignment_bytes(n: usize) -> u64 {
+    mul(n, n).saturating_mul(8).saturating_add(mul(n, 64))
+}
+
+/// Steps of work of the exact multivariate distance between two sets of `n` rows of `d` columns: `n²d` for the
+/// cost matrix and the assignment problem's worst case `n³` (shortest augmenting paths). Saturating.
+pub fn assignment_steps(n: usize, d: usize) -> u64 {
+    mul(n, n)
+        .saturating_mul(d as u64)
+        .saturating_add(mul(n, n).saturating_mul(n as u64))
 }
 
 /// `∫ |F_a − F_b|` of two 1-D samples (scipy.stats.wasserstein_distance with unit weights).
@@ -208,5 +232,34 @@ mod tests {
         assert_eq!(wasserstein_1d(&[0.0, 1.0], &[0.0, 1.0]), 0.0);
         // Unequal sizes: ([0, 10], [0]) → half the mass moves 10 → 5.
         assert!((wasserstein_1d(&[0.0, 10.0], &[0.0]) - 5.0).abs() < 1e-12);
+    }
+
+    /// The assignment problem needs n² memory and n³ time: 30000 2-D rows are refused for their time before any
+    /// cost is computed, a million for their memory.
+    #[test]
+    fn large_assignment_problems_are_refused() {
+        assert_eq!(assignment_bytes(30_000), 30_000 * 30_000 * 8 + 30_000 * 64);
+        assert_eq!(assignment_steps(30_000, 2), 27_000_000_000_000 + 1_800_000_000);
+        let mut b = crate::check::Budget::default();
+        b.add(
+            crate::check::Cause::input("x"),
+            "it",
+            assignment_bytes(30_000),
+            assignment_steps(30_000, 2),
+            "",
+        );
+        let e = b
+            .check_within(&crate::check::tests::at(u64::MAX, crate::check::WORK_STEPS))
+            .unwrap_err();
+        assert!(e.to_string().contains("steps of work"), "{e}");
+        let big = crate::Matrix::from_vec(1_000_000, 2, vec![0.5; 2_000_000]).unwrap();
+        let e = wasserstein1(big.view(), big.view()).unwrap_err().to_string();
+        assert!(
+            e.starts_with("input `x` is too large: the assignment problem of 1000000 rows"),
+            "{e}"
+        );
+        // One dimension is sorted, not matched: any size is fine.
+        let line = crate::Matrix::from_vec(1_000_000, 1, (0..1_000_000).map(f64::from).collect()).unwrap();
+        assert_eq!(wasserstein1(line.view(), line.view()).unwrap().distance, 0.0);
     }
 }

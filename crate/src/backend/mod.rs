@@ -50,6 +50,41 @@ impl std::str::FromStr for Precision {
     }
 }
 
+impl Precision {
+    /// Bytes of one kernel value.
+    pub fn bytes(self) -> usize {
+        match self {
+            Self::F64 => 8,
+            Self::F32 => 4,
+        }
+    }
+}
+
+/// Bytes the CPU backend holds at its peak while it prepares a pair of `n` rows (`d_x` and `d_y` columns of
+/// `in_bytes`-byte values): the first kernel, and the second while it is built ([`crate::kernel::rbf_bytes`]).
+/// Other backends hold at most this on the host.
+pub fn pair_bytes(
+    n: usize,
+    (d_x, d_y): (usize, usize),
+    in_bytes: usize,
+    precision: Precision,
+    bw: (Bandwidth, Bandwidth),
+) -> u64 {
+    let elem = precision.bytes();
+    let one = |d, bw| crate::kernel::rbf_bytes(n, d, in_bytes, elem, bw);
+    // The first kernel's values stay while the second is built (the larger of the two builds is counted).
+    let kept = crate::check::mul(n, n).saturating_mul(elem as u64);
+    kept.saturating_add(one(d_x, bw.0).max(one(d_y, bw.1)))
+}
+
+/// Steps of work of preparing a pair of `n` rows ([`crate::kernel::rbf_steps`] of each kernel, plus centring).
+pub fn pair_steps(n: usize, (d_x, d_y): (usize, usize)) -> u64 {
+    use crate::kernel::rbf_steps;
+    rbf_steps(n, d_x)
+        .saturating_add(rbf_steps(n, d_y))
+        .saturating_add(crate::check::mul(n, n))
+}
+
 /// What [`Backend::prepare`]'s checks say the inputs are for.
 const KERNELS: &str = "HSIC's kernel matrices";
 

@@ -13,6 +13,11 @@ pub(super) const KC: usize = 256;
 const MR: usize = 2;
 const NR: usize = 4;
 
+/// Rows of [`GramAcc`]'s padded accumulator for `n` rows.
+pub(super) fn padded(n: usize) -> usize {
+    n.div_ceil(NR).saturating_mul(NR)
+}
+
 /// Element types the Gram kernel runs on.
 pub trait GramScalar:
     Copy + Default + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> + std::ops::AddAssign

@@ -310,6 +310,35 @@ pub fn panel_width<S, T>(n: usize, d: usize) -> usize {
     fit.min(d)
 }
 
+/// Bytes [`rbf_columns`] holds at its peak for `n` rows of `d` columns of `in_bytes`-byte values, building a
+/// kernel of `elem`-byte values (8 for f64, 4 for f32): the padded Gram matrix that becomes the kernel, the median
+/// heuristic's copy of the `n(n−1)/2` distances ([`Bandwidth::Median`]), the column panels and the row sums.
+/// Saturates instead of overflowing, so absurd sizes are simply too large.
+pub fn rbf_bytes(n: usize, d: usize, in_bytes: usize, elem: usize, bw: Bandwidth) -> u64 {
+    use crate::check::mul;
+    let n_pad = gram::padded(n);
+    let gram = mul(n_pad, n_pad).saturating_mul(elem as u64);
+    let median = match bw {
+        Bandwidth::Median => (mul(n, n.saturating_sub(1)) / 2).saturating_mul(8),
+        _ => 0,
+    };
+    let per_col = n.max(1).saturating_mul(in_bytes + elem);
+    let width = ((PANEL_BYTES / per_col / gram::KC).max(1) * gram::KC).min(d);
+    let panels = mul(n, width)
+        .saturating_mul((in_bytes + elem) as u64)
+        .saturating_add(mul(n_pad, gram::KC).saturating_mul(elem as u64));
+    gram.saturating_add(median)
+        .saturating_add(panels)
+        .saturating_add(mul(n, 40))
+}
+
+/// Steps of work of [`rbf_columns`] for `n` rows of `d` columns, about a nanosecond each on one core: the Gram
+/// matrix's `n²d/2` multiply-adds run vectorised, about 32 to a step, and the `n²/2` exponentials and the median
+/// about one each.
+pub fn rbf_steps(n: usize, d: usize) -> u64 {
+    (crate::check::mul(n, n) / 2).saturating_mul(d as u64 / 32 + 2)
+}
+
 /// Copies the upper triangle of a row-major `n × n` matrix onto its lower triangle, in cache-sized blocks.
 fn mirror_upper<T: Copy>(a: &mut [T], n: usize) {
     const B: usize = 32;
@@ -380,6 +409,16 @@ pub fn rbf<S: Scalar, T: Real>(x: MatrixRef<'_, S>, bw: Bandwidth) -> Result<Ker
 pub fn rbf_columns<S: Scalar, T: Real>(x: &mut dyn Columns<S>, bw: Bandwidth) -> Result<Kernel<T>> {
     let bw = bw.validate()?;
     let (n, d) = (x.rows(), x.cols());
+    // Callers check their whole computation first; this covers a kernel asked for on its own.
+    crate::check::Budget::default()
+        .add(
+            crate::check::Cause::input(x.name()),
+            format!("the kernel matrix of {n} rows"),
+            rbf_bytes(n, d, size_of::<S>(), size_of::<T>(), bw),
+            0,
+            "use fewer rows (a kernel grows as rows²)",
+        )
+        .check()?;
     let mut k = centred_gram::<S, T>(x)?;
     dists_from_gram(&mut k, n);
     let sigma = resolve_sigma(bw, d, &k, n);

@@ -272,7 +272,9 @@ pub(crate) fn check_unit_samples(samples: &[f64]) -> Result<()> {
     }
 }
 
-fn check_stepsize(stepsize: usize) -> Result<()> {
+/// A grid of `stepsize` points for `n` samples: at least 2 points, and no more memory or work than one computation
+/// may take ([`check::limits`]); `lp`: the exact LP of [`SdMethod::Lp`], whose work grows as points × values.
+fn check_stepsize(stepsize: usize, n: usize, lp: bool) -> Result<()> {
     if stepsize < 2 {
         return Err(Error::param(
             "stepsize",
@@ -280,7 +282,36 @@ fn check_stepsize(stepsize: usize) -> Result<()> {
             "at least 2 grid points (np.linspace(0, 1, stepsize) must contain both 0 and 1)",
         ));
     }
-    Ok(())
+    check::Budget::default()
+        .add(
+            check::Cause::param("stepsize", stepsize),
+            format!("a grid of {stepsize} points"),
+            grid_bytes(stepsize),
+            grid_steps(stepsize, n, lp),
+            format!("use a coarser grid (the default is {DEFAULT_STEPSIZE} points)"),
+        )
+        .check()
+}
+
+/// Bytes the moment bounds hold at their peak for a grid of `stepsize` points: the band (points, CDF, lower and
+/// upper ends), the cell widths and Riemann terms, and the variance bounds' per-cell vectors (at most 16 vectors
+/// of the grid's length). Saturating.
+pub fn grid_bytes(stepsize: usize) -> u64 {
+    check::mul(stepsize, 16 * 8)
+}
+
+/// Steps of work of the moment bounds on a grid of `stepsize` points for `n` samples: a binary search of the
+/// samples per point and, for the exact LP ([`SdMethod::Lp`]), its dynamic programme over points × the band's
+/// distinct values (at most `2·min(points, n + 1) + 2`). Saturating.
+pub fn grid_steps(stepsize: usize, n: usize, lp: bool) -> u64 {
+    let search = u64::from(usize::BITS - n.leading_zeros()) + 1;
+    let points = (stepsize as u64).saturating_mul(search + 16);
+    if lp {
+        let values = stepsize.min(n.saturating_add(1)).saturating_mul(2).saturating_add(2);
+        points.saturating_add(check::mul(stepsize, values))
+    } else {
+        points
+    }
 }
 
 /// Empirical CDF with its two-sided DKW band at the points `x` (see [`cdf_bounds`]).
@@ -516,7 +547,7 @@ pub struct ExpectationBounds {
 pub fn expectation_bounds(samples: &[f64], alpha: f64, stepsize: usize) -> Result<ExpectationBounds> {
     check_unit_samples(samples)?;
     check::unit_open("alpha", alpha)?;
-    check_stepsize(stepsize)?;
+    check_stepsize(stepsize, samples.len(), false)?;
     let ecdf = Ecdf::new(samples);
     let band = GridBand::new(&ecdf, alpha, stepsize);
     let (lower, upper) = band.expectation();
@@ -709,5 +740,43 @@ mod tests {
         assert_send_sync::<ExpectationBounds>();
         assert_send_sync::<VarianceBounds>();
         assert_send_sync::<SampleSizePlan>();
+    }
+
+    /// A grid of 2⁶⁴ − 1 points is refused before its band is built; an exact LP of 10⁷ points over 10⁵ samples for
+    /// its time; the default grid passes.
+    #[test]
+    fn huge_grids_are_refused_before_they_are_built() {
+        let s = vec![0.25; 1000];
+        let e = expectation_bounds(&s, 0.05, usize::MAX).unwrap_err();
+        assert!(matches!(e, Error::ParameterTooLarge { name: "stepsize", .. }), "{e}");
+        assert!(
+            e.to_string().contains("use a coarser grid (the default is 100 points)"),
+            "{e}"
+        );
+        let lp = VarianceParams {
+            method: SdMethod::Lp { atom_at_zero: true },
+            stepsize: 10_000_000,
+            ..Default::default()
+        };
+        let many: Vec<f64> = (0..100_000).map(|i| f64::from(i) / 100_000.0).collect();
+        if grid_steps(10_000_000, many.len(), true) > check::limits().work {
+            let e = variance_bounds(&many, &lp).unwrap_err().to_string();
+            assert!(e.contains("steps of work"), "{e}");
+        }
+        // The arithmetic: the LP's values are bounded by the samples as well as by the grid.
+        assert_eq!(grid_bytes(100), 100 * 128);
+        assert!(grid_steps(10_000_000, 100_000, true) >= 10_000_000 * 200_002);
+        assert!(grid_steps(10_000_000, 1, true) < 10_000_000 * 64);
+        assert!(grid_steps(10_000_000, 100_000, false) < 10_000_000 * 64);
+        let mut b = check::Budget::default();
+        b.add(
+            check::Cause::param("stepsize", 100),
+            "g",
+            grid_bytes(100),
+            grid_steps(100, 5, true),
+            "f",
+        );
+        check::tests::boundary(&b);
+        expectation_bounds(&s, 0.05, DEFAULT_STEPSIZE).unwrap();
     }
 }

@@ -164,7 +164,11 @@ pub struct StdBounds {
 pub fn variance_bounds(samples: &[f64], params: &VarianceParams) -> Result<VarianceBounds> {
     check_unit_samples(samples)?;
     check::unit_open("alpha", params.alpha)?;
-    check_stepsize(params.stepsize)?;
+    check_stepsize(
+        params.stepsize,
+        samples.len(),
+        matches!(params.method, SdMethod::Lp { .. }),
+    )?;
     let ecdf = Ecdf::new(samples);
     let band = GridBand::new(&ecdf, params.alpha, params.stepsize);
 

@@ -31,10 +31,12 @@ use serde::{Deserialize, Serialize};
 
 use super::moments::{ShuffleMoments, shuffle_moments};
 use super::{RowSubset, SdeParams, Split, SplitHalf, Verdict, paper_verdict, split_half_rows_on, split_rows};
-use crate::backend::{Backend, BackendInfo, CpuBackend, Precision, PreparedPair, now};
+use crate::backend::{Backend, BackendInfo, CpuBackend, Precision, PreparedPair, now, pair_bytes, pair_steps};
+use crate::check::{Budget, Cause, mul};
 use crate::classification::{F1Result, f1_score};
 use crate::data::{Columns, Scalar, Source};
 use crate::error::{Error, Result};
+use crate::hsic::{shuffle_bytes, shuffle_steps};
 use crate::kernel::{self, Bandwidth};
 use crate::permute::{Permutations, RNG_ID, Stream};
 use crate::progress::{Monitor, Progress, Silent};
@@ -355,7 +357,7 @@ fn draw_references(
         });
     }
     let order = rng.subset(avail.len(), avail.len());
-    if avail.len() >= r * size {
+    if avail.len() as u64 >= mul(r, size) {
         let subsets = (0..r)
             .map(|k| order[k * size..(k + 1) * size].iter().map(|&i| avail[i]).collect())
             .collect();
@@ -365,7 +367,7 @@ fn draw_references(
             "the {class} pool has {} rows outside the targets, fewer than {r} × {size} = {}: its {r} reference \
              subsets overlap (each is drawn independently)",
             avail.len(),
-            r * size
+            mul(r, size)
         ));
         let subsets = (0..r)
             .map(|_| rng.subset(avail.len(), size).into_iter().map(|i| avail[i]).collect())
@@ -412,13 +414,138 @@ pub(super) struct Plan {
 }
 
 /// Checks the parameters and row indices and draws the reference subsets (seeded, stream `Subsets`).
-pub(super) fn plan(
-    data_rows: usize,
+/// The shape of the rows a calibrated run draws from: rows, columns and bytes per value.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct DataShape {
+    pub rows: usize,
+    pub cols: usize,
+    pub in_bytes: usize,
+}
+
+impl DataShape {
+    pub(super) fn of<S: Scalar>(data: Source<'_, S>) -> Self {
+        Self {
+            rows: data.rows(),
+            cols: data.cols(),
+            in_bytes: size_of::<S>(),
+        }
+    }
+}
+
+/// Refuses a calibrated run whose reference subsets, kernels and paper shuffles need more memory or work than one
+/// computation may take ([`crate::check::limits`]), `threads` subsets at a time, before anything is drawn.
+fn check_size(
+    data: DataShape,
     in_training_pool: &[usize],
     out_of_training_pool: &[usize],
     targets: &[TargetRows],
     params: &CalibratedParams,
+    threads: usize,
+) -> Result<()> {
+    let pools = in_training_pool.len().max(out_of_training_pool.len());
+    size_budget(data, pools, targets, params, threads).check()
+}
+
+/// What a calibrated run needs (see [`check_size`]); `pools`: rows of the larger pool.
+fn size_budget(
+    data: DataShape,
+    pools: usize,
+    targets: &[TargetRows],
+    params: &CalibratedParams,
+    threads: usize,
+) -> Budget {
+    let (r, size, d) = (params.references, params.subset_size, data.cols);
+    let elem = params.precision;
+    let bw = params.bandwidth;
+    // One subset's peak: its halves' pair of kernels, then (the pair still held) its whole kernel in f64.
+    let subset_bytes = |n: usize| {
+        pair_bytes(n / 2, (d, d), data.in_bytes, elem, (bw, bw))
+            .saturating_add(kernel::rbf_bytes(n, d, data.in_bytes, 8, bw))
+            .saturating_add(mul(n, 24))
+    };
+    let subset_steps = |n: usize| pair_steps(n / 2, (d, d)).saturating_add(kernel::rbf_steps(n, d));
+    let mut b = Budget::default();
+    // The references: their rows (both classes), drawing them, and computing each one's kernels.
+    let per_class = mul(r, size.saturating_add(3)).saturating_mul(8);
+    let draw_steps = mul(r, pools.saturating_add(size)).saturating_mul(2);
+    b.add(
+        Cause::param("references", r),
+        format!("{r} reference subsets of {size} rows per class"),
+        per_class
+            .saturating_mul(2 + 4)
+            .saturating_add(mul(pools, 40).saturating_mul(2)),
+        subset_steps(size).saturating_mul(mul(r, 2)).saturating_add(draw_steps),
+        "use fewer reference subsets (10–20 are recommended) or smaller ones",
+    );
+    // The kernels of the `threads` largest subsets at once.
+    let mut sizes: Vec<(Cause, usize)> = targets
+        .iter()
+        .map(|t| (Cause::input(&t.name), t.rows.len()))
+        .chain([(Cause::param("subset_size", size), size)])
+        .collect();
+    sizes.sort_by_key(|s| std::cmp::Reverse(s.1));
+    let count = r.max(1).saturating_mul(2).saturating_add(targets.len());
+    for (cause, n) in sizes.into_iter().take(threads.clamp(1, count)) {
+        b.add(
+            cause,
+            format!("a subset of {n} rows"),
+            subset_bytes(n),
+            0,
+            if threads > 1 {
+                "use subsets of fewer rows (kernels grow as rows²) or fewer threads (each holds one subset's kernels)"
+            } else {
+                "use subsets of fewer rows (kernels grow as rows²)"
+            },
+        );
+    }
+    if let Some(t) = targets.iter().max_by_key(|t| t.rows.len()) {
+        let steps = targets
+            .iter()
+            .fold(0u64, |a, t| a.saturating_add(subset_steps(t.rows.len())));
+        b.add(
+            Cause::input(&t.name),
+            format!("the kernels of {} targets", targets.len()),
+            mul(targets.len(), 64),
+            steps,
+            "use fewer or smaller targets",
+        );
+    }
+    // The paper's verdict: shuffles of the first reference of each class and of every target.
+    let t = params.paper_shuffles;
+    if t > 0 {
+        let halves = [size / 2, size / 2]
+            .into_iter()
+            .chain(targets.iter().map(|t| t.rows.len() / 2));
+        let steps = halves.fold(0u64, |a, h| a.saturating_add(shuffle_steps(h, t)));
+        let batch = CpuBackend::new(elem).preferred_batch();
+        let n = sizes_max(targets, size) / 2;
+        b.add(
+            Cause::param("paper_shuffles", t),
+            format!("{t} shuffles of each of {} subsets", targets.len() + 2),
+            mul(t, targets.len() + 2)
+                .saturating_mul(8)
+                .saturating_add(shuffle_bytes(n, 0, batch, threads)),
+            steps,
+            "use fewer shuffles for the paper's verdict (200 as in the paper, or 0 to leave it out)",
+        );
+    }
+    b
+}
+
+/// The most rows of any subset of a calibrated run.
+fn sizes_max(targets: &[TargetRows], subset_size: usize) -> usize {
+    targets.iter().map(|t| t.rows.len()).fold(subset_size, usize::max)
+}
+
+pub(super) fn plan(
+    data: DataShape,
+    in_training_pool: &[usize],
+    out_of_training_pool: &[usize],
+    targets: &[TargetRows],
+    params: &CalibratedParams,
+    threads: usize,
 ) -> Result<Plan> {
+    let data_rows = data.rows;
     params.bandwidth.validate()?;
     if params.references == 0 {
         return Err(Error::param(
@@ -439,17 +566,7 @@ pub(super) fn plan(
     }
     // The largest kernel is the whole-subset dispersion kernel (f64, with its Gram sum beside it); targets given
     // as row lists can be larger than |S|.
-    let largest = targets
-        .iter()
-        .map(|t| t.rows.len())
-        .chain([params.subset_size])
-        .max()
-        .unwrap_or(0);
-    let name = targets
-        .iter()
-        .find(|t| t.rows.len() == largest)
-        .map_or("subset_size", |t| t.name.as_str());
-    crate::check::kernel_memory(name, largest, 2, 8, "a subset")?;
+    check_size(data, in_training_pool, out_of_training_pool, targets, params, threads)?;
     for (name, rows) in [
         ("in_training pool", in_training_pool),
         ("out_of_training pool", out_of_training_pool),
@@ -535,7 +652,14 @@ pub async fn calibrated_with<'a, B: Backend, M: Monitor, S: Scalar>(
     params: &CalibratedParams,
 ) -> Result<CalibratedReport> {
     let data = data.into();
-    let plan = plan(data.rows(), in_training_pool, out_of_training_pool, targets, params)?;
+    let plan = plan(
+        DataShape::of(data),
+        in_training_pool,
+        out_of_training_pool,
+        targets,
+        params,
+        1,
+    )?;
     let r = params.references;
 
     // Progress: one unit per subset, plus the paper rule's shuffles when asked for.
@@ -967,5 +1091,72 @@ mod tests {
         let c = r.confidence_rule.unwrap();
         assert!(c.in_training_higher && c.in_training_mean > 0.9);
         assert_eq!(r.targets[0].confidence, Some(Call::InTraining));
+    }
+
+    /// Reference subsets and paper shuffles past the limits are refused before anything is drawn (drawing
+    /// `usize::MAX` subsets would abort the test); the arithmetic holds at the limit.
+    #[test]
+    fn requests_past_the_limits_are_refused_before_drawing() {
+        let m = data(80, 3, 40);
+        let (it, oot): (Vec<usize>, Vec<usize>) = ((0..40).collect(), (40..80).collect());
+        for (params, name) in [
+            (
+                CalibratedParams {
+                    references: usize::MAX,
+                    subset_size: 10,
+                    ..Default::default()
+                },
+                "references",
+            ),
+            (
+                CalibratedParams {
+                    references: 2,
+                    subset_size: 10,
+                    paper_shuffles: usize::MAX,
+                    ..Default::default()
+                },
+                "paper_shuffles",
+            ),
+        ] {
+            let e = calibrated(m.view(), &it, &oot, &[], &params).unwrap_err();
+            assert!(
+                matches!(&e, Error::ParameterTooLarge { name: n, .. } if *n == name),
+                "{name}: {e}"
+            );
+        }
+        let shape = DataShape {
+            rows: 80,
+            cols: 3,
+            in_bytes: 8,
+        };
+        let targets = [TargetRows {
+            name: "t".into(),
+            rows: (0..30).collect(),
+            label: None,
+        }];
+        let p = CalibratedParams {
+            references: 5,
+            subset_size: 10,
+            ..Default::default()
+        };
+        let one = size_budget(shape, 40, &targets, &p, 1);
+        crate::check::tests::boundary(&one);
+        // 2 × 5 reference subsets' rows, and 200 shuffle values for the 3 subsets of the paper's verdict.
+        assert!(one.bytes() >= 2 * 5 * 10 * 8 + 3 * 200 * 8);
+        assert!(
+            size_budget(shape, 40, &targets, &p, 2).bytes() > one.bytes(),
+            "a second thread's subset"
+        );
+        // A target of a million rows needs terabytes of kernels: refused, naming it.
+        let huge = [TargetRows {
+            name: "huge".into(),
+            rows: vec![0; 1_000_000],
+            label: None,
+        }];
+        let e = calibrated(m.view(), &it, &oot, &huge, &p).unwrap_err().to_string();
+        assert!(
+            e.starts_with("input `huge` is too large: a subset of 1000000 rows needs about"),
+            "{e}"
+        );
     }
 }

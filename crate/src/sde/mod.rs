@@ -37,19 +37,22 @@ pub use moments::{ShuffleMoments, shuffle_moments};
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Backend, BackendInfo, CpuBackend, PairStats, Precision, PreparedPair, now};
+use crate::backend::{
+    Backend, BackendInfo, CpuBackend, PairStats, Precision, PreparedPair, now, pair_bytes, pair_steps,
+};
+use crate::check::{Budget, Cause, mul};
 use crate::classification::{F1Result, f1_score, out_of_training_rate};
 use crate::data::{Matrix, MatrixRef, Scalar, Source};
 use crate::divergence::jsd;
 use crate::error::{Error, Result};
-use crate::hsic::PermutationRun;
-use crate::kernel::Bandwidth;
+use crate::hsic::{PermutationRun, shuffle_bytes, shuffle_steps};
+use crate::kernel::{Bandwidth, rbf_steps};
 use crate::mann_whitney::{MannWhitneyResult, mann_whitney_u};
-use crate::mmd::{MmdEstimator, mmd};
+use crate::mmd::{MmdEstimator, mmd, mmd_bytes};
 use crate::options::{Alternative, PValueMethod};
 use crate::permute::{Permutations, RNG_ID, Stream};
 use crate::progress::{Monitor, Progress, Silent};
-use crate::wasserstein::wasserstein1;
+use crate::wasserstein::{assignment_bytes, assignment_steps, wasserstein1};
 
 /// How a subset is split into halves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -366,6 +369,14 @@ async fn split_half_on<B: Backend, M: Monitor, S: Scalar>(
 ) -> Result<SplitHalf> {
     let data = RowSubset::all(name, data, None);
     data.check(4, SPLIT_HALF)?;
+    check_size(
+        &[&data],
+        &SdeParams {
+            baselines: false,
+            ..*params
+        },
+        1,
+    )?;
     split_half_rows_on(backend, monitor, &data, params, subset, span).await
 }
 
@@ -485,6 +496,14 @@ pub async fn split_half_with<B: Backend, M: Monitor, S: Scalar>(
 ) -> Result<SplitHalf> {
     params.validate()?;
     data.check(4, SPLIT_HALF)?;
+    check_size(
+        &[data],
+        &SdeParams {
+            baselines: false,
+            ..*params
+        },
+        1,
+    )?;
     split_half_rows_on(backend, monitor, data, params, subset, span).await
 }
 
@@ -592,6 +611,102 @@ pub fn report(
     })
 }
 
+/// Refuses a run over `subsets` (already checked one by one) whose kernels, shuffle values and baselines need more
+/// memory or work than one computation may take ([`crate::check::limits`]), `threads` subsets at a time.
+fn check_size<S: Scalar>(subsets: &[&RowSubset<'_, S>], params: &SdeParams, threads: usize) -> Result<()> {
+    let mut b = Budget::default();
+    add_size(&mut b, subsets, params, threads);
+    b.check()
+}
+
+/// Adds an SDE run's needs over `subsets` (see [`check_size`]) to `b`.
+pub(super) fn add_size<S: Scalar>(b: &mut Budget, subsets: &[&RowSubset<'_, S>], params: &SdeParams, threads: usize) {
+    let Some(largest) = subsets.iter().max_by_key(|t| t.len()) else {
+        return;
+    };
+    let d = largest.source.cols();
+    let in_bytes = size_of::<S>();
+    let (t, count) = (params.shuffles, subsets.len());
+    let batch = CpuBackend::new(params.precision).preferred_batch();
+    let threads = threads.clamp(1, count);
+    let bws = (params.bandwidth, params.bandwidth);
+    // Memory: the kernels of the `threads` largest subsets at once, each with its batch of permutations.
+    let mut sizes: Vec<&RowSubset<'_, S>> = subsets.to_vec();
+    sizes.sort_by_key(|t| std::cmp::Reverse(t.len()));
+    for s in &sizes[..threads] {
+        let h = s.len() / 2;
+        b.add(
+            Cause::input(s.name),
+            format!("a split half of {h} rows"),
+            pair_bytes(h, (d, d), in_bytes, params.precision, bws).saturating_add(shuffle_bytes(h, 0, batch, 1)),
+            0,
+            if threads > 1 {
+                "use subsets of fewer rows (kernels grow as rows²) or fewer threads (each holds one subset's kernels)"
+            } else {
+                "use subsets of fewer rows (kernels grow as rows²)"
+            },
+        );
+    }
+    // The shuffle values every subset keeps, and the work of the kernels and of the shuffles.
+    let kernel_steps = subsets
+        .iter()
+        .fold(0u64, |a, s| a.saturating_add(pair_steps(s.len() / 2, (d, d))));
+    let shuffle_work = subsets
+        .iter()
+        .fold(0u64, |a, s| a.saturating_add(shuffle_steps(s.len() / 2, t)));
+    b.add(
+        Cause::input(largest.name),
+        format!("building the kernels of {count} subsets"),
+        0,
+        kernel_steps,
+        "use fewer or smaller subsets",
+    );
+    b.add(
+        Cause::param("shuffles", t),
+        format!("{t} shuffles of each of {count} subsets"),
+        mul(t, count).saturating_mul(8),
+        shuffle_work,
+        "use fewer shuffles (the paper uses 200)",
+    );
+    if params.baselines {
+        // The references gathered once; per target, its rows gathered, its MMD kernel and its assignment problem.
+        let (it, oot) = (subsets[0], subsets.get(1).copied().unwrap_or(subsets[0]));
+        let refs = mul(it.len().saturating_add(oot.len()), d).saturating_mul(in_bytes as u64);
+        let targets = subsets.get(2..).unwrap_or(&[]);
+        let mut per: Vec<(u64, u64, &str, usize)> = targets
+            .iter()
+            .map(|s| {
+                let r = it.len().max(oot.len());
+                let bytes = mmd_bytes(s.len(), r, d, params.bandwidth).max(assignment_bytes(s.len()));
+                let steps = 2 * (rbf_steps(s.len().saturating_add(r), d).saturating_add(assignment_steps(s.len(), d)));
+                (
+                    mul(s.len(), d).saturating_mul(in_bytes as u64).saturating_add(bytes),
+                    steps,
+                    s.name,
+                    s.len(),
+                )
+            })
+            .collect();
+        per.sort_by_key(|p| std::cmp::Reverse(p.0));
+        let fix = "leave out the MMD and Wasserstein baselines, or use subsets of fewer rows (the exact Wasserstein \
+                   distance takes time growing as rows³)";
+        if let Some(&(_, _, name, rows)) = per.first() {
+            // The references, and the `threads` largest targets' baselines at once.
+            let held = per[..threads.min(per.len())]
+                .iter()
+                .fold(refs, |a, p| a.saturating_add(p.0));
+            let steps = per.iter().fold(0u64, |a, p| a.saturating_add(p.1));
+            b.add(
+                Cause::input(name),
+                format!("the baselines of a target of {rows} rows"),
+                held,
+                steps,
+                fix,
+            );
+        }
+    }
+}
+
 /// Each subset's share of the progress of an SDE run, `(start, width)` in evaluation order (references, then the
 /// targets): the shuffle loop dominates, O(h²) per shuffle.
 pub fn progress_spans(rows: &[usize], shuffles: usize) -> Vec<(f64, f64)> {
@@ -621,6 +736,20 @@ pub fn check_subsets<S: Scalar>(
     targets: &[RowSubset<'_, S>],
     params: &SdeParams,
 ) -> Result<Vec<String>> {
+    check_subsets_on(in_training, out_of_training, targets, params, 1)
+}
+
+/// [`check_subsets`] for a run that computes `threads` subsets at a time (each thread holds one subset's kernels).
+///
+/// # Errors
+/// As [`check_subsets`].
+pub fn check_subsets_on<S: Scalar>(
+    in_training: &RowSubset<'_, S>,
+    out_of_training: &RowSubset<'_, S>,
+    targets: &[RowSubset<'_, S>],
+    params: &SdeParams,
+    threads: usize,
+) -> Result<Vec<String>> {
     params.validate()?;
     let d = in_training.source.cols();
     for (name, cols) in std::iter::once((out_of_training.name, out_of_training.source.cols()))
@@ -637,15 +766,11 @@ pub fn check_subsets<S: Scalar>(
     }
     // Validate every subset before any work (the targets first, so a bad target is named even when a reference
     // is bad too, as when the references were checked only as they were split).
-    let elem = match params.precision {
-        Precision::F64 => 8,
-        Precision::F32 => 4,
-    };
     for t in targets.iter().chain([in_training, out_of_training]) {
         t.check(4, SPLIT_HALF)?;
-        // A half's two kernels (Kc, L) and the Gram sum or centring copy beside them.
-        crate::check::kernel_memory(t.name, t.len() / 2, 3, elem, "a split half")?;
     }
+    let all: Vec<&RowSubset<'_, S>> = [in_training, out_of_training].into_iter().chain(targets).collect();
+    check_size(&all, params, threads)?;
     let mut warnings = Vec::new();
     let odd: Vec<&str> = [in_training, out_of_training]
         .into_iter()
@@ -812,6 +937,9 @@ pub fn draw_targets(
     size: usize,
     seed: u64,
 ) -> Result<Vec<Vec<usize>>> {
+    if size > 0 && size <= pool_len {
+        check_draws("draw", pool_len, count, size)?;
+    }
     let offset = match label {
         None => 0,
         Some(true) => 1,
@@ -826,6 +954,32 @@ pub fn draw_targets(
 ///
 /// # Errors
 /// `size` larger than the pool, or zero `size`/`count`.
+/// Bytes of `count` drawn subsets of `size` rows from a pool of `pool` rows: the subsets' row numbers and the
+/// pool's positions, copied once per draw. Saturating.
+pub fn draw_bytes(pool: usize, count: usize, size: usize) -> u64 {
+    mul(count, size.saturating_add(3))
+        .saturating_mul(8)
+        .saturating_add(mul(pool, 12))
+}
+
+/// Steps of work of `count` draws of `size` rows from a pool of `pool` rows (each draw numbers the pool).
+pub fn draw_steps(pool: usize, count: usize, size: usize) -> u64 {
+    mul(count, pool.saturating_add(size))
+}
+
+/// Refuses `count` draws (parameter `name`) that need more memory or work than one computation may take.
+fn check_draws(name: &'static str, pool: usize, count: usize, size: usize) -> Result<()> {
+    Budget::default()
+        .add(
+            Cause::param(name, count),
+            format!("drawing {count} subsets of {size} rows"),
+            draw_bytes(pool, count, size),
+            draw_steps(pool, count, size),
+            "draw fewer subsets",
+        )
+        .check()
+}
+
 pub fn draw_subsets(pool: &[usize], count: usize, size: usize, seed: u64) -> Result<Vec<Vec<usize>>> {
     if size == 0 || count == 0 {
         return Err(Error::param(
@@ -843,6 +997,7 @@ pub fn draw_subsets(pool: &[usize], count: usize, size: usize, seed: u64) -> Res
             procedure: "drawing subsets of the requested size",
         });
     }
+    check_draws("count", pool.len(), count, size)?;
     let mut rng = Permutations::new(seed, Stream::Subsets);
     Ok((0..count)
         .map(|_| rng.subset(pool.len(), size).into_iter().map(|i| pool[i]).collect())
@@ -1106,5 +1261,76 @@ mod tests {
         assert_eq!(d, draw_subsets(&pool, 3, 10, 1).unwrap());
         assert!(d.iter().flatten().all(|i| (100..200).contains(i)));
         assert!(draw_subsets(&pool, 1, 101, 1).is_err());
+    }
+
+    /// Shuffles, drawn targets and subsets past the limits are refused before any work or allocation (values for
+    /// `usize::MAX` shuffles, or that many drawn subsets, would abort the test); the arithmetic holds at the limit.
+    #[test]
+    fn requests_past_the_limits_are_refused_before_work() {
+        let it = subset(40, true, 1);
+        let oot = subset(40, false, 2);
+        let p = SdeParams {
+            shuffles: usize::MAX,
+            ..Default::default()
+        };
+        let e = sde(it.view(), oot.view(), &[], &p).unwrap_err();
+        assert!(matches!(e, Error::ParameterTooLarge { name: "shuffles", .. }), "{e}");
+        assert!(e.to_string().contains("use fewer shuffles (the paper uses 200)"), "{e}");
+        let e = split_half(it.view(), &p).unwrap_err();
+        assert!(matches!(e, Error::ParameterTooLarge { name: "shuffles", .. }), "{e}");
+        let e = draw_targets(Some(true), 1000, usize::MAX, 100, 0).unwrap_err();
+        assert!(matches!(e, Error::ParameterTooLarge { name: "draw", .. }), "{e}");
+        let e = draw_subsets(&[1, 2, 3, 4, 5], usize::MAX, 4, 0).unwrap_err();
+        assert!(matches!(e, Error::ParameterTooLarge { name: "count", .. }), "{e}");
+        assert_eq!(draw_bytes(1000, 50, 100), 50 * 103 * 8 + 12_000);
+        assert_eq!(draw_steps(1000, 50, 100), 50 * 1100);
+
+        // The arithmetic: each thread holds one subset's kernels; every subset keeps its shuffle values.
+        let big = subset(400, true, 3);
+        let sets = [
+            RowSubset::all("in_training", it.view(), None),
+            RowSubset::all("out_of_training", oot.view(), None),
+            RowSubset::all("t", big.view(), None),
+        ];
+        let refs: Vec<&RowSubset<'_, f64>> = sets.iter().collect();
+        let budget = |threads: usize, baselines: bool| {
+            let mut b = Budget::default();
+            let p = SdeParams {
+                shuffles: 1000,
+                baselines,
+                ..Default::default()
+            };
+            add_size(&mut b, &refs, &p, threads);
+            b
+        };
+        let one = budget(1, false);
+        crate::check::tests::boundary(&one);
+        let kernels = |h: usize| pair_bytes(h, (3, 3), 8, Precision::F64, (Bandwidth::SqrtDim, Bandwidth::SqrtDim));
+        assert!(one.bytes() >= kernels(200) + 3 * 1000 * 8, "{}", one.bytes());
+        assert!(
+            one.steps() >= 1000 * (200 * 200 / 2 + 2 * 20 * 20 / 2),
+            "{}",
+            one.steps()
+        );
+        // A second thread holds the next largest subset's kernels too.
+        let two = budget(2, false);
+        assert!(
+            two.bytes() - one.bytes() >= kernels(20),
+            "{} {}",
+            two.bytes(),
+            one.bytes()
+        );
+        assert_eq!(
+            budget(3, false).bytes(),
+            budget(9, false).bytes(),
+            "at most one thread per subset"
+        );
+        // The baselines add the target's MMD kernel against a reference, and its assignment problem's time.
+        let with = budget(1, true);
+        assert!(with.bytes() - one.bytes() >= mmd_bytes(400, 40, 3, Bandwidth::SqrtDim));
+        assert!(with.steps() - one.steps() >= 2 * 400 * 400 * 400);
+        // The limit case: a half of `h` rows whose kernels alone exceed the limit names its subset.
+        let e = check_subsets(&sets[0], &sets[1], &sets[2..], &SdeParams::default());
+        assert!(e.is_ok(), "{e:?}");
     }
 }

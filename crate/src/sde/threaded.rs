@@ -13,7 +13,7 @@
 
 use super::calibrated::{self, CalibratedParams, CalibratedReport, SubsetStats, TargetRows};
 use super::{
-    BaselineVerdicts, RowSubset, SdeParams, SdeReport, SplitHalf, baseline, check_subsets, report, sde_subsets_with,
+    BaselineVerdicts, RowSubset, SdeParams, SdeReport, SplitHalf, baseline, check_subsets_on, report, sde_subsets_with,
     split_half_rows_on, target_outcome, work,
 };
 use crate::backend::{Backend, CpuBackend, now};
@@ -47,7 +47,7 @@ pub fn sde_subsets_threaded<S: Scalar>(
             params,
         ));
     }
-    let warnings = check_subsets(&in_training, &out_of_training, targets, params)?;
+    let warnings = check_subsets_on(&in_training, &out_of_training, targets, params, threads)?;
     let subsets: Vec<&RowSubset<'_, S>> = [&in_training, &out_of_training].into_iter().chain(targets).collect();
     let weights: Vec<f64> = subsets.iter().map(|t| work(t.len(), params.shuffles)).collect();
     // The baselines compare each target with the whole references: gathered once, shared by every thread.
@@ -151,7 +151,8 @@ pub fn calibrated_threaded<'a, S: Scalar>(
             params,
         ));
     }
-    let plan = calibrated::plan(data.rows(), in_training_pool, out_of_training_pool, targets, params)?;
+    let shape = calibrated::DataShape::of(data);
+    let plan = calibrated::plan(shape, in_training_pool, out_of_training_pool, targets, params, threads)?;
     let r = params.references;
     let paper = params.paper_shuffles > 0;
     let sde_params = calibrated::sde_params(params);
