@@ -434,9 +434,10 @@ impl Workspace {
     }
 
     fn load_uncached(&mut self, role: &str, input: &InputRef) -> Result<Input> {
-        let (rows, row_file, rows_text) = self.resolve_rows(role, &input.rows)?;
         let src = self.source(input.source).map_err(|e| Error::at(role, e.message))?;
         let (name, data) = (src.name.clone(), Arc::clone(&src.data));
+        check_range(role, &name, &*data, input)?;
+        let (rows, row_file, rows_text) = self.resolve_rows(role, &input.rows)?;
         let opts = LoadOptions {
             name: input.tensor.clone(),
             rows,
@@ -514,6 +515,65 @@ impl Workspace {
             tensor: spec.tensor,
             rows,
         })
+    }
+
+    /// [`Workspace::input_arg`] for an argument as the operating system gave it, so that a file whose name is not
+    /// valid UTF-8 can be named: the whole argument when it names a file, else (on Unix) the longest prefix that
+    /// names a file, followed by a UTF-8 `#TENSOR` and/or `@ROWS`.
+    ///
+    /// # Errors
+    /// As [`Workspace::input_arg`]; a name that is not UTF-8 and names no file says so, with the fix.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn input_arg_os(&mut self, role: &str, arg: &std::ffi::OsStr) -> Result<InputRef> {
+        if let Some(s) = arg.to_str() {
+            return self.input_arg(role, s);
+        }
+        let path = std::path::Path::new(arg);
+        if path.is_file() {
+            return Ok(InputRef {
+                source: self.add_path(role, path)?,
+                tensor: None,
+                rows: Rows::All,
+            });
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let bytes = arg.as_bytes();
+            let marks = bytes.iter().enumerate().filter(|&(_, &b)| b == b'#' || b == b'@');
+            for (i, _) in marks.collect::<Vec<_>>().into_iter().rev() {
+                let head = std::path::Path::new(std::ffi::OsStr::from_bytes(&bytes[..i]));
+                let Ok(rest) = std::str::from_utf8(&bytes[i..]) else {
+                    continue;
+                };
+                if i == 0 || !head.is_file() {
+                    continue;
+                }
+                // The rest in the one grammar, behind a stand-in path that names no real file.
+                const HEAD: &str = "\u{0}";
+                let spec =
+                    crate::spec::parse_input(&format!("{HEAD}{rest}"), &|p| p == HEAD || crate::spec::is_file(p))
+                        .map_err(|e| Error::at(role, format!("bad input `{}`: {e}", path.display())).usage())?;
+                let source = self.add_path(role, head)?;
+                let rows = match &spec.rows {
+                    None => Rows::All,
+                    Some(r) => self.rows_spec(role, r)?,
+                };
+                return Ok(InputRef {
+                    source,
+                    tensor: spec.tensor,
+                    rows,
+                });
+            }
+        }
+        Err(Error::at(
+            role,
+            format!(
+                "`{}`: no such file (its name is not valid UTF-8, shown here with � for the bytes that are not); \
+                 check the path, or rename the file",
+                path.display()
+            ),
+        ))
     }
 
     /// A row argument given on its own (`--forget`, `--it-pool`, ...) as a request's rows.
@@ -713,6 +773,43 @@ impl Workspace {
     fn side(&self, role: &str, id: u32) -> Result<(String, Shared)> {
         let src = self.source(id).map_err(|e| Error::at(role, e.message))?;
         Ok((src.name.clone(), Arc::clone(&src.data)))
+    }
+}
+
+/// A typed range `a..b` of `input` checked against the rows its file's headers declare, before any index is made:
+/// a range past the end names the range and the row count. Where the headers do not tell (the file cannot be
+/// read, or the array is not chosen), the file's own problem is reported first, from a load of one row.
+///
+/// # Errors
+/// A range past the end of the array, or what is wrong with the file; reported for `role`.
+fn check_range(role: &str, name: &str, data: &dyn ByteSource, input: &InputRef) -> Result<()> {
+    let Rows::Text { text } = &input.rows else {
+        return Ok(());
+    };
+    let Ok(TextRows::Range(a, b)) = rows::parse_text(role, text) else {
+        return Ok(()); // lists are checked by the load; bad text by `resolve_rows`
+    };
+    let declared = data::inspect(name, data)
+        .ok()
+        .and_then(|info| info.array(input.tensor.as_deref()).map(|a| a.rows));
+    match declared {
+        Some(n) if b as u64 > n => Err(Error::at(
+            role,
+            format!(
+                "rows {a}..{b} are out of range for `{name}`, which has {n} rows (valid indices are 0..{n}); pass a \
+                 range within them"
+            ),
+        )),
+        Some(_) => Ok(()),
+        None => {
+            let one = LoadOptions {
+                name: input.tensor.clone(),
+                rows: Some(vec![0]),
+                ..LoadOptions::default()
+            };
+            data::load::<f64>(name, data, &one).map_err(|e| Error::data(role, "", &e))?;
+            Ok(())
+        }
     }
 }
 

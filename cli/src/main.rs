@@ -85,10 +85,40 @@ fn keep_freed_memory() {
     }
 }
 
+/// What to say when an argument is not valid UTF-8 where clap needs text (an option's value, or a file argument of
+/// a command that takes its files as text): which argument, and the fix. Input files of the statistics (`inspect`,
+/// `hsic`, `mwu`, `wilcoxon`, `jsd`, `mmd`, `wasserstein`) may have such names.
+fn not_utf8(args: impl Iterator<Item = std::ffi::OsString>) -> String {
+    let args: Vec<std::ffi::OsString> = args.collect();
+    let Some(k) = args.iter().position(|a| a.to_str().is_none()) else {
+        return "an argument is not valid UTF-8; rename the file it names, or link it under a UTF-8 name \
+                (ln -s OLD NEW)"
+            .into();
+    };
+    let shown = args[k].to_string_lossy();
+    let after = k
+        .checked_sub(1)
+        .and_then(|i| args[i].to_str())
+        .filter(|a| a.starts_with('-'))
+        .map_or(String::new(), |opt| format!(" (the value of {opt})"));
+    format!(
+        "argument `{shown}`{after} is not valid UTF-8 (shown with � for the bytes that are not), and this argument \
+         must be text: if it names a file, rename the file or link it under a UTF-8 name (ln -s OLD NEW) and pass \
+         that name. Input files of inspect, hsic, mwu, wilcoxon, jsd, mmd and wasserstein may have such names"
+    )
+}
+
 fn main() -> ExitCode {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     keep_freed_memory();
-    let cli = commands::Cli::parse();
+    let cli = match commands::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.kind() == clap::error::ErrorKind::InvalidUtf8 => {
+            eprintln!("lethe: error: {}", not_utf8(std::env::args_os().skip(1)));
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

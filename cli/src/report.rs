@@ -128,6 +128,15 @@ pub fn layer_error(e: lethe_analysis::Error, files: &[(&str, &str)]) -> CliError
     if let Some(role) = &e.input {
         let base = role.split('[').next().unwrap_or(role);
         let file = files.iter().find(|(r, _)| *r == role || *r == base).map(|(_, p)| *p);
+        // How to choose, in the command line's terms (the readers leave that to the front end).
+        if let Some(p) = file {
+            if let Some(choices) = msg.split_once(" holds several ").map(|(_, rest)| rest) {
+                let first = choices.split('`').nth(1).unwrap_or("NAME");
+                msg.push_str(&format!(": pass PATH#NAME, e.g. `{p}#{first}`"));
+            } else if msg.contains(", more than the limit of ") {
+                msg.push_str(" (pass a row subset: PATH@a..b, PATH@i,j,k or PATH@index_file)");
+            }
+        }
         if !msg.starts_with(role.as_str()) {
             msg = format!("{role}: {msg}");
         }

@@ -1107,7 +1107,7 @@ fn paths_with_at_and_hash_are_read_as_paths() {
     assert_eq!(inputs[1]["row_file"]["sha256"], sha256(&idx).as_str());
     // The whole argument, a file of its own.
     let r = json(&["inspect", &odd]);
-    assert_eq!(r["arrays"][0]["shape"], serde_json::json!([744, 128]));
+    assert_eq!(r["result"]["arrays"][0]["shape"], serde_json::json!([744, 128]));
 }
 
 /// A file of several arrays given without `#NAME`: the CLI says how to choose (`PATH#NAME`), for .npz,

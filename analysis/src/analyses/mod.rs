@@ -128,19 +128,12 @@ fn loader_warnings(lw: &[LoadWarning]) -> Vec<crate::report::Warning> {
         .collect()
 }
 
-/// The loaders' warnings as a report's warnings (code `input_warning`, about the input's role; the loader's message
-/// says what it found and what it did).
-fn loader_warnings(lw: &[LoadWarning]) -> Vec<crate::report::Warning> {
-    lw.iter()
-        .map(|w| crate::report::Warning::new("input_warning", Some(&w.role), w.message.clone(), None))
-        .collect()
-}
-
 mod bounds;
 mod calibrate;
 mod epsilon;
 mod ruler_run;
 mod sde_run;
+mod stats;
 #[cfg(test)]
 mod tests;
 
@@ -149,3 +142,4 @@ pub use calibrate::*;
 pub use epsilon::*;
 pub use ruler_run::*;
 pub use sde_run::*;
+pub use stats::*;

@@ -6,15 +6,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use lethe::backend::Precision;
 use lethe::competition;
-use lethe::divergence::{self, LogBase};
-use lethe::hsic::{self, HsicTestParams};
 use lethe::kernel::Bandwidth;
 use lethe::leakage;
-use lethe::mann_whitney;
-use lethe::mmd::{self, MmdEstimator};
 use lethe::sde::{self, SdeParams, Split};
-use lethe::wilcoxon::{self, WilcoxonParams, ZeroMethod};
-use lethe::{Alternative, Matrix, PValueMethod, wasserstein};
+use lethe::wilcoxon::ZeroMethod;
+use lethe::{Alternative, Matrix, PValueMethod};
 use serde::Serialize;
 
 use crate::CliError;
@@ -199,6 +195,20 @@ pub(super) fn on_gpu<R>(f: impl FnOnce(&mut lethe_gpu::GpuBackend) -> lethe::Res
 
 #[cfg(not(feature = "gpu"))]
 pub(super) fn on_gpu<R>(_: impl FnOnce(&mut NoGpu) -> lethe::Result<R>) -> Result<R, CliError> {
+    Err(CliError::msg(
+        "--backend gpu: this lethe was built without the `gpu` feature (cargo build -p lethe-cli --features gpu)",
+    ))
+}
+
+/// The GPU backend, for a job of the analysis layer to run on: the adapter Lethe finds first (as [`on_gpu`]).
+#[cfg(feature = "gpu")]
+pub(super) fn gpu_backend() -> Result<lethe_gpu::GpuBackend, CliError> {
+    pollster::block_on(lethe_gpu::GpuBackend::request(&lethe_gpu::GpuOptions::default()))
+        .map_err(|e| CliError::msg(format!("--backend gpu: {e}")))
+}
+
+#[cfg(not(feature = "gpu"))]
+pub(super) fn gpu_backend() -> Result<NoGpu, CliError> {
     Err(CliError::msg(
         "--backend gpu: this lethe was built without the `gpu` feature (cargo build -p lethe-cli --features gpu)",
     ))

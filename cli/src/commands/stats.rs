@@ -1,154 +1,214 @@
-//! The statistics on their own: inspect, hsic, mwu, wilcoxon, jsd, mmd, wasserstein.
+//! The statistics on their own: inspect, hsic, mwu, wilcoxon, jsd, mmd, wasserstein. Each maps its arguments to a
+//! request of the analysis layer (`lethe_analysis::analyses`), which loads and checks the inputs, computes and
+//! returns one report; this module prints it.
+//!
+//! File arguments are taken as the operating system gives them (`OsString`), so a file whose name is not UTF-8
+//! can be named.
+
+use std::ffi::{OsStr, OsString};
+
+use lethe::progress::Silent;
+use lethe_analysis::Workspace;
+use lethe_analysis::analyses::{
+    self as layer, HsicRequest, InspectRequest, JsdRequest, MmdRequest, MwuRequest, WassersteinRequest, WilcoxonRequest,
+};
 
 use super::*;
+use crate::report::{emit_report, layer_error};
 
-#[derive(Args, Serialize)]
+/// An input argument: PATH[#TENSOR][@ROWS].
+type InputArg = OsString;
+
+#[derive(Args)]
 pub struct HsicArgs {
-    x: InputSpecArg,
-    y: InputSpecArg,
+    /// First input, PATH[#TENSOR][@ROWS]
+    x: InputArg,
+    /// Second input, paired with the first row by row
+    y: InputArg,
     /// Bandwidth of x: sqrt_dim, median, or a number
-    #[arg(long, value_parser = checked::<Bandwidth>, default_value = "sqrt_dim")]
+    #[arg(long, value_parser = checked::<Bandwidth>, default_value_t = HsicRequest::default().sigma_x)]
     sigma_x: String,
-    #[arg(long, value_parser = checked::<Bandwidth>, default_value = "sqrt_dim")]
+    #[arg(long, value_parser = checked::<Bandwidth>, default_value_t = HsicRequest::default().sigma_y)]
     sigma_y: String,
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = HsicRequest::default().permutations)]
     permutations: usize,
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = HsicRequest::default().seed)]
     seed: u64,
     /// Kernel storage: f64 or f32 [default: f64 on the CPU; the GPU computes in f32 only]
     #[arg(long, value_parser = checked::<Precision>)]
     precision: Option<String>,
     #[command(flatten)]
-    #[serde(flatten)]
     backend: BackendChoice,
     #[command(flatten)]
-    #[serde(skip)]
     threads: Threads,
     #[command(flatten)]
-    #[serde(skip)]
     out: Out,
 }
 
-#[derive(Args, Serialize)]
+#[derive(Args)]
 pub struct TwoSamples {
-    x: InputSpecArg,
-    y: InputSpecArg,
+    /// First sample, PATH[#TENSOR][@ROWS]
+    x: InputArg,
+    /// Second sample, PATH[#TENSOR][@ROWS]
+    y: InputArg,
 }
 
-#[derive(Args, Serialize)]
+#[derive(Args)]
 pub struct MwuArgs {
     #[command(flatten)]
     samples: TwoSamples,
-    #[arg(long, value_parser = checked::<Alternative>, default_value = "two-sided")]
+    #[arg(long, value_parser = checked::<Alternative>, default_value_t = MwuRequest::default().alternative)]
     alternative: String,
-    #[arg(long, value_parser = checked::<PValueMethod>, default_value = "auto")]
+    #[arg(long, value_parser = checked::<PValueMethod>, default_value_t = MwuRequest::default().method)]
     method: String,
     /// Disable the continuity correction of the asymptotic p-value
     #[arg(long)]
     no_continuity: bool,
     #[command(flatten)]
-    #[serde(skip)]
     out: Out,
 }
 
-#[derive(Args, Serialize)]
+#[derive(Args)]
 pub struct WilcoxonArgs {
-    x: InputSpecArg,
+    /// First sample (or the differences), PATH[#TENSOR][@ROWS]
+    x: InputArg,
     /// Paired second sample (differences x − y); without it, x are the differences
-    y: Option<InputSpecArg>,
+    y: Option<InputArg>,
     /// wilcox, pratt or zsplit
-    #[arg(long, value_parser = checked::<ZeroMethod>, default_value = "wilcox")]
+    #[arg(long, value_parser = checked::<ZeroMethod>, default_value_t = WilcoxonRequest::default().zero_method)]
     zero_method: String,
-    #[arg(long, value_parser = checked::<Alternative>, default_value = "two-sided")]
+    #[arg(long, value_parser = checked::<Alternative>, default_value_t = WilcoxonRequest::default().alternative)]
     alternative: String,
-    #[arg(long, value_parser = checked::<PValueMethod>, default_value = "auto")]
+    #[arg(long, value_parser = checked::<PValueMethod>, default_value_t = WilcoxonRequest::default().method)]
     method: String,
     /// Continuity correction of the asymptotic p-value
     #[arg(long)]
     correction: bool,
     #[command(flatten)]
-    #[serde(skip)]
     out: Out,
 }
 
-#[derive(Args, Serialize)]
+#[derive(Args)]
 pub struct JsdArgs {
     #[command(flatten)]
     samples: TwoSamples,
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = JsdRequest::default().bins)]
     bins: usize,
     /// Logarithm base: e (default) or 2
-    #[arg(long, value_parser = log_base, default_value = "e")]
+    #[arg(long, value_parser = log_base, default_value_t = JsdRequest::default().base)]
     base: String,
     #[command(flatten)]
-    #[serde(skip)]
     out: Out,
 }
 
-#[derive(Args, Serialize)]
+#[derive(Args)]
 pub struct MmdArgs {
     #[command(flatten)]
     samples: TwoSamples,
-    #[arg(long, value_parser = checked::<Bandwidth>, default_value = "sqrt_dim")]
+    /// Kernel bandwidth: sqrt_dim, median, or a number
+    #[arg(long, value_parser = checked::<Bandwidth>, default_value_t = MmdRequest::default().sigma)]
     sigma: String,
+    /// The unbiased estimator (at least 2 rows per set) instead of the biased one
     #[arg(long)]
     unbiased: bool,
     #[command(flatten)]
-    #[serde(skip)]
     out: Out,
 }
 
-#[derive(Args, Serialize)]
+#[derive(Args)]
 pub struct WassersteinArgs {
     #[command(flatten)]
     samples: TwoSamples,
     #[command(flatten)]
-    #[serde(skip)]
     out: Out,
 }
 
+/// A workspace for one command: files on disk, each hashed for the report whatever its size.
+fn workspace() -> Workspace {
+    let mut ws = Workspace::new();
+    ws.set_hash_all(true);
+    ws
+}
+
+/// The files a command's arguments name, by role, for error messages: the path of each argument as parsed.
+struct Files(Vec<(&'static str, String)>);
+
+impl Files {
+    fn new(args: &[(&'static str, &OsStr)]) -> Self {
+        Self(
+            args.iter()
+                .map(|(role, arg)| {
+                    let shown = arg.to_string_lossy().into_owned();
+                    let path = arg
+                        .to_str()
+                        .and_then(|s| lethe_analysis::spec::parse_input(s, &lethe_analysis::spec::is_file).ok())
+                        .map_or(shown, |spec| spec.path.display().to_string());
+                    (*role, path)
+                })
+                .collect(),
+        )
+    }
+
+    /// An error of the analysis layer, naming the file of the role it concerns.
+    fn error(&self, e: lethe_analysis::Error) -> CliError {
+        let files: Vec<(&str, &str)> = self.0.iter().map(|(r, p)| (*r, p.as_str())).collect();
+        layer_error(e, &files)
+    }
+}
+
 pub(super) fn inspect(a: InspectArgs) -> Result<(), CliError> {
-    let info = lethe::data::inspect_path(&a.file).map_err(|e| CliError::input("file", &a.file, e.into()))?;
-    if a.out.json {
-        let s = serde_json::to_string_pretty(&info).map_err(|e| CliError::msg(e.to_string()))?;
-        println!("{s}");
-        return Ok(());
-    }
-    println!("{}: {:?}, {} bytes", a.file.display(), info.format, info.file_size);
-    for arr in &info.arrays {
-        println!(
-            "  {:<20} {:<10} shape {:?}{}",
-            arr.name.as_deref().unwrap_or("-"),
-            arr.dtype,
-            arr.shape,
-            arr.problem.as_ref().map(|p| format!("  ({p})")).unwrap_or_default()
-        );
-    }
-    for w in &info.warnings {
-        println!("  warning: {w}");
-    }
-    Ok(())
+    let mut ws = workspace();
+    let files = Files::new(&[("file", a.file.as_os_str())]);
+    let source = ws.add_path("file", &a.file).map_err(|e| files.error(e))?;
+    let req = InspectRequest { source: Some(source) };
+    let report = layer::run_inspect(&mut ws, &req).map_err(|e| files.error(e))?;
+    emit_report(&report, a.out.json, |info| {
+        let mut s = format!("{}: {:?}, {} bytes\n", info.input, info.format, info.file_size);
+        for arr in &info.arrays {
+            s.push_str(&format!(
+                "  {:<20} {:<10} shape {:?}{}\n",
+                arr.name.as_deref().unwrap_or("-"),
+                arr.dtype,
+                arr.shape,
+                arr.problem.as_ref().map(|p| format!("  ({p})")).unwrap_or_default()
+            ));
+        }
+        s
+    })
 }
 
 pub(super) fn hsic_cmd(mut a: HsicArgs) -> Result<(), CliError> {
-    let precision = a.backend.precision(&mut a.precision)?;
-    let x = input::load("x", &spec(&a.x)?)?;
-    let y = input::load("y", &spec(&a.y)?)?;
-    let p = HsicTestParams {
-        bandwidth_x: parse(&a.sigma_x)?,
-        bandwidth_y: parse(&a.sigma_y)?,
+    a.backend.precision(&mut a.precision)?;
+    let mut ws = workspace();
+    let files = Files::new(&[("x", &a.x), ("y", &a.y)]);
+    let gpu = a.backend.gpu();
+    let req = HsicRequest {
+        x: Some(ws.input_arg_os("x", &a.x).map_err(|e| files.error(e))?),
+        y: Some(ws.input_arg_os("y", &a.y).map_err(|e| files.error(e))?),
+        sigma_x: a.sigma_x,
+        sigma_y: a.sigma_y,
         permutations: a.permutations,
         seed: a.seed,
-        precision,
+        precision: a.precision,
+        backend: if gpu { "gpu" } else { "cpu" }.into(),
     };
-    let (xv, yv) = (x.matrix.view(), y.matrix.view());
-    let r = if a.backend.gpu() {
-        on_gpu(|gpu| block_on(hsic::hsic_test_with(gpu, &mut lethe::progress::Silent, xv, yv, &p)))?
+    let job = layer::prepare_hsic(&mut ws, &req).map_err(|e| files.error(e))?;
+    let report = if job.gpu() {
+        let mut backend = gpu_backend()?;
+        block_on(job.run_on(&mut backend, &mut Silent)).map_err(|e| {
+            let backend = e.backend;
+            let err = files.error(e);
+            if backend {
+                CliError::msg(format!("--backend gpu: {err}"))
+            } else {
+                err
+            }
+        })?
     } else {
-        hsic::hsic_test_threaded(a.threads.count()?, &mut |_| true, xv, yv, &p)?
+        job.run_threaded(a.threads.count()?, &mut |_| true)
+            .map_err(|e| files.error(e))?
     };
-    let gpu = a.backend.gpu();
-    Report::new("hsic", &a, Some(a.seed), vec![x.record, y.record], r).emit(a.out.json, |r| {
+    emit_report(&report, a.out.json, |r| {
         let backend = if gpu { backend_line(&r.backend) } else { String::new() };
         format!(
             "{backend}HSIC = {} (n = {}, sigma_x = {}, sigma_y = {})\npermutation test: p = {} ({} of {} shuffles ≥ observed; {})\n",
@@ -164,21 +224,36 @@ pub(super) fn hsic_cmd(mut a: HsicArgs) -> Result<(), CliError> {
     })
 }
 
-/// Two 1-D samples and their input records.
-type TwoVectors = (Vec<f64>, Vec<f64>, Vec<InputRecord>);
-
-pub(super) fn two_vectors(t: &TwoSamples) -> Result<TwoVectors, CliError> {
-    let (x, rx) = input::load_vector("x", &spec(&t.x)?)?;
-    let (y, ry) = input::load_vector("y", &spec(&t.y)?)?;
-    Ok((x, y, vec![rx, ry]))
+/// The two samples of a command as request inputs, with the files they name.
+fn two_inputs(
+    ws: &mut Workspace,
+    t: &TwoSamples,
+) -> Result<
+    (
+        Option<lethe_analysis::InputRef>,
+        Option<lethe_analysis::InputRef>,
+        Files,
+    ),
+    CliError,
+> {
+    let files = Files::new(&[("x", &t.x), ("y", &t.y)]);
+    let x = ws.input_arg_os("x", &t.x).map_err(|e| files.error(e))?;
+    let y = ws.input_arg_os("y", &t.y).map_err(|e| files.error(e))?;
+    Ok((Some(x), Some(y), files))
 }
 
 pub(super) fn mwu_cmd(a: MwuArgs) -> Result<(), CliError> {
-    let (x, y, rec) = two_vectors(&a.samples)?;
-    let alt: Alternative = parse(&a.alternative)?;
-    let method: PValueMethod = parse(&a.method)?;
-    let r = mann_whitney::mann_whitney_u(&x, &y, alt, method, !a.no_continuity)?;
-    Report::new("mwu", &a, None, rec, r).emit(a.out.json, |r| {
+    let mut ws = workspace();
+    let (x, y, files) = two_inputs(&mut ws, &a.samples)?;
+    let req = MwuRequest {
+        x,
+        y,
+        alternative: a.alternative,
+        method: a.method,
+        no_continuity: a.no_continuity,
+    };
+    let report = layer::run_mwu(&mut ws, &req).map_err(|e| files.error(e))?;
+    emit_report(&report, a.out.json, |r| {
         format!(
             "Mann–Whitney U = {} ({:?}, {:?}): p = {}; rank-biserial r = {}\n",
             fmt_num(r.statistic),
@@ -190,43 +265,26 @@ pub(super) fn mwu_cmd(a: MwuArgs) -> Result<(), CliError> {
     })
 }
 
-#[derive(Serialize)]
-pub(super) struct WilcoxonOutput {
-    test: wilcoxon::WilcoxonResult,
-    rank_biserial: Option<f64>,
-}
-
 pub(super) fn wilcoxon_cmd(a: WilcoxonArgs) -> Result<(), CliError> {
-    let (x, rx) = input::load_vector("x", &spec(&a.x)?)?;
-    let mut rec = vec![rx];
+    let mut ws = workspace();
+    let mut named = vec![("x", a.x.as_os_str())];
+    named.extend(a.y.as_deref().map(|y| ("y", y)));
+    let files = Files::new(&named);
+    let x = ws.input_arg_os("x", &a.x).map_err(|e| files.error(e))?;
     let y = match &a.y {
-        Some(s) => {
-            let (y, ry) = input::load_vector("y", &spec(s)?)?;
-            rec.push(ry);
-            Some(y)
-        }
+        Some(y) => Some(ws.input_arg_os("y", y).map_err(|e| files.error(e))?),
         None => None,
     };
-    let zero: ZeroMethod = parse(&a.zero_method)?;
-    let p = WilcoxonParams {
-        zero_method: zero,
+    let req = WilcoxonRequest {
+        x: Some(x),
+        y,
+        zero_method: a.zero_method,
+        alternative: a.alternative,
+        method: a.method,
         correction: a.correction,
-        alternative: parse(&a.alternative)?,
-        method: parse(&a.method)?,
     };
-    let test = wilcoxon::wilcoxon(&x, y.as_deref(), &p)?;
-    let rb = wilcoxon::rank_biserial(&x, y.as_deref(), zero).ok();
-    Report::new(
-        "wilcoxon",
-        &a,
-        None,
-        rec,
-        WilcoxonOutput {
-            test,
-            rank_biserial: rb,
-        },
-    )
-    .emit(a.out.json, |o| {
+    let report = layer::run_wilcoxon(&mut ws, &req).map_err(|e| files.error(e))?;
+    emit_report(&report, a.out.json, |o| {
         format!(
             "Wilcoxon signed-rank: statistic {}, p = {} ({:?}, n used {}, zeros {}); rank-biserial {}\n",
             fmt_num(o.test.statistic),
@@ -240,14 +298,16 @@ pub(super) fn wilcoxon_cmd(a: WilcoxonArgs) -> Result<(), CliError> {
 }
 
 pub(super) fn jsd_cmd(a: JsdArgs) -> Result<(), CliError> {
-    let (x, y, rec) = two_vectors(&a.samples)?;
-    let base = match a.base.as_str() {
-        "e" => LogBase::Natural,
-        "2" => LogBase::Two,
-        other => return Err(CliError::usage(format!("--base takes e or 2, got {other}"))),
+    let mut ws = workspace();
+    let (x, y, files) = two_inputs(&mut ws, &a.samples)?;
+    let req = JsdRequest {
+        x,
+        y,
+        bins: a.bins,
+        base: a.base,
     };
-    let r = divergence::jsd_with_base(&x, &y, a.bins, base)?;
-    Report::new("jsd", &a, None, rec, r).emit(a.out.json, |r| {
+    let report = layer::run_jsd(&mut ws, &req).map_err(|e| files.error(e))?;
+    emit_report(&report, a.out.json, |r| {
         format!(
             "JSD = {} ({:?} log, {} bins); scipy jensenshannon (sqrt) = {}\n",
             fmt_num(r.jsd),
@@ -258,20 +318,17 @@ pub(super) fn jsd_cmd(a: JsdArgs) -> Result<(), CliError> {
     })
 }
 
-pub(super) fn two_matrices(t: &TwoSamples) -> Result<(input::Input, input::Input), CliError> {
-    Ok((input::load("x", &spec(&t.x)?)?, input::load("y", &spec(&t.y)?)?))
-}
-
 pub(super) fn mmd_cmd(a: MmdArgs) -> Result<(), CliError> {
-    let (x, y) = two_matrices(&a.samples)?;
-    let bw: Bandwidth = parse(&a.sigma)?;
-    let est = if a.unbiased {
-        MmdEstimator::Unbiased
-    } else {
-        MmdEstimator::Biased
+    let mut ws = workspace();
+    let (x, y, files) = two_inputs(&mut ws, &a.samples)?;
+    let req = MmdRequest {
+        x,
+        y,
+        sigma: a.sigma,
+        unbiased: a.unbiased,
     };
-    let r = mmd::mmd(x.matrix.view(), y.matrix.view(), bw, est)?;
-    Report::new("mmd", &a, None, vec![x.record, y.record], r).emit(a.out.json, |r| {
+    let report = layer::run_mmd(&mut ws, &req).map_err(|e| files.error(e))?;
+    emit_report(&report, a.out.json, |r| {
         format!(
             "MMD² ({:?}) = {} (sigma {}, n_x {}, n_y {})\n",
             r.estimator,
@@ -284,9 +341,11 @@ pub(super) fn mmd_cmd(a: MmdArgs) -> Result<(), CliError> {
 }
 
 pub(super) fn wasserstein_cmd(a: WassersteinArgs) -> Result<(), CliError> {
-    let (x, y) = two_matrices(&a.samples)?;
-    let r = wasserstein::wasserstein1(x.matrix.view(), y.matrix.view())?;
-    Report::new("wasserstein", &a, None, vec![x.record, y.record], r).emit(a.out.json, |r| {
+    let mut ws = workspace();
+    let (x, y, files) = two_inputs(&mut ws, &a.samples)?;
+    let req = WassersteinRequest { x, y };
+    let report = layer::run_wasserstein(&mut ws, &req).map_err(|e| files.error(e))?;
+    emit_report(&report, a.out.json, |r| {
         format!(
             "Wasserstein-1 = {} ({}, n_x {}, n_y {})\n",
             fmt_num(r.distance),

@@ -1,0 +1,1477 @@
+//! The statistics on their own, as `lethe inspect`, `hsic`, `mwu`, `wilcoxon`, `jsd`, `mmd` and `wasserstein`:
+//! a request per statistic (the CLI's option names and defaults), the checks that load its inputs and say what
+//! is wrong in the files' own coordinates, the core's computation, and one [`Report`] with a headline a person can
+//! act on.
+//!
+//! What the checks decide, once for every front end:
+//! * The file readers' warnings (bytes after the data, a header row, a label column, ...) are warnings of the
+//!   report ([`reader_warnings`]).
+//! * NaN is refused everywhere, named by file, row and column. ±inf (and numbers beyond float64's range, such as
+//!   `1e400`, which read as ±inf) are refused by the kernels, the histogram and the distances, which are not
+//!   defined on them, and accepted with a warning by the rank tests, which order them as the most extreme values.
+//! * Calls are made at the 5% level ([`LEVEL`]). A test whose sample sizes (or shuffles) cannot reach it, a
+//!   Wilcoxon test whose differences are all zero, or constant inputs give "inconclusive" with the reason, never a
+//!   NaN p-value as an answer. Distances (JSD, MMD, Wasserstein) state the distance and that it is not a test.
+
+use lethe::data::FileInfo;
+use lethe::divergence::{self, JsdResult, LogBase};
+use lethe::hsic::{self, HsicTestParams, HsicTestResult};
+use lethe::mann_whitney::{self, MannWhitneyResult};
+use lethe::mmd::{self, MmdEstimator, MmdResult};
+use lethe::wasserstein::{self, WassersteinResult};
+use lethe::wilcoxon::{self, WilcoxonParams, WilcoxonResult, ZeroMethod};
+use lethe::{Alternative, PValueMethod};
+
+use super::*;
+use crate::report::{Headline, Report, Warning};
+
+/// The level at which the tests here call a result: p below 5%.
+pub const LEVEL: f64 = 0.05;
+
+/// The name of a core option value as requests and reports write it (`two-sided`, `auto`, `wilcox`, `f64`).
+fn name_of<T: Serialize>(v: T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Requests, with the CLI's option names and the core's defaults.
+
+/// `lethe hsic`'s options.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct HsicRequest {
+    pub x: Option<InputRef>,
+    pub y: Option<InputRef>,
+    /// Bandwidth of x: `sqrt_dim`, `median`, or a number.
+    pub sigma_x: String,
+    pub sigma_y: String,
+    pub permutations: usize,
+    pub seed: u64,
+    /// Kernel storage, `f64` or `f32`; `None`: f64 on the CPU, f32 (the only precision) on a GPU.
+    pub precision: Option<String>,
+    /// `cpu`, or a GPU (`gpu` natively, `webgpu` in the browser); the caller runs the job on that backend.
+    pub backend: String,
+}
+
+impl Default for HsicRequest {
+    fn default() -> Self {
+        let p = HsicTestParams::default();
+        Self {
+            x: None,
+            y: None,
+            sigma_x: p.bandwidth_x.to_string(),
+            sigma_y: p.bandwidth_y.to_string(),
+            permutations: p.permutations,
+            seed: p.seed,
+            precision: None,
+            backend: "cpu".into(),
+        }
+    }
+}
+
+/// `lethe mwu`'s options.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct MwuRequest {
+    pub x: Option<InputRef>,
+    pub y: Option<InputRef>,
+    /// `two-sided`, `less` or `greater`.
+    pub alternative: String,
+    /// `auto`, `exact` or `asymptotic`.
+    pub method: String,
+    /// Leave out the continuity correction of the asymptotic p-value.
+    pub no_continuity: bool,
+}
+
+impl Default for MwuRequest {
+    fn default() -> Self {
+        Self {
+            x: None,
+            y: None,
+            alternative: name_of(Alternative::default()),
+            method: name_of(PValueMethod::default()),
+            no_continuity: false,
+        }
+    }
+}
+
+/// `lethe wilcoxon`'s options: the differences `x − y`, or `x` alone as the differences.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct WilcoxonRequest {
+    pub x: Option<InputRef>,
+    pub y: Option<InputRef>,
+    /// `wilcox`, `pratt` or `zsplit`.
+    pub zero_method: String,
+    pub alternative: String,
+    pub method: String,
+    /// Continuity correction of the asymptotic p-value.
+    pub correction: bool,
+}
+
+impl Default for WilcoxonRequest {
+    fn default() -> Self {
+        let p = WilcoxonParams::default();
+        Self {
+            x: None,
+            y: None,
+            zero_method: name_of(p.zero_method),
+            alternative: name_of(p.alternative),
+            method: name_of(p.method),
+            correction: p.correction,
+        }
+    }
+}
+
+/// `lethe jsd`'s options.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct JsdRequest {
+    pub x: Option<InputRef>,
+    pub y: Option<InputRef>,
+    pub bins: usize,
+    /// Logarithm base: `e` or `2`.
+    pub base: String,
+}
+
+impl Default for JsdRequest {
+    fn default() -> Self {
+        Self {
+            x: None,
+            y: None,
+            bins: divergence::DEFAULT_JSD_BINS,
+            base: "e".into(),
+        }
+    }
+}
+
+/// `lethe mmd`'s options.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct MmdRequest {
+    pub x: Option<InputRef>,
+    pub y: Option<InputRef>,
+    pub sigma: String,
+    pub unbiased: bool,
+}
+
+impl Default for MmdRequest {
+    fn default() -> Self {
+        Self {
+            x: None,
+            y: None,
+            sigma: Bandwidth::default().to_string(),
+            unbiased: MmdEstimator::default() == MmdEstimator::Unbiased,
+        }
+    }
+}
+
+/// `lethe wasserstein`'s inputs.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct WassersteinRequest {
+    pub x: Option<InputRef>,
+    pub y: Option<InputRef>,
+}
+
+/// `lethe inspect`'s file.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct InspectRequest {
+    pub source: Option<u32>,
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parameters as `lethe … --json` reports them (the CLI's arguments, inputs as their specs).
+
+/// The two inputs of a two-sample command, as their specs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Samples {
+    pub x: String,
+    pub y: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HsicParameters {
+    pub x: String,
+    pub y: String,
+    pub sigma_x: String,
+    pub sigma_y: String,
+    pub permutations: usize,
+    pub seed: u64,
+    pub precision: String,
+    /// Recorded only for a GPU: CPU reports keep the parameters they always had.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MwuParameters {
+    pub samples: Samples,
+    pub alternative: String,
+    pub method: String,
+    pub no_continuity: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WilcoxonParameters {
+    pub x: String,
+    pub y: Option<String>,
+    pub zero_method: String,
+    pub alternative: String,
+    pub method: String,
+    pub correction: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JsdParameters {
+    pub samples: Samples,
+    pub bins: usize,
+    pub base: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MmdParameters {
+    pub samples: Samples,
+    pub sigma: String,
+    pub unbiased: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WassersteinParameters {
+    pub samples: Samples,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct InspectParameters {
+    pub file: String,
+}
+
+/// `lethe wilcoxon`'s result: the test and the matched-pairs rank-biserial correlation (`None` where it is 0/0).
+#[derive(Clone, Debug, Serialize)]
+pub struct WilcoxonOutput {
+    pub test: WilcoxonResult,
+    pub rank_biserial: Option<f64>,
+}
+
+pub type HsicReport = Report<HsicParameters, HsicTestResult>;
+pub type MwuReport = Report<MwuParameters, MannWhitneyResult>;
+pub type WilcoxonReport = Report<WilcoxonParameters, WilcoxonOutput>;
+pub type JsdReport = Report<JsdParameters, JsdResult>;
+pub type MmdReport = Report<MmdParameters, MmdResult>;
+pub type WassersteinReport = Report<WassersteinParameters, WassersteinResult>;
+pub type InspectReport = Report<InspectParameters, FileInfo>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Inputs: loading, the readers' warnings, non-finite values in the files' coordinates.
+
+/// The warnings a file reader attached to a loaded input, as report warnings for `role`: bytes after the data, a
+/// detected header row or label column, an array name that a single-array file ignores, bare NaN tokens in JSON.
+/// The reader's note on non-finite values is left out: every analysis says what it does with them itself.
+pub fn reader_warnings(role: &str, input: &Input) -> Vec<Warning> {
+    input
+        .warnings
+        .iter()
+        .filter(|w| !is_nonfinite_note(w))
+        .map(|w| reader_warning(Some(role), w))
+        .collect()
+}
+
+/// One reader warning with its code and, where there is one, the fix.
+fn reader_warning(role: Option<&str>, w: &str) -> Warning {
+    let (code, fix) = if w.contains("after the array data") {
+        (
+            "trailing_bytes",
+            Some(
+                "the file is longer than its header says: it may be damaged or two files joined; write it again \
+                 (numpy.save) and check that it is the file you meant",
+            ),
+        )
+    } else if w.contains("read as column names") {
+        ("header_row", None)
+    } else if w.contains("read as row labels") {
+        ("label_column", None)
+    } else {
+        ("file_reader", None)
+    };
+    Warning::new(code, role, w, fix.map(str::to_string))
+}
+
+/// Whether a reader warning is its note on non-finite values (see [`reader_warnings`]).
+fn is_nonfinite_note(w: &str) -> bool {
+    w.contains("non-finite values")
+}
+
+/// An input loaded for a statistic: the matrix, its record, the warnings its reader gave.
+struct Loaded {
+    role: &'static str,
+    input: Arc<Input>,
+    rows: Rows,
+}
+
+impl Loaded {
+    fn matrix(&self) -> &Matrix {
+        &self.input.matrix
+    }
+
+    /// The file's name and rows as the request gave them (`act.npy@0..100`), for messages.
+    fn spec(&self) -> &str {
+        &self.input.record.spec
+    }
+
+    /// The file's path as given.
+    fn path(&self) -> &str {
+        &self.input.record.path
+    }
+
+    /// Row `i` of the matrix as a row of the file (the row subset's `i`-th index).
+    fn file_row(&self, ws: &mut Workspace, i: usize) -> usize {
+        match ws.resolve_rows(self.role, &self.rows) {
+            Ok((Some(rows), _, _)) => rows.get(i).copied().unwrap_or(i),
+            _ => i,
+        }
+    }
+
+    /// The place of element `k` (row-major) in the file's coordinates: `row R` or `row R, column C`.
+    fn place(&self, ws: &mut Workspace, k: usize) -> String {
+        let cols = self.matrix().cols().max(1);
+        let (i, j) = (k / cols, k % cols);
+        let row = self.file_row(ws, i);
+        if cols == 1 {
+            format!("row {row}")
+        } else {
+            format!("row {row}, column {j}")
+        }
+    }
+}
+
+fn load(ws: &mut Workspace, role: &'static str, r: Option<&InputRef>) -> Result<Loaded> {
+    let r = r.ok_or_else(|| Error::at(role, format!("choose the input `{role}`")).usage())?;
+    let input = ws.load(role, r)?;
+    Ok(Loaded {
+        role,
+        input,
+        rows: r.rows.clone(),
+    })
+}
+
+/// A 1-D sample: one column, or one row.
+fn load_sample(ws: &mut Workspace, role: &'static str, r: Option<&InputRef>) -> Result<Loaded> {
+    let l = load(ws, role, r)?;
+    let m = l.matrix();
+    if m.cols() != 1 && m.rows() != 1 {
+        return Err(Error::at(
+            role,
+            format!(
+                "`{}` is {}×{}, but this statistic takes a 1-D sample: one column of numbers (or one row); pick \
+                 a single column or tensor",
+                l.spec(),
+                m.rows(),
+                m.cols()
+            ),
+        ));
+    }
+    Ok(l)
+}
+
+/// Counts of non-finite values and where the first of each kind is.
+#[derive(Default)]
+struct NonFinite {
+    nan: usize,
+    pos_inf: usize,
+    neg_inf: usize,
+    first_nan: Option<usize>,
+    first_inf: Option<usize>,
+}
+
+impl NonFinite {
+    fn scan(values: &[f64]) -> Self {
+        let mut s = Self::default();
+        for (k, &v) in values.iter().enumerate() {
+            if v.is_nan() {
+                s.nan += 1;
+                s.first_nan.get_or_insert(k);
+            } else if v.is_infinite() {
+                if v > 0.0 {
+                    s.pos_inf += 1;
+                } else {
+                    s.neg_inf += 1;
+                }
+                s.first_inf.get_or_insert(k);
+            }
+        }
+        s
+    }
+
+    fn infinite(&self) -> usize {
+        self.pos_inf + self.neg_inf
+    }
+
+    fn counts(&self) -> String {
+        let mut parts = Vec::new();
+        for (n, what) in [(self.nan, "NaN"), (self.pos_inf, "+inf"), (self.neg_inf, "−inf")] {
+            if n > 0 {
+                parts.push(format!("{n} {what}"));
+            }
+        }
+        parts.join(", ")
+    }
+}
+
+const TOO_LARGE: &str = "numbers beyond float64's range, such as 1e400, are read as ±inf";
+
+/// Refuses NaN and ±inf in an input of a statistic that is not defined on them (`what`), naming the file, the
+/// counts and the first one's place in the file.
+fn refuse_nonfinite(ws: &mut Workspace, l: &Loaded, what: &str) -> Result<()> {
+    let s = NonFinite::scan(l.matrix().as_slice());
+    let Some(first) = s.first_nan.into_iter().chain(s.first_inf).min() else {
+        return Ok(());
+    };
+    let place = l.place(ws, first);
+    let value = l.matrix().as_slice()[first];
+    let note = if s.infinite() > 0 {
+        format!("; {TOO_LARGE}")
+    } else {
+        String::new()
+    };
+    Err(Error::refused(
+        "non_finite",
+        Some(l.role),
+        format!(
+            "`{}` has non-finite values: {}, the first ({}) at {place} of the file{note}. {what} is not defined on \
+             them: remove or impute those rows, or select the finite rows",
+            l.path(),
+            s.counts(),
+            fmt_value(value)
+        ),
+    ))
+}
+
+/// For a rank test: NaN is refused (it cannot be ordered); ±inf is ordered as the most extreme value, with a
+/// warning that names the file and the first one's place.
+fn rank_nonfinite(ws: &mut Workspace, l: &Loaded, warnings: &mut Vec<Warning>) -> Result<()> {
+    let s = NonFinite::scan(l.matrix().as_slice());
+    if let Some(first) = s.first_nan {
+        let place = l.place(ws, first);
+        return Err(Error::refused(
+            "non_finite",
+            Some(l.role),
+            format!(
+                "`{}` has {} (the first at {place} of the file): a rank test cannot order NaN. Remove or impute \
+                 those rows, or select the other rows",
+                l.path(),
+                s.counts()
+            ),
+        ));
+    }
+    if let Some(first) = s.first_inf {
+        let place = l.place(ws, first);
+        warnings.push(Warning::new(
+            "infinite_values",
+            Some(l.role),
+            format!(
+                "`{}` has {} (the first at {place} of the file; {TOO_LARGE}): the rank test counts +inf above and \
+                 −inf below every finite value",
+                l.path(),
+                s.counts()
+            ),
+            Some(
+                "if they stand for missing or overflowed values rather than extremes, remove those rows or select \
+                 the finite ones"
+                    .into(),
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A value for messages.
+fn fmt_value(v: f64) -> String {
+    if v.is_nan() {
+        "NaN".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "+inf".into() } else { "−inf".into() }
+    } else {
+        v.to_string()
+    }
+}
+
+/// A number for headlines: four significant digits, scientific when tiny.
+fn num(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    if v.abs() < 1e-3 || v.abs() >= 1e5 {
+        return format!("{v:.2e}");
+    }
+    let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+    let s = format!("{v:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// The file name of an input with its tensor and rows (`act.npy@0..100`), for headlines.
+fn short(l: &Loaded) -> String {
+    let spec = l.spec();
+    let dir = std::path::Path::new(l.path())
+        .parent()
+        .map(|p| p.to_string_lossy().len())
+        .unwrap_or(0);
+    match spec.get(dir..) {
+        Some(rest) if dir > 0 => rest.trim_start_matches(['/', '\\']).to_string(),
+        _ => spec.to_string(),
+    }
+}
+
+/// A core error of a statistic over `inputs`: attributed to the role it names, and naming the files it concerns
+/// (the core names roles, not files).
+fn core_error(e: lethe::Error, inputs: &[&Loaded]) -> Error {
+    let roles: Vec<&str> = inputs.iter().map(|l| l.role).collect();
+    let about_data = !matches!(
+        e,
+        lethe::Error::InvalidParameter { .. } | lethe::Error::ParameterTooLarge { .. } | lethe::Error::Backend(_)
+    );
+    let mut err = attribute(e, &roles);
+    if !about_data {
+        return err;
+    }
+    let named: Vec<&&Loaded> = match &err.input {
+        Some(role) => inputs.iter().filter(|l| l.role == role).collect(),
+        None => inputs.iter().collect(),
+    };
+    let files: Vec<String> = named
+        .iter()
+        .filter(|l| !err.message.contains(l.path()))
+        .map(|l| format!("{} = `{}`", l.role, l.spec()))
+        .collect();
+    if !files.is_empty() {
+        err.message = format!("{} ({})", err.message, files.join(", "));
+    }
+    err
+}
+
+/// A parameter that does not parse: a malformed request.
+fn option<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> Result<T> {
+    s.parse().map_err(|e: lethe::Error| Error::from(e).usage())
+}
+
+/// The core's notes on a result (ties under an exact method, ...), as report warnings.
+fn notes(warnings: &[String]) -> Vec<Warning> {
+    warnings
+        .iter()
+        .map(|w| Warning::new("test_note", None, w.clone(), None))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rank tests.
+
+/// Which way a significant rank test points, in words.
+fn direction(alt: Alternative, positive: bool, larger: &str, smaller: &str) -> String {
+    match alt {
+        Alternative::Greater => larger.to_string(),
+        Alternative::Less => smaller.to_string(),
+        Alternative::TwoSided if positive => larger.to_string(),
+        Alternative::TwoSided => smaller.to_string(),
+    }
+}
+
+fn sided(alt: Alternative) -> &'static str {
+    match alt {
+        Alternative::TwoSided => "",
+        _ => "one-sided ",
+    }
+}
+
+/// Mann–Whitney U of two samples (as scipy.stats.mannwhitneyu), with its call.
+///
+/// # Errors
+/// Missing or unreadable inputs, inputs that are not 1-D, NaN (named by file and row), bad options.
+pub fn run_mwu(ws: &mut Workspace, req: &MwuRequest) -> Result<MwuReport> {
+    let alt: Alternative = option(&req.alternative)?;
+    let method: PValueMethod = option(&req.method)?;
+    let x = load_sample(ws, "x", req.x.as_ref())?;
+    let y = load_sample(ws, "y", req.y.as_ref())?;
+    let mut warnings = reader_warnings("x", &x.input);
+    warnings.extend(reader_warnings("y", &y.input));
+    for l in [&x, &y] {
+        if l.matrix().as_slice().is_empty() {
+            return Err(Error::at(
+                l.role,
+                format!(
+                    "`{}` has no values; the test needs at least one in each sample",
+                    l.spec()
+                ),
+            ));
+        }
+        rank_nonfinite(ws, l, &mut warnings)?;
+    }
+    let (xs, ys) = (x.matrix().as_slice(), y.matrix().as_slice());
+    let r =
+        mann_whitney::mann_whitney_u(xs, ys, alt, method, !req.no_continuity).map_err(|e| core_error(e, &[&x, &y]))?;
+    warnings.extend(notes(&r.warnings));
+
+    let (nx, ny) = (xs.len(), ys.len());
+    let (lo, hi) = xs
+        .iter()
+        .chain(ys)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        });
+    // The smallest p-value these sample sizes allow: the core's p for samples that do not overlap at all.
+    let apart = |n: usize, from: usize| (from..from + n).map(|v| v as f64).collect::<Vec<_>>();
+    let (sep_x, sep_y) = match alt {
+        Alternative::Less => (apart(nx, 0), apart(ny, nx)),
+        _ => (apart(nx, ny), apart(ny, 0)),
+    };
+    let p_min =
+        mann_whitney::mann_whitney_u(&sep_x, &sep_y, alt, method, !req.no_continuity).map_or(0.0, |m| m.p_value);
+    let (sx, sy) = (short(&x), short(&y));
+    let headline = if lo == hi {
+        Headline::inconclusive(
+            "Inconclusive: the samples cannot be told apart by rank",
+            format!(
+                "every value of both samples is {}: the ranks carry no information",
+                num(lo)
+            ),
+        )
+    } else if p_min >= LEVEL {
+        Headline::inconclusive(
+            "Inconclusive: these samples are too small for the test to show a difference",
+            format!(
+                "with {nx} and {ny} values the smallest {}p-value the test can give is {}, not below {LEVEL}; use \
+                 more values",
+                sided(alt),
+                num(p_min)
+            ),
+        )
+    } else if r.p_value < LEVEL {
+        let way = direction(
+            alt,
+            r.rank_biserial > 0.0,
+            &format!("values of {sx} tend to be larger than those of {sy}"),
+            &format!("values of {sx} tend to be smaller than those of {sy}"),
+        );
+        Headline::new(
+            "differ",
+            format!(
+                "The samples differ ({}p = {}, below {LEVEL}): {way} (rank-biserial r = {})",
+                sided(alt),
+                num(r.p_value),
+                num(r.rank_biserial)
+            ),
+        )
+    } else {
+        Headline::new(
+            "no_evidence",
+            format!(
+                "No evidence that the samples differ ({}p = {}, not below {LEVEL}); this does not show that they \
+                 are the same",
+                sided(alt),
+                num(r.p_value)
+            ),
+        )
+    };
+    let parameters = MwuParameters {
+        samples: Samples {
+            x: x.spec().to_string(),
+            y: y.spec().to_string(),
+        },
+        alternative: req.alternative.clone(),
+        method: req.method.clone(),
+        no_continuity: req.no_continuity,
+    };
+    let inputs = vec![x.input.record.clone(), y.input.record.clone()];
+    Ok(Report::new("mwu", parameters, None, inputs, headline, warnings, r))
+}
+
+/// Wilcoxon signed-rank test of `x − y` (or of `x`), as scipy.stats.wilcoxon, with the rank-biserial correlation
+/// and its call.
+///
+/// # Errors
+/// Missing or unreadable inputs, inputs that are not 1-D or of different lengths, NaN or `inf − inf` (named by
+/// file and row), bad options.
+pub fn run_wilcoxon(ws: &mut Workspace, req: &WilcoxonRequest) -> Result<WilcoxonReport> {
+    let zero: ZeroMethod = option(&req.zero_method)?;
+    let params = WilcoxonParams {
+        zero_method: zero,
+        correction: req.correction,
+        alternative: option(&req.alternative)?,
+        method: option(&req.method)?,
+    };
+    let x = load_sample(ws, "x", req.x.as_ref())?;
+    let y = req.y.as_ref().map(|r| load_sample(ws, "y", Some(r))).transpose()?;
+    let mut warnings = reader_warnings("x", &x.input);
+    let mut loaded = vec![&x];
+    if let Some(y) = &y {
+        warnings.extend(reader_warnings("y", &y.input));
+        loaded.push(y);
+    }
+    for l in &loaded {
+        if l.matrix().as_slice().is_empty() {
+            return Err(Error::at(
+                l.role,
+                format!("`{}` has no values; the test needs at least one", l.spec()),
+            ));
+        }
+        rank_nonfinite(ws, l, &mut warnings)?;
+    }
+    let xs = x.matrix().as_slice();
+    let ys = y.as_ref().map(|y| y.matrix().as_slice());
+    if let (Some(y), Some(yv)) = (&y, ys) {
+        if yv.len() != xs.len() {
+            return Err(Error::at(
+                "y",
+                format!(
+                    "`{}` has {} values but `{}` has {}: the signed-rank test pairs value i of x with value i of \
+                     y, so both need the same number",
+                    x.spec(),
+                    xs.len(),
+                    y.spec(),
+                    yv.len()
+                ),
+            ));
+        }
+        if let Some(k) = xs.iter().zip(yv).position(|(a, b)| (a - b).is_nan()) {
+            let (px, py) = (x.place(ws, k), y.place(ws, k));
+            return Err(Error::refused(
+                "non_finite",
+                Some("x"),
+                format!(
+                    "{px} of `{}` and {py} of `{}` are both {}: their difference is undefined. Remove that pair",
+                    x.path(),
+                    y.path(),
+                    fmt_value(xs[k])
+                ),
+            ));
+        }
+    }
+    let test = wilcoxon::wilcoxon(xs, ys, &params).map_err(|e| core_error(e, &loaded))?;
+    let rank_biserial = wilcoxon::rank_biserial(xs, ys, zero).ok();
+    warnings.extend(notes(&test.warnings));
+
+    let alt = params.alternative;
+    let paired = y.is_some();
+    let what = if paired { "x − y" } else { "the values" };
+    let n = xs.len();
+    // The smallest p-value `n_used` differences allow: the core's p for differences 1..n of one sign.
+    let p_min = if test.n_used == 0 {
+        1.0
+    } else {
+        let sign = if alt == Alternative::Less { -1.0 } else { 1.0 };
+        let d: Vec<f64> = (1..=test.n_used).map(|v| sign * v as f64).collect();
+        wilcoxon::wilcoxon(&d, None, &params).map_or(0.0, |t| t.p_value)
+    };
+    let headline = if test.n_zero == n {
+        Headline::inconclusive(
+            "Inconclusive: there is no difference to test",
+            if paired {
+                format!(
+                    "all {n} differences x − y are zero (`{}` and `{}` are equal pair by pair), so the signed-rank \
+                     test has nothing to rank",
+                    x.spec(),
+                    y.as_ref().map_or("", |y| y.spec())
+                )
+            } else {
+                format!(
+                    "all {n} values of `{}` are zero, so the signed-rank test has nothing to rank",
+                    x.spec()
+                )
+            },
+        )
+    } else if test.p_value.is_nan() {
+        Headline::inconclusive(
+            "Inconclusive: the test gave no p-value",
+            "the p-value is undefined for these values",
+        )
+    } else if p_min >= LEVEL {
+        Headline::inconclusive(
+            "Inconclusive: too few non-zero differences for the test to show a shift",
+            format!(
+                "with {} non-zero difference(s) the smallest {}p-value the test can give is {}, not below {LEVEL}; \
+                 use more pairs",
+                test.n_used,
+                sided(alt),
+                num(p_min)
+            ),
+        )
+    } else if test.p_value < LEVEL {
+        let r = rank_biserial.unwrap_or(test.rank_biserial);
+        let way = direction(
+            alt,
+            test.r_plus > test.r_minus,
+            &format!("{what} tend to be positive"),
+            &format!("{what} tend to be negative"),
+        );
+        let call = if paired {
+            "The samples differ pair by pair"
+        } else {
+            "The values are shifted away from zero"
+        };
+        Headline::new(
+            "differ",
+            format!(
+                "{call} ({}p = {}, below {LEVEL}): {way} (rank-biserial r = {})",
+                sided(alt),
+                num(test.p_value),
+                num(r)
+            ),
+        )
+    } else {
+        Headline::new(
+            "no_evidence",
+            format!(
+                "No evidence of a shift in {what} ({}p = {}, not below {LEVEL}); this does not show that there is \
+                 none",
+                sided(alt),
+                num(test.p_value)
+            ),
+        )
+    };
+    let parameters = WilcoxonParameters {
+        x: x.spec().to_string(),
+        y: y.as_ref().map(|y| y.spec().to_string()),
+        zero_method: req.zero_method.clone(),
+        alternative: req.alternative.clone(),
+        method: req.method.clone(),
+        correction: req.correction,
+    };
+    let mut inputs = vec![x.input.record.clone()];
+    inputs.extend(y.as_ref().map(|y| y.input.record.clone()));
+    let result = WilcoxonOutput { test, rank_biserial };
+    Ok(Report::new(
+        "wilcoxon", parameters, None, inputs, headline, warnings, result,
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Distances.
+
+/// The inputs of a two-sample distance, loaded and checked: finite values, something in each.
+fn two_inputs(
+    ws: &mut Workspace,
+    x: Option<&InputRef>,
+    y: Option<&InputRef>,
+    one_d: bool,
+    what: &str,
+) -> Result<(Loaded, Loaded, Vec<Warning>)> {
+    let load_one = |ws: &mut Workspace, role, r| {
+        if one_d {
+            load_sample(ws, role, r)
+        } else {
+            load(ws, role, r)
+        }
+    };
+    let x = load_one(ws, "x", x)?;
+    let y = load_one(ws, "y", y)?;
+    let mut warnings = reader_warnings("x", &x.input);
+    warnings.extend(reader_warnings("y", &y.input));
+    for l in [&x, &y] {
+        if l.matrix().as_slice().is_empty() {
+            return Err(Error::at(l.role, format!("`{}` has no values", l.spec())));
+        }
+        refuse_nonfinite(ws, l, what)?;
+    }
+    Ok((x, y, warnings))
+}
+
+/// Two sets of rows must have the same number of columns (activations of the same layer).
+fn same_columns(x: &Loaded, y: &Loaded) -> Result<()> {
+    let (a, b) = (x.matrix().cols(), y.matrix().cols());
+    if a == b {
+        return Ok(());
+    }
+    Err(Error::at(
+        "y",
+        format!(
+            "`{}` has {a} columns but `{}` has {b}: the rows of both must be of the same kind (e.g. activations of \
+             the same layer)",
+            x.spec(),
+            y.spec()
+        ),
+    ))
+}
+
+fn samples(x: &Loaded, y: &Loaded) -> Samples {
+    Samples {
+        x: x.spec().to_string(),
+        y: y.spec().to_string(),
+    }
+}
+
+const NOT_A_TEST: &str = "a distance, not a test: it does not say whether the difference is more than chance";
+
+/// Jensen–Shannon divergence of two samples' histograms on shared bins.
+///
+/// # Errors
+/// Missing or unreadable inputs, inputs that are not 1-D, NaN or ±inf (named by file, row and column), bad bins.
+pub fn run_jsd(ws: &mut Workspace, req: &JsdRequest) -> Result<JsdReport> {
+    let base = match req.base.as_str() {
+        "e" => LogBase::Natural,
+        "2" => LogBase::Two,
+        other => {
+            return Err(Error::msg(format!("the logarithm base is e or 2, not `{other}`")).usage());
+        }
+    };
+    let (x, y, warnings) = two_inputs(ws, req.x.as_ref(), req.y.as_ref(), true, "A histogram (JSD)")?;
+    let r = divergence::jsd_with_base(x.matrix().as_slice(), y.matrix().as_slice(), req.bins, base)
+        .map_err(|e| core_error(e, &[&x, &y]))?;
+    let (unit, most) = match base {
+        LogBase::Natural => ("nats", "ln 2 = 0.6931"),
+        LogBase::Two => ("bits", "1"),
+    };
+    let headline = Headline::new(
+        "distance",
+        format!(
+            "JSD between the histograms of {} and {} is {} {unit} (0 = the same histogram, at most {most}; {} \
+             bins): {NOT_A_TEST}",
+            short(&x),
+            short(&y),
+            num(r.jsd),
+            r.edges.len().saturating_sub(1)
+        ),
+    );
+    let parameters = JsdParameters {
+        samples: samples(&x, &y),
+        bins: req.bins,
+        base: req.base.clone(),
+    };
+    let inputs = vec![x.input.record.clone(), y.input.record.clone()];
+    Ok(Report::new("jsd", parameters, None, inputs, headline, warnings, r))
+}
+
+/// Maximum mean discrepancy (RBF kernel) between two sets of rows.
+///
+/// # Errors
+/// Missing or unreadable inputs, NaN or ±inf (named by file, row and column), different column counts, too few
+/// rows, a bad bandwidth.
+pub fn run_mmd(ws: &mut Workspace, req: &MmdRequest) -> Result<MmdReport> {
+    let bw: Bandwidth = option(&req.sigma)?;
+    let est = if req.unbiased {
+        MmdEstimator::Unbiased
+    } else {
+        MmdEstimator::Biased
+    };
+    let (x, y, warnings) = two_inputs(ws, req.x.as_ref(), req.y.as_ref(), false, "An RBF kernel")?;
+    same_columns(&x, &y)?;
+    if est == MmdEstimator::Unbiased {
+        for l in [&x, &y] {
+            if l.matrix().rows() < 2 {
+                return Err(Error::at(
+                    l.role,
+                    format!(
+                        "`{}` has {} row: the unbiased estimate needs at least 2 rows in each set (the biased one \
+                         needs 1)",
+                        l.spec(),
+                        l.matrix().rows()
+                    ),
+                ));
+            }
+        }
+    }
+    let r = mmd::mmd(x.matrix().view(), y.matrix().view(), bw, est).map_err(|e| core_error(e, &[&x, &y]))?;
+    let negative = if r.mmd2 < 0.0 {
+        " (the unbiased estimate can fall below 0 when the sets are alike)"
+    } else {
+        ""
+    };
+    let headline = Headline::new(
+        "distance",
+        format!(
+            "MMD² between the rows of {} and {} is {}{negative} ({} estimate, kernel width σ = {}; 0 = the same \
+             distribution as the kernel sees it): {NOT_A_TEST}",
+            short(&x),
+            short(&y),
+            num(r.mmd2),
+            name_of(est),
+            num(r.sigma)
+        ),
+    );
+    let parameters = MmdParameters {
+        samples: samples(&x, &y),
+        sigma: req.sigma.clone(),
+        unbiased: req.unbiased,
+    };
+    let inputs = vec![x.input.record.clone(), y.input.record.clone()];
+    Ok(Report::new("mmd", parameters, None, inputs, headline, warnings, r))
+}
+
+/// Exact Wasserstein-1 distance between two sets of rows (equal sizes, or 1-D).
+///
+/// # Errors
+/// Missing or unreadable inputs, NaN or ±inf (named by file, row and column), different column counts, sets of
+/// different sizes in more than one dimension.
+pub fn run_wasserstein(ws: &mut Workspace, req: &WassersteinRequest) -> Result<WassersteinReport> {
+    let (x, y, warnings) = two_inputs(ws, req.x.as_ref(), req.y.as_ref(), false, "The Wasserstein distance")?;
+    same_columns(&x, &y)?;
+    let (n, m) = (x.matrix().rows(), y.matrix().rows());
+    if x.matrix().cols() > 1 && n != m {
+        return Err(Error::at(
+            "y",
+            format!(
+                "`{}` has {n} rows and `{}` has {m}: the exact distance between rows of more than one column is \
+                 computed for sets of the same size; select the same number of rows from each",
+                x.spec(),
+                y.spec()
+            ),
+        ));
+    }
+    let r = wasserstein::wasserstein1(x.matrix().view(), y.matrix().view()).map_err(|e| core_error(e, &[&x, &y]))?;
+    let headline = Headline::new(
+        "distance",
+        format!(
+            "The Wasserstein-1 distance between {} and {} is {} (in the units of the data; 0 = the same set of \
+             values): {NOT_A_TEST}",
+            short(&x),
+            short(&y),
+            num(r.distance)
+        ),
+    );
+    let parameters = WassersteinParameters {
+        samples: samples(&x, &y),
+    };
+    let inputs = vec![x.input.record.clone(), y.input.record.clone()];
+    Ok(Report::new(
+        "wasserstein",
+        parameters,
+        None,
+        inputs,
+        headline,
+        warnings,
+        r,
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// HSIC.
+
+/// An HSIC permutation test with its inputs loaded and checked, to run on a backend.
+pub struct HsicJob {
+    x: Loaded,
+    y: Loaded,
+    params: HsicTestParams,
+    parameters: HsicParameters,
+    warnings: Vec<Warning>,
+}
+
+/// Whether a request's backend names a GPU.
+fn is_gpu(backend: &str) -> bool {
+    matches!(backend, "gpu" | "webgpu")
+}
+
+/// Loads and checks the inputs of an HSIC permutation test.
+///
+/// # Errors
+/// Missing or unreadable inputs, NaN or ±inf (named by file, row and column), different row counts, too few rows,
+/// bad options (f64 asked of a GPU among them).
+pub fn prepare_hsic(ws: &mut Workspace, req: &HsicRequest) -> Result<HsicJob> {
+    let gpu = match req.backend.as_str() {
+        "" | "cpu" => false,
+        b if is_gpu(b) => true,
+        other => {
+            return Err(Error::msg(format!("backend `{other}` is not one of cpu, gpu")).usage());
+        }
+    };
+    let precision = match (gpu, req.precision.as_deref()) {
+        (true, Some("f64")) => {
+            return Err(Error::msg(
+                "the GPU computes in f32 only (WebGPU and Lethe's shaders have no f64): ask for f32, or run on the \
+                 CPU",
+            )
+            .usage());
+        }
+        (true, _) => "f32".to_string(),
+        (false, p) => p.map_or_else(|| name_of(HsicTestParams::default().precision), str::to_string),
+    };
+    let params = HsicTestParams {
+        bandwidth_x: option(&req.sigma_x)?,
+        bandwidth_y: option(&req.sigma_y)?,
+        permutations: req.permutations,
+        seed: req.seed,
+        precision: option(&precision)?,
+    };
+    if req.permutations == 0 {
+        return Err(Error::msg("the permutation test needs at least 1 shuffle (1000 is the default)").usage());
+    }
+    let (x, y, warnings) = two_inputs(ws, req.x.as_ref(), req.y.as_ref(), false, "An RBF kernel")?;
+    let (n, m) = (x.matrix().rows(), y.matrix().rows());
+    if n != m {
+        return Err(Error::at(
+            "y",
+            format!(
+                "`{}` has {n} rows but `{}` has {m}: HSIC pairs row i of x with row i of y, so both need the same \
+                 rows (e.g. activations of the same examples)",
+                x.spec(),
+                y.spec()
+            ),
+        ));
+    }
+    if n < 2 {
+        return Err(Error::at(
+            "x",
+            format!("`{}` has {n} row: HSIC needs at least 2 paired rows", x.spec()),
+        ));
+    }
+    let parameters = HsicParameters {
+        x: x.spec().to_string(),
+        y: y.spec().to_string(),
+        sigma_x: req.sigma_x.clone(),
+        sigma_y: req.sigma_y.clone(),
+        permutations: req.permutations,
+        seed: req.seed,
+        precision,
+        backend: gpu.then(|| req.backend.clone()),
+    };
+    Ok(HsicJob {
+        x,
+        y,
+        params,
+        parameters,
+        warnings,
+    })
+}
+
+impl HsicJob {
+    /// Runs the test on `backend` (the CPU, or a GPU the front end built), reporting to `monitor`, which may stop
+    /// it: the report then holds the shuffles done, and its call follows the interval the p-value must lie in.
+    ///
+    /// # Errors
+    /// The core's errors; backend failures are marked so (the same request can run on the CPU).
+    pub async fn run_on<B: Backend, M: Monitor>(self, backend: &mut B, monitor: &mut M) -> Result<HsicReport> {
+        let r = hsic::hsic_test_with(
+            backend,
+            monitor,
+            self.x.matrix().view(),
+            self.y.matrix().view(),
+            &self.params,
+        )
+        .await
+        .map_err(|e| core_error(e, &[&self.x, &self.y]))?;
+        Ok(self.report(r))
+    }
+
+    /// Runs the test on the CPU with the shuffles scored on `threads` threads (the result is the same for every
+    /// count), reporting to `monitor`. Native only.
+    ///
+    /// # Errors
+    /// The core's errors.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn run_threaded(self, threads: usize, monitor: &mut lethe::parallel::ProgressFn<'_>) -> Result<HsicReport> {
+        let r = hsic::hsic_test_threaded(
+            threads,
+            monitor,
+            self.x.matrix().view(),
+            self.y.matrix().view(),
+            &self.params,
+        )
+        .map_err(|e| core_error(e, &[&self.x, &self.y]))?;
+        Ok(self.report(r))
+    }
+
+    fn report(self, r: HsicTestResult) -> HsicReport {
+        let headline = self.headline(&r);
+        let inputs = vec![self.x.input.record.clone(), self.y.input.record.clone()];
+        Report::new(
+            "hsic",
+            self.parameters,
+            Some(self.params.seed),
+            inputs,
+            headline,
+            self.warnings,
+            r,
+        )
+    }
+
+    fn headline(&self, r: &HsicTestResult) -> Headline {
+        let (sx, sy) = (short(&self.x), short(&self.y));
+        let constant = [&self.x, &self.y].into_iter().find(|l| {
+            let m = l.matrix();
+            (1..m.rows()).all(|i| m.row(i) == m.row(0))
+        });
+        let b = self.params.permutations;
+        let p_min = 1.0 / (b as f64 + 1.0);
+        let (lo, hi) = r.p_value_bounds;
+        if let Some(l) = constant {
+            return Headline::inconclusive(
+                "Inconclusive: a constant input has no dependence to measure",
+                format!("every row of `{}` is the same", l.spec()),
+            );
+        }
+        if p_min >= LEVEL {
+            return Headline::inconclusive(
+                "Inconclusive: too few shuffles for the test to show dependence",
+                format!(
+                    "with {b} shuffles the smallest p-value is 1/({b} + 1) = {}, not below {LEVEL}; use at least \
+                     19 shuffles (the default is {})",
+                    num(p_min),
+                    HsicTestParams::default().permutations
+                ),
+            );
+        }
+        let dependent = || {
+            Headline::new(
+                "dependent",
+                format!(
+                    "{sx} and {sy} are dependent: HSIC = {} is exceeded by {} of {} shuffles (p = {}, below \
+                     {LEVEL})",
+                    num(r.statistic),
+                    r.exceedances,
+                    r.permutations_done,
+                    num(r.p_value)
+                ),
+            )
+        };
+        let none = || {
+            Headline::new(
+                "no_evidence",
+                format!(
+                    "No evidence of dependence between {sx} and {sy} (p = {}, not below {LEVEL}); this does not \
+                     show that they are independent",
+                    num(r.p_value)
+                ),
+            )
+        };
+        if r.complete {
+            return if r.p_value < LEVEL { dependent() } else { none() };
+        }
+        if hi < LEVEL {
+            dependent()
+        } else if lo >= LEVEL {
+            none()
+        } else {
+            Headline::inconclusive(
+                "Inconclusive: the test was stopped before it could decide",
+                format!(
+                    "after {} of {} shuffles the p-value lies between {} and {}",
+                    r.permutations_done,
+                    r.permutations_planned,
+                    num(lo),
+                    num(hi)
+                ),
+            )
+        }
+    }
+
+    /// Whether the request asked for a GPU (the front end builds it and calls [`HsicJob::run_on`]).
+    pub fn gpu(&self) -> bool {
+        self.parameters.backend.is_some()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Inspect.
+
+/// A file's format, arrays, dtypes and shapes, from its headers (text formats are parsed whole).
+///
+/// # Errors
+/// No file, an unknown format, corrupt or truncated headers; the message names the file.
+pub fn run_inspect(ws: &mut Workspace, req: &InspectRequest) -> Result<InspectReport> {
+    let id = req
+        .source
+        .ok_or_else(|| Error::at("file", "choose a file to inspect").usage())?;
+    let src = ws.source(id).map_err(|e| Error::at("file", e.message))?;
+    let name = src.name.clone();
+    let info = lethe::data::inspect(&name, &*src.data).map_err(|e| Error::data("file", "", &e))?;
+    let warnings: Vec<Warning> = info
+        .warnings
+        .iter()
+        .map(|w| reader_warning(Some("file"), w))
+        .chain(info.arrays.iter().filter_map(|a| {
+            a.problem.as_ref().map(|p| {
+                Warning::new(
+                    "unreadable_array",
+                    Some("file"),
+                    format!(
+                        "`{name}`: array {} cannot be read: {p}",
+                        a.name
+                            .as_deref()
+                            .map_or_else(|| "(unnamed)".to_string(), |n| format!("`{n}`"))
+                    ),
+                    None,
+                )
+            })
+        }))
+        .collect();
+    let readable = info.arrays.iter().filter(|a| a.problem.is_none()).count();
+    let format = name_of(info.format);
+    let headline = match (info.arrays.as_slice(), readable) {
+        ([], _) => Headline::inconclusive(
+            format!("`{name}` holds no arrays"),
+            "the file was read, but there is nothing in it to analyse",
+        ),
+        ([a], 1) => Headline::new(
+            "readable",
+            format!(
+                "`{name}` ({format}) holds one {} array of shape {:?} ({} × {} as rows × columns)",
+                a.dtype, a.shape, a.rows, a.cols
+            ),
+        ),
+        (all, n) if n == all.len() => Headline::new(
+            "readable",
+            format!(
+                "`{name}` ({format}) holds {n} arrays; pick one as PATH#NAME (e.g. `{name}#{}`)",
+                all[0].name.as_deref().unwrap_or("NAME")
+            ),
+        ),
+        (all, n) => Headline::new(
+            "partly_readable",
+            format!(
+                "`{name}` ({format}) holds {} arrays, of which {n} can be read (see the warnings)",
+                all.len()
+            ),
+        ),
+    };
+    let parameters = InspectParameters { file: name };
+    Ok(Report::new(
+        "inspect",
+        parameters,
+        None,
+        Vec::new(),
+        headline,
+        warnings,
+        info,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ws_with(files: &[(u32, &str, &[u8])]) -> Workspace {
+        let mut ws = Workspace::new();
+        for (id, name, bytes) in files {
+            ws.add(*id, name, Arc::new(bytes.to_vec()));
+        }
+        ws
+    }
+
+    fn input(source: u32, rows: &str) -> Option<InputRef> {
+        Some(InputRef {
+            source,
+            tensor: None,
+            rows: Rows::Text { text: rows.into() },
+        })
+    }
+
+    #[test]
+    fn numbers_for_headlines() {
+        assert_eq!(num(0.5), "0.5");
+        assert_eq!(num(0.054321), "0.05432");
+        assert_eq!(num(12.3456), "12.35");
+        assert_eq!(num(0.0001234), "1.23e-4");
+        assert_eq!(num(0.0), "0");
+    }
+
+    #[test]
+    fn rank_tests_order_inf_with_a_warning_in_file_rows_and_refuse_nan() {
+        let mut ws = ws_with(&[
+            (1, "x.csv", b"9\n1\n2\ninf\n4\n5\n"),
+            (2, "y.csv", b"3\n4\n5\n6\n7\n8\n"),
+            (3, "n.csv", b"1\n2\n3\nnan\n"),
+        ]);
+        let req = MwuRequest {
+            x: input(1, "1..6"),
+            y: input(2, ""),
+            ..MwuRequest::default()
+        };
+        let r = run_mwu(&mut ws, &req).unwrap();
+        let w = r.warnings.iter().find(|w| w.code == "infinite_values").unwrap();
+        assert!(
+            w.message.contains("row 3 of the file") && w.message.contains("x.csv"),
+            "{w:?}"
+        );
+        assert_eq!(r.parameters.samples.x, "x.csv@1..6");
+        let req = MwuRequest {
+            x: input(3, ""),
+            y: input(2, ""),
+            ..MwuRequest::default()
+        };
+        let e = run_mwu(&mut ws, &req).unwrap_err();
+        assert_eq!(e.code.as_deref(), Some("non_finite"));
+        assert!(
+            e.message.contains("n.csv") && e.message.contains("row 3"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn kernels_refuse_inf_naming_file_row_and_column() {
+        let mut ws = ws_with(&[(1, "a.csv", b"1,2\n3,4\n5,1e400\n"), (2, "b.csv", b"1,2\n3,4\n5,6\n")]);
+        let req = MmdRequest {
+            x: input(1, "1..3"),
+            y: input(2, ""),
+            ..MmdRequest::default()
+        };
+        let e = run_mmd(&mut ws, &req).unwrap_err();
+        assert_eq!(e.input.as_deref(), Some("x"));
+        assert!(
+            e.message.contains("a.csv") && e.message.contains("row 2, column 1") && e.message.contains("1e400"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn wilcoxon_with_all_zero_differences_is_inconclusive() {
+        let mut ws = ws_with(&[(1, "a.csv", b"1\n2\n3\n4\n"), (2, "b.csv", b"1\n2\n3\n4\n")]);
+        let req = WilcoxonRequest {
+            x: input(1, ""),
+            y: input(2, ""),
+            ..WilcoxonRequest::default()
+        };
+        let r = run_wilcoxon(&mut ws, &req).unwrap();
+        assert!(r.headline.is_inconclusive());
+        assert!(r.headline.reason.as_deref().unwrap().contains("all 4 differences"));
+        assert!(r.result.test.p_value.is_nan(), "the core's result is unchanged");
+    }
+
+    #[test]
+    fn small_samples_are_inconclusive_and_clear_shifts_differ() {
+        let mut ws = ws_with(&[
+            (1, "a.csv", b"1\n2\n3\n"),
+            (2, "b.csv", b"4\n5\n6\n"),
+            (3, "c.csv", b"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"),
+            (4, "d.csv", b"11\n12\n13\n14\n15\n16\n17\n18\n19\n20\n"),
+        ]);
+        let small = MwuRequest {
+            x: input(1, ""),
+            y: input(2, ""),
+            ..MwuRequest::default()
+        };
+        let r = run_mwu(&mut ws, &small).unwrap();
+        assert!(r.headline.is_inconclusive(), "{:?}", r.headline);
+        let big = MwuRequest {
+            x: input(3, ""),
+            y: input(4, ""),
+            ..MwuRequest::default()
+        };
+        let r = run_mwu(&mut ws, &big).unwrap();
+        assert_eq!(r.headline.call, "differ");
+        assert!(r.headline.text.contains("smaller"), "{}", r.headline.text);
+    }
+
+    #[test]
+    fn trailing_bytes_are_a_warning_of_the_report() {
+        let mut npy = crate::npy::f64_bytes(&[1.0, 2.0, 3.0, 4.0], &[4]);
+        npy.extend_from_slice(b"junk");
+        let mut ws = ws_with(&[(1, "g.npy", &npy), (2, "b.csv", b"5\n6\n7\n8\n")]);
+        let req = WassersteinRequest {
+            x: input(1, ""),
+            y: input(2, ""),
+        };
+        let r = run_wasserstein(&mut ws, &req).unwrap();
+        let w = &r.warnings[0];
+        assert_eq!((w.code.as_str(), w.input.as_deref()), ("trailing_bytes", Some("x")));
+        assert_eq!(r.headline.call, "distance");
+    }
+}
