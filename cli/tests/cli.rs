@@ -678,6 +678,8 @@ fn reading_in_place_changes_no_output() {
         "random",
         "--seed",
         "4",
+        // The references have 400 and 200 rows: 100 drawn from each (read in place or loaded alike).
+        "--equal-size",
     ];
     let (it2, oot2) = (format!("{act}@144..244"), format!("{act}@544..644"));
     let baselines: Vec<&str> = vec![
@@ -1333,6 +1335,7 @@ fn ruler_records_row_files_and_split_columns_select_like_index_files() {
             "0..100",
             "--size",
             "50",
+            "--equal-size",
             "--refs",
             "3",
             "--paper-shuffles",

@@ -1,6 +1,18 @@
-//! SDE beyond the paper: calibrated verdicts from exact shuffle means over pooled references.
+//! SDE beyond the paper: calibrated verdicts from exact shuffle means over pooled references, with the same
+//! guardrails as SDE (subsets of one size, enough rows, finite values named in the file's rows) and one headline.
 
+use super::sde_run::{
+    MIN_ROWS, and_list, equal_size_draw, first_non_finite, non_finite, num, reader_warning, too_few_rows, unequal_sizes,
+};
 use super::*;
+use crate::report::{Headline, Warning};
+use lethe::sde::calibrated::Call;
+
+/// The calibrated rule's default margin, in pooled reference standard deviations. A target sitting at a class's
+/// mean scores half the classes' separation, so with this margin, whenever the classes are less than about one
+/// reference sd apart, targets no further out than the references themselves are inconclusive instead of being
+/// called by a hair's breadth (docs/sde-calibration.md, *The default margin*).
+pub const DEFAULT_MARGIN: f64 = 0.5;
 
 /// An activation matrix (a source and, for .npz/.safetensors, its tensor): every row set of `lethe calibrate` is
 /// rows of this one matrix.
@@ -9,6 +21,10 @@ pub struct DataRef {
     pub source: u32,
     #[serde(default)]
     pub tensor: Option<String>,
+    /// Rows of the file that make up the activations (all by default): pools and targets then index these rows,
+    /// so the data is loaded (never read in place).
+    #[serde(default)]
+    pub rows: Rows,
 }
 
 /// `lethe calibrate`'s options (same names and defaults) plus the backend: the pools and targets are row
@@ -38,6 +54,9 @@ pub struct CalibrateRequest {
     pub seed: u64,
     pub precision: String,
     pub backend: String,
+    /// Targets whose size differs from the reference subsets' are refused; with this, |S| becomes the smallest
+    /// target's size (when smaller) and larger targets are replaced by seeded draws of |S| of their rows.
+    pub equal_size: bool,
 }
 
 impl Default for CalibrateRequest {
@@ -56,7 +75,7 @@ impl Default for CalibrateRequest {
             draw: 10,
             size: None,
             refs: p.references,
-            margin: p.margin,
+            margin: DEFAULT_MARGIN,
             paper_shuffles: p.paper_shuffles,
             sigma: "sqrt_dim".into(),
             split: "first".into(),
@@ -64,6 +83,7 @@ impl Default for CalibrateRequest {
             seed: 0,
             precision: "f64".into(),
             backend: "cpu".into(),
+            equal_size: false,
         }
     }
 }
@@ -91,6 +111,9 @@ pub struct CalibrateParameters {
     pub bins: usize,
     pub seed: u64,
     pub precision: String,
+    /// Recorded only when asked for.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub equal_size: bool,
 }
 
 /// A calibrated evaluation with its rows resolved (no borrow of the workspace).
@@ -105,11 +128,19 @@ pub struct CalibrateJob {
     /// The data's record, then the index or split files of its row sets (as `lethe calibrate --json`).
     records: Vec<InputRecord>,
     load_warnings: Vec<LoadWarning>,
+    /// The checks' warnings so far (the loader's, equal-size draws).
+    warnings: Vec<Warning>,
 }
 
 /// What a calibrated evaluation returns to the page.
 #[derive(Clone, Debug, Serialize)]
 pub struct CalibrateOutput {
+    /// The one call: per target the calibrated rule's (the paper's rule beneath it, with the reason when they
+    /// disagree), for many targets how many of each; "inconclusive" with the reason.
+    pub headline: Headline,
+    /// What a person should know before trusting the result (stable codes): thin pools, overlapping references,
+    /// targets outside the references, constant references, the loader's warnings.
+    pub warnings: Vec<Warning>,
     /// The core's report, as `lethe calibrate --json` prints under `result`.
     pub result: CalibratedReport,
     /// As `lethe calibrate --json` prints under `parameters`.
@@ -147,6 +178,16 @@ fn pool_rows(
     n: usize,
     records: &mut Vec<InputRecord>,
 ) -> Result<(Vec<usize>, String)> {
+    // A range is checked against the data before it is expanded.
+    if let Rows::Text { text } = rows
+        && let crate::rows::TextRows::Range(a, b) = crate::rows::parse_text(role, text)?
+        && b > n
+    {
+        return Err(Error::at(
+            role,
+            format!("rows {a}..{b} are out of range: the data has {n} rows (0..{n}); pick rows below {n}"),
+        ));
+    }
     let (idx, file, text) = ws.resolve_rows(role, rows)?;
     let (v, text) = match idx {
         Some(v) => (v, text.unwrap_or_default()),
@@ -171,14 +212,17 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> Result<C
             "choose the activations the references and targets are rows of",
         )
     })?;
-    let data = ws.open(
-        "data",
-        &InputRef {
-            source: d.source,
-            tensor: d.tensor.clone(),
-            rows: Rows::All,
-        },
-    )?;
+    let data_ref = InputRef {
+        source: d.source,
+        tensor: d.tensor.clone(),
+        rows: d.rows.clone(),
+    };
+    // Pools and targets index the rows of the data: a row subset of it is loaded, so that they stay its rows.
+    let data = if d.rows == Rows::All {
+        ws.open("data", &data_ref)?
+    } else {
+        Held::Loaded(ws.load("data", &data_ref)?)
+    };
     let n = data.rows();
     let it_rows = req
         .it_pool
@@ -211,9 +255,11 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> Result<C
             });
         }
     }
-    let size = req
+    let mut size = req
         .size
         .unwrap_or_else(|| targets.first().map_or(100, |t| t.rows.len()));
+    let mut warnings = Vec::new();
+    equal_targets(&mut targets, &mut size, req, &mut warnings)?;
     let mut draw_texts: [Option<String>; 3] = Default::default();
     for ((pool, label, role), out) in [
         (&req.draw_from, None, "draw-from"),
@@ -237,10 +283,24 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> Result<C
             }
         }
     }
+    if let Held::Loaded(i) = &data {
+        // Every row a pool or target may use, once; a bad one is named by its row in the file.
+        let used: Vec<usize> = it_pool
+            .iter()
+            .chain(&oot_pool)
+            .chain(targets.iter().flat_map(|t| &t.rows))
+            .copied()
+            .filter(|&r| r < n)
+            .collect();
+        if let Some((r, c, v)) = first_non_finite(i.matrix.view(), Some(&used)) {
+            let (sel, _, _) = ws.resolve_rows("data", &data_ref.rows)?;
+            return Err(non_finite("data", &i.record, sel.as_ref().map_or(r, |s| s[r]), c, v));
+        }
+    }
     let split = match req.split.as_str() {
         "first" => Split::First,
         "random" => Split::Random,
-        other => return Err(Error::msg(format!("split `{other}` is not one of first, random"))),
+        other => return Err(Error::msg(format!("split `{other}` is not one of first, random")).usage()),
     };
     let params = CalibratedParams {
         bandwidth: parse::<Bandwidth>(&req.sigma)?,
@@ -275,11 +335,14 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> Result<C
         bins: req.bins,
         seed: req.seed,
         precision: req.precision.clone(),
+        equal_size: req.equal_size,
     };
     let load_warnings = match &data {
         Held::Loaded(i) => load_warnings(&[("data", &**i)]),
         Held::InPlace(_) => Vec::new(),
     };
+    let mut all: Vec<Warning> = load_warnings.iter().map(reader_warning).collect();
+    all.extend(warnings);
     Ok(CalibrateJob {
         data,
         it_pool,
@@ -289,7 +352,79 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> Result<C
         parameters,
         records,
         load_warnings,
+        warnings: all,
     })
+}
+
+/// Refuses given targets under [`MIN_ROWS`] rows, and targets whose size differs from the reference subsets'
+/// (`size`, |S|; compared by halves: an odd last row is never used) — or, with `equal_size`, makes |S| the
+/// smallest size and draws it from every larger target.
+fn equal_targets(
+    targets: &mut [TargetRows],
+    size: &mut usize,
+    req: &CalibrateRequest,
+    warnings: &mut Vec<Warning>,
+) -> Result<()> {
+    let role = |t: &TargetRows| t.name.split('[').next().unwrap_or("target").to_string();
+    for t in targets.iter() {
+        if t.rows.len() < MIN_ROWS {
+            return Err(too_few_rows(&role(t), &t.name, t.rows.len()));
+        }
+    }
+    let smallest = targets
+        .iter()
+        .map(|t| t.rows.len())
+        .chain([*size])
+        .min()
+        .unwrap_or(*size);
+    if targets.iter().all(|t| t.rows.len() / 2 == *size / 2) {
+        return Ok(());
+    }
+    if !req.equal_size {
+        let mut sizes = vec![("the reference subsets (the subset size |S|)".to_string(), *size)];
+        sizes.extend(targets.iter().map(|t| (t.name.clone(), t.rows.len())));
+        let first = targets
+            .iter()
+            .find(|t| t.rows.len() / 2 != *size / 2)
+            .map_or("target".to_string(), role);
+        return Err(unequal_sizes(
+            &first,
+            &sizes,
+            smallest,
+            "set the subset size to the targets' size (`--size`), or ask for equal-size subsets (`--equal-size`)",
+        ));
+    }
+    let mut drawn = Vec::new();
+    for (k, t) in targets.iter_mut().enumerate() {
+        let n = t.rows.len();
+        if n / 2 == smallest / 2 {
+            continue;
+        }
+        let pos = equal_size_draw(req.seed, k, n, smallest);
+        t.rows = pos.iter().map(|&i| t.rows[i]).collect();
+        drawn.push(format!("{} ({n} rows)", t.name));
+    }
+    let what = if *size / 2 == smallest / 2 {
+        String::new()
+    } else {
+        format!("; the reference subsets (and any drawn targets) have {smallest} rows instead of {size}")
+    };
+    *size = smallest;
+    warnings.push(Warning::new(
+        "equal_size_draw",
+        None,
+        format!(
+            "{smallest} rows (the smallest size) were drawn, seeded, from {}{what}, so that every subset has the \
+             same size",
+            if drawn.is_empty() {
+                "no target".to_string()
+            } else {
+                and_list(&drawn)
+            }
+        ),
+        None,
+    ));
+    Ok(())
 }
 
 /// The page control a calibrated-verdict error concerns: the core names pools `in_training pool` /
@@ -342,15 +477,64 @@ impl CalibrateJob {
         )
         .await
         .map_err(attribute_calibrated)?;
+        Ok(self.output(report))
+    }
+
+    /// [`CalibrateJob::run_on`] on the CPU with its subsets on up to `threads` native threads
+    /// (`lethe::sde::threaded`): the same report, bit for bit, for every thread count.
+    ///
+    /// # Errors
+    /// As [`CalibrateJob::run_on`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn run_threaded(self, threads: usize) -> Result<CalibrateOutput> {
+        let file = self.data.file()?;
+        let source = self.data.source(file.as_ref())?;
+        let report = lethe::sde::threaded::calibrated_threaded(
+            threads,
+            &mut |_| true,
+            source,
+            &self.it_pool,
+            &self.oot_pool,
+            &self.targets,
+            &self.params,
+        )
+        .map_err(attribute_calibrated)?;
+        drop(file);
+        Ok(self.output(report))
+    }
+
+    /// Whether the data is read in place from its file.
+    pub fn read_in_place(&self) -> bool {
+        matches!(self.data, Held::InPlace(_))
+    }
+
+    /// The output around the core's report: the headline and every warning.
+    fn output(self, report: CalibratedReport) -> CalibrateOutput {
         let thin_pools = self.thin_pools();
-        Ok(CalibrateOutput {
+        let mut warnings = self.warnings;
+        warnings.extend(thin_pools.iter().map(|t| {
+            Warning::new(
+                "thin_pool",
+                Some(if t.class == "in_training" { "it_pool" } else { "oot_pool" }),
+                t.message.clone(),
+                Some(format!(
+                    "give this class a pool of at least {} rows outside the targets (2 × the subset size), or use                      smaller subsets",
+                    2 * t.size
+                )),
+            )
+        }));
+        let (headline, found) = calibrated_verdicts(&report, self.targets.len());
+        warnings.extend(found);
+        CalibrateOutput {
+            headline,
+            warnings,
             result: report,
             seed: self.params.seed,
             parameters: self.parameters,
             inputs: self.records,
             load_warnings: self.load_warnings,
             thin_pools,
-        })
+        }
     }
 
     /// The reference classes whose pool (outside the targets) has fewer than 2 × |S| rows while R ≥ 2 subsets
@@ -413,4 +597,274 @@ impl CalibrateJob {
         let mut backend = CpuBackend::new(self.params.precision);
         self.run_on(&mut backend, monitor).await
     }
+}
+
+/// Whether the calibrated rule has a scale to call on: with R ≥ 2 references per class, a pooled sd that is
+/// positive and finite; with one, reference means that differ.
+fn degenerate(r: &CalibratedReport) -> bool {
+    if r.params.references >= 2 {
+        !(r.rule.pooled_sd > 0.0 && r.rule.pooled_sd.is_finite())
+    } else {
+        r.rule.in_training_mean == r.rule.out_of_training_mean
+    }
+}
+
+/// Each finished target's call: the core's calibrated call, unless the references give it no scale (constant
+/// rows) or its score is not a number — then inconclusive.
+pub fn calibrated_call(r: &CalibratedReport, t: &lethe::sde::calibrated::CalibratedTarget) -> Call {
+    if degenerate(r) || (r.params.references >= 2 && !t.score.is_finite()) {
+        Call::Inconclusive
+    } else {
+        t.calibrated
+    }
+}
+
+fn call_code(c: Call) -> &'static str {
+    match c {
+        Call::InTraining => "in_training",
+        Call::OutOfTraining => "out_of_training",
+        Call::Inconclusive => Headline::INCONCLUSIVE,
+    }
+}
+
+fn call_words(c: Call) -> &'static str {
+    match c {
+        Call::InTraining => "in training",
+        Call::OutOfTraining => "out of training",
+        Call::Inconclusive => "inconclusive",
+    }
+}
+
+/// The core's warning texts as report warnings, with stable codes.
+fn core_warnings(report: &CalibratedReport) -> Vec<Warning> {
+    report
+        .warnings
+        .iter()
+        .map(|w| {
+            let (code, input) = if w.contains("reference subsets overlap") {
+                (
+                    "overlapping_references",
+                    if w.starts_with("the in-training") {
+                        Some("it_pool")
+                    } else {
+                        Some("oot_pool")
+                    },
+                )
+            } else if w.contains("appear in both") {
+                ("shared_reference_rows", None)
+            } else {
+                ("calibrate", None)
+            };
+            Warning::new(code, input, w.clone(), None)
+        })
+        .collect()
+}
+
+/// The one call of a calibrated report (`planned` targets asked for) and the warnings its numbers raise.
+///
+/// Each target's call is the calibrated rule's (midpoint of R pooled reference subsets per class, the margin
+/// either side inconclusive); the paper's JSD rule on one reference pair, when run, is shown beneath and named in
+/// the reason when it disagrees — the pooled rule is the steadier one (docs/sde-calibration.md). No target gets a
+/// call when the references give the rule no scale (constant or identical rows) or the run was stopped.
+fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, Vec<Warning>) {
+    let mut warnings = core_warnings(report);
+    let rule = &report.rule;
+    let refs: Vec<f64> = report
+        .in_training
+        .stats
+        .iter()
+        .chain(&report.out_of_training.stats)
+        .map(|s| s.moments.mean)
+        .collect();
+    let flat = degenerate(report);
+    if flat {
+        warnings.push(Warning::new(
+            "constant_references",
+            None,
+            format!(
+                "every reference subset has the same exact shuffle mean ({}): the rows are constant or identical,                  so the calibrated rule has no scale to measure a target against",
+                num(rule.in_training_mean)
+            ),
+            Some("check that the data holds the model's outputs for distinct examples (not a constant column,                   padding or repeated rows)"
+                .into()),
+        ));
+    }
+    let (lo, hi) = refs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(*v), b.max(*v)));
+    let outside: Vec<String> = report
+        .targets
+        .iter()
+        .filter(|t| !flat && (t.stats.moments.mean < lo || t.stats.moments.mean > hi))
+        .map(|t| format!("{} (exact shuffle mean {})", t.name, num(t.stats.moments.mean)))
+        .collect();
+    if !outside.is_empty() {
+        warnings.push(Warning::new(
+            "target_outside_references",
+            Some("target"),
+            format!(
+                "{} outside the range of every reference subset of both classes ({}–{}): unlike either class, so                  its call extrapolates",
+                if outside.len() == 1 {
+                    format!("{} lies", outside[0])
+                } else {
+                    format!("{} lie", and_list(&outside))
+                },
+                num(lo),
+                num(hi)
+            ),
+            Some("check that the target rows come from the same model, layer and preprocessing as the pools".into()),
+        ));
+    }
+    let r = report.params.references;
+    let margin = report.params.margin;
+    let close = (r >= 2 && !flat && rule.separation < 1.0).then(|| {
+        format!(
+            "the reference classes are only {} reference sds apart, too close to tell most subsets apart",
+            num(rule.separation)
+        )
+    });
+    let n = planned;
+    let headline = if !report.complete {
+        Headline::inconclusive(
+            "No call: the run was stopped before it finished",
+            format!(
+                "{} of {n} targets finished; run it to the end for a call",
+                report.targets.len()
+            ),
+        )
+    } else if flat {
+        Headline::inconclusive(
+            if n == 1 {
+                format!(
+                    "{}: inconclusive",
+                    report.targets.first().map_or("the target", |t| t.name.as_str())
+                )
+            } else {
+                format!("All {n} targets: inconclusive")
+            },
+            "every reference subset has the same exact shuffle mean (constant or identical rows), so no target              can be nearer one class than the other",
+        )
+    } else if n == 0 {
+        Headline::new(
+            "no_targets",
+            if r >= 2 {
+                format!(
+                    "No target was given; the reference classes are {} reference sds apart",
+                    num(rule.separation)
+                )
+            } else {
+                "No target was given".to_string()
+            },
+        )
+    } else if let [t] = report.targets.as_slice() {
+        let call = calibrated_call(report, t);
+        let paper = t.paper.map(|p| p.in_training);
+        let disagree = match (call, paper) {
+            (Call::InTraining, Some(false)) | (Call::OutOfTraining, Some(true)) => Some(format!(
+                "the paper's JSD rule on one reference pair says {}; the calibrated rule pools {r} reference                  subsets per class and is the steadier of the two",
+                if paper == Some(true) {
+                    "in training"
+                } else {
+                    "out of training"
+                }
+            )),
+            _ => None,
+        };
+        let place = if r >= 2 {
+            format!(
+                "its exact shuffle mean is {} reference sds on the {} side of the midpoint between the classes",
+                num(t.score.abs()),
+                if t.score > 0.0 {
+                    "in-training"
+                } else {
+                    "out-of-training"
+                }
+            )
+        } else {
+            "its exact shuffle mean is nearer that class's one reference subset".to_string()
+        };
+        match call {
+            Call::Inconclusive => Headline::inconclusive(
+                format!("{}: inconclusive", t.name),
+                close.map_or_else(
+                    || {
+                        format!(
+                            "{place}, within the margin of {} reference sds either side",
+                            num(margin)
+                        )
+                    },
+                    |c| format!("{place}, within the margin of {}; {c}", num(margin)),
+                ),
+            ),
+            c => Headline {
+                call: call_code(c).into(),
+                text: format!("{} looks {}: {place}", t.name, call_words(c)),
+                reason: disagree,
+            },
+        }
+    } else {
+        let calls: Vec<Call> = report.targets.iter().map(|t| calibrated_call(report, t)).collect();
+        let count = |c: Call| calls.iter().filter(|x| **x == c).count();
+        let (i, o, u) = (
+            count(Call::InTraining),
+            count(Call::OutOfTraining),
+            count(Call::Inconclusive),
+        );
+        let summary = report.summaries.iter().find(|s| s.rule == "calibrated");
+        let otr = summary.and_then(|s| s.out_of_training_rate).map_or(String::new(), |v| {
+            format!(" (out-of-training rate {} of the decided)", num(v))
+        });
+        let f1 = summary
+            .and_then(|s| s.f1.as_ref())
+            .map_or(String::new(), |f| format!(", F1 {} against the labels", num(f.f1)));
+        let disagree = report
+            .targets
+            .iter()
+            .zip(&calls)
+            .filter(|(t, c)| {
+                matches!(
+                    (c, t.paper.map(|p| p.in_training)),
+                    (Call::InTraining, Some(false)) | (Call::OutOfTraining, Some(true))
+                )
+            })
+            .count();
+        let mut reasons = Vec::new();
+        if u > 0 {
+            reasons.push(format!(
+                "{u} target{} within the margin of {} reference sds of the midpoint",
+                if u == 1 { " is" } else { "s are" },
+                num(margin)
+            ));
+        }
+        if let Some(c) = &close {
+            reasons.push(c.clone());
+        }
+        if disagree > 0 {
+            reasons.push(format!(
+                "the paper's JSD rule on one reference pair disagrees on {disagree} of them"
+            ));
+        }
+        let reason = (!reasons.is_empty()).then(|| reasons.join("; "));
+        if i + o == 0 {
+            Headline {
+                call: Headline::INCONCLUSIVE.into(),
+                text: format!("All {n} targets: inconclusive"),
+                reason,
+            }
+        } else {
+            Headline {
+                call: "out_of_training_rate".into(),
+                text: format!(
+                    "{o} of {n} targets look out of training, {i} in training{}{otr}{f1}",
+                    if u > 0 {
+                        format!(", {u} inconclusive")
+                    } else {
+                        String::new()
+                    }
+                ),
+                reason,
+            }
+        }
+    };
+    (headline, warnings)
 }

@@ -117,7 +117,7 @@ fn a_stopped_part_keeps_what_it_finished_and_the_report_is_partial() {
         out_of_training: Some(r("544..644")),
         draw_from: Some(r("0..144")),
         draw: 6,
-        size: Some(40),
+        size: Some(100),
         shuffles: 20,
         ..SdeRequest::default()
     };
@@ -338,6 +338,7 @@ fn references_drawn_from_too_few_rows_are_flagged() {
         data: Some(DataRef {
             source: 1,
             tensor: None,
+            rows: Rows::All,
         }),
         it_pool: Some(text(it)),
         oot_pool: Some(text(oot)),
@@ -384,6 +385,7 @@ fn calibrate_resolves_rows_as_the_cli_and_returns_the_cores_report() {
         data: Some(DataRef {
             source: 1,
             tensor: None,
+            rows: Rows::All,
         }),
         it_pool: Some(text("144..544")),
         oot_pool: Some(Rows::All),
@@ -435,6 +437,7 @@ fn calibrate_resolves_rows_as_the_cli_and_returns_the_cores_report() {
         references: 4,
         paper_shuffles: 0,
         seed: 5,
+        margin: DEFAULT_MARGIN,
         ..Default::default()
     };
     let pool: Vec<usize> = (144..544).collect();
@@ -458,6 +461,7 @@ fn calibrate_errors_name_the_control() {
         data: Some(DataRef {
             source: 1,
             tensor: None,
+            rows: Rows::All,
         }),
         it_pool: Some(text("144..544")),
         oot_pool: Some(text("544..744")),

@@ -8,7 +8,7 @@ use lethe::backend::Precision;
 use lethe::competition;
 use lethe::kernel::Bandwidth;
 use lethe::leakage;
-use lethe::sde::{self, SdeParams, Split};
+use lethe::sde;
 use lethe::wilcoxon::ZeroMethod;
 use lethe::{Alternative, Matrix, PValueMethod};
 use serde::Serialize;
@@ -86,8 +86,14 @@ pub struct InPlaceArg {
     /// Read large inputs in place from their files, a panel of columns at a time (memory: the kernels and a few MB,
     /// whatever the number of columns), instead of loading them: auto (when the rows used take more than 64 MiB),
     /// always, never
-    #[arg(long = "in-place", value_enum, value_name = "WHEN", default_value = "auto")]
-    in_place: input::InPlace,
+    #[arg(long = "in-place", value_name = "WHEN", default_value = "auto", value_parser = in_place_policy)]
+    in_place: lethe_analysis::workspace::InPlacePolicy,
+}
+
+/// `--in-place`: auto, always or never (the analysis layer's policy).
+fn in_place_policy(s: &str) -> Result<lethe_analysis::workspace::InPlacePolicy, String> {
+    s.parse()
+        .map_err(|_| format!("`{s}` is not one of auto, always, never"))
 }
 
 /// `--threads N`: native threads for commands that evaluate many independent subsets or shuffles. Not part of

@@ -1,8 +1,15 @@
-//! `sde` and `calibrate`.
+//! `sde` and `calibrate`: arguments → the analysis layer's request, its run, its report → text or JSON.
+
+use lethe_analysis::analyses::{
+    self as layer, CalibrateOutput, CalibrateRequest, DataRef, SdeJob, SdeOutput, SdeRequest, calibrated_call,
+};
+use lethe_analysis::workspace::InPlacePolicy;
+use lethe_analysis::{InputRef, Workspace};
 
 use super::*;
+use crate::report::{emit_report, layer_error};
 
-#[derive(Args, Serialize)]
+#[derive(Args)]
 pub struct SdeArgs {
     /// In-training reference subset (e.g. act.npy@retain_ref.txt)
     #[arg(long)]
@@ -34,6 +41,10 @@ pub struct SdeArgs {
     /// Rows per drawn target
     #[arg(long)]
     size: Option<usize>,
+    /// Subsets of different sizes are refused (HSIC's shuffle mean tracks the size); with this, the smallest size
+    /// is drawn (seeded) from every larger subset instead
+    #[arg(long)]
+    equal_size: bool,
     /// Bandwidth: sqrt_dim (paper default), median, or a number
     #[arg(long, value_parser = checked::<Bandwidth>, default_value = "sqrt_dim")]
     sigma: String,
@@ -51,23 +62,19 @@ pub struct SdeArgs {
     #[arg(long, value_parser = checked::<Precision>)]
     precision: Option<String>,
     #[command(flatten)]
-    #[serde(flatten)]
     backend: BackendChoice,
     /// Also compute the MMD and Wasserstein-1 baseline verdicts
     #[arg(long)]
     baselines: bool,
     #[command(flatten)]
-    #[serde(skip)]
     in_place: InPlaceArg,
     #[command(flatten)]
-    #[serde(skip)]
     threads: Threads,
     #[command(flatten)]
-    #[serde(skip)]
     out: Out,
 }
 
-#[derive(Args, Serialize)]
+#[derive(Args)]
 pub struct CalibrateArgs {
     /// Activations of every row (one model, one layer): PATH[#TENSOR]
     #[arg(long)]
@@ -101,11 +108,16 @@ pub struct CalibrateArgs {
     /// Rows per reference subset and per drawn target (|S|)
     #[arg(long, default_value_t = 100)]
     size: usize,
+    /// Targets whose size differs from --size are refused; with this, |S| becomes the smallest target's size
+    /// (when smaller) and larger targets are replaced by seeded draws of |S| of their rows
+    #[arg(long)]
+    equal_size: bool,
     /// Reference subsets per class (R)
     #[arg(long, default_value_t = 20)]
     refs: usize,
-    /// Decision margin in pooled reference standard deviations
-    #[arg(long, default_value_t = 0.0)]
+    /// Decision margin in pooled reference standard deviations: targets within it of the midpoint are
+    /// inconclusive (the default makes classes closer than about one reference sd inconclusive)
+    #[arg(long, default_value_t = layer::DEFAULT_MARGIN)]
     margin: f64,
     /// Shuffles for the paper's JSD rule beside the calibrated one (0 skips it)
     #[arg(long, default_value_t = 200)]
@@ -121,13 +133,10 @@ pub struct CalibrateArgs {
     #[arg(long, value_parser = checked::<Precision>, default_value = "f64")]
     precision: String,
     #[command(flatten)]
-    #[serde(skip)]
     in_place: InPlaceArg,
     #[command(flatten)]
-    #[serde(skip)]
     threads: Threads,
     #[command(flatten)]
-    #[serde(skip)]
     out: Out,
 }
 
@@ -138,381 +147,350 @@ pub(super) enum SplitArg {
     Random,
 }
 
-/// Positions of the targets drawn from a pool of `rows` rows (`lethe::sde::draw_targets`: the seed offset depends
-/// on the label).
-pub(super) fn draw_targets(
-    rows: usize,
-    path: &str,
-    role: &str,
-    label: Option<bool>,
-    count: usize,
-    size: Option<usize>,
-    seed: u64,
-) -> Result<Vec<Vec<usize>>, CliError> {
-    let size = size.ok_or_else(|| CliError::usage(format!("--{role} needs --size (rows per drawn target)")))?;
-    sde::draw_targets(label, rows, count, size, seed).map_err(|e| CliError::input(role, std::path::Path::new(path), e))
-}
-
-pub(super) fn sde_cmd(a: SdeArgs) -> Result<(), CliError> {
-    // f32 files are evaluated from f32 copies in memory (half the bytes of f64; the values, and so the results, are
-    // the same): only when every input converts exactly.
-    let mut specs = vec![spec(&a.it)?, spec(&a.oot)?];
-    for s in a.target.iter().chain(&a.target_in).chain(&a.target_out) {
-        specs.push(spec(s)?);
-    }
-    for s in [&a.draw_from, &a.draw_in, &a.draw_out].into_iter().flatten() {
-        specs.push(spec(s)?);
-    }
-    if specs.iter().all(input::exact_in_f32) {
-        sde_run::<f32>(a)
-    } else {
-        sde_run::<f64>(a)
+impl SplitArg {
+    fn name(self) -> &'static str {
+        match self {
+            SplitArg::First => "first",
+            SplitArg::Random => "random",
+        }
     }
 }
 
-/// The `sde` command with inputs held as `T`, loaded or read in place (`--in-place`). Drawn targets are rows of
-/// their pool ([`sde::RowSubset`]), never copied out of it.
-pub(super) fn sde_run<T: lethe::data::Scalar>(mut a: SdeArgs) -> Result<(), CliError> {
-    let precision = a.backend.precision(&mut a.precision)?;
-    let mode = a.in_place.in_place;
-    // Every input, in report order: the references, the given targets, then the pools.
-    let mut opened: Vec<(input::Opened<T>, String, Option<bool>)> = vec![
-        (
-            input::open_as("in_training", &spec(&a.it)?, mode)?,
-            "in_training".into(),
-            None,
-        ),
-        (
-            input::open_as("out_of_training", &spec(&a.oot)?, mode)?,
-            "out_of_training".into(),
-            None,
-        ),
-    ];
-    for (list, label, role) in [
-        (&a.target, None, "target"),
-        (&a.target_in, Some(true), "target_in"),
-        (&a.target_out, Some(false), "target_out"),
+/// The file an input argument names (for messages about its role).
+fn path_of(arg: &str) -> String {
+    lethe_analysis::spec::parse_input(arg, &lethe_analysis::spec::is_file)
+        .map_or_else(|_| arg.to_string(), |s| s.path.display().to_string())
+}
+
+/// A workspace as the CLI uses it: files from disk, every file hashed, `--in-place` as given.
+fn workspace(policy: InPlacePolicy) -> Workspace {
+    let mut ws = Workspace::new();
+    ws.set_hash_all(true);
+    ws.set_in_place(policy);
+    ws
+}
+
+pub(super) fn sde_cmd(mut a: SdeArgs) -> Result<(), CliError> {
+    a.backend.precision(&mut a.precision)?;
+    let gpu = a.backend.gpu();
+    // Role → file, for messages that concern an input.
+    let mut files: Vec<(&str, String)> = vec![("in_training", path_of(&a.it)), ("out_of_training", path_of(&a.oot))];
+    for (role, list) in [
+        ("target", &a.target),
+        ("target_in", &a.target_in),
+        ("target_out", &a.target_out),
     ] {
-        for (k, s) in list.iter().enumerate() {
-            opened.push((input::open_as(role, &spec(s)?, mode)?, format!("{role}[{k}]"), label));
-        }
+        files.extend(list.iter().map(|s| (role, path_of(s))));
     }
-    let given = opened.len();
-    for (pool, label, role) in [
-        (&a.draw_from, None, "draw-from"),
-        (&a.draw_in, Some(true), "draw-in"),
-        (&a.draw_out, Some(false), "draw-out"),
+    for (role, pool) in [
+        ("draw-from", &a.draw_from),
+        ("draw-in", &a.draw_in),
+        ("draw-out", &a.draw_out),
     ] {
-        if let Some(s) = pool {
-            opened.push((input::open_as(role, &spec(s)?, mode)?, role.into(), label));
-        }
+        files.extend(pool.iter().map(|s| (role, path_of(s))));
     }
-    let records: Vec<InputRecord> = opened.iter().map(|(o, ..)| o.record.clone()).collect();
-    let arrays = opened
-        .iter()
-        .map(|(o, ..)| o.array_file())
-        .collect::<Result<Vec<_>, _>>()?;
-    let sources = opened
-        .iter()
-        .zip(&arrays)
-        .map(|((o, ..), f)| o.source(f.as_ref()))
-        .collect::<Result<Vec<_>, _>>()?;
-    // Drawn targets: positions into each pool's rows, as rows of the pool's source.
-    let mut drawn: Vec<(Vec<usize>, String, usize, Option<bool>)> = Vec::new();
-    for (k, (o, role, label)) in opened.iter().enumerate().skip(given) {
-        let draws = draw_targets(o.rows(), &o.record.path, role, *label, a.draw, a.size, a.seed)?;
-        let rows = sources[k].1;
-        for (j, pos) in draws.into_iter().enumerate() {
-            let at = pos.iter().map(|&i| rows.map_or(i, |r| r[i])).collect();
-            drawn.push((at, format!("{role}[{j}]"), k, *label));
-        }
-    }
-    let subset = |k: usize, name: &'static str| sde::RowSubset {
-        name,
-        source: sources[k].0,
-        rows: sources[k].1,
-        label: None,
+    let shown: Vec<(&str, &str)> = files.iter().map(|(r, p)| (*r, p.as_str())).collect();
+    let err = |e: lethe_analysis::Error| layer_error(e, &shown);
+    let mut ws = workspace(a.in_place.in_place);
+    let mut inputs = |role: &str, list: &[String]| -> Result<Vec<InputRef>, CliError> {
+        list.iter().map(|s| ws.input_arg(role, s).map_err(err)).collect()
     };
-    let refs = (subset(0, "in_training"), subset(1, "out_of_training"));
-    let mut targets: Vec<sde::RowSubset<'_, T>> = (2..given)
-        .map(|k| sde::RowSubset {
-            name: &opened[k].1,
-            source: sources[k].0,
-            rows: sources[k].1,
-            label: opened[k].2,
-        })
-        .collect();
-    for (rows, name, k, label) in &drawn {
-        targets.push(sde::RowSubset {
-            name,
-            source: sources[*k].0,
-            rows: Some(rows),
-            label: *label,
-        });
-    }
-    let in_place: Vec<String> = opened
-        .iter()
-        .filter(|(o, ..)| matches!(o.held, input::Held::InPlace { .. }))
-        .map(|(o, ..)| format!("{} ({})", o.record.path, o.record.role))
-        .collect();
-    let params = SdeParams {
-        bandwidth: parse(&a.sigma)?,
+    let it = inputs("in_training", std::slice::from_ref(&a.it))?;
+    let oot = inputs("out_of_training", std::slice::from_ref(&a.oot))?;
+    let target = inputs("target", &a.target)?;
+    let target_in = inputs("target_in", &a.target_in)?;
+    let target_out = inputs("target_out", &a.target_out)?;
+    let draw_from = inputs("draw-from", a.draw_from.as_slice())?;
+    let draw_in = inputs("draw-in", a.draw_in.as_slice())?;
+    let draw_out = inputs("draw-out", a.draw_out.as_slice())?;
+    let req = SdeRequest {
+        in_training: it.into_iter().next(),
+        out_of_training: oot.into_iter().next(),
+        target,
+        target_in,
+        target_out,
+        draw_from: draw_from.into_iter().next(),
+        draw_in: draw_in.into_iter().next(),
+        draw_out: draw_out.into_iter().next(),
+        draw: a.draw,
+        size: a.size,
+        sigma: a.sigma.clone(),
         shuffles: a.shuffles,
         seed: a.seed,
-        split: match a.split {
-            SplitArg::First => Split::First,
-            SplitArg::Random => Split::Random,
-        },
+        split: a.split.name().into(),
         bins: a.bins,
-        precision,
+        precision: a.precision.clone().unwrap_or_else(|| "f64".into()),
         baselines: a.baselines,
+        backend: "cpu".into(),
+        equal_size: a.equal_size,
+        ..SdeRequest::default()
     };
-    let r = if a.backend.gpu() {
-        on_gpu(|gpu| {
-            block_on(sde::sde_subsets_with(
-                gpu,
-                &mut lethe::progress::Silent,
-                refs.0,
-                refs.1,
-                &targets,
-                &params,
-            ))
-        })?
+    let mut job = layer::prepare_sde(&mut ws, &req).map_err(err)?;
+    // The workspace's f64 copies go; inputs that f32 holds exactly are held as f32 (the same numbers, less memory).
+    drop(ws);
+    job.hold_exact_f32();
+    let in_place = job.read_in_place();
+    let mut out = if gpu {
+        sde_on_gpu(job, &err)?
     } else {
-        sde::threaded::sde_subsets_threaded(a.threads.count()?, &mut |_| true, refs.0, refs.1, &targets, &params)?
+        job.run_threaded(a.threads.count()?).map_err(err)?
     };
-    let gpu = a.backend.gpu();
-    Report::new("sde", &a, Some(a.seed), records, r).emit(a.out.json, |r| {
-        let mut s = if gpu { backend_line(&r.backend) } else { String::new() };
-        if !in_place.is_empty() {
-            let _ = writeln!(
-                s,
-                "read in place, a panel of columns at a time: {}",
-                in_place.join(", ")
-            );
+    if gpu {
+        out.parameters.backend = Some("gpu".into());
+    }
+    let report = lethe_analysis::Report::new(
+        "sde",
+        &out.parameters,
+        Some(out.seed),
+        out.inputs.clone(),
+        out.headline.clone(),
+        out.warnings.clone(),
+        &out.result,
+    );
+    emit_report(&report, a.out.json, |r| sde_text(r, &out, gpu, &in_place))
+}
+
+/// Runs an SDE job on the GPU backend (the adapter Lethe finds first; WGPU_BACKEND, e.g. `vulkan`, narrows the
+/// search).
+#[cfg(feature = "gpu")]
+fn sde_on_gpu(job: SdeJob, err: &dyn Fn(lethe_analysis::Error) -> CliError) -> Result<SdeOutput, CliError> {
+    let mut gpu = pollster::block_on(lethe_gpu::GpuBackend::request(&lethe_gpu::GpuOptions::default()))
+        .map_err(|e| CliError::msg(format!("--backend gpu: {e}")))?;
+    pollster::block_on(job.run_on(&mut gpu, &mut lethe::progress::Silent)).map_err(|e| {
+        if e.backend {
+            CliError::msg(format!("--backend gpu: {e}"))
+        } else {
+            err(e)
         }
-        let dist = |h: &sde::SplitHalf| {
-            let mean = h.values.iter().sum::<f64>() / h.values.len().max(1) as f64;
-            format!(
-                "mean H = {} over {} shuffles (halves of {}, sigma {} / {})",
-                fmt_num(mean),
-                h.values.len(),
-                h.half,
-                fmt_num(h.sigma_1),
-                fmt_num(h.sigma_2)
-            )
-        };
-        let _ = writeln!(s, "in-training reference:      {}", dist(&r.in_training_reference));
-        if let Some(o) = &r.out_of_training_reference {
-            let _ = writeln!(s, "out-of-training reference:  {}", dist(o));
-        }
-        if let Some(m) = &r.reference_separation {
-            let _ = writeln!(
-                s,
-                "references separable? one-sided Mann–Whitney H(IT) > H(OOT): p = {}",
-                fmt_num(m.p_value)
-            );
-        }
-        for t in &r.targets {
-            let _ = writeln!(
-                s,
-                "  {:<16} JSD to IT {}  to OOT {}  → {}{}",
-                t.name,
-                fmt_num(t.verdict.jsd_target_it),
-                fmt_num(t.verdict.jsd_target_oot),
-                if t.verdict.in_training {
-                    "in training"
-                } else {
-                    "out of training"
-                },
-                t.label
-                    .map(|l| if l { "  (label: in)" } else { "  (label: out)" })
-                    .unwrap_or("")
-            );
-        }
-        if let Some(otr) = r.out_of_training_rate {
-            let _ = writeln!(
-                s,
-                "out-of-training rate (OTR): {} of {} targets",
-                fmt_num(otr),
-                r.targets.len()
-            );
-        }
-        for (name, f) in [("SDE", &r.f1), ("MMD", &r.f1_mmd), ("Wasserstein", &r.f1_wasserstein)] {
-            if let Some(f) = f {
-                let _ = writeln!(s, "F1 ({name}, in-training positive): {}", fmt_num(f.f1));
-            }
-        }
-        for w in &r.warnings {
-            let _ = writeln!(s, "warning: {w}");
-        }
-        s
     })
 }
 
-/// Parses a row argument given on its own (`--forget`, `--it-pool`, ...): a malformed one is a usage error.
-pub(super) fn row_spec(flag: &str, s: &str) -> Result<RowSpec, CliError> {
-    s.parse()
-        .map_err(|e: String| CliError::usage(format!("bad rows `{s}` for --{flag}: {e}")))
+#[cfg(not(feature = "gpu"))]
+fn sde_on_gpu(_: SdeJob, _: &dyn Fn(lethe_analysis::Error) -> CliError) -> Result<SdeOutput, CliError> {
+    Err(CliError::msg(
+        "--backend gpu: this lethe was built without the `gpu` feature (cargo build -p lethe-cli --features gpu)",
+    ))
 }
 
-/// The rows of `data` (loaded from `path`) that a row argument selects, and the record of the index or split file
-/// they came from (as `lethe ruler` records its forget/retain files).
-pub(super) fn rows_of(
-    role: &str,
-    flag: &str,
-    s: &str,
-    n: usize,
-    path: &std::path::Path,
-) -> Result<(Vec<usize>, Option<InputRecord>), CliError> {
-    let spec = row_spec(flag, s)?;
-    let (rows, file) = input::resolve_rows(role, &spec, Some((n as u64, path)), n as u64)?;
-    let record = file.map(|d| input::row_file_record(role, &spec, d, rows.len()));
-    Ok((rows, record))
+/// The human summary of an SDE run beneath its headline: the references, each target under both rules and the
+/// call, OTR and F1.
+fn sde_text(r: &sde::SdeReport, out: &SdeOutput, gpu: bool, in_place: &[String]) -> String {
+    let mut s = if gpu { backend_line(&r.backend) } else { String::new() };
+    if !in_place.is_empty() {
+        let _ = writeln!(
+            s,
+            "read in place, a panel of columns at a time: {}",
+            in_place.join(", ")
+        );
+    }
+    let dist = |h: &sde::SplitHalf| {
+        format!(
+            "exact mean H = {} ({} shuffles, halves of {}, sigma {} / {})",
+            fmt_num(h.moments.mean),
+            h.values.len(),
+            h.half,
+            fmt_num(h.sigma_1),
+            fmt_num(h.sigma_2)
+        )
+    };
+    let _ = writeln!(s, "in-training reference:      {}", dist(&r.in_training_reference));
+    if let Some(o) = &r.out_of_training_reference {
+        let _ = writeln!(s, "out-of-training reference:  {}", dist(o));
+    }
+    if let Some(m) = &r.reference_separation {
+        let _ = writeln!(
+            s,
+            "references separable? one-sided Mann–Whitney H(IT) > H(OOT): p = {}",
+            fmt_num(m.p_value)
+        );
+    }
+    let rule = |v: Option<bool>, yes: &'static str, no: &'static str| match v {
+        Some(true) => yes,
+        Some(false) => no,
+        None => "tie",
+    };
+    if !r.targets.is_empty() {
+        let _ = writeln!(
+            s,
+            "  {:<16} {:<16} {:<16} {:<22} {}",
+            "target", "call", "paper (JSD)", "JSD to IT / to OOT", "exact mean nearer"
+        );
+    }
+    for (t, c) in r.targets.iter().zip(&out.calls) {
+        let _ = writeln!(
+            s,
+            "  {:<16} {:<16} {:<16} {:<22} {}{}",
+            t.name,
+            c.call.replace('_', " "),
+            rule(c.paper, "in training", "out of training"),
+            format!(
+                "{} / {}",
+                fmt_num(t.verdict.jsd_target_it),
+                fmt_num(t.verdict.jsd_target_oot)
+            ),
+            rule(c.exact_mean, "IT", "OOT"),
+            t.label
+                .map(|l| if l { "  (label: in)" } else { "  (label: out)" })
+                .unwrap_or("")
+        );
+    }
+    if let Some(otr) = r.out_of_training_rate {
+        let _ = writeln!(
+            s,
+            "out-of-training rate (OTR), paper's rule: {} ({} target{})",
+            fmt_num(otr),
+            r.targets.len(),
+            if r.targets.len() == 1 { "" } else { "s" }
+        );
+    }
+    for (name, f) in [("SDE", &r.f1), ("MMD", &r.f1_mmd), ("Wasserstein", &r.f1_wasserstein)] {
+        if let Some(f) = f {
+            let _ = writeln!(s, "F1 ({name}, in-training positive): {}", fmt_num(f.f1));
+        }
+    }
+    s
 }
 
 pub(super) fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
-    use lethe::sde::calibrated::{CalibratedParams, Call, TargetRows};
-    let data_spec = spec(&a.data)?;
-    // Pool and target rows index the rows of --data; read in place, they are rows of the file, so a row subset of
-    // --data itself is loaded.
-    let mode = match (a.in_place.in_place, &data_spec.rows) {
-        (input::InPlace::Always, Some(_)) => {
+    let data_path = path_of(&a.data);
+    let mut files: Vec<(&str, String)> = vec![("data", data_path.clone())];
+    for (role, s) in [("it_pool", &a.it_pool), ("oot_pool", &a.oot_pool)] {
+        if lethe_analysis::spec::is_file(s) {
+            files.push((role, s.clone()));
+        }
+    }
+    let shown: Vec<(&str, &str)> = files.iter().map(|(r, p)| (*r, p.as_str())).collect();
+    let err = |e: lethe_analysis::Error| layer_error(e, &shown);
+    let mut ws = workspace(a.in_place.in_place);
+    let data = ws.input_arg("data", &a.data).map_err(err)?;
+    // Pools and targets index the rows of --data: a row subset of it is loaded, so that they stay its rows.
+    if data.rows != lethe_analysis::rows::Rows::All {
+        if a.in_place.in_place == InPlacePolicy::Always {
             return Err(CliError::usage(
                 "--in-place always reads --data whole, in place: give it without @ROWS (pools and targets pick its rows)",
             ));
         }
-        (input::InPlace::Auto, Some(_)) => input::InPlace::Never,
-        (mode, _) => mode,
-    };
-    let data = input::open_as::<f64>("data", &data_spec, mode)?;
-    let array = data.array_file()?;
-    let (source, _) = data.source(array.as_ref())?;
-    let (n, path) = (data.rows(), std::path::PathBuf::from(&data.record.path));
-    let mut records = vec![data.record.clone()];
-    let mut rows = |role: &str, flag: &str, s: &str| -> Result<Vec<usize>, CliError> {
-        let (rows, record) = rows_of(role, flag, s, n, &path)?;
-        records.extend(record);
-        Ok(rows)
-    };
-    let it_pool = rows("it_pool", "it-pool", &a.it_pool)?;
-    let oot_pool = rows("oot_pool", "oot-pool", &a.oot_pool)?;
-    let mut targets = Vec::new();
-    for (list, label, role) in [
-        (&a.target, None, "target"),
-        (&a.target_in, Some(true), "target_in"),
-        (&a.target_out, Some(false), "target_out"),
-    ] {
-        for (k, s) in list.iter().enumerate() {
-            targets.push(TargetRows {
-                name: format!("{role}[{k}]"),
-                rows: rows(role, &role.replace('_', "-"), s)?,
-                label,
-            });
-        }
+        ws.set_in_place(InPlacePolicy::Never);
     }
-    for (pool, label, role) in [
-        (&a.draw_from, None, "draw-from"),
-        (&a.draw_in, Some(true), "draw-in"),
-        (&a.draw_out, Some(false), "draw-out"),
-    ] {
-        if let Some(s) = pool {
-            let rows = rows(&role.replace('-', "_"), role, s)?;
-            for (k, pos) in sde::draw_targets(label, rows.len(), a.draw, a.size, a.seed)?
-                .into_iter()
-                .enumerate()
-            {
-                targets.push(TargetRows {
-                    name: format!("{role}[{k}]"),
-                    rows: pos.iter().map(|&i| rows[i]).collect(),
-                    label,
-                });
-            }
-        }
-    }
-    let params = CalibratedParams {
-        bandwidth: parse(&a.sigma)?,
-        subset_size: a.size,
-        references: a.refs,
+    let mut rows = |role: &str, list: &[String]| -> Result<Vec<lethe_analysis::rows::Rows>, CliError> {
+        list.iter().map(|s| ws.rows_arg(role, s).map_err(err)).collect()
+    };
+    let it_pool = rows("it_pool", std::slice::from_ref(&a.it_pool))?;
+    let oot_pool = rows("oot_pool", std::slice::from_ref(&a.oot_pool))?;
+    let target = rows("target", &a.target)?;
+    let target_in = rows("target_in", &a.target_in)?;
+    let target_out = rows("target_out", &a.target_out)?;
+    let draw_from = rows("draw-from", a.draw_from.as_slice())?;
+    let draw_in = rows("draw-in", a.draw_in.as_slice())?;
+    let draw_out = rows("draw-out", a.draw_out.as_slice())?;
+    let req = CalibrateRequest {
+        data: Some(DataRef {
+            source: data.source,
+            tensor: data.tensor,
+            rows: data.rows,
+        }),
+        it_pool: it_pool.into_iter().next(),
+        oot_pool: oot_pool.into_iter().next(),
+        target,
+        target_in,
+        target_out,
+        draw_from: draw_from.into_iter().next(),
+        draw_in: draw_in.into_iter().next(),
+        draw_out: draw_out.into_iter().next(),
+        draw: a.draw,
+        size: Some(a.size),
+        refs: a.refs,
         margin: a.margin,
-        split: match a.split {
-            SplitArg::First => Split::First,
-            SplitArg::Random => Split::Random,
-        },
-        seed: a.seed,
-        precision: parse(&a.precision)?,
         paper_shuffles: a.paper_shuffles,
+        sigma: a.sigma.clone(),
+        split: a.split.name().into(),
         bins: a.bins,
+        seed: a.seed,
+        precision: a.precision.clone(),
+        backend: "cpu".into(),
+        equal_size: a.equal_size,
     };
-    let r = sde::threaded::calibrated_threaded(
-        a.threads.count()?,
-        &mut |_| true,
-        source,
-        &it_pool,
-        &oot_pool,
-        &targets,
-        &params,
-    )?;
-    let in_place = matches!(data.held, input::Held::InPlace { .. });
-    Report::new("calibrate", &a, Some(a.seed), records, r).emit(a.out.json, |r| {
-        let mut s = String::new();
-        if in_place {
-            let _ = writeln!(s, "read in place, a panel of columns at a time: {}", path.display());
-        }
-        let call = |c: Call| match c {
-            Call::InTraining => "in",
-            Call::OutOfTraining => "out",
-            Call::Inconclusive => "?",
-        };
+    let job = layer::prepare_calibrate(&mut ws, &req).map_err(err)?;
+    drop(ws);
+    let in_place = job.read_in_place();
+    let out = job.run_threaded(a.threads.count()?).map_err(err)?;
+    let report = lethe_analysis::Report::new(
+        "calibrate",
+        &out.parameters,
+        Some(out.seed),
+        out.inputs.clone(),
+        out.headline.clone(),
+        out.warnings.clone(),
+        &out.result,
+    );
+    emit_report(&report, a.out.json, |r| calibrate_text(r, &out, in_place, &data_path))
+}
+
+/// The human summary of a calibrated run beneath its headline: the reference classes, each target under every
+/// rule, the rules' OTR and F1, the core's reading of the result.
+fn calibrate_text(r: &sde::calibrated::CalibratedReport, out: &CalibrateOutput, in_place: bool, path: &str) -> String {
+    use lethe::sde::calibrated::Call;
+    let mut s = String::new();
+    if in_place {
+        let _ = writeln!(s, "read in place, a panel of columns at a time: {path}");
+    }
+    let call = |c: Call| match c {
+        Call::InTraining => "in",
+        Call::OutOfTraining => "out",
+        Call::Inconclusive => "?",
+    };
+    let _ = writeln!(
+        s,
+        "references: {} in-training, {} out-of-training subsets of {} rows; exact means {} ± {} vs {} ± {}",
+        r.in_training.subsets.len(),
+        r.out_of_training.subsets.len(),
+        r.params.subset_size,
+        fmt_num(r.in_training.mean),
+        fmt_num(r.in_training.sd),
+        fmt_num(r.out_of_training.mean),
+        fmt_num(r.out_of_training.sd)
+    );
+    let _ = writeln!(
+        s,
+        "{:<14} {:>10} {:>11} {:>6} {:>11} {:>10}",
+        "target", "z (sds)", "calibrated", "paper", "dispersion", "confidence"
+    );
+    for t in &r.targets {
         let _ = writeln!(
             s,
-            "references: {} in-training, {} out-of-training subsets of {} rows; exact means {} ± {} vs {} ± {}",
-            r.in_training.subsets.len(),
-            r.out_of_training.subsets.len(),
-            r.params.subset_size,
-            fmt_num(r.in_training.mean),
-            fmt_num(r.in_training.sd),
-            fmt_num(r.out_of_training.mean),
-            fmt_num(r.out_of_training.sd)
+            "{:<14} {:>10} {:>11} {:>6} {:>11} {:>10}{}",
+            t.name,
+            if t.score.is_finite() {
+                fmt_num(t.score)
+            } else {
+                "-".into()
+            },
+            call(calibrated_call(r, t)),
+            t.paper.map_or("-", |p| if p.in_training { "in" } else { "out" }),
+            call(t.dispersion),
+            t.confidence.map_or("-", call),
+            t.label.map_or("", |l| if l { "  (label in)" } else { "  (label out)" })
         );
+    }
+    for sm in &r.summaries {
         let _ = writeln!(
             s,
-            "{:<14} {:>10} {:>11} {:>6} {:>11} {:>10}",
-            "target", "z (sds)", "calibrated", "paper", "dispersion", "confidence"
+            "{:<36} OTR {}  F1 {}{}",
+            sm.rule,
+            sm.out_of_training_rate.map_or("-".into(), fmt_num),
+            sm.f1.as_ref().map_or("-".into(), |f| fmt_num(f.f1)),
+            if sm.inconclusive > 0 {
+                format!("  ({} inconclusive)", sm.inconclusive)
+            } else {
+                String::new()
+            }
         );
-        for t in &r.targets {
-            let _ = writeln!(
-                s,
-                "{:<14} {:>10} {:>11} {:>6} {:>11} {:>10}{}",
-                t.name,
-                fmt_num(t.score),
-                call(t.calibrated),
-                t.paper.map_or("-", |p| if p.in_training { "in" } else { "out" }),
-                call(t.dispersion),
-                t.confidence.map_or("-", call),
-                t.label.map_or("", |l| if l { "  (label in)" } else { "  (label out)" })
-            );
-        }
-        for sm in &r.summaries {
-            let _ = writeln!(
-                s,
-                "{:<36} OTR {}  F1 {}{}",
-                sm.rule,
-                sm.out_of_training_rate.map_or("-".into(), fmt_num),
-                sm.f1.as_ref().map_or("-".into(), |f| fmt_num(f.f1)),
-                if sm.inconclusive > 0 {
-                    format!("  ({} inconclusive)", sm.inconclusive)
-                } else {
-                    String::new()
-                }
-            );
-        }
+    }
+    // The core's reading, unless the references give the rule no scale (it would speak of infinite separations).
+    if !out.warnings.iter().any(|w| w.code == "constant_references") {
         for n in &r.notes {
             let _ = writeln!(s, "note: {n}");
         }
-        for w in &r.warnings {
-            let _ = writeln!(s, "warning: {w}");
-        }
-        s
-    })
+    }
+    s
 }
