@@ -1,7 +1,7 @@
 //! The guardrails of the statistics commands (issues 11 and 12), from the user's side: real files in a temporary
 //! directory, the `lethe` binary, its exit status, stdout and stderr. One test per guardrail:
 //!
-//! * the file readers' warnings reach the user (a .npy with bytes after its data);
+//! * the file readers' warnings reach the user (a .npy with bytes after its data), with one code in every command;
 //! * ±inf and numbers beyond float64 (`1e400`) in a rank test are ranked with a warning; kernels, histograms and
 //!   distances refuse them; NaN is refused everywhere — each naming the file and the row of the file;
 //! * Wilcoxon with every difference zero is "inconclusive" with the reason, not `p = NaN`;
@@ -108,7 +108,7 @@ fn trailing_bytes_in_an_npy_are_a_warning_for_every_statistic() {
     for args in runs {
         let (_, err) = ok(&args);
         assert!(
-            err.contains("warning[trailing_bytes]") && err.contains("garbage") && err.contains("help:"),
+            err.contains("warning[trailing_bytes]") && err.contains("garbage") && err.contains("re-save"),
             "lethe {args:?}: stderr should carry the reader's warning:\n{err}"
         );
         let r = report(&args);
@@ -119,6 +119,74 @@ fn trailing_bytes_in_an_npy_are_a_warning_for_every_statistic() {
             "{w}"
         );
         assert!(r["headline"]["text"].as_str().is_some_and(|t| !t.is_empty()), "{r}");
+    }
+}
+
+/// The same reader warning, with the same code, from every other command that loads arrays.
+#[test]
+fn trailing_bytes_are_a_warning_for_every_command() {
+    let d = Dir::new();
+    let act: Vec<f64> = (0..40 * 4).map(|v| (f64::from(v) * 0.37).sin()).collect();
+    let mut g = npy(&act, &[40, 4]);
+    g.extend_from_slice(b"zz");
+    let g = d.write("act_garbage.npy", &g);
+    let ok_act = d.write("act.npy", &npy(&act, &[40, 4]));
+    // Logit-scaled confidences of 8 models on 40 examples (spread over the real line, so not probabilities).
+    let conf: Vec<f64> = (0..8 * 40).map(|v| (f64::from(v) * 0.61).sin() * 4.0).collect();
+    let mut c = npy(&conf, &[8, 40]);
+    c.extend_from_slice(b"zz");
+    let c = d.write("conf_garbage.npy", &c);
+    let ok_conf = d.write("conf.npy", &npy(&conf, &[8, 40]));
+    let scores: Vec<f64> = (0..30).map(|v| f64::from(v) / 30.0).collect();
+    let mut s = npy(&scores, &[30]);
+    s.extend_from_slice(b"zz");
+    let s = d.write("scores_garbage.npy", &s);
+    let (it, oot) = (format!("{g}@0..20"), format!("{ok_act}@20..40"));
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["sde", "--it", &it, "--oot", &oot, "--shuffles", "20"],
+        vec![
+            "calibrate",
+            "--data",
+            &g,
+            "--it-pool",
+            "0..20",
+            "--oot-pool",
+            "20..40",
+            "--target",
+            "0..5",
+            "--size",
+            "5",
+            "--refs",
+            "3",
+        ],
+        vec![
+            "ruler",
+            "--unlearned",
+            &g,
+            "--oracle",
+            &ok_act,
+            "--forget",
+            "0..10",
+            "--retain",
+            "10..40",
+        ],
+        vec!["epsilon", "--retrained", &c, "--unlearned", &ok_conf],
+        vec!["bounds", &s],
+    ];
+    for args in runs {
+        let r = report(&args);
+        let codes: Vec<&str> = r["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|w| w["code"].as_str())
+            .collect();
+        assert!(codes.contains(&"trailing_bytes"), "lethe {args:?}: warnings {codes:?}");
+        let (_, err) = ok(&args);
+        assert!(
+            err.contains("warning[trailing_bytes]") && err.contains("garbage.npy"),
+            "lethe {args:?}:\n{err}"
+        );
     }
 }
 

@@ -120,12 +120,25 @@ fn load_warnings(inputs: &[(&str, &Input)]) -> Vec<LoadWarning> {
         .collect()
 }
 
-/// The loaders' warnings as a report's warnings (code `input_warning`, about the input's role; the loader's message
-/// says what it found and what it did).
+/// The loaders' warnings as a report's warnings about the input's role ([`file_warning`]).
 fn loader_warnings(lw: &[LoadWarning]) -> Vec<crate::report::Warning> {
-    lw.iter()
-        .map(|w| crate::report::Warning::new("input_warning", Some(&w.role), w.message.clone(), None))
-        .collect()
+    lw.iter().map(|w| file_warning(Some(&w.role), &w.message)).collect()
+}
+
+/// A file reader's warning as a report warning, with one code per kind for every analysis: `trailing_bytes` (bytes
+/// after the array data), `header_row` (a first row read as column names), `label_column` (a text column read as
+/// row labels), else `file_reader`. The reader's message says what it found, what it did and the fix.
+pub fn file_warning(role: Option<&str>, message: &str) -> crate::report::Warning {
+    let code = if message.contains("after the array data") {
+        "trailing_bytes"
+    } else if message.contains("read as column names") {
+        "header_row"
+    } else if message.contains("read as row labels") {
+        "label_column"
+    } else {
+        "file_reader"
+    };
+    crate::report::Warning::new(code, role, message, None)
 }
 
 mod bounds;

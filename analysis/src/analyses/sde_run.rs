@@ -592,7 +592,7 @@ pub fn prepare_sde(ws: &mut Workspace, req: &SdeRequest) -> Result<SdeJob> {
 
 /// A loader's warning (a detected header, bytes after the data, ...) as a report warning about its input.
 pub(super) fn reader_warning(w: &LoadWarning) -> Warning {
-    Warning::new("file_warning", Some(&w.role), w.message.clone(), None)
+    super::file_warning(Some(&w.role), &w.message)
 }
 
 /// Refuses subsets under [`MIN_ROWS`] rows and subsets of different sizes (halves of different sizes: an odd last

@@ -276,28 +276,8 @@ pub fn reader_warnings(role: &str, input: &Input) -> Vec<Warning> {
         .warnings
         .iter()
         .filter(|w| !is_nonfinite_note(w))
-        .map(|w| reader_warning(Some(role), w))
+        .map(|w| file_warning(Some(role), w))
         .collect()
-}
-
-/// One reader warning with its code and, where there is one, the fix.
-fn reader_warning(role: Option<&str>, w: &str) -> Warning {
-    let (code, fix) = if w.contains("after the array data") {
-        (
-            "trailing_bytes",
-            Some(
-                "the file is longer than its header says: it may be damaged or two files joined; write it again \
-                 (numpy.save) and check that it is the file you meant",
-            ),
-        )
-    } else if w.contains("read as column names") {
-        ("header_row", None)
-    } else if w.contains("read as row labels") {
-        ("label_column", None)
-    } else {
-        ("file_reader", None)
-    };
-    Warning::new(code, role, w, fix.map(str::to_string))
 }
 
 /// Whether a reader warning is its note on non-finite values (see [`reader_warnings`]).
@@ -1284,7 +1264,7 @@ pub fn run_inspect(ws: &mut Workspace, req: &InspectRequest) -> Result<InspectRe
     let warnings: Vec<Warning> = info
         .warnings
         .iter()
-        .map(|w| reader_warning(Some("file"), w))
+        .map(|w| file_warning(Some("file"), w))
         .chain(info.arrays.iter().filter_map(|a| {
             a.problem.as_ref().map(|p| {
                 Warning::new(
