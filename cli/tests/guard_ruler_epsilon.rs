@@ -240,9 +240,10 @@ fn epsilon_refuses_probabilities_and_names_the_conversions() {
         "r_prob.npy",
         "look like probabilities",
         "logit-scaled confidences",
-        "retrained-logits",
-        "retrained-probs",
-        "labels",
+        "--retrained-logits",
+        "--retrained-probs",
+        "--labels",
+        "--confidences logit-scaled",
     ] {
         assert!(err.contains(needle), "`{needle}`: {err}");
     }
@@ -330,11 +331,11 @@ fn epsilon_names_the_official_score_as_the_one_to_report() {
         first.starts_with("Forgetting quality F = ") && first.contains("the score to report"),
         "{text}"
     );
-    let because = lines.next().unwrap();
     assert!(
-        because.contains("exhaustive F = ") && because.contains("Clopper–Pearson F = "),
+        first.contains("for comparison only: exhaustive F = ") && first.contains("Clopper–Pearson F = "),
         "{text}"
     );
+    assert!(text.contains("the competition document's definition"), "{text}");
 }
 
 #[test]
@@ -397,4 +398,39 @@ fn rouge_shows_each_generations_score() {
     let (report, _) = json(&args);
     assert_eq!(report["result"]["scores"]["fmeasure"].as_array().unwrap().len(), 2);
     assert_eq!(report["headline"]["call"], "rouge_l");
+}
+
+#[test]
+fn epsilon_refuses_logits_given_as_confidences() {
+    let c = Competition::new();
+    let err = refused(
+        &["epsilon", "--retrained", &c.p("rl.npy"), "--unlearned", &c.p("ul.npy")],
+        1,
+    );
+    assert!(err.contains("[classes_given_as_confidences]"), "{err}");
+    assert!(err.contains("rl.npy` is a 16 × 12 × 3 array"), "{err}");
+    assert!(
+        err.contains("scored as 36 examples") && err.contains("--retrained-logits"),
+        "{err}"
+    );
+}
+
+#[test]
+fn epsilon_refuses_true_class_probabilities_given_as_class_probabilities() {
+    let c = Competition::new();
+    let err = refused(
+        &[
+            "epsilon",
+            "--retrained-probs",
+            &c.p("r_prob.npy"),
+            "--unlearned-probs",
+            &c.p("u_prob.npy"),
+            "--labels",
+            &c.p("labels.npy"),
+        ],
+        1,
+    );
+    assert!(err.contains("[one_number_per_example]"), "{err}");
+    assert!(err.contains("r_prob.npy` is a 16 × 12 array"), "{err}");
+    assert!(err.contains("models × examples × classes"), "{err}");
 }

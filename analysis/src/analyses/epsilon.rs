@@ -113,6 +113,8 @@ pub struct EpsilonOutput {
     pub load_warnings: Vec<LoadWarning>,
     /// One per variant, in the order of `result.results`.
     pub plots: Vec<EpsilonPlot>,
+    /// What each variant is, in the order of `result.results`.
+    pub variant_notes: Vec<String>,
 }
 
 impl EpsilonOutput {
@@ -153,6 +155,15 @@ fn confidences_of(
     probabilities: bool,
 ) -> Result<(Matrix, Arc<Input>)> {
     let inp = ws.load(role, r)?;
+    check_per_class(
+        role,
+        &inp,
+        if probabilities {
+            "the probabilities"
+        } else {
+            "the logits"
+        },
+    )?;
     let conf = if probabilities {
         competition::logit_scaled_confidences_from_probabilities(inp.matrix.view(), labels)
     } else {
@@ -168,6 +179,34 @@ fn probability_valued(a: &Matrix, b: &Matrix) -> bool {
     a.as_slice().iter().chain(b.as_slice()).all(|v| (0.0..=1.0).contains(v))
 }
 
+/// A shape as `64 × 106 × 5`.
+fn dims(shape: &[u64]) -> String {
+    shape.iter().map(ToString::to_string).collect::<Vec<_>>().join(" × ")
+}
+
+/// Probabilities or logits must be models × examples × classes: a 2-D array holds one number per model and example
+/// (the probability of the true class, say), from which metric.py's confidence cannot be recovered exactly.
+fn check_per_class(role: &str, inp: &Input, what: &str) -> Result<()> {
+    if inp.record.shape.len() < 3 {
+        let flag = role.replace('_', "-");
+        return Err(Error::refused(
+            "one_number_per_example",
+            Some(role),
+            format!(
+                "`{}` is a {} array, one number per model and example; --{flag} takes {what} of every class, \
+                 models × examples × classes. If it holds the probability of the true class only, the confidence \
+                 cannot be recovered as metric.py computes it (that needs the other classes' probabilities): give \
+                 the logits or all classes' probabilities; if it holds logit-scaled confidences, give it as \
+                 --{} instead",
+                inp.record.path,
+                dims(&inp.record.shape),
+                role.split('_').next().unwrap_or(role)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn labels_of(
     ws: &mut Workspace,
     req: &EpsilonRequest,
@@ -177,7 +216,7 @@ fn labels_of(
     let ls = req.labels.as_ref().ok_or_else(|| {
         Error::at(
             "labels",
-            format!("{what} need the labels (the true class of each example): give the labels file"),
+            format!("{what} need the labels (the true class of each example): give the labels file (--labels)"),
         )
         .usage()
     })?;
@@ -242,16 +281,16 @@ fn variant_name(v: &Variant) -> &'static str {
 }
 
 /// What a variant is, in a sentence.
-fn variant_note(v: &Variant) -> String {
+pub fn variant_note(v: &Variant) -> String {
     match v {
-        Variant::Official => "official: the competition's metric.py, bit for bit — the score to report".into(),
-        Variant::Exhaustive => "exhaustive: every threshold, both directions, exact rates — a stronger attack than \
-                                the official grid, so F is lower or equal; not comparable with published scores"
+        Variant::Official => "the competition's metric.py, bit for bit: the score to report".into(),
+        Variant::Exhaustive => "every threshold between the pooled values, both directions, exact error rates: the \
+                                competition document's definition taken literally; for comparison, not for reporting"
             .into(),
         Variant::HighProbability { alpha } => format!(
-            "Clopper–Pearson: the exhaustive attacks with their error rates replaced by {}% confidence bounds — an \
-             epsilon that holds with high probability, so F is higher; not comparable with published scores",
-            (1.0 - alpha) * 100.0
+            "the exhaustive attacks with their error rates replaced by {}% Clopper–Pearson bounds: an epsilon that \
+             holds with high probability, so F is higher; for comparison, not for reporting",
+            num((1.0 - alpha) * 100.0).trim_end_matches('0').trim_end_matches('.')
         ),
     }
 }
@@ -310,23 +349,19 @@ fn headline(results: &[CompetitionResult], finals: &[Option<f64>], n_models: (us
             variant_name(&main.variant)
         )
     };
-    let mut h = Headline::new("forgetting_quality", text);
     let others: Vec<String> = results
         .iter()
         .filter(|r| r.variant != main.variant)
-        .map(|r| {
-            format!(
-                "{} F = {} ({})",
-                variant_name(&r.variant),
-                num(r.forget_score),
-                variant_note(&r.variant)
-            )
-        })
+        .map(|r| format!("{} F = {}", variant_name(&r.variant), num(r.forget_score)))
         .collect();
-    if !others.is_empty() {
-        h.reason = Some(format!("beneath it: {}", others.join("; ")));
+    if others.is_empty() {
+        Headline::new("forgetting_quality", text)
+    } else {
+        Headline::new(
+            "forgetting_quality",
+            format!("{text}; for comparison only: {}", others.join(", ")),
+        )
     }
-    h
 }
 
 fn num(v: f64) -> String {
@@ -377,6 +412,22 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
             let (r, u) = (ws.load("retrained", r)?, ws.load("unlearned", u)?);
             records.push(r.record.clone());
             records.push(u.record.clone());
+            for (role, inp) in [("retrained", &r), ("unlearned", &u)] {
+                if inp.record.shape.len() == 3 {
+                    return Err(Error::refused(
+                        "classes_given_as_confidences",
+                        Some(role),
+                        format!(
+                            "`{}` is a {} array: models × examples × classes (logits or probabilities), not one \
+                             confidence per model and example, and would be scored as {} examples. Give it as \
+                             --{role}-logits (or --{role}-probs for probabilities) with the labels (--labels)",
+                            inp.record.path,
+                            dims(&inp.record.shape),
+                            inp.matrix.cols()
+                        ),
+                    ));
+                }
+            }
             let out = (r.matrix.clone(), u.matrix.clone());
             if probability_valued(&out.0, &out.1) {
                 if !accept_probabilities {
@@ -386,12 +437,12 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
                         format!(
                             "every value of `{}` and `{}` lies between 0 and 1: these look like probabilities, but \
                              the competition's score expects {CONFIDENCE_UNIT}. Scored as they are, the forgetting \
-                             quality is wrong (in one trial 0.71 on probabilities against 0.23 on the same models' \
-                             confidences), and examples whose probabilities round to 1.0 score epsilon = 0. Give the \
-                             logits (retrained-logits, unlearned-logits: models × examples × classes) or the class \
-                             probabilities (retrained-probs, unlearned-probs) with the labels, and Lethe computes \
-                             the confidences as metric.py does; if these values are logit-scaled confidences \
-                             already, set confidences to logit-scaled",
+                             quality comes out wrong: probabilities squeeze the models' differences into a narrow \
+                             range, and those that round to 1.0 tie and score epsilon = 0. Give the logits \
+                             (--retrained-logits, --unlearned-logits: models × examples × classes) or all classes' \
+                             probabilities (--retrained-probs, --unlearned-probs) with the labels (--labels), and \
+                             Lethe computes the confidences as metric.py does; if these values are logit-scaled \
+                             confidences already, pass --confidences logit-scaled",
                             r.record.path, u.record.path
                         ),
                     ));
@@ -522,6 +573,7 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
         warnings.extend(note_warnings(r, &mut seen, probability_like));
     }
     let headline = headline(&results, &finals, (retrained.rows(), unlearned.rows()));
+    let results_notes = results.iter().map(|r| variant_note(&r.variant)).collect();
     let spec = |role: &str| records.iter().find(|r| r.role == role).map(|r| r.spec.clone());
     let parameters = EpsilonParameters {
         retrained: spec("retrained"),
@@ -552,6 +604,7 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
         inputs: records,
         headline,
         warnings,
+        variant_notes: results_notes,
         plots: plots_out,
     })
 }
@@ -650,6 +703,39 @@ mod tests {
     }
 
     #[test]
+    fn arrays_of_the_wrong_rank_are_refused() {
+        let mut ws = workspace();
+        let e = epsilon(
+            &mut ws,
+            &EpsilonRequest {
+                retrained: all(1),
+                unlearned: all(2),
+                ..EpsilonRequest::default()
+            },
+        )
+        .unwrap_err();
+        assert_eq!(e.code.as_deref(), Some("classes_given_as_confidences"));
+        assert_eq!(e.input.as_deref(), Some("retrained"));
+        let e = epsilon(
+            &mut ws,
+            &EpsilonRequest {
+                retrained_probs: all(6),
+                unlearned_probs: all(7),
+                labels: all(5),
+                ..EpsilonRequest::default()
+            },
+        )
+        .unwrap_err();
+        assert_eq!(e.code.as_deref(), Some("one_number_per_example"));
+        assert!(
+            e.message
+                .contains("--retrained-probs takes the probabilities of every class"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
     fn probabilities_with_labels_score_as_the_logits_do() {
         let mut ws = workspace();
         let by_logits = epsilon(
@@ -714,11 +800,13 @@ mod tests {
             "{}",
             out.headline.text
         );
-        let reason = out.headline.reason.as_deref().unwrap();
+        let text = &out.headline.text;
         assert!(
-            reason.contains("exhaustive F") && reason.contains("Clopper–Pearson F"),
-            "{reason}"
+            text.contains("exhaustive F") && text.contains("Clopper–Pearson F"),
+            "{text}"
         );
+        assert!(text.find("the score to report") < text.find("exhaustive F"), "{text}");
+        assert_eq!(out.variant_notes.len(), 3);
         let only = epsilon(
             &mut ws,
             &EpsilonRequest {

@@ -124,7 +124,7 @@ pub(super) fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
     let out = analyses::epsilon(&mut ws, &req).map_err(err)?;
     emit_report(&out.report(), a.out.json, |o| {
         let mut s = String::new();
-        for (r, f) in o.results.iter().zip(&o.final_scores) {
+        for ((r, f), note) in o.results.iter().zip(&o.final_scores).zip(&out.variant_notes) {
             let eps: Vec<f64> = r.per_example.iter().map(|e| e.epsilon).collect();
             let finite: Vec<f64> = eps.iter().copied().filter(|e| e.is_finite()).collect();
             let mean = finite.iter().sum::<f64>() / finite.len().max(1) as f64;
@@ -145,6 +145,7 @@ pub(super) fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
                 zero,
                 f.map(|f| format!("; final score {}", fmt_num(f))).unwrap_or_default()
             );
+            let _ = writeln!(s, "  {note}");
         }
         let _ = writeln!(
             s,
