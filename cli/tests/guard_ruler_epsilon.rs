@@ -158,7 +158,7 @@ fn one_ruler_run_gets_a_call_per_metric_and_one_headline() {
         .any(|h| first.starts_with(h)),
         "the headline comes first: {text}"
     );
-    for m in ["  m1: ", "  m2: ", "  m4: "] {
+    for m in ["  m1 oracle similarity ", "  m2 ", "  m4 nearest-neighbour rank "] {
         assert!(text.contains(m), "a call for {m}: {text}");
     }
     assert!(text.contains("one run cannot test it"), "{text}");

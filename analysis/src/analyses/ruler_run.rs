@@ -246,8 +246,8 @@ fn single_run_calls(r: &RulerReport) -> Vec<MetricCall> {
             "representation_shift",
             r.representation_shift,
             r.nulls.representation_shift,
-            "moved away from the oracle",
-            "moved towards the oracle",
+            "a shift away from the oracle",
+            "a shift towards the oracle",
         ),
     ] {
         if let Some(v) = value {
@@ -303,6 +303,12 @@ fn single_run_calls(r: &RulerReport) -> Vec<MetricCall> {
     calls
 }
 
+/// The smallest two-sided p-value the exact Wilcoxon signed-rank test can give for `n` runs (all of one sign):
+/// `2 / 2^n`. Below 6 runs it exceeds 0.05, so no metric can be significant at the usual levels.
+fn smallest_p(n: usize) -> f64 {
+    2.0 * 0.5f64.powi(i32::try_from(n).unwrap_or(i32::MAX))
+}
+
 /// The calls on each metric from the Wilcoxon + Benjamini–Hochberg test across runs.
 fn across_run_calls(across: &[ruler::MetricAcrossRuns], fdr: f64) -> Vec<MetricCall> {
     across
@@ -310,7 +316,7 @@ fn across_run_calls(across: &[ruler::MetricAcrossRuns], fdr: f64) -> Vec<MetricC
         .map(|m| {
             let (metric, low, high) = match m.metric {
                 "calibration_gap" => ("m2", "residual memorisation", "over-correction"),
-                "representation_shift" => ("m3", "moved away from the oracle", "moved towards the oracle"),
+                "representation_shift" => ("m3", "a shift away from the oracle", "a shift towards the oracle"),
                 _ => ("m4", "over-displacement", "residual memorisation"),
             };
             let above = m.rank_biserial.is_some_and(|r| r > 0.0);
@@ -329,6 +335,19 @@ fn across_run_calls(across: &[ruler::MetricAcrossRuns], fdr: f64) -> Vec<MetricC
                         m.values.len(),
                         num(m.wilcoxon.p_value),
                         num(m.p_adjusted)
+                    ),
+                )
+            } else if smallest_p(m.values.len()) > fdr {
+                (
+                    Headline::INCONCLUSIVE,
+                    format!(
+                        "{metric} cannot be told from its null {} with {} runs: the Wilcoxon test of so few runs \
+                         cannot reach a p-value below {} (it gave {}), so FDR {fdr} is out of reach; add runs from \
+                         more seeds (6 or more)",
+                        m.null,
+                        m.values.len(),
+                        num(smallest_p(m.values.len())),
+                        num(m.wilcoxon.p_value)
                     ),
                 )
             } else {
@@ -416,6 +435,15 @@ fn overall(calls: &[MetricCall], runs: usize) -> Headline {
                 which.join(" and "),
                 if which.len() == 1 { "is" } else { "are" },
                 if which.len() == 1 { "its" } else { "their" }
+            ),
+        )
+    } else if runs > 1 && calls.iter().any(|c| c.call == Headline::INCONCLUSIVE) {
+        Headline::inconclusive(
+            format!("Inconclusive: {runs} runs are too few to test the metrics against their nulls"),
+            format!(
+                "the Wilcoxon test of {runs} runs cannot reach a p-value below {}; add runs from more seeds (6 or \
+                 more)",
+                num(smallest_p(runs))
             ),
         )
     } else {
@@ -543,7 +571,23 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
         [one] => single_run_calls(one),
         _ => across_run_calls(&across, req.fdr),
     };
-    let headline = overall(&metric_calls, reports.len());
+    let mut headline = overall(&metric_calls, reports.len());
+    let untested: Vec<&str> = metric_calls
+        .iter()
+        .filter(|c| c.call == Headline::INCONCLUSIVE)
+        .map(|c| c.metric)
+        .collect();
+    if !headline.is_inconclusive() && !untested.is_empty() {
+        headline.text.push_str(&format!(
+            " ({} not tested: {})",
+            untested.join(" and "),
+            if reports.len() == 1 {
+                "that needs runs from several seeds"
+            } else {
+                "too few runs"
+            }
+        ));
+    }
     let specs = |role: &str| -> Vec<String> {
         records
             .iter()
@@ -732,6 +776,28 @@ mod tests {
         }
         let none = overall(&single_run_calls(&report_with(0.5, 48))[..2], 1);
         assert!(none.is_inconclusive() && none.reason.is_some());
+    }
+
+    #[test]
+    fn too_few_runs_are_inconclusive_not_at_null() {
+        let runs: Vec<RulerReport> = [0.7, 0.72, 0.69].iter().map(|&m4| report_with(m4, 48)).collect();
+        let (across, _) = ruler::across_runs(&runs, 0.05).unwrap();
+        let calls = across_run_calls(&across, 0.05);
+        assert!(calls.iter().all(|c| c.call == Headline::INCONCLUSIVE), "{calls:?}");
+        assert!(
+            calls[0].text.contains("cannot reach a p-value below 0.250000"),
+            "{}",
+            calls[0].text
+        );
+        let h = overall(&calls, 3);
+        assert!(h.is_inconclusive() && h.text.contains("3 runs are too few"), "{h:?}");
+        // Six runs, all above the null: significant.
+        let runs: Vec<RulerReport> = (0..6).map(|k| report_with(0.7 + 0.01 * f64::from(k), 48)).collect();
+        let (across, _) = ruler::across_runs(&runs, 0.05).unwrap();
+        let calls = across_run_calls(&across, 0.05);
+        let m4 = calls.iter().find(|c| c.metric == "m4").unwrap();
+        assert_eq!(m4.call, "above_null", "{m4:?}");
+        assert_eq!(overall(&calls, 6).call, "residual_memorisation");
     }
 
     #[test]

@@ -131,7 +131,7 @@ pub(super) fn ruler_cmd(a: RulerArgs) -> Result<(), CliError> {
             );
         }
         for c in &out.metric_calls {
-            let _ = writeln!(s, "  {}: {}", c.metric, c.text);
+            let _ = writeln!(s, "  {}", c.text);
         }
         s
     })
