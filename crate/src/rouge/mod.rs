@@ -94,8 +94,73 @@ pub fn tokenize(text: &str, use_stemmer: bool) -> Vec<String> {
         .collect()
 }
 
-/// Length of the longest common subsequence, by the standard dynamic programme in `O(min(|a|, |b|))` memory.
-fn lcs_length<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+/// Length of the longest common subsequence of two token lists, by the bit-parallel algorithm of Allison and Dix
+/// (1986) in Hyyrö's form (2004): the dynamic programme's row for the shorter list is held as bits, 64 cells to a
+/// machine word, so the time is `O(|long| · ⌈|short| / 64⌉)` and the memory `O(|short|)` — the same length as the
+/// textbook `O(|a| · |b|)` programme (rouge-score's `_lcs_table`), exactly, since both compute the LCS length.
+///
+/// Row update for each token `x` of the longer list, with `M[x]` the positions of `x` in the shorter one:
+/// `U = V & M[x]; V = (V + U) | (V & !M[x])` (the `+` carries across words); the LCS length is the number of zero
+/// bits of `V`. Match masks: dense for tokens occurring at least once per word of the shorter list (there are at
+/// most 64 of those), else set and cleared in one scratch mask per step, so no step costs more than `O(words)`.
+fn lcs_length<T: Eq + std::hash::Hash>(a: &[T], b: &[T]) -> usize {
+    use std::collections::HashMap;
+    let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    if short.is_empty() {
+        return 0;
+    }
+    let words = short.len().div_ceil(64);
+    let mut positions: HashMap<&T, Vec<u32>> = HashMap::new();
+    for (j, t) in short.iter().enumerate() {
+        // `short.len()` ≤ `long.len()`; both fit in memory, and a u32 position covers 4·10⁹ tokens.
+        positions.entry(t).or_default().push(j as u32);
+    }
+    // Dense masks for frequent tokens; the rest keep their positions.
+    let mut dense: HashMap<&T, Vec<u64>> = HashMap::new();
+    positions.retain(|t, pos| {
+        if pos.len() < words {
+            return true;
+        }
+        let mut m = vec![0u64; words];
+        for &j in pos.iter() {
+            m[j as usize / 64] |= 1 << (j % 64);
+        }
+        dense.insert(*t, m);
+        false
+    });
+    let mut v = vec![u64::MAX; words];
+    let mut scratch = vec![0u64; words];
+    let step = |v: &mut [u64], m: &[u64]| {
+        let mut carry = 0u64;
+        for (vw, &mw) in v.iter_mut().zip(m) {
+            let u = *vw & mw;
+            let (s1, c1) = vw.overflowing_add(u);
+            let (s2, c2) = s1.overflowing_add(carry);
+            carry = u64::from(c1 | c2);
+            *vw = s2 | (*vw & !mw);
+        }
+    };
+    for x in long {
+        if let Some(m) = dense.get(x) {
+            step(&mut v, m);
+        } else if let Some(pos) = positions.get(x) {
+            for &j in pos {
+                scratch[j as usize / 64] |= 1 << (j % 64);
+            }
+            step(&mut v, &scratch);
+            for &j in pos {
+                scratch[j as usize / 64] = 0;
+            }
+        }
+        // A token absent from the shorter list leaves the row as it is (`M[x] = 0`).
+    }
+    let zeros: u32 = v.iter().map(|w| w.count_zeros()).sum();
+    zeros as usize
+}
+
+/// The textbook dynamic programme, `O(|a| · |b|)` time: the reference the bit-parallel version is tested against.
+#[cfg(test)]
+fn lcs_length_dp<T: PartialEq>(a: &[T], b: &[T]) -> usize {
     let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
     let mut row = vec![0usize; short.len() + 1];
     for x in long {
@@ -137,7 +202,8 @@ fn score_tokens(reference: &[String], prediction: &[String]) -> RougeScore {
 /// `RougeScorer(['rougeL'], use_stemmer=use_stemmer).score(reference, prediction)['rougeL']`.
 ///
 /// The argument order is rouge-score's (target first). Precision is relative to the prediction, recall to
-/// the reference. Any two strings have a score, so this cannot fail.
+/// the reference. Any two strings have a score, so this cannot fail. The time is `O(|r| · |p| / 64)` (200,000
+/// tokens against 200,000: about 0.6 s) and is not bounded here; the batch functions check it first.
 ///
 /// # Examples
 /// ```
@@ -150,11 +216,61 @@ pub fn rouge_l(reference: &str, prediction: &str, use_stemmer: bool) -> RougeSco
     score_tokens(&tokenize(reference, use_stemmer), &tokenize(prediction, use_stemmer))
 }
 
+/// The number of tokens [`tokenize`] gives for `text` (stemming keeps the count), without building them.
+fn token_count(text: &str) -> usize {
+    let mut n = 0;
+    let mut inside = false;
+    for c in text.chars().flat_map(char::to_lowercase) {
+        let keep = c.is_ascii_lowercase() || c.is_ascii_digit();
+        if keep && !inside {
+            n += 1;
+        }
+        inside = keep;
+    }
+    n
+}
+
+/// Steps of [`lcs_length`] on token lists of `a` and `b` tokens: one per word of the shorter list's bit row, per
+/// token of the longer one (about a nanosecond each).
+fn lcs_steps(a: usize, b: usize) -> u64 {
+    let (long, short) = (a.max(b), a.min(b));
+    (long as u64).saturating_mul(short.div_ceil(64) as u64)
+}
+
+/// Refuses a batch whose LCS work exceeds what one computation may take ([`crate::check::limits`]), before any
+/// pair is scored: `pairs` yields each pair's (reference, prediction) token counts.
+fn check_work(pairs: impl Iterator<Item = (usize, usize)>) -> Result<()> {
+    let (mut steps, mut count, mut largest) = (0u64, 0usize, (0u64, 0usize, 0usize, 0usize));
+    for (i, (r, p)) in pairs.enumerate() {
+        let s = lcs_steps(r, p);
+        steps = steps.saturating_add(s);
+        count += 1;
+        if s >= largest.0 {
+            largest = (s, i, r, p);
+        }
+    }
+    let (_, i, r, p) = largest;
+    let mut budget = crate::check::Budget::default();
+    budget.add(
+        crate::check::Cause::input("predictions"),
+        format!(
+            "ROUGE-L of {count} text pair(s) (the longest common subsequence of each; the largest pair, number {}, \
+             has {r} reference and {p} prediction tokens)",
+            i + 1
+        ),
+        0,
+        steps,
+        "score shorter texts (truncate each generation and reference to the part being evaluated, e.g. its first \
+         few thousand tokens), or split the texts over several runs",
+    );
+    budget.check()
+}
+
 /// ROUGE-L for many (reference, prediction) pairs, `references[i]` with `predictions[i]`; each pair is scored
 /// as by [`rouge_l`].
 ///
 /// # Errors
-/// [`Error::ShapeMismatch`] when the two lists differ in length.
+/// [`Error::ShapeMismatch`] when the two lists differ in length; [`Error::TooLarge`] as for [`rouge_l_against`].
 ///
 /// # Examples
 /// ```
@@ -177,6 +293,12 @@ pub fn rouge_l_pairs<R: AsRef<str>, P: AsRef<str>>(
             ),
         });
     }
+    check_work(
+        references
+            .iter()
+            .zip(predictions)
+            .map(|(r, p)| (token_count(r.as_ref()), token_count(p.as_ref()))),
+    )?;
     let mut out = RougeBatch::with_capacity(predictions.len());
     for (r, p) in references.iter().zip(predictions) {
         out.push(rouge_l(r.as_ref(), p.as_ref(), use_stemmer));
@@ -187,20 +309,26 @@ pub fn rouge_l_pairs<R: AsRef<str>, P: AsRef<str>>(
 /// ROUGE-L of many sampled predictions against one reference (the paper's setting: `n` generations for one
 /// question). Same scores as [`rouge_l`] per prediction; the reference is tokenized once.
 ///
+/// # Errors
+/// [`Error::TooLarge`] (for `predictions`) when the pairs' longest-common-subsequence work exceeds what one
+/// computation may take ([`crate::check::limits`]: about 10¹² steps, a quarter of an hour; 200,000 tokens against
+/// 200,000 take about 0.6 s), said before any pair is scored, with the largest pair and the fix.
+///
 /// # Examples
 /// ```
 /// use lethe::rouge::rouge_l_against;
-/// let b = rouge_l_against("the cat is on the mat", &["the cat sat on the mat", "no"], false);
+/// let b = rouge_l_against("the cat is on the mat", &["the cat sat on the mat", "no"], false).unwrap();
 /// assert_eq!(b.fmeasure.len(), 2);
 /// assert!((b.fmeasure[0] - 5.0 / 6.0).abs() < 1e-15);
 /// ```
-pub fn rouge_l_against<P: AsRef<str>>(reference: &str, predictions: &[P], use_stemmer: bool) -> RougeBatch {
+pub fn rouge_l_against<P: AsRef<str>>(reference: &str, predictions: &[P], use_stemmer: bool) -> Result<RougeBatch> {
     let r = tokenize(reference, use_stemmer);
+    check_work(predictions.iter().map(|p| (r.len(), token_count(p.as_ref()))))?;
     let mut out = RougeBatch::with_capacity(predictions.len());
     for p in predictions {
         out.push(score_tokens(&r, &tokenize(p.as_ref(), use_stemmer)));
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -224,6 +352,68 @@ mod tests {
             tokenize("\u{130}stanbul \u{212A}elvin", false),
             ["i", "stanbul", "kelvin"]
         );
+    }
+
+    /// The bit-parallel LCS equals the textbook programme on random token lists of every size around the word
+    /// boundaries, small vocabularies (many repeats: the dense masks) and large ones (the sparse path).
+    #[test]
+    fn bit_parallel_lcs_equals_the_dynamic_programme() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |k: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % k
+        };
+        for vocab in [1u64, 2, 3, 5, 40, 1000] {
+            for &(m, n) in &[
+                (0usize, 5usize),
+                (1, 1),
+                (63, 64),
+                (64, 64),
+                (65, 130),
+                (200, 129),
+                (300, 500),
+            ] {
+                let a: Vec<u64> = (0..m).map(|_| next(vocab)).collect();
+                let b: Vec<u64> = (0..n).map(|_| next(vocab)).collect();
+                assert_eq!(lcs_length(&a, &b), lcs_length_dp(&a, &b), "vocab {vocab}, {m} × {n}");
+                assert_eq!(lcs_length(&b, &a), lcs_length_dp(&a, &b), "vocab {vocab}, {n} × {m}");
+            }
+        }
+    }
+
+    #[test]
+    fn token_counts_are_what_tokenize_gives() {
+        for t in [
+            "",
+            "Harry Potter's best friends!",
+            "Café 東京 2001",
+            "\u{130}stanbul \u{212A}elvin",
+            "a--b  c9",
+        ] {
+            assert_eq!(token_count(t), tokenize(t, false).len(), "{t}");
+            assert_eq!(token_count(t), tokenize(t, true).len(), "{t}");
+        }
+    }
+
+    /// Pairs whose LCS work is past the limit are refused before any is scored, naming the size and the fix.
+    #[test]
+    fn batches_past_the_work_limit_are_refused_with_the_size() {
+        assert_eq!(lcs_steps(200_000, 200_000), 200_000 * 3125);
+        assert_eq!(lcs_steps(3, 200_000), 200_000);
+        // 2·10⁶ × 2·10⁶ tokens: 6.25·10¹⁰ steps a pair, × 20 pairs > 10¹².
+        let e = check_work(std::iter::repeat_n((2_000_000, 2_000_000), 20)).unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, Error::TooLarge { .. }), "{msg}");
+        assert!(
+            msg.contains("20 text pair(s)") && msg.contains("2000000 reference and 2000000 prediction tokens"),
+            "{msg}"
+        );
+        assert!(msg.contains("score shorter texts"), "{msg}");
+        check_work(std::iter::repeat_n((200_000, 200_000), 20)).unwrap();
+        // The batch functions refuse before scoring: an empty batch is fine, a mismatched one is not.
+        assert!(rouge_l_against::<&str>("a", &[], false).unwrap().fmeasure.is_empty());
     }
 
     #[test]
