@@ -1,7 +1,6 @@
 //! `lethe`: Lethe's statistics on files, for pipelines and benchmarks. See docs/cli.md.
 
 mod commands;
-mod input;
 mod report;
 
 use std::fmt;

@@ -10,12 +10,11 @@ use lethe::kernel::Bandwidth;
 use lethe::leakage;
 use lethe::sde;
 use lethe::wilcoxon::ZeroMethod;
-use lethe::{Alternative, Matrix, PValueMethod};
+use lethe::{Alternative, PValueMethod};
 use serde::Serialize;
 
 use crate::CliError;
-use crate::input::{self, InputRecord, InputSpec, RowSpec};
-use crate::report::{Report, fmt_num};
+use crate::report::fmt_num;
 
 mod bounds;
 mod epsilon;
@@ -191,22 +190,8 @@ impl BackendChoice {
     }
 }
 
-/// Runs `f` on the GPU backend: the adapter Lethe finds first (WGPU_BACKEND, e.g. `vulkan`, narrows the search).
-#[cfg(feature = "gpu")]
-pub(super) fn on_gpu<R>(f: impl FnOnce(&mut lethe_gpu::GpuBackend) -> lethe::Result<R>) -> Result<R, CliError> {
-    let mut gpu = pollster::block_on(lethe_gpu::GpuBackend::request(&lethe_gpu::GpuOptions::default()))
-        .map_err(|e| CliError::msg(format!("--backend gpu: {e}")))?;
-    f(&mut gpu).map_err(|e| CliError::msg(format!("--backend gpu: {e}")))
-}
-
-#[cfg(not(feature = "gpu"))]
-pub(super) fn on_gpu<R>(_: impl FnOnce(&mut NoGpu) -> lethe::Result<R>) -> Result<R, CliError> {
-    Err(CliError::msg(
-        "--backend gpu: this lethe was built without the `gpu` feature (cargo build -p lethe-cli --features gpu)",
-    ))
-}
-
-/// The GPU backend, for a job of the analysis layer to run on: the adapter Lethe finds first (as [`on_gpu`]).
+/// The GPU backend, for a job of the analysis layer to run on: the adapter Lethe finds first (WGPU_BACKEND, e.g.
+/// `vulkan`, narrows the search).
 #[cfg(feature = "gpu")]
 pub(super) fn gpu_backend() -> Result<lethe_gpu::GpuBackend, CliError> {
     pollster::block_on(lethe_gpu::GpuBackend::request(&lethe_gpu::GpuOptions::default()))
@@ -227,7 +212,7 @@ type NoGpu = lethe::backend::CpuBackend;
 #[cfg(feature = "gpu")]
 use pollster::block_on;
 
-/// Without the GPU there is nothing to wait for ([`on_gpu`] calls nothing): a plain poll loop.
+/// Without the GPU there is nothing to wait for ([`gpu_backend`] gives none): a plain poll loop.
 #[cfg(not(feature = "gpu"))]
 pub(super) fn block_on<F: std::future::Future>(f: F) -> F::Output {
     let mut f = std::pin::pin!(f);
@@ -258,11 +243,6 @@ pub struct InspectArgs {
 
 /// An input spec kept as text for clap and the report, parsed on use.
 type InputSpecArg = String;
-
-pub(super) fn spec(s: &str) -> Result<InputSpec, CliError> {
-    s.parse()
-        .map_err(|e: String| CliError::usage(format!("bad input `{s}`: {e}")))
-}
 
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
