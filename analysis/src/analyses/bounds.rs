@@ -363,7 +363,7 @@ fn note_warnings(report: &LeakageReport, role: &str) -> Vec<Warning> {
 }
 
 /// The bound to act on (see the module's docs).
-fn bounds_headline(r: &LeakageReport, what: &str) -> Headline {
+fn bounds_headline(r: &LeakageReport, what: &str, score: &str) -> Headline {
     let conf = format!(
         "{}%",
         num((1.0 - r.params.alpha) * 100.0)
@@ -396,7 +396,10 @@ fn bounds_headline(r: &LeakageReport, what: &str) -> Headline {
     // A band wider than ±0.5 leaves every bound within 0.5 of the trivial one: nothing to act on.
     if e.upper >= 1.0 || e.eps >= 0.5 {
         return Headline::inconclusive(
-            format!("Inconclusive: {} {what} are too few to bound the scores usefully", r.n),
+            format!(
+                "Inconclusive: {} {what} are too few to bound the {score}s usefully",
+                r.n
+            ),
             format!(
                 "the {conf} confidence band around the empirical distribution is ±{} wide{plan}",
                 num(e.eps)
@@ -408,13 +411,13 @@ fn bounds_headline(r: &LeakageReport, what: &str) -> Headline {
         .x
         .iter()
         .zip(&r.general.upper)
-        .map(|(x, u)| format!("Pr(score > {x}) ≤ {}", num(*u)))
+        .map(|(x, u)| format!("Pr({score} > {x}) ≤ {}", num(*u)))
         .collect::<Vec<_>>()
         .join(", ");
     Headline::new(
         "bounded",
         format!(
-            "Expected score at most {} with {conf} confidence (mean {} over {} {what}); {mgen}{plan}",
+            "Expected {score} at most {} with {conf} confidence (mean {} over {} {what}); {mgen}{plan}",
             num(e.upper),
             num(e.mean),
             r.n
@@ -448,16 +451,12 @@ pub fn bounds(ws: &mut Workspace, req: &BoundsRequest) -> Result<BoundsOutput> {
             let f = &scores.fmeasure;
             let mean = f.iter().sum::<f64>() / f.len() as f64;
             let headline = match &report {
-                Some(r) => {
-                    let mut h = bounds_headline(r, "generations");
-                    h.text = format!("ROUGE-L leakage: {}", h.text);
-                    h
-                }
+                Some(r) => bounds_headline(r, "generations", "ROUGE-L F-measure"),
                 None => Headline::new(
                     "rouge_l",
                     format!(
-                        "Mean ROUGE-L F-measure {} over {} generations (highest {}); add the leakage bounds to bound \
-                         how often a generation leaks",
+                        "Mean ROUGE-L F-measure {} over {} generations (highest {}); add the leakage bounds \
+                         (--bounds) to bound how often a generation leaks",
                         num(mean),
                         f.len(),
                         num(f.iter().copied().fold(0.0, f64::max))
@@ -482,7 +481,7 @@ pub fn bounds(ws: &mut Workspace, req: &BoundsRequest) -> Result<BoundsOutput> {
         }
         None => {
             let report = report.ok_or_else(|| Error::msg("internal error: no bounds computed"))?;
-            let headline = bounds_headline(&report, "scores");
+            let headline = bounds_headline(&report, "scores", "score");
             let parameters = BoundsParameters::Bounds {
                 scores: spec("scores").unwrap_or_default(),
                 bounds: req.bound_parameters(),
