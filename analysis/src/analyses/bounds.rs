@@ -362,6 +362,15 @@ fn note_warnings(report: &LeakageReport, role: &str) -> Vec<Warning> {
         .collect()
 }
 
+/// A core error about the scores is about their input; a rejected option (`alpha` = 2) is about none.
+fn data_error(e: lethe::Error, role: &str) -> Error {
+    if matches!(e, lethe::Error::InvalidParameter { .. }) {
+        Error::from(e)
+    } else {
+        Error::from(e).or_at(role)
+    }
+}
+
 /// The bound to act on (see the module's docs).
 fn bounds_headline(r: &LeakageReport, what: &str, score: &str) -> Headline {
     let conf = format!(
@@ -436,9 +445,9 @@ pub fn bounds(ws: &mut Workspace, req: &BoundsRequest) -> Result<BoundsOutput> {
     let params = req.params()?;
     let want_bounds = s.rouge.is_none() || req.bounds;
     let (report, ecdf) = if want_bounds {
-        let report = leakage::report(&s.values, &params).map_err(|e| Error::from(e).or_at(role))?;
+        let report = leakage::report(&s.values, &params).map_err(|e| data_error(e, role))?;
         let grid = plots::ecdf_grid(&s.values);
-        let ecdf = leakage::cdf_bounds(&s.values, &grid, params.alpha).map_err(|e| Error::from(e).or_at(role))?;
+        let ecdf = leakage::cdf_bounds(&s.values, &grid, params.alpha).map_err(|e| data_error(e, role))?;
         (Some(report), Some(ecdf))
     } else {
         (None, None)

@@ -472,6 +472,13 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
         "half" => TieRule::Half,
         other => return Err(Error::msg(format!("ties `{other}` is not one of at-most, half")).usage()),
     };
+    if !(req.fdr > 0.0 && req.fdr < 1.0) {
+        return Err(Error::msg(format!(
+            "the false discovery rate (--fdr) is {}: it must lie strictly between 0 and 1, e.g. 0.05",
+            req.fdr
+        ))
+        .usage());
+    }
     let mut records = Vec::new();
     let mut reports = Vec::new();
     let mut warned: Vec<(&str, Arc<Input>)> = Vec::new();
@@ -723,6 +730,20 @@ mod tests {
         assert!(e.message.contains("same 10 rows"), "{}", e.message);
         let clean = ruler(&mut w, &request(None, "0..10", "10..40")).unwrap();
         assert!(clean.warnings.iter().all(|w| !w.code.starts_with("forget_retain")));
+    }
+
+    #[test]
+    fn an_fdr_outside_zero_one_is_a_usage_error_even_for_one_run() {
+        let mut w = ws(&[(1, "u.npy", embeddings(40, 8, 0.0))]);
+        let e = ruler(
+            &mut w,
+            &RulerRequest {
+                fdr: 2.0,
+                ..request(None, "0..10", "10..40")
+            },
+        )
+        .unwrap_err();
+        assert!(e.usage && e.message.contains("--fdr"), "{e:?}");
     }
 
     #[test]
