@@ -28,10 +28,13 @@ pub struct HsicArgs {
     /// Bandwidth of x: sqrt_dim, median, or a number
     #[arg(long, value_parser = checked::<Bandwidth>, default_value_t = HsicRequest::default().sigma_x)]
     sigma_x: String,
+    /// Bandwidth of y: sqrt_dim, median, or a number
     #[arg(long, value_parser = checked::<Bandwidth>, default_value_t = HsicRequest::default().sigma_y)]
     sigma_y: String,
+    /// Shuffles of the permutation test (p = (1 + b)/(1 + B); fewer than 19 can never give p < 0.05)
     #[arg(long, default_value_t = HsicRequest::default().permutations)]
     permutations: usize,
+    /// Seed of the shuffles
     #[arg(long, default_value_t = HsicRequest::default().seed)]
     seed: u64,
     /// Kernel storage: f64 or f32 [default: f64 on the CPU; the GPU computes in f32 only]
@@ -57,8 +60,10 @@ pub struct TwoSamples {
 pub struct MwuArgs {
     #[command(flatten)]
     samples: TwoSamples,
+    /// two-sided, less or greater (greater: x tends to be larger than y)
     #[arg(long, value_parser = checked::<Alternative>, default_value_t = MwuRequest::default().alternative)]
     alternative: String,
+    /// auto, exact or asymptotic (as scipy)
     #[arg(long, value_parser = checked::<PValueMethod>, default_value_t = MwuRequest::default().method)]
     method: String,
     /// Disable the continuity correction of the asymptotic p-value
@@ -77,8 +82,10 @@ pub struct WilcoxonArgs {
     /// wilcox, pratt or zsplit
     #[arg(long, value_parser = checked::<ZeroMethod>, default_value_t = WilcoxonRequest::default().zero_method)]
     zero_method: String,
+    /// two-sided, less or greater (greater: x − y tends to be positive)
     #[arg(long, value_parser = checked::<Alternative>, default_value_t = WilcoxonRequest::default().alternative)]
     alternative: String,
+    /// auto, exact or asymptotic (as scipy)
     #[arg(long, value_parser = checked::<PValueMethod>, default_value_t = WilcoxonRequest::default().method)]
     method: String,
     /// Continuity correction of the asymptotic p-value
@@ -92,6 +99,7 @@ pub struct WilcoxonArgs {
 pub struct JsdArgs {
     #[command(flatten)]
     samples: TwoSamples,
+    /// Equal-width bins over the range of both samples
     #[arg(long, default_value_t = JsdRequest::default().bins)]
     bins: usize,
     /// Logarithm base: e (default) or 2
