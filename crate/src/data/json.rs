@@ -588,6 +588,7 @@ pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) ->
         format: Format::Json,
         matrix,
         labels: None,
+        text_columns: Vec::new(),
         column_names: None,
         info,
         warnings,

@@ -77,6 +77,61 @@ pub enum LabelColumn {
     Last,
 }
 
+/// Which columns of a text table are the features (CSV/TSV only; other formats ignore it).
+///
+/// Columns are named by their header names or by their numbers counted from 1, as a spreadsheet or editor shows
+/// them (a name takes precedence over a number).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColumnChoice {
+    /// Every column but a row-label column ([`LabelColumn`]) and label/ID columns detected by name (see the module
+    /// documentation of [`crate::data::text`]).
+    #[default]
+    Auto,
+    /// Every column but a row-label column: no detection by name.
+    All,
+    /// These columns, in this order (repeats allowed); the rest are not read.
+    Use(Vec<String>),
+    /// Every column but a row-label column and these.
+    Drop(Vec<String>),
+}
+
+impl ColumnChoice {
+    /// The choice an array name spells, as a command line's `FILE#NAME` gives it: `columns=all`, `columns=auto`,
+    /// `columns=A,B,…` (use these), `drop=A,B,…` (every column but these); `None` for any other name.
+    ///
+    /// # Examples
+    /// ```
+    /// use lethe::data::ColumnChoice;
+    /// assert_eq!(ColumnChoice::from_name("drop=id,label"), Some(ColumnChoice::Drop(vec!["id".into(), "label".into()])));
+    /// assert_eq!(ColumnChoice::from_name("columns=all"), Some(ColumnChoice::All));
+    /// assert_eq!(ColumnChoice::from_name("emb"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Self> {
+        let list = |s: &str| s.split(',').map(|c| c.trim().to_string()).collect::<Vec<_>>();
+        if let Some(rest) = name.strip_prefix("columns=") {
+            return Some(match rest.trim() {
+                "all" => Self::All,
+                "auto" => Self::Auto,
+                r => Self::Use(list(r)),
+            });
+        }
+        name.strip_prefix("drop=").map(|r| Self::Drop(list(r)))
+    }
+}
+
+/// A column of a text table read as text rather than as a feature: the row labels, or a label/ID column left out
+/// of the features.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TextColumn {
+    /// Its header name, or `column N` (counted from 1) without one.
+    pub name: String,
+    /// Its number in the file, counted from 1.
+    pub number: usize,
+    /// Its cells for the rows loaded, verbatim (trimmed).
+    pub values: Vec<String>,
+}
+
 /// How to load a file. Defaults: the single array, all rows, at most 1 GiB, labels and header auto-detected.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -95,6 +150,9 @@ pub struct LoadOptions {
     /// Whether a text file's first row is a header; detected when `None` (a first row with a non-numeric cell
     /// where the second row has a number).
     pub has_header: Option<bool>,
+    /// Which columns of a text table are the features; with [`ColumnChoice::Auto`], an array name of the form
+    /// `columns=…` or `drop=…` chooses them ([`ColumnChoice::from_name`]).
+    pub columns: ColumnChoice,
 }
 
 /// The default [`LoadOptions::max_bytes`]: 1 GiB.
@@ -108,6 +166,7 @@ impl Default for LoadOptions {
             max_bytes: DEFAULT_MAX_BYTES,
             label_column: LabelColumn::Auto,
             has_header: None,
+            columns: ColumnChoice::Auto,
         }
     }
 }
@@ -178,7 +237,10 @@ pub struct Loaded<T: Scalar = f64> {
     pub matrix: Matrix<T>,
     /// Row labels (text label column), for the rows loaded.
     pub labels: Option<Vec<String>>,
-    /// Column names (text header row), without the label column.
+    /// Columns of a text table read as text, not as features, in file order: the row-label column and label/ID
+    /// columns left out by name (see [`crate::data::text`]); `labels` holds one of them.
+    pub text_columns: Vec<TextColumn>,
+    /// Column names (text header row) of the features, in the matrix's order.
     pub column_names: Option<Vec<String>>,
     /// The array that was loaded, as [`inspect`] would describe it.
     pub info: ArrayInfo,
@@ -206,12 +268,15 @@ pub(crate) fn nonfinite_warning<T: Scalar>(input: &str, m: &Matrix<T>) -> Option
     }
     let first = first?;
     let cols = m.cols().max(1);
-    Some(format!(
-        "`{input}` contains non-finite values ({nan} NaN, {pinf} +inf, {ninf} -inf; the first at row {}, column \
-         {}); the statistics refuse them: remove or impute those rows first",
-        first / cols,
-        first % cols
-    ))
+    Some(nonfinite_text(input, [nan, pinf, ninf], first / cols, first % cols))
+}
+
+/// The warning about `[NaN, +inf, -inf]` counts of non-finite values, the first at (`row`, `col`) of the matrix.
+pub(crate) fn nonfinite_text(input: &str, [nan, pinf, ninf]: [usize; 3], row: usize, col: usize) -> String {
+    format!(
+        "`{input}` contains non-finite values ({nan} NaN, {pinf} +inf, {ninf} -inf; the first at row {row}, column \
+         {col}); the statistics refuse them: remove or impute those rows first"
+    )
 }
 
 /// Wraps planned array data as a [`Loaded`].
@@ -230,6 +295,7 @@ pub(crate) fn finish<T: Scalar>(
         format,
         matrix,
         labels: None,
+        text_columns: Vec::new(),
         column_names: None,
         info,
         warnings,

@@ -46,7 +46,8 @@ pub mod text;
 pub use array_file::{ArrayFile, FileRows};
 pub use columns::{Columns, RowsOf, Source};
 pub use load::{
-    ArrayInfo, DEFAULT_MAX_BYTES, FileInfo, Format, LabelColumn, LoadOptions, Loaded, detect, inspect, load, load_bytes,
+    ArrayInfo, ColumnChoice, DEFAULT_MAX_BYTES, FileInfo, Format, LabelColumn, LoadOptions, Loaded, TextColumn, detect,
+    inspect, load, load_bytes,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use load::{inspect_path, load_path};

@@ -10,8 +10,9 @@ use super::source::ByteSource;
 /// The positions (0-based, ascending) of the rows of the split column `src` whose entry equals `value`.
 ///
 /// The file is read as, in this order:
-/// 1. a table with a text label column (an Embedding-Projector TSV): rows whose label, trimmed, equals `value`
-///    trimmed;
+/// 1. a table with a column named `split`, a text label column (an Embedding-Projector TSV) or a label/ID column
+///    named so in its header (`label`, `class`, `id`, …: see [`crate::data::text`]): rows whose entry in it, trimmed,
+///    equals `value` trimmed (the `split` column first, then the row labels);
 /// 2. a single numeric column (or a single row), in any format Lethe reads: rows whose number equals `value`
 ///    parsed as a number (`1` selects 1.0);
 /// 3. plain UTF-8 text, one label per line and no header: lines that, trimmed, equal `value` trimmed.
@@ -42,6 +43,15 @@ pub fn split_rows(input: &str, src: &dyn ByteSource, value: &str) -> Result<Vec<
         Err(e @ DataError::NotBuilt { .. }) => return Err(e),
         Err(_) => {}
         Ok(l) => {
+            // A column named `split` first, then the row labels (a text label column, or a label/ID column left out
+            // of the features by name).
+            let split = l
+                .text_columns
+                .iter()
+                .find(|c| c.name.trim().eq_ignore_ascii_case("split"));
+            if let Some(c) = split {
+                return Ok(matching(c.values.iter().map(String::as_str), want));
+            }
             if let Some(labels) = l.labels {
                 return Ok(matching(labels.iter().map(String::as_str), want));
             }
@@ -60,8 +70,19 @@ pub fn split_rows(input: &str, src: &dyn ByteSource, value: &str) -> Result<Vec<
                     .map(|(i, _)| i)
                     .collect());
             }
+            let names = l
+                .column_names
+                .as_ref()
+                .map(|n| {
+                    let shown: Vec<String> = n.iter().take(12).map(|c| format!("`{c}`")).collect();
+                    format!(" ({}{})", shown.join(", "), if n.len() > 12 { ", …" } else { "" })
+                })
+                .unwrap_or_default();
             return Err(bad(format!(
-                "it has {} columns and no label column; a split column needs a single column of values",
+                "it has {} numeric columns{names} and none of them is a label column; a split column is a single \
+                 column of values, a table with a text label column first or last, or a table whose header names \
+                 one column split, label, class, target, fold or id holding text or whole numbers (a column so named \
+                 that holds other numbers is read as a feature); save the split as one value per line",
                 m.cols()
             )));
         }
@@ -121,13 +142,32 @@ mod tests {
         assert!(rows("s.txt", b"test\nforget\n", "nothing").unwrap().is_empty());
     }
 
+    /// A table with a header naming its label or split column: the column that issue 11 found refused ("no label
+    /// column" beside a column named `label`).
+    #[test]
+    fn named_label_and_split_columns_select_rows() {
+        let t = b"id,f0,f1,label\n0,0.5,1.5,1\n1,2.5,3.5,0\n2,4.5,5.5,1\n";
+        assert_eq!(rows("t.csv", t, "1").unwrap(), vec![0, 2]);
+        let t = b"name,f0,split\na,0.5,forget\nb,2.5,retain\nc,1.0,forget\n";
+        assert_eq!(rows("t.csv", t, "forget").unwrap(), vec![0, 2]);
+    }
+
     #[test]
     fn unusable_split_columns_say_why() {
         let e = rows("i.csv", b"0\n1\n", "forget").unwrap_err();
         assert!(matches!(e, DataError::BadSplitColumn { .. }), "{e}");
         assert!(e.to_string().contains("give a number"), "{e}");
         let e = rows("t.csv", b"1,2\n3,4\n", "1").unwrap_err();
-        assert!(e.to_string().contains("2 columns and no label column"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("2 numeric columns and none of them is a label column"),
+            "{e}"
+        );
+        let e = rows("t.csv", b"a,label\n1,0.5\n3,1.5\n", "1").unwrap_err();
+        assert!(
+            e.to_string().contains("(`a`, `label`)") && e.to_string().contains("other numbers"),
+            "{e}"
+        );
         let e = rows("b.bin", b"\xff\xfe\x00\x01", "x").unwrap_err();
         assert!(e.to_string().contains("neither a table"), "{e}");
     }
