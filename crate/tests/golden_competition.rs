@@ -389,9 +389,16 @@ fn official_edge_cases() {
     let x = Matrix::from_rows(&[[0.1, 2.0], [0.4, 1.0], [0.3, 3.0], [0.9, 2.5]]).unwrap();
     let res = forget_score(x.view(), x.view(), &CompetitionParams::default()).unwrap();
     assert!(res.per_example.iter().all(|e| !e.peaky && e.epsilon < 1.0));
-    // Constant and equal samples: nothing survives; Lethe scores 0 and warns (metric.py's assert would stop).
+    // Constant and equal samples: nothing survives; Lethe scores 0 and warns, saying what happened in a user's
+    // words (metric.py's `assert thr_eps` would stop).
     let c = Matrix::from_rows(&[[0.7], [0.7], [0.7]]).unwrap();
     let res = forget_score(c.view(), c.view(), &CompetitionParams::default()).unwrap();
     assert_eq!(res.per_example[0].epsilon, 0.0);
-    assert!(res.warnings.iter().any(|w| w.contains("assert")));
+    assert!(
+        res.warnings
+            .iter()
+            .any(|w| w.contains("stops with an error") && w.contains("all of them are equal") && !w.contains("assert")),
+        "{:?}",
+        res.warnings
+    );
 }
