@@ -567,6 +567,24 @@ mod tests {
         );
     }
 
+    /// Bytes after the data: loaded, with a warning naming the file, what is odd and what to do.
+    #[test]
+    fn trailing_bytes_are_a_warning_with_the_fix() {
+        let mut f = b"\x93NUMPY\x01\x00\x3a\x00{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }\n".to_vec();
+        for v in [1.0f64, 2.0] {
+            f.extend_from_slice(&v.to_le_bytes());
+        }
+        f.extend_from_slice(b"garbage");
+        let got = load::<f64>("x.npy", &f.as_slice(), &LoadOptions::default()).unwrap();
+        assert_eq!(got.matrix.as_slice(), &[1.0, 2.0]);
+        let w = got.warnings.join("\n");
+        assert!(
+            w.contains("`x.npy`: 7 bytes after the array data") && w.contains("re-save the array with np.save"),
+            "{w}"
+        );
+        assert_eq!(inspect("x.npy", &f.as_slice()).unwrap().warnings, got.warnings);
+    }
+
     #[test]
     fn refuses_malformed_headers() {
         for bad in [
