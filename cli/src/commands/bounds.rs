@@ -7,7 +7,7 @@ use super::ruler_cmd::path_of;
 use super::*;
 use crate::report::{emit_report, layer_error};
 
-#[derive(Args, Serialize)]
+#[derive(Args)]
 pub struct BoundArgs {
     /// Significance level (two-sided unless --one-sided)
     #[arg(long, default_value_t = leakage::DEFAULT_ALPHA)]
@@ -32,8 +32,7 @@ pub struct BoundArgs {
     plan_width: f64,
 }
 
-#[derive(Clone, Copy, ValueEnum, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, ValueEnum)]
 pub(super) enum SdMethodArg {
     Conbo,
     Perbin,
@@ -59,18 +58,17 @@ impl BoundArgs {
     }
 }
 
-#[derive(Args, Serialize)]
+#[derive(Args)]
 pub struct BoundsArgs {
     /// Scores in [0, 1] (or 0/1 leak flags): a 1-D file
     scores: InputSpecArg,
     #[command(flatten)]
     bounds: BoundArgs,
     #[command(flatten)]
-    #[serde(skip)]
     out: Out,
 }
 
-#[derive(Args, Serialize)]
+#[derive(Args)]
 pub struct RougeArgs {
     /// Generations, one per line
     #[arg(long)]
@@ -90,7 +88,6 @@ pub struct RougeArgs {
     #[command(flatten)]
     bound_args: BoundArgs,
     #[command(flatten)]
-    #[serde(skip)]
     out: Out,
 }
 

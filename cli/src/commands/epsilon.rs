@@ -7,7 +7,7 @@ use super::ruler_cmd::path_of;
 use super::*;
 use crate::report::{emit_report, layer_error};
 
-#[derive(Args, Serialize)]
+#[derive(Args)]
 pub struct EpsilonArgs {
     /// Retrained models' logit-scaled confidences: models × forget examples (what metric.py scores; for
     /// probabilities or logits use --retrained-probs or --retrained-logits with --labels)
@@ -24,10 +24,8 @@ pub struct EpsilonArgs {
     /// Retrained models' class probabilities (softmax outputs): models × examples × classes (turned into
     /// logit-scaled confidences as metric.py; with --labels)
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     retrained_probs: Option<InputSpecArg>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     unlearned_probs: Option<InputSpecArg>,
     /// True class of each example (with the logits or probabilities inputs)
     #[arg(long)]
@@ -35,7 +33,6 @@ pub struct EpsilonArgs {
     /// What --retrained/--unlearned hold: auto (values that all lie in [0, 1] are refused as probabilities) or
     /// logit-scaled (take them as they are)
     #[arg(long, value_enum, default_value = "auto")]
-    #[serde(skip_serializing_if = "ConfidencesArg::is_auto")]
     confidences: ConfidencesArg,
     #[arg(long, value_enum, default_value = "official")]
     variant: VariantArg,
@@ -51,12 +48,10 @@ pub struct EpsilonArgs {
     #[arg(long, value_delimiter = ',')]
     accuracies: Option<Vec<f64>>,
     #[command(flatten)]
-    #[serde(skip)]
     out: Out,
 }
 
-#[derive(Clone, Copy, ValueEnum, Serialize, PartialEq)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
 pub(super) enum VariantArg {
     Official,
     Exhaustive,
@@ -64,17 +59,10 @@ pub(super) enum VariantArg {
     All,
 }
 
-#[derive(Clone, Copy, ValueEnum, Serialize, PartialEq)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
 pub(super) enum ConfidencesArg {
     Auto,
     LogitScaled,
-}
-
-impl ConfidencesArg {
-    fn is_auto(&self) -> bool {
-        *self == ConfidencesArg::Auto
-    }
 }
 
 pub(super) fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {

@@ -6,7 +6,7 @@ use lethe_analysis::analyses::{self, RulerRequest, RulerRun};
 use super::*;
 use crate::report::{emit_report, layer_error};
 
-#[derive(Args, Serialize)]
+#[derive(Args)]
 pub struct RulerArgs {
     /// Unlearned model's embeddings of all rows (repeat once per run)
     #[arg(long, required = true)]
@@ -29,12 +29,10 @@ pub struct RulerArgs {
     #[arg(long, default_value_t = 0.05)]
     fdr: f64,
     #[command(flatten)]
-    #[serde(skip)]
     out: Out,
 }
 
-#[derive(Clone, Copy, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, ValueEnum)]
 pub(super) enum TiesArg {
     AtMost,
     Half,
