@@ -309,6 +309,20 @@ fn errors_name_their_files() {
             assert!(err.contains(f), "lethe {args:?} should name {f}:\n{err}");
         }
     }
+    // Non-finite scores and confidences: the file and the row of the file, not of the row subset.
+    let scores = d.write("scores.csv", b"0.1\n0.2\n0.3\nnan\n0.5\n");
+    let (code, err) = fails(&["bounds", &format!("{scores}@2..5")]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("[non_finite]") && err.contains("scores.csv") && err.contains("row 3"),
+        "{err}"
+    );
+    let mut conf: Vec<f64> = (0..4 * 6).map(|v| (f64::from(v) * 0.7).sin() * 3.0).collect();
+    conf[2 * 6 + 4] = f64::INFINITY;
+    let conf = d.write("conf.npy", &npy(&conf, &[4, 6]));
+    let (code, err) = fails(&["epsilon", "--retrained", &format!("{conf}@1..4"), "--unlearned", &conf]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("conf.npy") && err.contains("row 2, column 4"), "{err}");
     // Labels of the competition score: the file, the entry and the value.
     let logits = d.write(
         "logits.npy",

@@ -255,6 +255,7 @@ fn scores(ws: &mut Workspace, req: &BoundsRequest) -> Result<Scores> {
     match (&req.scores, &req.predictions) {
         (Some(s), None) => {
             let input = ws.load("scores", s)?;
+            super::stats::check_finite(ws, "scores", &s.rows, &input, "The leakage bounds")?;
             let lw = load_warnings(&[("scores", &*input)]);
             let (values, rec) = load_vector(ws, "scores", s)?;
             Ok(Scores {

@@ -155,6 +155,7 @@ fn confidences_of(
     probabilities: bool,
 ) -> Result<(Matrix, Arc<Input>)> {
     let inp = ws.load(role, r)?;
+    super::stats::check_finite(ws, role, &r.rows, &inp, "The competition score")?;
     check_per_class(
         role,
         &inp,
@@ -264,6 +265,8 @@ fn note_warnings(r: &CompetitionResult, seen: &mut Vec<String>, probabilities: b
             )
         } else if w.contains("perfectly separated") {
             ("separation_capped", None)
+        } else if w.contains("span more than") {
+            ("threads_change_metric_py", None)
         } else {
             ("competition_note", None)
         };
@@ -409,7 +412,10 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
         (&req.retrained_probs, &req.unlearned_probs),
     ) {
         ((Some(r), Some(u)), _, _) => {
+            let (rr, ur) = (r, u);
             let (r, u) = (ws.load("retrained", r)?, ws.load("unlearned", u)?);
+            super::stats::check_finite(ws, "retrained", &rr.rows, &r, "The competition score")?;
+            super::stats::check_finite(ws, "unlearned", &ur.rows, &u, "The competition score")?;
             records.push(r.record.clone());
             records.push(u.record.clone());
             for (role, inp) in [("retrained", &r), ("unlearned", &u)] {
@@ -823,6 +829,34 @@ mod tests {
             "{}",
             only.headline.text
         );
+    }
+
+    #[test]
+    fn the_cores_notes_get_their_codes() {
+        let score = |r: &[f64], u: &[f64], rows: usize| {
+            let mut ws = Workspace::new();
+            let cols = r.len() / rows;
+            ws.add(1, "r.npy", Arc::new(crate::npy::f64_bytes(r, &[rows, cols])));
+            ws.add(2, "u.npy", Arc::new(crate::npy::f64_bytes(u, &[rows, cols])));
+            let out = epsilon(
+                &mut ws,
+                &EpsilonRequest {
+                    retrained: all(1),
+                    unlearned: all(2),
+                    ..EpsilonRequest::default()
+                },
+            )
+            .unwrap();
+            out.warnings.iter().map(|w| w.code.clone()).collect::<Vec<_>>()
+        };
+        // Two models: ⌈ln(N − 1)⌉ = 0, no buckets.
+        assert!(score(&[2.0, 3.0], &[5.0, 7.0], 2).contains(&"no_buckets".to_string()));
+        // A range over 327.68 units.
+        let r: Vec<f64> = (0..8).map(|k| f64::from(k) * 60.0).collect();
+        let u: Vec<f64> = (0..8).map(|k| f64::from(k) * 61.0 + 2.0).collect();
+        let codes = score(&r, &u, 8);
+        assert!(codes.contains(&"threads_change_metric_py".to_string()), "{codes:?}");
+        assert!(!codes.contains(&"competition_note".to_string()), "{codes:?}");
     }
 
     #[test]

@@ -307,24 +307,25 @@ impl Loaded {
         &self.input.record.path
     }
 
-    /// Row `i` of the matrix as a row of the file (the row subset's `i`-th index).
-    fn file_row(&self, ws: &mut Workspace, i: usize) -> usize {
-        match ws.resolve_rows(self.role, &self.rows) {
-            Ok((Some(rows), _, _)) => rows.get(i).copied().unwrap_or(i),
-            _ => i,
-        }
-    }
-
     /// The place of element `k` (row-major) in the file's coordinates: `row R` or `row R, column C`.
     fn place(&self, ws: &mut Workspace, k: usize) -> String {
-        let cols = self.matrix().cols().max(1);
-        let (i, j) = (k / cols, k % cols);
-        let row = self.file_row(ws, i);
-        if cols == 1 {
-            format!("row {row}")
-        } else {
-            format!("row {row}, column {j}")
-        }
+        place(ws, self.role, &self.rows, self.matrix(), k)
+    }
+}
+
+/// The place of element `k` (row-major) of `m`, loaded for `role` with `rows`, in the file's coordinates: `row R`
+/// (one column) or `row R, column C`, R the row of the file (the row subset's R-th index), counted from 0.
+fn place(ws: &mut Workspace, role: &str, rows: &Rows, m: &Matrix, k: usize) -> String {
+    let cols = m.cols().max(1);
+    let (i, j) = (k / cols, k % cols);
+    let row = match ws.resolve_rows(role, rows) {
+        Ok((Some(rows), _, _)) => rows.get(i).copied().unwrap_or(i),
+        _ => i,
+    };
+    if cols == 1 {
+        format!("row {row}")
+    } else {
+        format!("row {row}, column {j}")
     }
 }
 
@@ -406,12 +407,23 @@ const TOO_LARGE: &str = "numbers beyond float64's range, such as 1e400, are read
 /// Refuses NaN and ±inf in an input of a statistic that is not defined on them (`what`), naming the file, the
 /// counts and the first one's place in the file.
 fn refuse_nonfinite(ws: &mut Workspace, l: &Loaded, what: &str) -> Result<()> {
-    let s = NonFinite::scan(l.matrix().as_slice());
+    check_finite(ws, l.role, &l.rows, &l.input, what)
+}
+
+/// Refuses NaN and ±inf in `input`, loaded for `role` with `rows`, for a statistic that cannot use them (`what`,
+/// e.g. "An RBF kernel"): code `non_finite`, naming the file, the counts and the first one's row and column of the
+/// file (not of the row subset). For every analysis whose core would otherwise name an internal input and a
+/// position within the subset.
+///
+/// # Errors
+/// The refusal, when there is a NaN or ±inf.
+pub(super) fn check_finite(ws: &mut Workspace, role: &str, rows: &Rows, input: &Input, what: &str) -> Result<()> {
+    let m = &input.matrix;
+    let s = NonFinite::scan(m.as_slice());
     let Some(first) = s.first_nan.into_iter().chain(s.first_inf).min() else {
         return Ok(());
     };
-    let place = l.place(ws, first);
-    let value = l.matrix().as_slice()[first];
+    let place = place(ws, role, rows, m, first);
     let note = if s.infinite() > 0 {
         format!("; {TOO_LARGE}")
     } else {
@@ -419,13 +431,13 @@ fn refuse_nonfinite(ws: &mut Workspace, l: &Loaded, what: &str) -> Result<()> {
     };
     Err(Error::refused(
         "non_finite",
-        Some(l.role),
+        Some(role),
         format!(
-            "`{}` has non-finite values: {}, the first ({}) at {place} of the file{note}. {what} is not defined on \
-             them: remove or impute those rows, or select the finite rows",
-            l.path(),
+            "`{}` has non-finite values: {}, the first ({}) at {place} of the file{note}. {what} cannot use them: \
+             remove or impute those rows, or select the finite rows",
+            input.record.path,
             s.counts(),
-            fmt_value(value)
+            fmt_value(m.as_slice()[first])
         ),
     ))
 }
