@@ -344,9 +344,9 @@ pub fn forget_score(
             .count();
         if wide > 0 {
             warnings.push(format!(
-                "{wide} example(s) span more than 327.68 units, so torch would build their single-threshold grid \
-                 (over 32,768 points) in per-thread chunks whose rounding depends on the thread count; Lethe uses \
-                 the single-thread grid"
+                "{wide} example(s) span more than 327.68 units: for these, metric.py's own epsilon depends on how \
+                 many threads PyTorch uses (it builds their threshold grid of over 32,768 points in chunks, one per \
+                 thread, whose rounding differs); Lethe gives the single-threaded result"
             ));
         }
     }
