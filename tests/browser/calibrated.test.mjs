@@ -79,7 +79,8 @@ export const tests = [
       assert(v['sde.cal.confidence'] === undefined, 'activations are not probabilities: no confidence row');
       const notes = await sde.locator('.lethe-notes li').allTextContents();
       eq(notes.join('\n'), c.result.notes.join('\n'), 'plain-language notes');
-      const warned = await sde.locator('.lethe-warnings').allTextContents();
+      // The layer's warnings sit next to the input they concern (here the pools), or under the headline.
+      const warned = await sde.locator('.lethe-warnings, [data-check-for]').allTextContents();
       assert(warned.some((w) => w.includes('reference subsets overlap')), 'the overlap of reference subsets is said');
       // Exact mean ± sd of each of the three distributions on the histogram.
       eq(await sde.locator('svg .lethe-moment').count(), 3, 'exact-mean markers');
@@ -182,11 +183,14 @@ export const tests = [
       eq(await sde.locator('svg .lethe-moment').count(), 0, 'no shuffle histograms without shuffles');
 
       // Both rules: the paper rule's OTR/F1 (lethe sde on the same drawn targets) beside the calibrated ones.
+      // The paper rule's references have the drawn targets' 50 rows (subsets of different sizes are refused).
       await sde.locator('[data-param=rule]').selectOption('both');
       await sde.locator('[data-param=shuffles]').fill('40');
+      await it.rows('144..194');
+      await slot(sde, 'out_of_training').rows('544..594');
       await runDone(sde);
       const both = await downloadJson(page, sde.locator('[data-action="export-json"]'));
-      const s = cli(['sde', '--it', 'act_retrained.npy@144..244', '--oot', 'act_retrained.npy@544..644', '--draw-in', 'act_retrained.npy@344..544', '--draw-out', 'act_retrained.npy@644..744', '--draw', '50', '--size', '50', '--shuffles', '40', '--seed', '11'], dir);
+      const s = cli(['sde', '--it', 'act_retrained.npy@144..194', '--oot', 'act_retrained.npy@544..594', '--draw-in', 'act_retrained.npy@344..544', '--draw-out', 'act_retrained.npy@644..744', '--draw', '50', '--size', '50', '--shuffles', '40', '--seed', '11'], dir);
       const n2 = same(both, s, 'sde') + same(both.calibrated, c, 'calibrated');
       const v2 = await values(sde);
       eq(v2['sde.otr'], fmt(s.result.out_of_training_rate), 'paper OTR');

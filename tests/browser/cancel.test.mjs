@@ -12,14 +12,15 @@ export const tests = [
       const page = await open(context, base, '/');
       await waitExample(page);
       const sde = page.locator('#lethe-sde');
-      // Small references (20 rows: done within a second) and all 744 rows as the target, 200,000 shuffles: the
-      // target alone is tens of seconds of work, so the cancel below lands inside it.
+      // Three subsets of 200 rows (subsets of different sizes are refused), 1,000,000 shuffles each (seconds of work
+      // per subset), on one worker so that they run in order: the cancel below waits until the target is computed.
       await sde.locator('[data-param=rule]').selectOption('paper');
-      await sde.locator('[data-role="in_training-rows"]').fill('144..164');
-      await sde.locator('[data-role="out_of_training-rows"]').fill('544..564');
-      await sde.locator('[data-role="target-rows"]').fill('0..744');
-      await sde.locator('[data-param=shuffles]').fill('200000');
-      await sde.locator('[data-slot="target"] .lethe-slot-status').filter({ hasText: '744 × 128' }).waitFor();
+      await sde.locator('[data-param=workers]').selectOption('one');
+      await sde.locator('[data-role="in_training-rows"]').fill('144..344');
+      await sde.locator('[data-role="out_of_training-rows"]').fill('544..744');
+      await sde.locator('[data-role="target-rows"]').fill('344..544');
+      await sde.locator('[data-param=shuffles]').fill('1000000');
+      await sde.locator('[data-slot="target"] .lethe-slot-status').filter({ hasText: '200 × 128' }).waitFor();
       await sde.locator('[data-action="run"]').click();
       await sde.locator('.lethe-progress-text').filter({ hasText: /%/ }).waitFor({ timeout: 10000 });
 
@@ -34,26 +35,29 @@ export const tests = [
       await page.waitForTimeout(600);
       const progress2 = await sde.locator('progress').evaluate((p) => p.value);
       assert(progress2 > progress1, `progress moves during the run (${progress1} → ${progress2})`);
-      assert(/about .* left/.test(await sde.locator('.lethe-progress-text').textContent()), 'an ETA is shown');
+      const eta = await sde.locator('.lethe-progress-text').textContent();
+      assert(/about .* left/.test(eta), `an ETA is shown: ${eta}`);
 
+      await sde.locator('.lethe-progress-text').filter({ hasText: /^(7\d|8\d|9[0-4])%/ }).waitFor({ timeout: 60000 });
       const t1 = Date.now();
       await sde.getByRole('button', { name: 'Cancel' }).click();
       const text = await waitRun(sde, 10000);
       const stopMs = Date.now() - t1;
       assert(/stopped in/.test(text), `stopped: ${text}`);
       const partial = await sde.locator('.lethe-partial').textContent();
-      assert(partial.includes('Stopped early') && /In-training reference: 200000 of 200000 shuffles/.test(partial), `partial result shown: ${partial}`);
+      // The summary says exactly what finished (issue 11: it had said "not started" above a table showing both done).
+      assert(partial.includes('Stopped early') && /in-training reference complete; out-of-training reference complete; 0 of 1 target\(s\) complete \(target\[0\] stopped after \d+ of 1000000 shuffles\)/.test(partial), `partial result shown: ${partial}`);
 
       // The partial numbers: shuffles per subset, and the paper rule / Mann–Whitney on the target's shuffles so far,
       // as the report's `partial` (computed by the core) has them.
       const report = await downloadJson(page, sde.locator('[data-action="export-json"]'));
       eq(report.result.complete, false, 'report is partial');
       const pt = report.partial.targets[0];
-      assert(pt && pt.name === 'target[0]' && pt.shuffles_done > 0 && pt.shuffles_done < 200000, `partial target: ${JSON.stringify(pt && { name: pt.name, k: pt.shuffles_done })}`);
+      assert(pt && pt.name === 'target[0]' && pt.shuffles_done > 0 && pt.shuffles_done < 1000000, `partial target: ${JSON.stringify(pt && { name: pt.name, k: pt.shuffles_done })}`);
       const v = await values(sde);
-      eq(v['sde.partial.in_training.done'], '200000 of 200000 (complete)', 'in-training shuffles shown');
-      eq(v['sde.partial.out_of_training.done'], '200000 of 200000 (complete)', 'out-of-training shuffles shown');
-      eq(v['sde.partial.target[0].done'], `${pt.shuffles_done} of 200000`, 'target shuffles shown');
+      eq(v['sde.partial.in_training.done'], '1000000 of 1000000 (complete)', 'in-training shuffles shown');
+      eq(v['sde.partial.out_of_training.done'], '1000000 of 1000000 (complete)', 'out-of-training shuffles shown');
+      eq(v['sde.partial.target[0].done'], `${pt.shuffles_done} of 1000000`, 'target shuffles shown');
       eq(v['sde.partial.target[0].jsd_it'], fmt(pt.verdict.jsd_target_it), 'partial JSD to IT shown');
       eq(v['sde.partial.target[0].jsd_oot'], fmt(pt.verdict.jsd_target_oot), 'partial JSD to OOT shown');
       eq(v['sde.partial.target[0].verdict'], `${pt.verdict.in_training ? 'in training' : 'out of training'} (partial)`, 'partial verdict shown, labelled');
@@ -72,7 +76,7 @@ export const tests = [
       const k = pt.shuffles_done;
       const values0 = report.partial.unfinished_targets[0].values;
       eq(values0.length, k, 'values so far in the report');
-      const c = cli(['sde', '--it', 'act_unlearned.npy@144..164', '--oot', 'act_unlearned.npy@544..564', '--target', 'act_unlearned.npy@0..744', '--shuffles', String(Math.min(k, 400)), '--seed', '0'], workdir());
+      const c = cli(['sde', '--it', 'act_unlearned.npy@144..344', '--oot', 'act_unlearned.npy@544..744', '--target', 'act_unlearned.npy@344..544', '--shuffles', String(Math.min(k, 400)), '--seed', '0'], workdir());
       const prefix = compare(values0.slice(0, Math.min(k, 400)), c.result.targets[0].distribution.values, { rel: 1e-12 });
       assert(prefix.diffs.length === 0, `partial values ≠ the CLI's first shuffles: ${prefix.diffs.slice(0, 3).join('; ')}`);
 
@@ -84,7 +88,7 @@ export const tests = [
       assert((await sde.locator('.lethe-partial').count()) === 0, 'no partial banner after a complete run');
       await sde.locator('[data-value="sde.verdict"]').waitFor();
       assert(page.errors.length === 0, page.errors.join('; '));
-      return `UI reacted in ${react} ms during the run; cancel took effect in ${stopMs} ms; partial verdict on ${k} of 200000 target shuffles`;
+      return `UI reacted in ${react} ms during the run; cancel took effect in ${stopMs} ms; partial verdict on ${k} of 1000000 target shuffles`;
     },
   },
 ];

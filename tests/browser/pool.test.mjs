@@ -43,7 +43,7 @@ async function cancelAtStart(page, shuffles) {
     const values = Float64Array.from({ length: n * d }, (_, i) => Math.sin(i * 0.731) + ((i * 7919) % 13) / 13);
     const item = await w.store.add({ matrix: { values, shape: [n, d] }, name: `fresh-${Math.random()}` });
     const rows = (text) => ({ source: item.id, rows: { kind: 'text', text } });
-    const request = { in_training: rows('0..200'), out_of_training: rows('200..400'), target: [], target_in: [], target_out: [], draw_from: rows('400..600'), draw: 6, size: 100, shuffles, seed: 1, backend: 'cpu' };
+    const request = { in_training: rows('0..200'), out_of_training: rows('200..400'), target: [], target_in: [], target_out: [], draw_from: rows('400..600'), draw: 6, size: 100, shuffles, seed: 1, backend: 'cpu', equal_size: true };
     const ac = new AbortController();
     const t0 = performance.now();
     const p = w.store.engine.request('run', { analysis: 'sde', request, pool: true }, { signal: ac.signal });
@@ -123,7 +123,7 @@ export const tests = [
         const w = window.lethe;
         const item = w.store.list().at(-1);
         const rows = (text) => ({ source: item.id, rows: { kind: 'text', text } });
-        const out = await w.store.engine.request('run', { analysis: 'sde', request: { in_training: rows('0..200'), out_of_training: rows('200..400'), draw_from: rows('400..600'), draw: 6, size: 100, shuffles: 30, seed: 1, backend: 'cpu' }, pool: true });
+        const out = await w.store.engine.request('run', { analysis: 'sde', request: { in_training: rows('0..200'), out_of_training: rows('200..400'), draw_from: rows('400..600'), draw: 6, size: 100, shuffles: 30, seed: 1, backend: 'cpu', equal_size: true }, pool: true });
         return { complete: out.result.complete, targets: out.result.targets.length, pool: out.pool?.workers };
       });
       assert(again.complete && again.targets === 6 && again.pool === 3, `a pooled run afterwards: ${JSON.stringify(again)}`);

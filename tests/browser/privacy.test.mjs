@@ -48,6 +48,8 @@ export const tests = [
       await sde.locator('[data-role="draw-from-rows"]').fill('0..144');
       await sde.locator('[data-param=draw]').fill('4');
       await sde.locator('[data-param=size]').fill('40');
+      // Subsets of different sizes are refused; the page draws the references down to 40 rows.
+      await sde.locator('[data-param=equal_size]').check();
       await sde.locator('[data-slot="draw-from"] .lethe-slot-status').filter({ hasText: '144 × 128' }).waitFor();
       await sde.locator('[data-action="run"]').click();
       assert(/done in/.test(await waitRun(sde, 120000)), 'the pooled run finished');

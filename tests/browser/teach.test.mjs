@@ -131,7 +131,7 @@ async function sdeEqualsCli(page, t, dir) {
   const data = r.representation === 'softmax' ? `softmax.npz#${r.model}` : `act_${r.model}.npy`;
   const sigma = typeof r.sigma === 'string' ? r.sigma : String(r.sigma.fixed);
   const pool = r.target === 'forget' ? '0..144' : '344..544';
-  const cal = cli(['calibrate', '--data', data, '--it-pool', '144..344', '--oot-pool', '544..744', '--draw-from', pool, '--draw', '1', '--size', String(r.size), '--refs', String(r.references), '--paper-shuffles', String(r.shuffles), '--sigma', sigma, '--seed', String(r.seed)], dir).result;
+  const cal = cli(['calibrate', '--data', data, '--it-pool', '144..344', '--oot-pool', '544..744', '--draw-from', pool, '--draw', '1', '--size', String(r.size), '--refs', String(r.references), '--paper-shuffles', String(r.shuffles), '--sigma', sigma, '--seed', String(r.seed), '--margin', '0'], dir).result;
   // Same subsets, same numbers (the target's name differs: the page calls it `target`).
   const c = compare(st.result.calibrated, cal, { rel: DERIVED_REL, ignore: ['$.backend.device', '$.targets[0].name'] });
   assert(c.diffs.length === 0, `calibrated report differs from the CLI:\n${c.diffs.slice(0, 6).join('\n')}`);
@@ -326,7 +326,7 @@ export const tests = [
       const r = st.request;
       const data = r.representation === 'softmax' ? 'softmax.npz#retrained' : 'act_retrained.npy';
       for (const [cell, sigma] of [[st.sweep.size[1], 'sqrt_dim'], [st.sweep.sigma[5], String(st.sweep.sigma[5].sigma)]]) {
-        const c = cli(['calibrate', '--data', data, '--it-pool', '144..344', '--oot-pool', '544..744', '--draw-in', '344..544', '--draw-out', '0..144', '--draw', '10', '--size', String(cell.size), '--refs', '10', '--paper-shuffles', '100', '--sigma', sigma, '--seed', String(r.seed)], dir).result;
+        const c = cli(['calibrate', '--data', data, '--it-pool', '144..344', '--oot-pool', '544..744', '--draw-in', '344..544', '--draw-out', '0..144', '--draw', '10', '--size', String(cell.size), '--refs', '10', '--paper-shuffles', '100', '--sigma', sigma, '--seed', String(r.seed), '--margin', '0'], dir).result;
         for (const s of c.summaries) {
           const got = cell.f1.find(([rule]) => rule === s.rule);
           eq(got && got[1], s.f1 ? s.f1.f1 : null, `F1 of ${s.rule} at |S| = ${cell.size}, σ = ${sigma}`);

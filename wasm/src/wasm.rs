@@ -49,6 +49,9 @@ fn to_js(e: WebError) -> JsValue {
     if e.full {
         let _ = Reflect::set(&err, &"full".into(), &JsValue::TRUE);
     }
+    if let Some(code) = &e.code {
+        let _ = Reflect::set(&err, &"code".into(), &code.into());
+    }
     err.into()
 }
 
@@ -479,6 +482,33 @@ pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Re
         )))),
         other => Err(to_js(WebError::msg(format!("unknown analysis `{other}`")))),
     }
+}
+
+/// What a run of `analysis` (`sde` or `calibrate`) on `request` would find before computing: the layer's prepare
+/// step (inputs read or opened, rows resolved, targets drawn, subset sizes compared). Resolves to `{warnings}`; a
+/// refusal is thrown as the run would throw it, naming the input it concerns.
+#[wasm_bindgen]
+pub fn check(analysis: &str, request: JsValue) -> Result<JsValue, JsValue> {
+    let warnings = match analysis {
+        "sde" => {
+            let req: SdeRequest = parse("sde", request)?;
+            with_ws(|ws| analyses::prepare_sde(ws, &req)).map_err(to_js)?;
+            js_sys::Array::new().into()
+        }
+        "calibrate" => {
+            let req: CalibrateRequest = parse("calibrate", request)?;
+            with_ws(|ws| analyses::prepare_calibrate(ws, &req)).map_err(to_js)?;
+            js_sys::Array::new().into()
+        }
+        other => {
+            return Err(to_js(WebError::msg(format!(
+                "there is no check for `{other}` before a run"
+            ))));
+        }
+    };
+    let o = Object::new();
+    let _ = Reflect::set(&o, &"warnings".into(), &warnings);
+    Ok(o.into())
 }
 
 /// A seeded synthetic example (`competition`, `scores`, `generations`): `{description, files: [{name, bytes}]}`.

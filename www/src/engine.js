@@ -95,6 +95,8 @@ export class Engine {
     else {
       const err = new Error(m.message);
       err.input = m.input;
+      // A guardrail's refusal carries its stable code (the CLI's and the report's).
+      err.code = m.code || null;
       // A failure of the compute backend (WebGPU): the page offers the same run on the CPU.
       err.backend = !!m.backend;
       p.reject(err);

@@ -32,6 +32,23 @@ export class InputStore {
     return this.list().find((i) => i.name === name);
   }
 
+  /**
+   * The name a person sees for `item`: its file name, told apart from other inputs of the same name by a number in
+   * the order they were added ("act.npy (2)").
+   */
+  label(item) {
+    if (!item) return '';
+    const same = this.list().filter((i) => i.name === item.name);
+    if (same.length < 2) return item.name;
+    const k = same.indexOf(item);
+    return k <= 0 ? item.name : `${item.name} (${k + 1})`;
+  }
+
+  /** Whether `item` is a text file rather than a table (generations, references, index files, labels). */
+  isText(item) {
+    return item?.status === 'unreadable' && (/\.(txt|text|md)$/i.test(item.name) || /cannot parse|not a number|no numbers/i.test(item.error || ''));
+  }
+
   /** Inputs that load as matrices. */
   tables() {
     return this.list().filter((i) => i.status === 'ready');
@@ -116,24 +133,28 @@ export const arraysOf = (item) => item?.info?.arrays || [];
 function card(store, item) {
   const arrays = arraysOf(item);
   const errId = nextId('err');
+  const name = store.label(item);
+  // A text file (generations, a reference, row indices) is an input in its own right, not a table that failed.
+  const text = store.isText(item);
+  const error = text ? null : item.error;
   const fmtName = item.info ? { npy: '.npy', npz: '.npz', safetensors: '.safetensors', csv: 'CSV/TSV', json: 'JSON' }[item.info.format] : '';
   return h(
     'li',
-    { class: `card ${item.error ? 'card-error' : ''}`, 'data-source': item.id, 'data-name': item.name, 'aria-describedby': item.error ? errId : null },
+    { class: `card ${error ? 'card-error' : ''}`, 'data-source': item.id, 'data-name': item.name, 'data-label': name, 'aria-describedby': error ? errId : null },
     h(
       'div',
       { class: 'card-head' },
-      h('strong', { class: 'card-name' }, item.name),
+      h('strong', { class: 'card-name' }, name),
       fmtName && h('span', { class: 'badge' }, fmtName),
+      text && h('span', { class: 'badge badge-text', 'data-kind': 'text' }, 'text'),
       item.size != null && h('span', { class: 'muted size' }, bytes(item.size)),
       item.origin === 'example' && h('span', { class: 'badge badge-example' }, 'built-in example'),
       item.origin === 'synthetic' && h('span', { class: 'badge badge-synthetic' }, 'synthetic'),
-      h('button', { type: 'button', class: 'icon-button', 'aria-label': `Remove ${item.name}`, title: 'Remove', onclick: () => store.remove(item.id) }, '×'),
+      h('button', { type: 'button', class: 'icon-button', 'aria-label': `Remove ${name}`, title: 'Remove', onclick: () => store.remove(item.id) }, '×'),
     ),
     item.status === 'reading' && h('div', { class: 'muted' }, 'reading headers…'),
-    item.error && h('div', { class: 'error', role: 'alert', id: errId }, item.error),
-    item.status === 'unreadable' && /cannot parse/.test(item.error || '') &&
-      h('div', { class: 'muted' }, 'Not a numeric table, but usable as text: generations, a reference, or a split column.'),
+    error && h('div', { class: 'error', role: 'alert', id: errId }, error),
+    text && h('div', { class: 'muted', 'data-value': 'text-note' }, 'A text file: usable as generations, a reference, row indices or a split column (not as a table of numbers).'),
     item.overLimit && h('div', { class: 'error', role: 'alert' }, item.overLimit),
     arrays.length > 0 &&
       h(

@@ -6,11 +6,18 @@ import { engine as sharedEngine, unsupported } from './engine.js';
 import { InputStore, inputsView } from './inputs.js';
 import { sdePanel } from './panels/sde.js';
 import { rulerPanel } from './panels/ruler.js';
-import { epsilonPanel } from './panels/epsilon.js';
-import { boundsPanel } from './panels/bounds.js';
 import { bytes } from './format.js';
 
-const PANELS = { sde: sdePanel, ruler: rulerPanel, epsilon: epsilonPanel, bounds: boundsPanel };
+const PANELS = { sde: sdePanel, ruler: rulerPanel };
+/**
+ * Panels the page's first results do not need (the example runs SDE and RULER): their modules are fetched after
+ * those results — or at once when the widget opens without the example — so the initial page stays within its
+ * budget. Until then each has a placeholder with its title.
+ */
+const LAZY = {
+  epsilon: ['Competition epsilon', () => import('./panels/epsilon.js').then((m) => m.epsilonPanel)],
+  bounds: ['Leakage bounds', () => import('./panels/bounds.js').then((m) => m.boundsPanel)],
+};
 
 /** Default options; see widget.d.ts for the documented shape. */
 export const DEFAULTS = {
@@ -102,7 +109,27 @@ export function create(el, opts = {}) {
   const panels = {};
   /** Panels whose mode the host set explicitly (setData then leaves it alone). */
   const explicitMode = new Set();
-  for (const id of opts.panels) if (PANELS[id]) panels[id] = PANELS[id](ctx);
+  /** Each panel's element: the panel, or a placeholder until its module is in. */
+  const places = {};
+  for (const id of opts.panels) {
+    if (PANELS[id]) places[id] = (panels[id] = PANELS[id](ctx)).el;
+    else if (LAZY[id]) places[id] = h('section', { class: 'panel', id: `lethe-${id}`, 'aria-busy': 'true' }, h('h2', {}, LAZY[id][0]), h('p', { class: 'muted' }, 'loading…'));
+  }
+  /** Parameters given before a panel's module was in. */
+  const early = {};
+  let gpuInfo = null;
+  let lazy = null;
+  const loadPanels = () =>
+    (lazy ||= Promise.all(
+      opts.panels.filter((id) => LAZY[id] && !panels[id]).map(async (id) => {
+        const p = (await LAZY[id][1]())(ctx);
+        panels[id] = p;
+        places[id].replaceWith(p.el);
+        places[id] = p.el;
+        if (gpuInfo) p.setWebGpu?.(gpuInfo);
+        for (const params of early[id] || []) p.set(params);
+      }),
+    ));
   const versionEl = h('span', { class: 'version muted' }, 'loading…');
   const exampleEl = h('p', { class: 'example-note', hidden: true });
   const statusEl = h('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
@@ -116,9 +143,9 @@ export function create(el, opts = {}) {
     : h('p', { class: 'privacy privacy-compact', 'data-role': 'privacy' }, PRIVACY);
   const nav =
     opts.panels.length > 1
-      ? h('nav', { class: 'nav', 'aria-label': 'Analyses' }, Object.values(panels).map((p) => h('a', { href: `#${p.el.id}` }, p.el.querySelector('h2').textContent.split(' — ')[0])))
+      ? h('nav', { class: 'nav', 'aria-label': 'Analyses' }, Object.values(places).map((el) => h('a', { href: `#${el.id}` }, el.querySelector('h2').textContent.split(' — ')[0])))
       : null;
-  fill(root, header, exampleEl, statusEl, opts.showInputs ? inputsView(store, { maxBytesText: '1 GiB' }) : null, nav, Object.values(panels).map((p) => p.el));
+  fill(root, header, exampleEl, statusEl, opts.showInputs ? inputsView(store, { maxBytesText: '1 GiB' }) : null, nav, Object.values(places));
 
   const ready = eng.start().then(
     (info) => {
@@ -131,6 +158,7 @@ export function create(el, opts = {}) {
         ` · limit ${bytes(info.maxBytes)} per input`,
       );
       versionEl.dataset.webgpu = gpu?.available ? 'available' : 'unavailable';
+      gpuInfo = gpu;
       for (const p of Object.values(panels)) p.setWebGpu?.(gpu);
       root.dataset.state = 'ready';
       emit('ready', info);
@@ -147,6 +175,8 @@ export function create(el, opts = {}) {
     store,
     panels,
     ready,
+    /** Resolves once every panel's module is in (`panels` then holds them all). */
+    panelsReady: () => loadPanels(),
     on(type, fn) {
       if (!listeners.has(type)) listeners.set(type, new Set());
       listeners.get(type).add(fn);
@@ -158,9 +188,10 @@ export function create(el, opts = {}) {
     },
     /** Sets panel inputs from host data: {role: File|ArrayBuffer|string|{values, shape}|{data, rows, tensor, name}}. */
     async setData(panelId, data) {
+      await ready;
+      if (LAZY[panelId]) await loadPanels();
       const panel = panels[panelId];
       if (!panel) throw new Error(`no panel ${panelId}`);
-      await ready;
       const set = {};
       for (const [role, value] of Object.entries(data || {})) {
         if (value == null) continue;
@@ -188,16 +219,18 @@ export function create(el, opts = {}) {
     },
     /** Runs a panel; resolves to its report (JSON envelope) or null when cancelled before anything was computed. */
     async run(panelId, { signal } = {}) {
+      await ready;
+      if (LAZY[panelId]) await loadPanels();
       const panel = panels[panelId];
       if (!panel) throw new Error(`no panel ${panelId}`);
-      await ready;
       const out = await panel.run(signal);
       return out ? panel.last() : null;
     },
     /** Applies parameters to a panel ({shuffles: 500, seed: 1, ...}); a `mode` given here wins over setData's. */
     setParams(panelId, params) {
       if (params && params.mode != null) explicitMode.add(panelId);
-      panels[panelId]?.set(params);
+      if (panels[panelId]) panels[panelId].set(params);
+      else if (LAZY[panelId] && params) (early[panelId] ||= []).push(params);
     },
     async loadExample() {
       await ready;
@@ -220,13 +253,14 @@ export function create(el, opts = {}) {
       .catch(() => {});
   };
   ctx.prefetch = prefetch;
+  ctx.loadPanels = loadPanels;
   if (opts.example) {
     ready
       .then(() => api.loadExample())
       .catch((e) => fill(statusEl, h('div', { class: 'error', role: 'alert' }, `The built-in example could not be loaded: ${e.message}`)))
-      .finally(prefetch);
+      .finally(() => prefetch().then(loadPanels));
   } else {
-    ready.then(prefetch, () => {});
+    ready.then(() => (loadPanels(), prefetch()), () => {});
   }
   return api;
 }
@@ -270,12 +304,17 @@ async function loadExample(api, ctx, noteEl, base) {
     forget: { kind: 'text', text: '0..144' },
     retain: { kind: 'text', text: '144..544' },
   });
+  // These ranges are rows of the example's files: a person's own file in their place clears them.
+  sde?.markExample();
+  ruler?.markExample();
   const t0 = performance.now();
   await Promise.all([sde?.run().catch(() => {}), ruler?.run().catch(() => {})]);
   noteEl.dataset.exampleMs = String(Math.round(performance.now() - t0));
   performance.mark?.('lethe:first-results');
   ctx.emit('example', { ms: performance.now() - t0 });
   await ctx.prefetch?.();
+  // The other panels' modules, after the full module was asked for (neither is part of the initial page).
+  await ctx.loadPanels?.();
   for (const f of files.filter((f) => f.name.endsWith('.txt'))) await ctx.store.add({ file: f, origin: 'example', note: 'row indices (one per line)' });
   // Every file of the example is listed now (tests wait for this before counting inputs).
   noteEl.dataset.exampleFiles = String(files.length);

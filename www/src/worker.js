@@ -368,6 +368,15 @@ async function handle(m) {
       if (choice) value.backend_choice = choice;
       return value;
     }
+    case 'check': {
+      // Before a run: the layer prepares the request as a run would (inputs read, rows resolved, shapes compared)
+      // and says what it would warn about or refuse. SDE and the calibrated verdict stop before computing; the
+      // other analyses take milliseconds, so they run and only their warnings are kept.
+      // Nothing is computed, so the backend does not matter (the page's `auto` is resolved only for runs).
+      if (m.analysis === 'sde' || m.analysis === 'calibrate') return call((w) => w.check(m.analysis, { ...m.request, backend: 'cpu' }));
+      const out = await call((w) => w.run(m.analysis, m.request, () => true));
+      return { warnings: out.warnings || [] };
+    }
     case 'synthetic':
       return (await loadFull()).synthetic(m.kind, m.seed >>> 0);
     // Teaching mode (teach.html, <lethe-eval mode="teach">): small requests, answered at once by the full module.
@@ -391,7 +400,7 @@ self.onmessage = async (e) => {
     const value = await handle(m);
     post({ id: m.id, type: 'result', value });
   } catch (err) {
-    post({ id: m.id, type: 'error', message: String((err && err.message) || err), input: err && err.input, backend: !!(err && err.backend) });
+    post({ id: m.id, type: 'error', message: String((err && err.message) || err), input: err && err.input, code: (err && err.code) || null, backend: !!(err && err.backend) });
   } finally {
     cancelled.delete(m.id);
   }

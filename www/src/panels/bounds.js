@@ -4,7 +4,7 @@
 import { h, fill, nextId } from '../dom.js';
 import { fmt, num } from '../format.js';
 import { ecdfPlot } from '../views/ecdf.js';
-import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope } from './common.js';
+import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, preflight, headlineBox, layerWarnings, checkLine, say, loadWarnings } from './common.js';
 
 /** Pasted text or a file of lines, for `key`. */
 function textSource(ctx, { key, label, placeholder, rows = 5 }) {
@@ -12,17 +12,20 @@ function textSource(ctx, { key, label, placeholder, rows = 5 }) {
   const area = h('textarea', { id, rows, placeholder, 'data-role': key });
   const src = h('select', { 'aria-label': `${label}: or a text file`, 'data-role': `${key}-source` });
   const error = h('div', { class: 'error', role: 'alert', 'data-error-for': key });
+  const checks = h('div', { class: 'slot-checks', 'data-check-for': key });
   const fillSources = () => {
     const cur = src.value;
-    fill(src, h('option', { value: '' }, '— or choose a text file —'), ctx.store.sources().map((i) => h('option', { value: i.id }, i.name)));
+    fill(src, h('option', { value: '' }, '— or choose a text file —'), ctx.store.sources().map((i) => h('option', { value: i.id }, ctx.store.label(i))));
     src.value = cur;
+    if (cur && src.value !== cur) src.dispatchEvent(new CustomEvent('lethe-change', { bubbles: true, detail: { why: `the file chosen for “${label}” was removed` } }));
   };
   ctx.store.on(fillSources);
   fillSources();
-  const el = h('div', { class: 'slot', 'data-slot': key }, h('label', { for: id, class: 'slot-label' }, label), area, h('div', { class: 'row' }, src), error);
+  const el = h('div', { class: 'slot', 'data-slot': key }, h('label', { for: id, class: 'slot-label' }, label), area, h('div', { class: 'row' }, src), error, checks);
   return {
     key,
     el,
+    showChecks: (list, labels) => fill(checks, (list || []).filter((c) => say(c.message, labels) !== error.textContent).map((c) => checkLine(c, labels))),
     get: () => (src.value ? { kind: 'source', source: Number(src.value) } : area.value.trim() ? { kind: 'text', text: area.value } : null),
     set: (v) => {
       fillSources();
@@ -31,8 +34,9 @@ function textSource(ctx, { key, label, placeholder, rows = 5 }) {
         src.value = '';
         area.value = v?.text || '';
       }
+      el.dispatchEvent(new CustomEvent('lethe-change', { bubbles: true, detail: { why: `“${label}” changed` } }));
     },
-    showError: (m) => fill(error, m),
+    showError: (m) => fill(error, say(m)),
     clearError: () => fill(error),
   };
 }
@@ -52,6 +56,7 @@ export function boundsPanel(ctx) {
   };
   const stemmer = field({ key: 'stemmer', label: 'Porter stemming (rouge-score use_stemmer)', type: 'checkbox', value: false });
   const seed = field({ key: 'synthetic_seed', label: 'Synthetic seed', value: 0, min: 0, step: 1 });
+  seed.el.dataset.nostale = '';
   const synthNote = h('div', { class: 'muted', 'aria-live': 'polite' });
   const synth = async (kind) => {
     const s = await ctx.engine.request('synthetic', { kind, seed: seed.get() || 0 });
@@ -140,6 +145,7 @@ export function boundsPanel(ctx) {
     fields: Object.values(p),
     start: async (signal) => {
       for (const s of Object.values(slots)) s.clearError();
+      pre.clear();
       const req = request();
       try {
         const out = await ctx.engine.request('run', { analysis: 'bounds', request: req }, { signal });
@@ -157,9 +163,40 @@ export function boundsPanel(ctx) {
     },
   });
 
+  // Checks before Run, once the scores (or generations and a reference) are there.
+  const pre = preflight(ctx, parts, {
+    busy: () => run.busy(),
+    slots: () => Object.values(slots),
+    build: () => {
+      const req = request();
+      const ready = mode.get() === 'generations' ? req.predictions && req.reference : req.scores;
+      return ready ? [{ analysis: 'bounds', request: req }] : null;
+    },
+  });
+  parts.onChange = () => pre.schedule();
+
+  /** Each generation's ROUGE-L against the reference (the scores the bounds take), on the page. */
+  const perGeneration = (req, scores) => {
+    const n = scores?.fmeasure.length || 0;
+    if (!n) return null;
+    const text = req.predictions?.kind === 'text' ? req.predictions.text.split(/\r?\n/) : null;
+    const clip = (t) => (t.length > 90 ? `${t.slice(0, 89)}…` : t);
+    return h('details', { class: 'per-example-box', open: true },
+      h('summary', {}, `ROUGE-L of each generation (${n})`),
+      h('div', { class: 'table-scroll per-example' }, h('table', { class: 'targets', 'data-value': 'rouge.per_generation' },
+        h('thead', {}, h('tr', {}, ['generation', text && 'text', 'ROUGE-L F', 'precision', 'recall'].filter(Boolean).map((x) => h('th', { scope: 'col' }, x)))),
+        h('tbody', {}, Array.from({ length: n }, (_, i) => h('tr', {},
+          h('th', { scope: 'row' }, String(i + 1)),
+          text && h('td', { class: 'muted' }, clip(text[i] ?? '')),
+          h('td', { 'data-rouge': String(i) }, fmt(scores.fmeasure[i])),
+          h('td', {}, fmt(scores.precision[i])),
+          h('td', {}, fmt(scores.recall[i]))))))));
+  };
+
   function render({ req, out }) {
     const rep = out.command === 'rouge' ? out.result.bounds : out.result;
-    const blocks = [warningsBox(rep.warnings), warningsBox(out.load_warnings.map((w) => `${w.role}: ${w.message}`), 'Input warnings')];
+    const left = pre.place(out.warnings, true);
+    const blocks = [headlineBox(out.headline), layerWarnings(left), ...(out.warnings ? [] : [warningsBox(rep.warnings), loadWarnings(out.load_warnings)])];
     const side = req.one_sided ? 'one-sided' : 'two-sided (conbo)';
     blocks.push(
       numbers([
@@ -172,6 +209,7 @@ export function boundsPanel(ctx) {
         ['Samples for a ± ' + req.plan_width + ' bound', String(rep.plan.n), `DKW band needs ${rep.plan.dkw_n}; binomial bound needs ${rep.plan.binomial_n}`, 'bounds.plan'],
       ]),
     );
+    if (out.command === 'rouge') blocks.push(perGeneration(req, out.result.scores));
     // The slider asks the core for M_gen at its x (no arithmetic here).
     const sliderId = nextId('x');
     const slider = h('input', { type: 'range', id: sliderId, min: 0, max: 1, step: 0.01, value: 0.5, 'data-role': 'mgen-x' });

@@ -2,10 +2,42 @@
 // run/cancel/progress strip, results with exports. Panels describe their inputs and parameters; this module wires
 // them to the worker. Every control has a visible label (or an aria-label) and is reachable by keyboard.
 import { h, fill, nextId } from '../dom.js';
+import { cls } from '../classes.js';
 import { fmt, seconds } from '../format.js';
 import { arraysOf, wireDrop } from '../inputs.js';
 import { download, json, csv, svgText, pngBlob } from '../export.js';
 import { widthOf } from '../views/svg.js';
+
+/** What the page calls each input role (the layer's messages name roles as the request does). */
+const ROLE_LABELS = {
+  in_training: 'In-training reference', it: 'In-training reference', out_of_training: 'Out-of-training reference', oot: 'Out-of-training reference',
+  target: 'Target set', target_in: 'Target set', target_out: 'Target set', 'draw-from': 'Pool of unlabelled targets', draw_from: 'Pool of unlabelled targets',
+  'draw-in': 'Pool labelled in training', draw_in: 'Pool labelled in training', 'draw-out': 'Pool labelled out of training', draw_out: 'Pool labelled out of training',
+  it_pool: 'In-training pool', oot_pool: 'Out-of-training pool', data: 'activations',
+  unlearned: 'Unlearned model', oracle: 'Retrained oracle', original: 'Original model', forget: 'Forget rows', retain: 'Retain rows',
+  retrained: 'Retrained models', retrained_logits: 'Retrained models’ logits', unlearned_logits: 'Unlearned models’ logits', labels: 'Labels',
+  scores: 'Scores', predictions: 'Generations', reference: 'Reference',
+  // The CLI's options, as the page names them.
+  '--equal-size': 'Equal-size subsets', '--refs': 'Reference subsets R', '--margin': 'Margin (sds)', '--shuffles': 'Shuffles T',
+  '--it-pool': 'In-training pool', '--oot-pool': 'Out-of-training pool', '--size': 'Rows per target', '--eps-max': 'ε_max',
+};
+/** The CLI's commands, as the page's panels and settings. */
+const PHRASES = [
+  [/`lethe calibrate`/g, 'the calibrated verdict (Verdict: paper + calibrated)'],
+  [/`lethe sde`/g, 'the SDE panel'],
+  [/`lethe (ruler|epsilon|bounds|rouge)`/g, 'the $1 panel'],
+  // The competition score's conversions and its acknowledgement, as the epsilon panel offers them.
+  [/\(retrained-logits, unlearned-logits(: [^)]*)?\)/g, '(Inputs are: logits + labels)'],
+  [/\(retrained-probs, unlearned-probs(: [^)]*)?\)/g, '(Inputs are: class probabilities + labels)'],
+  [/set confidences to logit-scaled/g, 'tick “These values are logit-scaled confidences already”'],
+];
+
+/** A message in the page's words: a role named as the request names it (`in_training`) becomes its label. */
+export const say = (text, labels = {}) =>
+  PHRASES.reduce((t, [re, to]) => t.replace(re, to), String(text ?? '')).replace(/`([a-z_-]+)((?:\[\d+\])?)`/g, (m, role, k) => {
+    const label = labels[role] || ROLE_LABELS[role];
+    return label ? `“${label}${k}”` : m;
+  });
 
 const debounce = (f, ms) => {
   let t;
@@ -34,7 +66,7 @@ export function rowsControl(store, { key, label, onchange, withAll = true }) {
   const value = h('input', { type: 'text', 'aria-label': `${label}: split value`, placeholder: 'value', size: 8, 'data-role': `${key}-split-value` });
   const fillSources = () => {
     const cur = src.value;
-    fill(src, h('option', { value: '' }, '— choose an input —'), store.sources().map((i) => h('option', { value: i.id }, i.name)));
+    fill(src, h('option', { value: '' }, '— choose an input —'), store.sources().map((i) => h('option', { value: i.id }, store.label(i))));
     src.value = cur;
   };
   const sync = () => {
@@ -42,10 +74,12 @@ export function rowsControl(store, { key, label, onchange, withAll = true }) {
     src.hidden = !(mode.value === 'file' || mode.value === 'split');
     value.hidden = mode.value !== 'split';
   };
+  // Rows the built-in example set (its ranges mean nothing in a user's file): cleared when a person edits them.
+  let example = false;
   store.on(fillSources);
   fillSources();
-  for (const el of [mode, text, src, value]) el.addEventListener('change', () => (sync(), onchange?.()));
-  text.addEventListener('input', () => onchange?.());
+  for (const el of [mode, text, src, value]) el.addEventListener('change', () => ((example = false), sync(), onchange?.()));
+  text.addEventListener('input', () => ((example = false), onchange?.()));
   sync();
   const el = h('span', { class: 'rows' }, h('label', { for: modeId, class: 'sub-label' }, 'rows'), mode, text, src, value);
   return {
@@ -53,7 +87,8 @@ export function rowsControl(store, { key, label, onchange, withAll = true }) {
     get() {
       switch (mode.value) {
         case 'text':
-          return { kind: 'text', text: text.value };
+          // No rows given yet (e.g. the example's cleared for a person's file): nothing chosen.
+          return text.value.trim() ? { kind: 'text', text: text.value } : null;
         case 'file':
           return src.value ? { kind: 'file', source: Number(src.value) } : null;
         case 'split':
@@ -69,9 +104,42 @@ export function rowsControl(store, { key, label, onchange, withAll = true }) {
       fillSources();
       src.value = r.source ?? '';
       value.value = r.value || '';
+      example = false;
       sync();
     },
+    /** Marks the rows as the built-in example's (they are reset when a person's own file takes its place). */
+    markExample() {
+      example = mode.value === 'text' && !!text.value.trim();
+    },
+    /** The example's rows (their text), or null when a person chose these rows. */
+    exampleRows: () => (example ? text.value : null),
+    withAll,
+    /** Forgets the example's rows: all rows where that is allowed, else empty (for the person to choose). */
+    reset() {
+      this.set(withAll ? { kind: 'all' } : { kind: 'text', text: '' });
+    },
   };
+}
+
+/** Tells the panel (stale results, checks) that an input or a setting changed; `why` says what, for the note. */
+export function changedEvent(el, why) {
+  el.dispatchEvent(new CustomEvent('lethe-change', { bubbles: true, detail: { why } }));
+}
+
+/**
+ * A person's own file took the example's place in a slot: row controls still holding the example's ranges are
+ * reset (a range such as 144..544 of the digits example would select arbitrary rows of another file), and the
+ * slot says so. Returns the notes, one per control reset.
+ */
+export function resetExampleRows(controls) {
+  const notes = [];
+  for (const [label, ctl] of controls) {
+    const rows = ctl?.exampleRows();
+    if (rows == null) continue;
+    ctl.reset();
+    notes.push(`${label}: the built-in example’s rows ${rows} do not carry over to your file, so ${ctl.withAll ? 'all its rows are used now — choose rows if you mean fewer' : 'they were cleared — give the rows of your file'}.`);
+  }
+  return notes;
 }
 
 /**
@@ -89,6 +157,9 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
   const status = h('div', { class: 'slot-status muted', id: statusId, 'aria-live': 'polite' });
   const error = h('div', { class: 'error', id: errId, role: 'alert', 'data-error-for': key });
   const warn = h('div', { class: 'slot-warnings' });
+  // What the checks before a run (and a run's warnings) say about this input; and rows reset for a person's file.
+  const checks = h('div', { class: 'slot-checks', 'data-check-for': key, 'aria-live': 'polite' });
+  const notice = h('div', { class: 'slot-notice', 'data-notice-for': key, 'aria-live': 'polite' });
   let seq = 0;
   const validate = debounce(async () => {
     const ref = api.get();
@@ -104,24 +175,37 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
       const s = await engine.request('load', { role: key, input: ref });
       if (mine !== seq) return;
       fill(status, `${s.rows} × ${s.cols} · ${s.record.dtype} · ${s.record.spec}${s.in_place ? ' · read in place from the file' : ''}`);
-      fill(warn, s.warnings.map((w) => h('div', { class: 'warning' }, w)));
+      fill(warn, s.warnings.map((w) => h('div', { class: 'warning' }, say(w))));
     } catch (e) {
       if (mine !== seq) return;
       fill(status);
-      fill(error, e.message);
+      fill(error, say(e.message));
     }
   }, 120);
-  const changed = () => {
+  const changed = (why) => {
     syncTensor();
     validate();
     onchange?.();
+    const item = store.get(Number(select.value)) || null;
+    el.dispatchEvent(new CustomEvent('lethe-change', { bubbles: true, detail: { why: typeof why === 'string' ? why : `“${label}” changed`, item, key } }));
+  };
+  /** Another input chosen here: the example's rows do not carry over to a person's own file. */
+  const sourceChanged = () => {
+    const item = store.get(Number(select.value));
+    if (item && item.origin !== 'example' && rowsCtl) {
+      const notes = resetExampleRows([['Rows', rowsCtl]]);
+      fill(notice, notes.map((n) => h('div', { class: 'warning', 'data-value': `${key}.rows-reset` }, n)));
+    } else if (!item) fill(notice);
+    changed();
   };
   const rowsCtl = rows ? rowsControl(store, { key, label, onchange: changed }) : null;
   const fillOptions = () => {
     const cur = select.value;
-    fill(select, h('option', { value: '' }, optional ? '— none —' : '— choose an input —'), store.tables().map((i) => h('option', { value: i.id }, i.name)));
+    fill(select, h('option', { value: '' }, optional ? '— none —' : '— choose an input —'), store.tables().map((i) => h('option', { value: i.id }, store.label(i))));
     if ([...select.options].some((o) => o.value === cur)) select.value = cur;
     syncTensor();
+    // The input chosen here was removed: the slot is empty now, and results made with it are out of date.
+    if (cur && select.value !== cur) changed(`the input chosen for “${label}” was removed`);
   };
   const syncTensor = () => {
     const item = store.get(Number(select.value));
@@ -132,7 +216,7 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
     if (arrays.some((a) => a.name === cur)) tensor.value = cur;
   };
   store.on(fillOptions);
-  select.addEventListener('change', changed);
+  select.addEventListener('change', sourceChanged);
   tensor.addEventListener('change', changed);
   const picker = h('input', {
     type: 'file',
@@ -150,7 +234,7 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
     const item = await store.add({ file });
     if (item.status === 'ready') {
       select.value = String(item.id);
-      changed();
+      sourceChanged();
     } else {
       fill(error, item.error || 'this file cannot be used');
     }
@@ -169,9 +253,11 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
       picker,
     ),
     rowsCtl && rowsCtl.el,
+    notice,
     status,
     error,
     warn,
+    checks,
   );
   wireDrop(el, (files) => adopt(files[0]));
   fillOptions();
@@ -193,14 +279,22 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
       syncTensor();
       if (ref?.tensor) tensor.value = ref.tensor;
       rowsCtl?.set(ref?.rows);
+      fill(notice);
       changed();
     },
+    /** The rows control (its example mark), or null for a slot without rows. */
+    rows: rowsCtl,
     showError(msg) {
-      fill(error, msg);
+      fill(error, say(msg));
       el.scrollIntoView?.({ block: 'nearest' });
     },
     clearError() {
       fill(error);
+    },
+    /** Shows what the checks (or a run) found about this input: `[{level: 'error' | 'warning', message, fix, code}]`. */
+    showChecks(list, labels) {
+      const known = [error.textContent, ...[...warn.children].map((w) => w.textContent)];
+      fill(checks, (list || []).filter((c) => !known.includes(say(c.message, labels))).map((c) => checkLine(c, labels)));
     },
     label,
     optional,
@@ -237,30 +331,139 @@ export function field({ key, label, type = 'number', value, options, min, max, s
   };
 }
 
-/** Panel skeleton. */
+/** One finding of a check or a run about an input: the problem, then what to do. */
+export function checkLine(c, labels) {
+  return h(
+    'div',
+    { class: c.level === 'error' ? 'error check-error' : 'warning check-warning', 'data-code': c.code || null, 'data-check': c.level || 'warning' },
+    say(c.message, labels),
+    c.fix ? h('div', { class: 'fix' }, say(c.fix, labels)) : null,
+  );
+}
+
+/** What changed, in the words of the control a person touched. */
+const whyOf = (target) => {
+  const field = target.closest?.('.lethe-field');
+  const slot = target.closest?.('.lethe-slot');
+  const label = field?.querySelector('label')?.textContent || slot?.querySelector('.lethe-slot-label')?.firstChild?.textContent;
+  return label ? `“${label.trim()}” changed` : 'the inputs or settings changed';
+};
+
+/**
+ * Panel skeleton. Results belong to the inputs and settings that made them: any change among the panel's controls
+ * marks them out of date (greyed, with a note, their downloads disabled) until the next run (`parts.fresh()`).
+ */
 export function panelFrame({ id, title, intro }) {
   const parts = {
     inputs: h('div', { class: 'panel-inputs' }),
     params: h('fieldset', { class: 'params' }, h('legend', {}, 'Parameters')),
+    checks: h('div', { class: 'checks', 'data-value': 'checks', 'aria-live': 'polite' }),
     actions: h('div', { class: 'actions' }),
     progress: h('div', { class: 'progress', 'aria-live': 'polite' }),
     error: h('div', { class: 'error panel-error', role: 'alert' }),
     results: h('div', { class: 'results' }),
   };
+  const staleNote = h('div', { class: 'stale-note', role: 'status', 'data-value': 'stale' });
+  const disabled = [];
+  parts.fresh = () => {
+    delete parts.results.dataset.stale;
+    parts.results.classList.remove(cls('stale'));
+    staleNote.remove();
+    disabled.length = 0;
+  };
+  parts.markStale = (why) => {
+    const shown = [...parts.results.children].some((c) => c !== staleNote);
+    if (!shown) return;
+    parts.results.dataset.stale = 'true';
+    parts.results.classList.add(cls('stale'));
+    fill(staleNote, h('strong', {}, 'Out of date: '), `${why || 'the inputs or settings changed'}. These results were computed before; run again to update them.`);
+    parts.results.prepend(staleNote);
+    for (const b of parts.results.querySelectorAll('.lethe-export-bar button, .lethe-plot-actions button')) {
+      if (!b.disabled) disabled.push(b);
+      b.disabled = true;
+      b.title = 'Out of date: run again to download these results';
+    }
+  };
+  const controls = h('div', { class: 'panel-controls' }, parts.inputs, parts.params, parts.checks, parts.actions, parts.progress, parts.error);
+  const touched = (e) => {
+    if (e.target.closest?.('[data-nostale]')) return;
+    parts.markStale(e.type === 'lethe-change' ? e.detail?.why : whyOf(e.target));
+    parts.onChange?.(e);
+  };
+  for (const t of ['input', 'change', 'lethe-change']) controls.addEventListener(t, touched);
   const headId = nextId('h');
   parts.el = h(
     'section',
     { class: 'panel', id, 'aria-labelledby': headId, 'data-panel': id },
     h('h2', { id: headId }, title),
     intro && h('p', { class: 'intro' }, intro),
-    h(
-      'div',
-      { class: 'panel-body' },
-      h('div', { class: 'panel-controls' }, parts.inputs, parts.params, parts.actions, parts.progress, parts.error),
-      parts.results,
-    ),
+    h('div', { class: 'panel-body' }, controls, parts.results),
   );
   return parts;
+}
+
+/**
+ * Checks a panel's inputs when they change, before Run: `build()` gives the requests a run would send (or null while
+ * a required input is missing); the worker prepares each as a run would — reading the inputs, resolving rows,
+ * comparing shapes — without computing, and what it finds is shown next to the input it concerns (`slots()`, by
+ * role), or above the Run button. Returns `{schedule(), clear(), place(list)}`.
+ */
+export function preflight(ctx, parts, { build, slots, busy }) {
+  let seq = 0;
+  const bySlot = (role) => {
+    const all = slots();
+    if (!role) return null;
+    const m = /^source:(\d+)$/.exec(role);
+    if (m) return all.find((s) => s.get?.()?.source === Number(m[1])) || null;
+    return all.find((s) => s.key === role && !s.el?.closest('[hidden]')) || all.find((s) => s.key === role) || null;
+  };
+  /** Shows findings next to their inputs; those that name none go above the Run button (or to `rest`). */
+  const place = (list, rest) => {
+    const per = new Map();
+    const left = [];
+    for (const c of list || []) {
+      const s = bySlot(c.input);
+      if (s?.showChecks) {
+        if (!per.has(s)) per.set(s, []);
+        per.get(s).push(c);
+      } else left.push(c);
+    }
+    // This panel's names for its inputs (a role such as `unlearned` is labelled differently in two panels).
+    const labels = Object.fromEntries(slots().filter((s) => s.label).map((s) => [s.key, s.label]));
+    for (const s of slots()) s.showChecks?.(per.get(s) || [], labels);
+    if (rest) return Object.assign(left, { labels });
+    fill(parts.checks, left.length ? [h('strong', {}, 'Before you run:'), left.map((c) => checkLine(c, labels))] : []);
+    return [];
+  };
+  let timer = null;
+  // A run supersedes a check still waiting (its findings would replace the run's warnings).
+  const clear = () => {
+    clearTimeout(timer);
+    seq++;
+    place([]);
+  };
+  const check = async () => {
+    if (busy()) return;
+    const jobs = build();
+    const mine = ++seq;
+    if (!jobs || !jobs.length) return place([]);
+    const found = [];
+    for (const { analysis, request } of jobs) {
+      try {
+        const r = await ctx.engine.request('check', { analysis, request });
+        for (const w of r?.warnings || []) found.push(typeof w === 'string' ? { message: w, level: 'warning' } : { ...w, level: 'warning' });
+      } catch (e) {
+        found.push({ input: e.input, level: 'error', message: e.message, code: e.code || null });
+      }
+      if (mine !== seq) return;
+    }
+    if (mine === seq && !busy()) place(found);
+  };
+  const schedule = () => {
+    clearTimeout(timer);
+    timer = setTimeout(check, 300);
+  };
+  return { schedule, clear, place };
 }
 
 /**
@@ -311,6 +514,7 @@ export function runner(ctx, parts, { label, start, fields = [] }) {
       bar.value = 1;
       fill(text, `${mine.signal.aborted ? 'stopped' : 'done'} in ${(ms / 1000).toFixed(2)} s`);
       parts.el.dataset.lastRunMs = String(Math.round(ms));
+      parts.fresh?.();
       return out;
     } catch (e) {
       if (e.name === 'AbortError') {
@@ -318,6 +522,7 @@ export function runner(ctx, parts, { label, start, fields = [] }) {
         return null;
       }
       fill(text, 'failed');
+      parts.markStale?.('the last run failed (see the message on the left)');
       throw e;
     } finally {
       if (controller === mine) controller = null;
@@ -335,7 +540,7 @@ export function runner(ctx, parts, { label, start, fields = [] }) {
 export function showError(parts, slots, e) {
   const slot = e.input && slots.find((s) => s && s.key === e.input);
   if (slot) slot.showError(e.message);
-  else fill(parts.error, e.message);
+  else fill(parts.error, say(e.message));
 }
 
 /** A definition list of [term, value, note?] rows; values get `data-value` (for tests and screen readers). */
@@ -387,10 +592,32 @@ export function exportBar({ name, report, table }) {
   return h('div', { class: 'export-bar' }, jsonBtn, csvBtn);
 }
 
+const CALL_CLASS = { inconclusive: 'headline-inconclusive', in_training: 'headline-in', out_of_training: 'headline-out' };
+
+/** The one call of an analysis (the layer's headline: call, text, and the reason), first among its results. */
+export function headlineBox(hd) {
+  if (!hd || !hd.text) return null;
+  return h(
+    'div',
+    { class: `headline ${CALL_CLASS[hd.call] || 'headline-call'}`, role: 'status', 'data-value': 'headline', 'data-call': hd.call },
+    h('p', { class: 'headline-text', 'data-value': 'headline.text' }, say(hd.text)),
+    hd.reason ? h('p', { class: 'headline-reason', 'data-value': 'headline.reason' }, say(hd.reason)) : null,
+  );
+}
+
+/** A result's warnings that concern no input on the page: under the headline. */
+export function layerWarnings(list, heading = 'Read this first') {
+  if (!list || !list.length) return null;
+  return h('div', { class: 'warnings', role: 'note', 'data-value': 'warnings' }, h('strong', {}, heading), list.map((w) => checkLine({ ...w, level: 'warning' }, list.labels)));
+}
+
+/** What the readers noticed in the inputs (non-finite values, a detected header), each under its input's name. */
+export const loadWarnings = (list) => warningsBox((list || []).map((w) => `${ROLE_LABELS[w.role] || w.role}: ${w.message}`), 'Input warnings');
+
 /** Warnings of a result, prominently. */
 export function warningsBox(list, heading = 'Warnings') {
   if (!list || !list.length) return null;
-  return h('div', { class: 'warnings', role: 'note' }, h('strong', {}, heading), h('ul', {}, list.map((w) => h('li', {}, w))));
+  return h('div', { class: 'warnings', role: 'note' }, h('strong', {}, heading), h('ul', {}, list.map((w) => h('li', {}, typeof w === 'string' ? say(w) : checkLine(w)))));
 }
 
 /** The shell-quoted CLI equivalent of a request: `lethe <cmd> --flag value …`. */
@@ -407,14 +634,20 @@ export function cliLine(cmd, args) {
   return parts.join(' ');
 }
 
-/** The report envelope, as the CLI's (`lethe_version`, `command`, `parameters`, `seed`, `inputs`, `result`). */
+/**
+ * The report envelope, as the CLI's (`lethe_version`, `command`, `parameters`, `seed`, `inputs`, `headline`,
+ * `warnings`, `result`), with what computed it and the command that reproduces it.
+ */
 export function envelope(ctx, { command, parameters, seed = null, output, cli }) {
   return {
     lethe_version: ctx.version,
     command,
-    parameters,
+    // The layer's record of the parameters where it gives one (the CLI's report is built from the same value).
+    parameters: output.parameters ?? parameters,
     seed,
     inputs: output.inputs,
+    headline: output.headline ?? null,
+    warnings: output.warnings ?? [],
     result: output.result,
     computed_by: { widget: 'lethe-web', backend: output.result?.backend ?? null, user_agent: typeof navigator !== 'undefined' ? navigator.userAgent : null, at: new Date().toISOString() },
     cli_equivalent: cli,

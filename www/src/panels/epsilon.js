@@ -3,7 +3,7 @@
 import { h, fill } from '../dom.js';
 import { fmt, num } from '../format.js';
 import { histogramPlot } from '../views/hist.js';
-import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope } from './common.js';
+import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, preflight, headlineBox, layerWarnings, loadWarnings } from './common.js';
 
 const NAMES = { official: 'Official (metric.py)', exhaustive: 'Exhaustive thresholds', high_probability: 'Clopper–Pearson bound' };
 
@@ -14,15 +14,26 @@ export function epsilonPanel(ctx) {
     intro:
       'For each forget example, how well can an attacker tell the unlearned models’ outputs from the retrained models’? Each example’s ε earns points by bucket; the forgetting quality F is their mean.',
   });
-  const mode = field({ key: 'mode', label: 'Inputs are', type: 'select', value: 'conf', options: [['conf', 'confidences (models × examples)'], ['logits', 'logits (models × examples × classes) + labels']] });
+  const mode = field({
+    key: 'mode',
+    label: 'Inputs are',
+    type: 'select',
+    value: 'conf',
+    options: [['conf', 'logit-scaled confidences (models × examples)'], ['logits', 'logits (models × examples × classes) + labels'], ['probs', 'class probabilities (models × examples × classes) + labels']],
+    help: 'the score is computed on logit-scaled confidences, log p(true class) − log Σ p(other classes); from logits or probabilities Lethe computes them as the competition does',
+  });
   const slots = {
     retrained: inputSlot(ctx, { key: 'retrained', label: 'Retrained models', hint: 'one row per model, one column per forget example' }),
     unlearned: inputSlot(ctx, { key: 'unlearned', label: 'Unlearned models', hint: 'same examples, same order' }),
     retrained_logits: inputSlot(ctx, { key: 'retrained_logits', label: 'Retrained models’ logits' }),
     unlearned_logits: inputSlot(ctx, { key: 'unlearned_logits', label: 'Unlearned models’ logits' }),
+    retrained_probs: inputSlot(ctx, { key: 'retrained_probs', label: 'Retrained models’ class probabilities' }),
+    unlearned_probs: inputSlot(ctx, { key: 'unlearned_probs', label: 'Unlearned models’ class probabilities' }),
     labels: inputSlot(ctx, { key: 'labels', label: 'Labels (true class per example)' }),
   };
+  const scaled = field({ key: 'logit_scaled', label: 'These values are logit-scaled confidences already (values in [0, 1] are otherwise taken for probabilities and refused)', type: 'checkbox', value: false });
   const seed = field({ key: 'synthetic_seed', label: 'Synthetic seed', value: 0, min: 0, step: 1 });
+  seed.el.dataset.nostale = '';
   const synthNote = h('div', { class: 'muted', 'aria-live': 'polite' });
   const synthBtn = h('button', { type: 'button', class: 'button button-secondary', 'data-action': 'synthetic' }, 'Generate a synthetic example');
   synthBtn.addEventListener('click', async () => {
@@ -37,12 +48,15 @@ export function epsilonPanel(ctx) {
     p.accuracies.set('0.97, 0.98, 0.90, 0.91');
   });
   const syncMode = () => {
-    const logits = mode.get() === 'logits';
-    for (const k of ['retrained', 'unlearned']) slots[k].el.hidden = logits;
-    for (const k of ['retrained_logits', 'unlearned_logits', 'labels']) slots[k].el.hidden = !logits;
+    const m = mode.get();
+    for (const k of ['retrained', 'unlearned']) slots[k].el.hidden = m !== 'conf';
+    scaled.el.hidden = m !== 'conf';
+    for (const k of ['retrained_logits', 'unlearned_logits']) slots[k].el.hidden = m !== 'logits';
+    for (const k of ['retrained_probs', 'unlearned_probs']) slots[k].el.hidden = m !== 'probs';
+    slots.labels.el.hidden = m === 'conf';
   };
   mode.input.addEventListener('change', syncMode);
-  fill(parts.inputs, h('div', { class: 'synthetic row' }, synthBtn, seed.el), synthNote, mode.el, Object.values(slots).map((s) => s.el));
+  fill(parts.inputs, h('div', { class: 'synthetic row' }, synthBtn, seed.el), synthNote, mode.el, Object.values(slots).map((s) => s.el), scaled.el);
   syncMode();
 
   const p = {
@@ -56,14 +70,18 @@ export function epsilonPanel(ctx) {
 
   let last = null;
   const request = () => {
-    const logits = mode.get() === 'logits';
+    const m = mode.get();
     const acc = p.accuracies.get().trim();
+    const of = (k, want) => (m === want ? slots[k].get() : null);
     return {
-      retrained: logits ? null : slots.retrained.get(),
-      unlearned: logits ? null : slots.unlearned.get(),
-      retrained_logits: logits ? slots.retrained_logits.get() : null,
-      unlearned_logits: logits ? slots.unlearned_logits.get() : null,
-      labels: logits ? slots.labels.get() : null,
+      retrained: of('retrained', 'conf'),
+      unlearned: of('unlearned', 'conf'),
+      retrained_logits: of('retrained_logits', 'logits'),
+      unlearned_logits: of('unlearned_logits', 'logits'),
+      retrained_probs: of('retrained_probs', 'probs'),
+      unlearned_probs: of('unlearned_probs', 'probs'),
+      labels: m === 'conf' ? null : slots.labels.get(),
+      confidences: m === 'conf' && scaled.get() ? 'logit-scaled' : 'auto',
       variant: p.variant.get(),
       alpha: p.alpha.get(),
       eps_max: p.eps_max.get().trim(),
@@ -90,7 +108,10 @@ export function epsilonPanel(ctx) {
       ['unlearned', parameters.unlearned],
       ['retrained-logits', parameters.retrained_logits],
       ['unlearned-logits', parameters.unlearned_logits],
+      ['retrained-probs', one('retrained_probs')],
+      ['unlearned-probs', one('unlearned_probs')],
       ['labels', parameters.labels],
+      ['confidences', req.confidences !== 'auto' ? req.confidences : null],
       ['variant', req.variant],
       ['alpha', req.alpha],
       ['eps-max', req.eps_max],
@@ -110,6 +131,7 @@ export function epsilonPanel(ctx) {
     fields: Object.values(p),
     start: async (signal) => {
       for (const s of Object.values(slots)) s.clearError();
+      pre.clear();
       const req = request();
       try {
         const out = await ctx.engine.request('run', { analysis: 'epsilon', request: req }, { signal });
@@ -127,8 +149,39 @@ export function epsilonPanel(ctx) {
     },
   });
 
+  // Checks before Run, once both inputs of the chosen kind are there.
+  const pre = preflight(ctx, parts, {
+    busy: () => run.busy(),
+    slots: () => Object.values(slots),
+    build: () => {
+      const req = request();
+      const m = mode.get();
+      const ready = m === 'logits' ? req.retrained_logits && req.unlearned_logits && req.labels : m === 'probs' ? req.retrained_probs && req.unlearned_probs && req.labels : req.retrained && req.unlearned;
+      return ready ? [{ analysis: 'epsilon', request: req }] : null;
+    },
+  });
+  parts.onChange = () => pre.schedule();
+
+  /** Every example's ε and points, one column per variant (what the histograms count), on the page. */
+  const perExample = (res) => {
+    const n = res.results[0]?.per_example.length || 0;
+    if (!n) return null;
+    const head = res.results.flatMap((r) => [`ε, ${NAMES[r.variant.kind]}`, 'points']);
+    return h('details', { class: 'per-example-box', open: true },
+      h('summary', {}, `Per-example ε (${n} examples)`),
+      h('div', { class: 'table-scroll per-example' }, h('table', { class: 'targets', 'data-value': 'eps.per_example' },
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'example'), head.map((x) => h('th', { scope: 'col' }, x)))),
+        h('tbody', {}, Array.from({ length: n }, (_, i) => h('tr', {},
+          h('th', { scope: 'row' }, String(i)),
+          res.results.map((r) => {
+            const e = r.per_example[i];
+            return [h('td', { 'data-eps': `${r.variant.kind}.${i}` }, `${fmt(e.epsilon)}${e.peaky ? ' (peaky)' : ''}`), h('td', {}, fmt(e.points))];
+          })))))));
+  };
+
   function render({ req, out }) {
     const res = out.result;
+    const left = pre.place(out.warnings, true);
     const cols = res.results.map((r, k) => {
       const kind = r.variant.kind;
       const eps = r.per_example.map((e) => num(e.epsilon));
@@ -144,7 +197,7 @@ export function epsilonPanel(ctx) {
           plot.infinite > 0 && ['Examples with ε = ∞', String(plot.infinite), 'perfectly separated'],
           kind === 'official' && ['Peaky examples (ε = 50)', String(r.per_example.filter((e) => e.peaky).length), 'metric.py’s range rule'],
         ]),
-        warningsBox(r.warnings),
+        out.warnings ? null : warningsBox(r.warnings),
         plotBlock({
           title: `Per-example ε (${NAMES[kind]})`,
           filename: `epsilon-${kind}`,
@@ -162,8 +215,11 @@ export function epsilonPanel(ctx) {
     const buckets = res.results[0]?.buckets || [];
     fill(
       parts.results,
-      warningsBox(out.load_warnings.map((w) => `${w.role}: ${w.message}`), 'Input warnings'),
+      headlineBox(out.headline),
+      layerWarnings(left),
+      out.warnings ? null : loadWarnings(out.load_warnings),
       h('div', { class: 'variants' }, cols),
+      perExample(res),
       buckets.length > 0 &&
         h('details', { class: 'buckets' }, h('summary', {}, 'Scoring buckets'),
           h('table', { class: 'targets' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'ε in'), h('th', { scope: 'col' }, 'points H'))),
@@ -177,9 +233,10 @@ export function epsilonPanel(ctx) {
     id: 'epsilon',
     el: parts.el,
     slots,
-    fields: { ...p, mode },
+    fields: { ...p, mode, logit_scaled: scaled },
     /** The mode that data for `roles` needs (logits and labels → logits; confidences → conf). */
-    modeFor: (roles) => (roles.some((r) => ['retrained_logits', 'unlearned_logits', 'labels'].includes(r)) ? 'logits' : roles.some((r) => r === 'retrained' || r === 'unlearned') ? 'conf' : null),
+    modeFor: (roles) =>
+      roles.some((r) => r.endsWith('_probs')) ? 'probs' : roles.some((r) => ['retrained_logits', 'unlearned_logits', 'labels'].includes(r)) ? 'logits' : roles.some((r) => r === 'retrained' || r === 'unlearned') ? 'conf' : null,
     synthetic: () => synthBtn.click(),
     run: (signal) => run.run(signal),
     cancel: () => run.cancel(),
@@ -189,6 +246,7 @@ export function epsilonPanel(ctx) {
         if (slots[k]) slots[k].set(v);
         else if (p[k]) p[k].set(Array.isArray(v) ? v.join(', ') : v);
         else if (k === 'mode') (mode.set(v), syncMode());
+        else if (k === 'logit_scaled' || k === 'confidences') scaled.set(v === true || v === 'logit-scaled');
       }
     },
   };

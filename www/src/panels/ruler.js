@@ -3,7 +3,7 @@
 import { h, fill, nextId } from '../dom.js';
 import { fmt, num } from '../format.js';
 import { histogramPlot } from '../views/hist.js';
-import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl } from './common.js';
+import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, changedEvent, say, loadWarnings } from './common.js';
 
 export function rulerPanel(ctx) {
   const parts = panelFrame({
@@ -24,7 +24,7 @@ export function rulerPanel(ctx) {
     };
     r.el = h('div', { class: 'run', 'data-run': k }, k ? h('h3', {}, `Run ${k + 1}`) : null, r.unlearned.el, r.oracle.el, r.original.el);
     if (k) {
-      r.el.append(h('button', { type: 'button', class: 'button button-small button-secondary', 'aria-label': `Remove run ${k + 1}`, onclick: () => { runs.splice(runs.indexOf(r), 1); r.el.remove(); } }, 'remove run'));
+      r.el.append(h('button', { type: 'button', class: 'button button-small button-secondary', 'aria-label': `Remove run ${k + 1}`, onclick: () => { runs.splice(runs.indexOf(r), 1); r.el.remove(); changedEvent(runsEl, `run ${k + 1} was removed`); } }, 'remove run'));
     }
     runs.push(r);
     runsEl.append(r.el);
@@ -37,12 +37,18 @@ export function rulerPanel(ctx) {
   const retain = rowsControl(ctx.store, { key: 'retain', label: 'Retain rows', withAll: false });
   const forgetErr = h('div', { class: 'error', role: 'alert', 'data-error-for': 'forget' });
   const retainErr = h('div', { class: 'error', role: 'alert', 'data-error-for': 'retain' });
-  const rowSlot = (key, label, ctl, err, id) => ({
-    key,
-    el: h('div', { class: 'slot', 'data-slot': key, id }, h('div', { class: 'slot-label' }, label), ctl.el, err),
-    showError: (m) => fill(err, m),
-    clearError: () => fill(err),
-  });
+  const rowSlot = (key, label, ctl, err, id) => {
+    const checks = h('div', { class: 'slot-checks', 'data-check-for': key });
+    const notice = h('div', { class: 'slot-notice', 'data-notice-for': key, 'aria-live': 'polite' });
+    return {
+      key,
+      notice,
+      el: h('div', { class: 'slot', 'data-slot': key, id }, h('div', { class: 'slot-label' }, label), ctl.el, notice, err, checks),
+      showError: (m) => fill(err, say(m)),
+      clearError: () => fill(err),
+      showChecks: (list, labels) => fill(checks, (list || []).filter((c) => say(c.message, labels) !== err.textContent).map((c) => checkLine(c, labels))),
+    };
+  };
   const forgetSlot = rowSlot('forget', 'Forget rows', forget, forgetErr, forgetId);
   const retainSlot = rowSlot('retain', 'Retain rows', retain, retainErr, retainId);
   fill(
@@ -59,6 +65,15 @@ export function rulerPanel(ctx) {
   parts.params.append(p.ties.el, p.fdr.el);
 
   const allSlots = () => [...runs.flatMap((r) => [r.unlearned, r.oracle, r.original]), forgetSlot, retainSlot];
+  // A person's own embeddings in place of the example's: its forget/retain ranges (rows of the digits files) clear.
+  parts.inputs.addEventListener('lethe-change', (e) => {
+    const item = e.detail?.item;
+    if (!item || item.origin === 'example') return;
+    for (const [sl, ctl, name] of [[forgetSlot, forget, 'Forget rows'], [retainSlot, retain, 'Retain rows']]) {
+      const notes = resetExampleRows([[name, ctl]]);
+      if (notes.length) fill(sl.notice, notes.map((n) => h('div', { class: 'warning', 'data-value': `${sl.key}.rows-reset` }, n)));
+    }
+  });
   let last = null;
   const request = () => ({
     runs: runs
@@ -108,6 +123,7 @@ export function rulerPanel(ctx) {
     fields: Object.values(p),
     start: async (signal) => {
       for (const s of allSlots()) s.clearError();
+      pre.clear();
       const req = request();
       if (!req.runs.length) {
         runs[0].unlearned.showError('choose the unlearned model’s embeddings');
@@ -133,9 +149,25 @@ export function rulerPanel(ctx) {
     },
   });
 
+  // Checks before Run, once the unlearned embeddings and both row sets are chosen.
+  const pre = preflight(ctx, parts, {
+    busy: () => run.busy(),
+    slots: allSlots,
+    build: () => {
+      const req = request();
+      return req.runs.length && req.forget && req.retain ? [{ analysis: 'ruler', request: req }] : null;
+    },
+  });
+  parts.onChange = () => pre.schedule();
+
   function render({ req, out }) {
     const res = out.result;
-    const blocks = [warningsBox(res.warnings), warningsBox(out.load_warnings.map((w) => `${w.role}: ${w.message}`), 'Input warnings')];
+    const left = pre.place(out.warnings, true);
+    // The call on each metric against its null, beneath the one call.
+    const calls = out.metric_calls?.length
+      ? h('ul', { class: 'metric-calls', 'data-value': 'ruler.calls' }, out.metric_calls.map((m) => h('li', { 'data-call': m.call, 'data-metric': m.metric }, h('strong', {}, `${m.metric}: `), m.text)))
+      : null;
+    const blocks = [headlineBox(out.headline), calls, layerWarnings(left), ...(out.warnings ? [] : [warningsBox(res.warnings), loadWarnings(out.load_warnings)])];
     res.runs.forEach((r, k) => {
       const m4 = r.nn_percentile_rank;
       const opt = (v) => (v == null ? '—' : fmt(v));
@@ -195,6 +227,11 @@ export function rulerPanel(ctx) {
     run: (signal) => run.run(signal),
     cancel: () => run.cancel(),
     last: () => last && report(last),
+    /** The rows set now are the built-in example's: a person's own file in their place clears them. */
+    markExample() {
+      forget.markExample();
+      retain.markExample();
+    },
     set(opts) {
       for (const [k, v] of Object.entries(opts)) {
         if (k === 'unlearned' || k === 'oracle' || k === 'original') runs[0][k].set(v);

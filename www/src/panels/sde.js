@@ -7,7 +7,7 @@ import { fmt, num } from '../format.js';
 import { histogramPlot } from '../views/hist.js';
 import { stripPlot } from '../views/strip.js';
 import { PALETTE } from '../views/svg.js';
-import { inputSlot, field, rowsControl, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, backendLine } from './common.js';
+import { inputSlot, field, rowsControl, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, backendLine, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, say, loadWarnings } from './common.js';
 
 const LABELS = { it: 'in-training reference', oot: 'out-of-training reference' };
 const CALL = { in_training: 'in training', out_of_training: 'out of training', inconclusive: 'inconclusive' };
@@ -50,6 +50,8 @@ export function sdePanel(ctx) {
     oot_pool: rowsControl(ctx.store, { key: 'oot_pool', label: 'Out-of-training pool', withAll: false }),
   };
   const poolErrors = { it_pool: h('div', { class: 'error', role: 'alert', 'data-error-for': 'it_pool' }), oot_pool: h('div', { class: 'error', role: 'alert', 'data-error-for': 'oot_pool' }) };
+  const poolChecks = { it_pool: h('div', { class: 'slot-checks', 'data-check-for': 'it_pool' }), oot_pool: h('div', { class: 'slot-checks', 'data-check-for': 'oot_pool' }) };
+  const poolNotice = h('div', { class: 'slot-notice', 'data-notice-for': 'pools', 'aria-live': 'polite' });
   const poolBox = h(
     'div',
     { class: 'slot pools', 'data-slot': 'pools' },
@@ -57,10 +59,25 @@ export function sdePanel(ctx) {
     h('div', { class: 'hint muted' }, 'R reference subsets per class are drawn from these rows of the in-training reference’s file (disjoint from the targets and, where the pools allow, from each other). Empty: the reference’s own rows.'),
     h('div', { class: 'pool-row' }, h('span', { class: 'sub-label' }, 'in training'), pools.it_pool.el),
     poolErrors.it_pool,
+    poolChecks.it_pool,
     h('div', { class: 'pool-row' }, h('span', { class: 'sub-label' }, 'out of training'), pools.oot_pool.el),
     poolErrors.oot_pool,
+    poolChecks.oot_pool,
+    poolNotice,
   );
-  const poolSlots = Object.keys(pools).map((key) => ({ key, showError: (m) => fill(poolErrors[key], m), clearError: () => fill(poolErrors[key]) }));
+  const poolSlots = Object.keys(pools).map((key) => ({
+    key,
+    showError: (m) => fill(poolErrors[key], say(m)),
+    clearError: () => fill(poolErrors[key]),
+    showChecks: (list, labels) => fill(poolChecks[key], (list || []).filter((c) => say(c.message, labels) !== poolErrors[key].textContent).map((c) => checkLine(c, labels))),
+  }));
+  // A person's own file in place of the example's: the example's pool ranges (rows of the digits file) are cleared.
+  parts.inputs.addEventListener('lethe-change', (e) => {
+    const item = e.detail?.item;
+    if (!item || item.origin === 'example' || !slots[e.detail.key]) return;
+    const notes = resetExampleRows([['In-training pool', pools.it_pool], ['Out-of-training pool', pools.oot_pool]]);
+    if (notes.length) fill(poolNotice, notes.map((n) => h('div', { class: 'warning', 'data-value': 'pools.rows-reset' }, n)));
+  });
 
   const p = {
     rule: field({
@@ -76,7 +93,9 @@ export function sdePanel(ctx) {
     seed: field({ key: 'seed', label: 'Seed', value: 0, min: 0, step: 1 }),
     bins: field({ key: 'bins', label: 'JSD bins', value: 30, min: 1, step: 1 }),
     refs: field({ key: 'refs', label: 'Reference subsets R', value: 20, min: 1, step: 1, help: 'per class, calibrated verdict' }),
-    margin: field({ key: 'margin', label: 'Margin (sds)', value: 0, min: 0, step: 'any', help: 'calibrated: inconclusive within ± margin' }),
+    // The layer's default (lethe-analysis DEFAULT_MARGIN): targets within half a reference sd of the midpoint, and
+    // references closer than about one sd, are inconclusive.
+    margin: field({ key: 'margin', label: 'Margin (sds)', value: 0.5, min: 0, step: 'any', help: 'calibrated: inconclusive within ± margin' }),
     split: field({ key: 'split', label: 'Split', type: 'select', value: 'first', options: [['first', 'first / second half'], ['random', 'seeded random halves']] }),
     precision: field({ key: 'precision', label: 'Kernel precision', type: 'select', value: 'f64', options: [['f64', 'f64 (reference)'], ['f32', 'f32 (faster)']] }),
     backend: field({
@@ -96,6 +115,13 @@ export function sdePanel(ctx) {
       help: 'CPU: subsets split across workers',
     }),
     baselines: field({ key: 'baselines', label: 'MMD / Wasserstein baselines', type: 'checkbox', value: false }),
+    equal_size: field({
+      key: 'equal_size',
+      label: 'Equal-size subsets',
+      type: 'checkbox',
+      value: false,
+      help: 'larger subsets: a seeded draw of the smallest one’s size (else different sizes are refused)',
+    }),
   };
   const syncMode = () => {
     const many = mode.get() === 'many';
@@ -134,6 +160,7 @@ export function sdePanel(ctx) {
       precision: p.precision.get(),
       baselines: p.baselines.get(),
       backend: p.backend.get(),
+      equal_size: p.equal_size.get(),
     };
   };
 
@@ -176,6 +203,7 @@ export function sdePanel(ctx) {
       seed: req.seed,
       precision: req.precision,
       backend: req.backend,
+      equal_size: req.equal_size,
     };
   };
 
@@ -194,6 +222,7 @@ export function sdePanel(ctx) {
     fields: [...Object.values(p), draw, size],
     start: async (signal, onProgress) => {
       for (const s of allSlots()) s.clearError();
+      pre.clear();
       const req = request();
       const rule = p.rule.get();
       if (!req.target.length && !req.draw_from && !req.draw_in && !req.draw_out) {
@@ -219,7 +248,7 @@ export function sdePanel(ctx) {
               // Beside the paper rule, a calibrated verdict that cannot be computed (pools too small once the
               // targets' rows are left out, say) is reported and the paper rule still runs.
               if (rule === 'calibrated' || signal.aborted) throw e;
-              calSkip = `The calibrated verdict could not be computed: ${e.message}`;
+              calSkip = `The calibrated verdict could not be computed: ${say(e.message)}`;
               if (e.input === 'it_pool' || e.input === 'oot_pool') showError(parts, poolSlots, e);
             }
             parts.el.dataset.calibratedMs = String(Math.round(performance.now() - t0));
@@ -248,6 +277,25 @@ export function sdePanel(ctx) {
       }
     },
   });
+
+  // Checks before Run: the requests a run would send, once the references and a target (or a pool) are chosen.
+  const pre = preflight(ctx, parts, {
+    busy: () => run.busy(),
+    slots: allSlots,
+    build: () => {
+      const req = request();
+      const rule = p.rule.get();
+      if (!req.in_training || !req.out_of_training || (!req.target.length && !req.draw_from && !req.draw_in && !req.draw_out)) return null;
+      const jobs = [];
+      if (rule !== 'calibrated') jobs.push({ analysis: 'sde', request: req });
+      if (rule !== 'paper') {
+        const creq = calibrateRequest(req);
+        if (!creq.skip) jobs.push({ analysis: 'calibrate', request: creq });
+      }
+      return jobs;
+    },
+  });
+  parts.onChange = () => pre.schedule();
 
   const specOf = (out, role) => out.inputs.filter((r) => r.role === role).map((r) => r.spec);
   const sdeEnvelope = ({ req, out }) => {
@@ -287,6 +335,7 @@ export function sdePanel(ctx) {
       ['bins', req.bins],
       ['precision', req.precision],
       ['baselines', req.baselines],
+      ['equal-size', req.equal_size],
     ];
     return envelope(ctx, { command: 'sde', parameters, seed: req.seed, output: out, cli: cliLine('sde', args) });
   };
@@ -313,6 +362,7 @@ export function sdePanel(ctx) {
       ['bins', q.bins],
       ['seed', q.seed],
       ['precision', q.precision],
+      ['equal-size', q.equal_size],
     ];
     const env = envelope(ctx, { command: 'calibrate', parameters: q, seed: q.seed, output: cal, cli: cliLine('calibrate', args) });
     // Reference classes drawn from too few rows for R distinct subsets (the page flags the verdict unreliable).
@@ -370,14 +420,14 @@ export function sdePanel(ctx) {
   };
 
   /** One line per calibrated call: the verdict and why. */
-  const calVerdict = (c, t, unreliable) => {
+  const calVerdict = (c, t, unreliable, demoted) => {
     const r = c.rule;
     const R = c.params.references;
     const why =
       R >= 2
         ? ` — exact shuffle mean ${fmt(t.stats.moments.mean)}, ${fmt(Math.abs(num(t.score)))} reference sds on the ${num(t.score) > 0 ? 'in-training' : 'out-of-training'} side of the midpoint ${fmt(r.threshold)} (R = ${R} subsets of ${c.params.subset_size} rows per class${c.params.margin > 0 ? `, margin ${c.params.margin}` : ''})`
         : ` — exact shuffle mean ${fmt(t.stats.moments.mean)} is nearer the ${t.nearest_single_pair ? 'in-training' : 'out-of-training'} reference’s (one reference subset per class)`;
-    return h('p', { class: `verdict ${callClass(t.calibrated)}`, 'data-value': 'sde.cal.verdict' }, `Calibrated: ${t.name}: ${CALL[t.calibrated]}`,
+    return h('p', { class: `verdict ${callClass(t.calibrated)}${demoted ? ' verdict-rule' : ''}`, 'data-value': 'sde.cal.verdict' }, `Calibrated: ${t.name}: ${CALL[t.calibrated]}`,
       unreliable ? h('span', { class: 'badge badge-unreliable', 'data-value': 'sde.cal.verdict.unreliable', title: 'the reference subsets share most of their rows: see the note below' }, 'unreliable') : null,
       h('span', { class: 'muted' }, why));
   };
@@ -430,6 +480,26 @@ export function sdePanel(ctx) {
     }).el;
 
   /**
+   * Exactly what a stopped run finished, from the state of every subset (the pool's workers may finish a later
+   * subset before an earlier one): references and targets complete, stopped part-way, or not started.
+   */
+  const stoppedSummary = (r, partial) => {
+    const NAMES = { in_training: 'in-training reference', out_of_training: 'out-of-training reference' };
+    if (!partial) return `${r.targets.length} target(s) finished.`;
+    const state = (s) => (s.complete ? 'complete' : s.shuffles_done ? `stopped after ${s.shuffles_done} of ${s.shuffles_planned} shuffles` : 'not started');
+    const refs = partial.subsets.slice(0, 2).map((s) => `${NAMES[s.name] || s.name} ${state(s)}`);
+    const targets = partial.subsets.slice(2);
+    const done = targets.filter((s) => s.complete);
+    const rest = targets.filter((s) => !s.complete);
+    const restText = rest.length
+      ? ` (${rest.slice(0, 4).map((s) => `${s.name} ${state(s)}`).join(', ')}${rest.length > 4 ? `, and ${rest.length - 4} more` : ''})`
+      : '';
+    const unused = done.length - r.targets.length;
+    return `${refs.join('; ')}; ${done.length} of ${targets.length} target(s) complete${restText}.` +
+      (unused > 0 ? ` ${unused} complete target(s) come after an unfinished one or before the references were complete, so the run’s verdicts, OTR and F1 leave them out.` : '');
+  };
+
+  /**
    * What a stopped run's shuffles support (the core's `partial`): every subset's shuffles done with its exact
    * moments (closed form over all shuffles, so unaffected by stopping), and the paper rule and Mann–Whitney on the
    * shuffles so far for each unfinished target — labelled partial.
@@ -472,21 +542,22 @@ export function sdePanel(ctx) {
     const c = cal?.result;
     const single = !req.draw_from && !req.draw_in && !req.draw_out && req.target.length === 1;
     const blocks = [];
+    // The one call first (the layer's headline), then what supports it. The layer's warnings go next to the input
+    // they concern; those about no input, under the headline.
+    const hd = (r && out.headline) || (c && cal.headline) || null;
+    blocks.push(headlineBox(hd));
+    const left = pre.place([...(out?.warnings || []), ...(cal?.warnings || [])], true);
+    blocks.push(layerWarnings(left));
     if (r && !r.complete) {
-      const it = r.in_training_reference;
-      blocks.push(
-        h('div', { class: 'partial', role: 'status' }, h('strong', {}, 'Stopped early — partial result. '),
-          `In-training reference: ${it.values.length} of ${it.shuffles_planned} shuffles; ` +
-            (r.out_of_training_reference ? `out-of-training reference: ${r.out_of_training_reference.values.length} of ${r.out_of_training_reference.shuffles_planned}; ` : 'out-of-training reference not started; ') +
-            `${r.targets.length} target(s) finished. Numbers below use only what was computed.`),
-      );
+      blocks.push(h('div', { class: 'partial', role: 'status', 'data-value': 'sde.stopped' }, h('strong', {}, 'Stopped early — partial result. '), stoppedSummary(r, out.partial), ' Numbers below use only what was computed.'));
       if (out.partial) blocks.push(partialBox(out.partial));
     } else if (!r && c && !c.complete) {
-      blocks.push(h('div', { class: 'partial', role: 'status' }, h('strong', {}, 'Stopped early — partial result. '), `${c.targets.length} target(s) finished.`));
+      blocks.push(h('div', { class: 'partial', role: 'status', 'data-value': 'sde.stopped' }, h('strong', {}, 'Stopped early — partial result. '), `${c.targets.length} target(s) finished.`));
     }
-    blocks.push(warningsBox(r?.warnings, 'Read this first'));
-    blocks.push(warningsBox(c?.warnings, 'Calibrated verdict: reference subsets'));
-    blocks.push(warningsBox([...(out?.load_warnings || []), ...(!out ? cal?.load_warnings || [] : [])].map((w) => `${w.role}: ${w.message}`), 'Input warnings'));
+    // The layer's warnings hold the core's and the readers' (older modules gave them as text, shown apart).
+    if (!out?.warnings) blocks.push(warningsBox(r?.warnings, 'Read this first'));
+    if (!cal?.warnings) blocks.push(warningsBox(c?.warnings, 'Calibrated verdict: reference subsets'));
+    if (!out?.warnings && !cal?.warnings) blocks.push(loadWarnings([...(out?.load_warnings || []), ...(!out ? cal?.load_warnings || [] : [])]));
     if (calSkip) blocks.push(h('p', { class: 'muted', 'data-value': 'sde.cal.skipped' }, calSkip));
 
     if (single) {
@@ -495,12 +566,12 @@ export function sdePanel(ctx) {
       if (t) {
         const v = t.verdict;
         blocks.push(
-          h('p', { class: `verdict ${v.in_training ? 'verdict-in' : 'verdict-out'}`, 'data-value': 'sde.verdict' },
+          h('p', { class: `verdict ${v.in_training ? 'verdict-in' : 'verdict-out'}${hd ? ' verdict-rule' : ''}`, 'data-value': 'sde.verdict' },
             `${c ? 'Paper rule: ' : ''}${t.name}: ${v.in_training ? 'in training' : 'out of training'}`,
             h('span', { class: 'muted' }, ` — JSD to the in-training reference ${fmt(v.jsd_target_it)} ${v.in_training ? '<' : '≥'} JSD to the out-of-training reference ${fmt(v.jsd_target_oot)}`)),
         );
       }
-      if (ct) blocks.push(calVerdict(c, ct, cal.thin_pools?.length > 0), unreliableBox(cal, defaulted));
+      if (ct) blocks.push(calVerdict(c, ct, cal.thin_pools?.length > 0, !!hd), unreliableBox(cal, defaulted));
       if (t) {
         const v = t.verdict;
         const sep = r.reference_separation;
@@ -562,7 +633,9 @@ export function sdePanel(ctx) {
         const byName = new Map((c?.targets || []).map((t) => [t.name, t]));
         const names = (r?.targets || c.targets).map((t) => t.name);
         const pt = new Map((r?.targets || []).map((t) => [t.name, t]));
-        const cols = ['target', 'label', ...(r ? ['JSD to IT', 'JSD to OOT', 'paper'] : []), ...(c ? ['exact mean', 'z', 'calibrated', 'dispersion', 'confidence'] : [])];
+        // The layer's call per target (both rules of the one reference pair agreeing), beside each rule's.
+        const calls = new Map((out?.calls || []).map((x) => [x.name, x]));
+        const cols = ['target', 'label', ...(calls.size ? ['call'] : []), ...(r ? ['JSD to IT', 'JSD to OOT', 'paper'] : []), ...(c ? ['exact mean', 'z', 'calibrated', 'dispersion', 'confidence'] : [])];
         blocks.push(
           h('div', { class: 'table-scroll' }, h('table', { class: 'targets' },
             h('thead', {}, h('tr', {}, cols.map((x) => h('th', { scope: 'col' }, x)))),
@@ -572,6 +645,7 @@ export function sdePanel(ctx) {
               const label = (t || ct).label;
               return h('tr', {},
                 h('td', {}, name), h('td', {}, label == null ? '—' : label ? 'in' : 'out'),
+                calls.size > 0 && h('td', { title: calls.get(name)?.reason || '' }, calls.get(name) ? CALL[calls.get(name).call] : '—'),
                 r && [h('td', {}, t ? fmt(t.verdict.jsd_target_it) : '—'), h('td', {}, t ? fmt(t.verdict.jsd_target_oot) : '—'), h('td', {}, t ? (t.verdict.in_training ? 'in training' : 'out of training') : '—')],
                 c && [h('td', {}, ct ? fmt(ct.stats.moments.mean) : '—'), h('td', {}, ct ? fmt(ct.score) : '—'), h('td', {}, ct ? CALL[ct.calibrated] : '—'),
                   h('td', {}, ct ? CALL[ct.dispersion] : '—'), h('td', {}, ct?.confidence ? CALL[ct.confidence] : '—')]);
@@ -642,6 +716,10 @@ export function sdePanel(ctx) {
     fields: { ...p, mode, draw, size },
     /** The mode that data for `roles` needs (a pool to draw targets from → many; one target set → single). */
     modeFor: (roles) => (roles.some((r) => r.startsWith('draw-')) ? 'many' : roles.includes('target') ? 'single' : null),
+    /** The rows set now are the built-in example's: a person's own file in their place clears them. */
+    markExample() {
+      for (const c of [...Object.values(slots).map((x) => x.rows), pools.it_pool, pools.oot_pool]) c?.markExample();
+    },
     run: (signal) => run.run(signal),
     cancel: () => run.cancel(),
     last: () => last && report(last),

@@ -29,7 +29,7 @@ async function exported(eng, request) {
 export async function handoff(widget, params) {
   const topic = params.get('teach');
   const id = panelId(topic, params);
-  const panelEl = id && document.getElementById(id);
+  let panelEl = id && document.getElementById(id);
   // Lands again after each step that may move the page (results drawn above it), unless the user has moved on.
   const show = () => {
     if (!document.activeElement || document.activeElement === document.body || panelEl?.contains(document.activeElement)) land(panelEl);
@@ -37,6 +37,9 @@ export async function handoff(widget, params) {
   show();
   if (!id) return;
   await widget.ready;
+  // The epsilon and bounds panels' modules come after the page's first results.
+  await widget.panelsReady?.();
+  panelEl = document.getElementById(id);
   show();
   if (topic === 'hsic' || topic === 'ranks') {
     // Nothing to hand over: the panel shows the built-in example's results (the page runs it) until the user
