@@ -434,6 +434,24 @@ impl Workspace {
     }
 
     fn load_uncached(&mut self, role: &str, input: &InputRef) -> Result<Input> {
+        let (matrix, record, warnings) = self.load_as::<f64>(role, input)?;
+        Ok(Input {
+            matrix,
+            record,
+            warnings,
+        })
+    }
+
+    /// [`Workspace::load`] as element type `S`, not cached: the matrix, its record and the loader's warnings (SDE
+    /// holds inputs whose stored values f32 holds exactly as f32: the same numbers in half the memory).
+    ///
+    /// # Errors
+    /// As [`Workspace::load`].
+    pub fn load_as<S: data::Scalar>(
+        &mut self,
+        role: &str,
+        input: &InputRef,
+    ) -> Result<(Matrix<S>, InputRecord, Vec<String>)> {
         let src = self.source(input.source).map_err(|e| Error::at(role, e.message))?;
         let (name, data) = (src.name.clone(), Arc::clone(&src.data));
         check_range(role, &name, &*data, input)?;
@@ -443,7 +461,7 @@ impl Workspace {
             rows,
             ..LoadOptions::default()
         };
-        let loaded = data::load::<f64>(&name, &*data, &opts).map_err(|e| Error::data(role, "", &e))?;
+        let loaded = data::load::<S>(&name, &*data, &opts).map_err(|e| Error::data(role, "", &e))?;
         let record = InputRecord {
             role: role.to_string(),
             spec: spec_text(&name, input.tensor.as_deref(), rows_text.as_deref()),
@@ -456,11 +474,7 @@ impl Workspace {
             rows_used: loaded.matrix.rows(),
             row_file,
         };
-        Ok(Input {
-            matrix: loaded.matrix,
-            record,
-            warnings: loaded.warnings,
-        })
+        Ok((loaded.matrix, record, loaded.warnings))
     }
 
     /// Hash every source whatever its size (the CLI: a report records the SHA-256 of every file it read).
@@ -627,9 +641,21 @@ impl Workspace {
     /// # Errors
     /// As [`Workspace::load`], reported for `role`; under `always`, an input that cannot be read in place.
     pub fn open(&mut self, role: &str, input: &InputRef) -> Result<Held> {
+        if let Some(h) = self.open_in_place(role, input)? {
+            return Ok(h);
+        }
+        Ok(Held::Loaded(self.load(role, input)?))
+    }
+
+    /// [`Workspace::open`] when it reads `input` in place; `None` when it would load it (the caller may then load
+    /// it as another element type: [`Workspace::load_as`]).
+    ///
+    /// # Errors
+    /// As [`Workspace::open`].
+    pub fn open_in_place(&mut self, role: &str, input: &InputRef) -> Result<Option<Held>> {
         if cfg!(feature = "full") && self.in_place != InPlacePolicy::Never {
             if let Some(p) = self.in_place(role, input).map_err(|e| e.or_at(role))? {
-                return Ok(Held::InPlace(Arc::new(p)));
+                return Ok(Some(Held::InPlace(Arc::new(p))));
             }
             if self.in_place == InPlacePolicy::Always {
                 // Let the load say what is wrong with the file, if anything; else say why it cannot be read in place.
@@ -645,7 +671,7 @@ impl Workspace {
                 .usage());
             }
         }
-        Ok(Held::Loaded(self.load(role, input)?))
+        Ok(None)
     }
 
     /// `input` read in place, if it should be (see [`Workspace::open`]).

@@ -123,7 +123,7 @@ def main():
                     for size in SIZES[ds]:
                         common = ["--it-pool", str(pools / "it_refs.txt"), "--oot-pool", str(pools / "oot_refs.txt"),
                                   "--size", str(size), "--refs", str(REFS), "--draw", str(TARGETS),
-                                  "--sigma", sigma, "--seed", str(seed)]
+                                  "--sigma", sigma, "--seed", str(seed), "--margin", "0"]
                         key = (ds, rep, sigma, size)
                         # Controlled experiment on the retrained model: D_r targets are in training, D_f are not.
                         res = run(a.lethe, ["--data", str(files["retrained"]), *common,
@@ -317,6 +317,21 @@ effect live, with the overlap of each cell beside the curve.""") + "\n")
 
 
 HOW_TO_RUN = """
+## The default margin
+
+The tables above use the plain midpoint rule (`--margin 0`: every target is called in or out of training).
+`lethe calibrate`, and the page through the same analysis layer, default to `--margin 0.5`: a target whose exact
+mean lies within 0.5 pooled reference standard deviations of the midpoint between the classes is *inconclusive*.
+Why 0.5: a subset at one class's mean scores z = ±s/2 when the classes are s reference sds apart, so the
+references themselves lie s/2 from the midpoint. When s < 1 (twice the margin), even a subset that looks exactly
+like a typical reference of one class falls inside the margin: no call on such data is reliable, and the report
+calls no target (headline "inconclusive", the separation as the reason) instead of calling each by a hair's
+breadth — the issue a first-time user met with classes 0.68 sds apart and margin 0. With s ≥ 1 a target is called
+when it lies further from the midpoint than half a reference sd. The penultimate-layer cells above (classes on
+average 0.18–0.90 sds apart) would mostly be inconclusive under the default; the softmax cells (1.5–6.6 sds) keep
+their calls except for targets near the midpoint. `--margin 0` gives the plain rule.
+
+
 ## How to run it
 
 ```sh

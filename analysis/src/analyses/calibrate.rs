@@ -381,7 +381,7 @@ fn equal_targets(
         return Ok(());
     }
     if !req.equal_size {
-        let mut sizes = vec![("the reference subsets (the subset size |S|)".to_string(), *size)];
+        let mut sizes = vec![("the reference subsets (the subset size)".to_string(), *size)];
         sizes.extend(targets.iter().map(|t| (t.name.clone(), t.rows.len())));
         let first = targets
             .iter()
@@ -609,10 +609,18 @@ fn degenerate(r: &CalibratedReport) -> bool {
     }
 }
 
+/// Whether the reference classes are too close for the margin: less than twice the margin apart, so that a
+/// subset at either class's mean would itself fall within the margin (with the default margin of 0.5: classes
+/// closer than one reference sd). Never with margin 0 or one reference per class.
+fn too_close(r: &CalibratedReport) -> bool {
+    r.params.references >= 2 && r.params.margin > 0.0 && r.rule.separation < 2.0 * r.params.margin
+}
+
 /// Each finished target's call: the core's calibrated call, unless the references give it no scale (constant
-/// rows) or its score is not a number — then inconclusive.
+/// rows), its score is not a number, or the classes are too close for the margin ([`too_close`]) — then
+/// inconclusive.
 pub fn calibrated_call(r: &CalibratedReport, t: &lethe::sde::calibrated::CalibratedTarget) -> Call {
-    if degenerate(r) || (r.params.references >= 2 && !t.score.is_finite()) {
+    if degenerate(r) || too_close(r) || (r.params.references >= 2 && !t.score.is_finite()) {
         Call::Inconclusive
     } else {
         t.calibrated
@@ -717,10 +725,12 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
     }
     let r = report.params.references;
     let margin = report.params.margin;
-    let close = (r >= 2 && !flat && rule.separation < 1.0).then(|| {
+    let close = (!flat && too_close(report)).then(|| {
         format!(
-            "the reference classes are only {} reference sds apart, too close to tell most subsets apart",
-            num(rule.separation)
+            "the reference classes are only {} reference sds apart, less than twice the margin of {}: a subset \
+             at either class's mean would itself be within the margin, so no call on this data is reliable",
+            num(rule.separation),
+            num(margin)
         )
     });
     let n = planned;
@@ -786,15 +796,16 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
         match call {
             Call::Inconclusive => Headline::inconclusive(
                 format!("{}: inconclusive", t.name),
-                close.map_or_else(
-                    || {
+                close.unwrap_or_else(|| {
+                    if t.score.is_finite() {
                         format!(
                             "{place}, within the margin of {} reference sds either side",
                             num(margin)
                         )
-                    },
-                    |c| format!("{place}, within the margin of {}; {c}", num(margin)),
-                ),
+                    } else {
+                        "its score is not a number".to_string()
+                    }
+                }),
             ),
             c => Headline {
                 call: call_code(c).into(),
@@ -829,15 +840,14 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
             })
             .count();
         let mut reasons = Vec::new();
-        if u > 0 {
+        if let Some(c) = &close {
+            reasons.push(c.clone());
+        } else if u > 0 {
             reasons.push(format!(
                 "{u} target{} within the margin of {} reference sds of the midpoint",
                 if u == 1 { " is" } else { "s are" },
                 num(margin)
             ));
-        }
-        if let Some(c) = &close {
-            reasons.push(c.clone());
         }
         if disagree > 0 {
             reasons.push(format!(
@@ -867,4 +877,136 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
         }
     };
     (headline, warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now<F: std::future::Future>(f: F) -> F::Output {
+        let mut f = std::pin::pin!(f);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match f.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(v) => v,
+            std::task::Poll::Pending => panic!("the CPU backend never waits"),
+        }
+    }
+
+    fn text(t: &str) -> Rows {
+        Rows::Text { text: t.into() }
+    }
+
+    fn request(values: &[f64], cols: usize) -> (Workspace, CalibrateRequest) {
+        let mut ws = Workspace::new();
+        let bytes = crate::npy::f64_bytes(values, &[values.len() / cols, cols]);
+        ws.add(1, "x.npy", Arc::new(bytes));
+        let req = CalibrateRequest {
+            data: Some(DataRef {
+                source: 1,
+                tensor: None,
+                rows: Rows::All,
+            }),
+            it_pool: Some(text("0..100")),
+            oot_pool: Some(text("100..200")),
+            target: vec![text("200..220")],
+            size: Some(20),
+            refs: 4,
+            paper_shuffles: 0,
+            ..CalibrateRequest::default()
+        };
+        (ws, req)
+    }
+
+    /// Seeded values in [-1, 1].
+    fn noise(n: usize, seed: u64) -> Vec<f64> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_default_margin_is_half_a_reference_sd() {
+        assert_eq!(CalibrateRequest::default().margin, 0.5);
+        assert_eq!(DEFAULT_MARGIN, 0.5);
+    }
+
+    #[test]
+    fn classes_closer_than_twice_the_margin_get_no_call() {
+        // Both pools from one distribution: the classes are close; the core still calls targets, the layer not.
+        let (mut ws, req) = request(&noise(240 * 3, 7), 3);
+        let out = now(prepare_calibrate(&mut ws, &req)
+            .unwrap()
+            .run(&mut lethe::progress::Silent))
+        .unwrap();
+        let r = &out.result;
+        assert!(r.rule.separation < 1.0, "{}", r.rule.separation);
+        assert!(out.headline.is_inconclusive(), "{:?}", out.headline);
+        assert!(r.targets.iter().all(|t| calibrated_call(r, t) == Call::Inconclusive));
+        // With margin 0 nothing is overridden.
+        let req0 = CalibrateRequest { margin: 0.0, ..req };
+        let out = now(prepare_calibrate(&mut ws, &req0)
+            .unwrap()
+            .run(&mut lethe::progress::Silent))
+        .unwrap();
+        let r = &out.result;
+        assert!(r.targets.iter().all(|t| calibrated_call(r, t) == t.calibrated));
+    }
+
+    #[test]
+    fn constant_data_is_inconclusive_not_nan() {
+        let (mut ws, req) = request(&[0.5; 240 * 2], 2);
+        let out = now(prepare_calibrate(&mut ws, &req)
+            .unwrap()
+            .run(&mut lethe::progress::Silent))
+        .unwrap();
+        assert!(out.headline.is_inconclusive());
+        assert!(out.warnings.iter().any(|w| w.code == "constant_references"));
+        let t = &out.result.targets[0];
+        assert_eq!(calibrated_call(&out.result, t), Call::Inconclusive);
+    }
+
+    #[test]
+    fn targets_of_another_size_are_refused_or_drawn() {
+        let (mut ws, req) = request(&noise(240 * 3, 8), 3);
+        let req = CalibrateRequest {
+            target: vec![text("200..240")],
+            ..req
+        };
+        let e = prepare_calibrate(&mut ws, &req).err().unwrap();
+        assert_eq!(e.code.as_deref(), Some("unequal_subset_sizes"));
+        assert_eq!(e.input.as_deref(), Some("target"));
+        let job = prepare_calibrate(
+            &mut ws,
+            &CalibrateRequest {
+                equal_size: true,
+                ..req
+            },
+        )
+        .unwrap();
+        assert_eq!(job.parameters.size, 20);
+        assert_eq!(job.targets[0].rows.len(), 20);
+        assert!(job.targets[0].rows.iter().all(|r| (200..240).contains(r)));
+    }
+
+    #[test]
+    fn a_range_past_the_data_is_refused_before_it_is_expanded() {
+        let (mut ws, req) = request(&noise(240 * 2, 9), 2);
+        let req = CalibrateRequest {
+            oot_pool: Some(text("100..99999999999999")),
+            ..req
+        };
+        let e = prepare_calibrate(&mut ws, &req).err().unwrap();
+        assert_eq!(e.input.as_deref(), Some("oot_pool"));
+        assert!(
+            e.message.contains("out of range") && e.message.contains("240 rows"),
+            "{}",
+            e.message
+        );
+    }
 }

@@ -468,11 +468,8 @@ fn calibrate_errors_name_the_control() {
         target: vec![text("700..800")],
         ..CalibrateRequest::default()
     };
-    let e = now(prepare_calibrate(&mut ws, &req)
-        .unwrap()
-        .run(&mut lethe::progress::Silent))
-    .err()
-    .unwrap();
+    // A range past the data is refused as the request is checked, before any work.
+    let e = prepare_calibrate(&mut ws, &req).err().unwrap();
     assert_eq!(e.input.as_deref(), Some("target"), "{}", e.message);
     let req = CalibrateRequest {
         target: vec![text("0..100")],

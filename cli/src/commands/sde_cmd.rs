@@ -225,10 +225,9 @@ pub(super) fn sde_cmd(mut a: SdeArgs) -> Result<(), CliError> {
         equal_size: a.equal_size,
         ..SdeRequest::default()
     };
-    let mut job = layer::prepare_sde(&mut ws, &req).map_err(err)?;
-    // The workspace's f64 copies go; inputs that f32 holds exactly are held as f32 (the same numbers, less memory).
+    // Inputs whose stored values f32 holds exactly are held as f32: the same numbers, half the memory.
+    let job = layer::prepare_sde_exact_f32(&mut ws, &req).map_err(err)?;
     drop(ws);
-    job.hold_exact_f32();
     let in_place = job.read_in_place();
     let mut out = if gpu {
         sde_on_gpu(job, &err)?
@@ -312,8 +311,8 @@ fn sde_text(r: &sde::SdeReport, out: &SdeOutput, gpu: bool, in_place: &[String])
     if !r.targets.is_empty() {
         let _ = writeln!(
             s,
-            "  {:<16} {:<16} {:<16} {:<22} {}",
-            "target", "call", "paper (JSD)", "JSD to IT / to OOT", "exact mean nearer"
+            "  {:<16} {:<16} {:<16} {:<22} exact mean nearer",
+            "target", "call", "paper (JSD)", "JSD to IT / to OOT"
         );
     }
     for (t, c) in r.targets.iter().zip(&out.calls) {
@@ -334,7 +333,15 @@ fn sde_text(r: &sde::SdeReport, out: &SdeOutput, gpu: bool, in_place: &[String])
                 .unwrap_or("")
         );
     }
-    if let Some(otr) = r.out_of_training_rate {
+    let ties = out.calls.iter().filter(|c| c.paper.is_none()).count();
+    if ties > 0 {
+        // The paper counts a tie as out of training: an OTR of ties is no rate at all.
+        let _ = writeln!(
+            s,
+            "out-of-training rate (OTR), paper's rule: not shown, {ties} of {} targets tie (equal JSDs)",
+            r.targets.len()
+        );
+    } else if let Some(otr) = r.out_of_training_rate {
         let _ = writeln!(
             s,
             "out-of-training rate (OTR), paper's rule: {} ({} target{})",
@@ -472,7 +479,19 @@ fn calibrate_text(r: &sde::calibrated::CalibratedReport, out: &CalibrateOutput, 
             t.label.map_or("", |l| if l { "  (label in)" } else { "  (label out)" })
         );
     }
+    // Targets the layer gives no call although the rule alone does (constant references, classes too close
+    // for the margin): the rule's own OTR is shown as such.
+    let overridden = r.targets.iter().any(|t| calibrated_call(r, t) != t.calibrated);
     for sm in &r.summaries {
+        if overridden && sm.rule == "calibrated" {
+            let _ = writeln!(
+                s,
+                "{:<36} no call (see the headline); the rule alone: OTR {}",
+                sm.rule,
+                sm.out_of_training_rate.map_or("-".into(), fmt_num)
+            );
+            continue;
+        }
         let _ = writeln!(
             s,
             "{:<36} OTR {}  F1 {}{}",

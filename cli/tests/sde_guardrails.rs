@@ -1,0 +1,503 @@
+//! The guardrails of `lethe sde` and `lethe calibrate`, from the user's side: real .npy files in a scratch
+//! directory, the command as a user types it, and what they read (exit status, the headline, the warnings on
+//! stderr with their codes). The checks live in the analysis layer, so the page shows the same.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn lethe(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lethe"))
+        .args(args)
+        .output()
+        .expect("run lethe")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+/// Runs `args` with `--json`, which must succeed: the report and what went to stderr (the warnings).
+fn report(args: &[&str]) -> (Value, String) {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let out = lethe(&a);
+    assert!(out.status.success(), "lethe {args:?} failed: {}", stderr(&out));
+    (serde_json::from_slice(&out.stdout).expect("JSON report"), stderr(&out))
+}
+
+/// Runs `args`, which must fail with exit status 1 and a message holding every one of `needles`.
+fn refused(args: &[&str], needles: &[&str]) -> String {
+    let out = lethe(args);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "lethe {args:?} should be refused:\n{err}");
+    for n in needles {
+        assert!(err.contains(n), "stderr of {args:?} should mention `{n}`:\n{err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+fn codes(r: &Value) -> Vec<String> {
+    r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Seeded rows in [-scale, scale] (a linear congruential generator: the same files on every machine).
+fn rows(n: usize, d: usize, seed: u64, scale: f64) -> Vec<f64> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(1);
+    (0..n * d)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * scale
+        })
+        .collect()
+}
+
+/// Writes an n × d float64 .npy file and returns its path.
+fn npy(dir: &Path, name: &str, d: usize, values: &[f64]) -> String {
+    let path: PathBuf = dir.join(name);
+    std::fs::write(&path, lethe_analysis::npy::f64_bytes(values, &[values.len() / d, d])).unwrap();
+    path.display().to_string()
+}
+
+fn demo(file: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/data/digits")
+        .join(file)
+        .display()
+        .to_string()
+}
+
+/// Issue 11, item 1: subsets of 359, 150 and 60 rows gave a verdict that flipped at 60/60/60 — an artefact of
+/// size. Refused by default, with the sizes and the fix; `--equal-size` draws the smallest size from each.
+#[test]
+fn unequal_subset_sizes_are_refused_and_equal_size_draws_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = npy(dir.path(), "acts.npy", 6, &rows(569, 6, 1, 1.0));
+    let (it, oot, t) = (format!("{x}@0..359"), format!("{x}@359..509"), format!("{x}@509..569"));
+    let sde = ["sde", "--it", &it, "--oot", &oot, "--target", &t, "--shuffles", "30"];
+    let err = refused(
+        &sde,
+        &[
+            "[unequal_subset_sizes]",
+            "359 rows",
+            "150 rows",
+            "60 rows",
+            "--equal-size",
+            "acts.npy",
+        ],
+    );
+    assert!(err.contains("not whether they were in training"), "{err}");
+    let mut equal = sde.to_vec();
+    equal.push("--equal-size");
+    let (r, warned) = report(&equal);
+    assert!(codes(&r).contains(&"equal_size_draw".to_string()), "{r}");
+    assert!(warned.contains("warning[equal_size_draw]"), "{warned}");
+    assert_eq!(r["parameters"]["equal_size"], true);
+    assert_eq!(r["result"]["in_training_reference"]["rows"], 60);
+    assert_eq!(r["result"]["out_of_training_reference"]["rows"], 60);
+    assert_eq!(r["result"]["targets"][0]["distribution"]["rows"], 60);
+    // The same seed draws the same rows: the report is reproducible.
+    assert_eq!(report(&equal).0["result"], r["result"]);
+    // Without the option the parameters do not mention it (reports of equal subsets are as before).
+    let same = [
+        "sde",
+        "--it",
+        &format!("{x}@0..60"),
+        "--oot",
+        &format!("{x}@60..120"),
+        "--target",
+        &t,
+        "--shuffles",
+        "30",
+    ];
+    assert!(report(&same).0["parameters"].get("equal_size").is_none());
+
+    // calibrate: a target of another size than the reference subsets (|S|).
+    let cal = [
+        "calibrate",
+        "--data",
+        &x,
+        "--it-pool",
+        "0..359",
+        "--oot-pool",
+        "359..509",
+        "--target",
+        "509..569",
+        "--size",
+        "100",
+        "--refs",
+        "3",
+        "--paper-shuffles",
+        "0",
+    ];
+    refused(
+        &cal,
+        &[
+            "[unequal_subset_sizes]",
+            "60 rows",
+            "100 rows",
+            "--size",
+            "--equal-size",
+        ],
+    );
+    let mut equal = cal.to_vec();
+    equal.push("--equal-size");
+    let (r, _) = report(&equal);
+    assert_eq!(r["parameters"]["size"], 60);
+    assert_eq!(r["result"]["params"]["subset_size"], 60);
+    assert!(codes(&r).contains(&"equal_size_draw".to_string()));
+}
+
+/// Too few rows for two halves: a refusal that says how many there are and how many are needed.
+#[test]
+fn too_few_rows_for_the_halves_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = npy(dir.path(), "x.npy", 3, &rows(40, 3, 2, 1.0));
+    refused(
+        &["sde", "--it", &format!("{x}@0..3"), "--oot", &format!("{x}@3..6")],
+        &["[too_few_rows]", "in_training", "3 rows", "at least 4", "x.npy"],
+    );
+    refused(
+        &[
+            "calibrate",
+            "--data",
+            &x,
+            "--it-pool",
+            "0..20",
+            "--oot-pool",
+            "20..37",
+            "--target",
+            "37..40",
+            "--size",
+            "4",
+        ],
+        &["[too_few_rows]", "target[0]", "3 rows", "at least 4"],
+    );
+}
+
+/// Constant rows: every shuffle gives the same value, the JSDs tie 0 to 0 and the calibrated rule has no scale.
+/// No call on a tie: the headline says "inconclusive" and why, and nothing is printed as NaN or inf.
+#[test]
+fn constant_inputs_get_no_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = npy(dir.path(), "flat.npy", 4, &vec![0.25; 120 * 4]);
+    let sde = [
+        "sde",
+        "--it",
+        &format!("{x}@0..40"),
+        "--oot",
+        &format!("{x}@40..80"),
+        "--target",
+        &format!("{x}@80..120"),
+        "--shuffles",
+        "20",
+    ];
+    let (r, warned) = report(&sde);
+    assert_eq!(r["headline"]["call"], "inconclusive", "{}", r["headline"]);
+    assert!(codes(&r).contains(&"constant_subset".to_string()), "{warned}");
+    let human = lethe(&sde);
+    let text = stdout(&human);
+    assert!(human.status.success());
+    let first = text.lines().next().unwrap();
+    assert!(first.contains("No call") || first.contains("inconclusive"), "{text}");
+    assert!(text.contains("because:"), "{text}");
+    assert!(!shows_nan_or_inf(&text), "{text}");
+
+    let cal = [
+        "calibrate",
+        "--data",
+        &x,
+        "--it-pool",
+        "0..40",
+        "--oot-pool",
+        "40..80",
+        "--target",
+        "80..100",
+        "--size",
+        "20",
+        "--refs",
+        "3",
+        "--paper-shuffles",
+        "20",
+    ];
+    let (r, _) = report(&cal);
+    assert_eq!(r["headline"]["call"], "inconclusive", "{}", r["headline"]);
+    assert!(codes(&r).contains(&"constant_references".to_string()));
+    let human = stdout(&lethe(&cal));
+    assert!(!shows_nan_or_inf(&human), "{human}");
+    assert!(human.lines().next().unwrap().contains("inconclusive"), "{human}");
+}
+
+/// Whether a text shows a number as NaN or infinite.
+fn shows_nan_or_inf(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric())
+        .any(|w| w == "NaN" || w == "inf" || w == "infinity")
+}
+
+/// A target unlike both references (here: rows ten times as spread) is flagged, whatever the rules call it.
+#[test]
+fn a_target_outside_both_references_is_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut v = rows(300, 5, 3, 1.0);
+    v.extend(rows(60, 5, 4, 10.0));
+    let x = npy(dir.path(), "acts.npy", 5, &v);
+    let (r, warned) = report(&[
+        "sde",
+        "--it",
+        &format!("{x}@0..60"),
+        "--oot",
+        &format!("{x}@60..120"),
+        "--target",
+        &format!("{x}@300..360"),
+        "--shuffles",
+        "40",
+    ]);
+    assert!(codes(&r).contains(&"target_outside_references".to_string()), "{warned}");
+    assert!(warned.contains("outside the range of both references"), "{warned}");
+    assert!(warned.contains("target[0]"), "{warned}");
+    let (r, warned) = report(&[
+        "calibrate",
+        "--data",
+        &x,
+        "--it-pool",
+        "0..150",
+        "--oot-pool",
+        "150..300",
+        "--target",
+        "300..360",
+        "--size",
+        "60",
+        "--refs",
+        "4",
+        "--paper-shuffles",
+        "0",
+    ]);
+    assert!(codes(&r).contains(&"target_outside_references".to_string()), "{warned}");
+}
+
+/// The calibrated rule's default margin (0.5 reference sds): a target within it of the midpoint is
+/// inconclusive, so when the classes are closer than about one reference sd, targets that sit among the
+/// references get no call. Here both pools come from one distribution.
+#[test]
+fn the_default_margin_leaves_close_classes_inconclusive() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = npy(dir.path(), "acts.npy", 6, &rows(900, 6, 5, 1.0));
+    let (r, _) = report(&[
+        "calibrate",
+        "--data",
+        &x,
+        "--it-pool",
+        "0..400",
+        "--oot-pool",
+        "400..800",
+        "--draw-from",
+        "800..900",
+        "--draw",
+        "8",
+        "--size",
+        "40",
+        "--refs",
+        "10",
+        "--paper-shuffles",
+        "0",
+    ]);
+    assert_eq!(r["parameters"]["margin"], 0.5);
+    assert_eq!(r["result"]["params"]["margin"], 0.5);
+    let sep = r["result"]["rule"]["separation"].as_f64().unwrap();
+    assert!(sep < 1.0, "the classes should be close: {sep}");
+    let mut inside = 0;
+    for t in r["result"]["targets"].as_array().unwrap() {
+        let z = t["score"].as_f64().unwrap();
+        if z.abs() <= 0.5 {
+            inside += 1;
+            assert_eq!(t["calibrated"], "inconclusive", "{t}");
+        }
+    }
+    assert!(inside > 0, "some target sits within the margin");
+    // Classes less than twice the margin apart: a subset at a class's mean would be within the margin, so the
+    // headline calls no target.
+    let h = &r["headline"];
+    assert_eq!(h["call"], "inconclusive", "{h}");
+    assert!(
+        h["reason"].as_str().unwrap_or("").contains("reference sds apart"),
+        "{h}"
+    );
+    // --margin 0 is still there for whoever wants the plain midpoint.
+    let (r0, _) = report(&[
+        "calibrate",
+        "--data",
+        &x,
+        "--it-pool",
+        "0..400",
+        "--oot-pool",
+        "400..800",
+        "--draw-from",
+        "800..900",
+        "--draw",
+        "8",
+        "--size",
+        "40",
+        "--refs",
+        "10",
+        "--paper-shuffles",
+        "0",
+        "--margin",
+        "0",
+    ]);
+    assert!(
+        r0["result"]["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["calibrated"] != "inconclusive")
+    );
+}
+
+/// The thin-pool warning (reference subsets that must share most of their rows) was the page's only; it lives
+/// in the layer now and reaches the command line.
+#[test]
+fn thin_pools_are_flagged_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = npy(dir.path(), "acts.npy", 4, &rows(200, 4, 6, 1.0));
+    let (r, warned) = report(&[
+        "calibrate",
+        "--data",
+        &x,
+        "--it-pool",
+        "0..50",
+        "--oot-pool",
+        "50..150",
+        "--target",
+        "150..200",
+        "--size",
+        "50",
+        "--refs",
+        "4",
+        "--paper-shuffles",
+        "0",
+    ]);
+    assert!(codes(&r).contains(&"thin_pool".to_string()), "{r}");
+    assert!(warned.contains("warning[thin_pool]"), "{warned}");
+    assert!(warned.contains("all the same 50 rows"), "{warned}");
+    assert!(warned.contains("--> it_pool"), "{warned}");
+}
+
+/// Issue 12, item 6: a NaN at file row 150 was reported as subset row 50. Messages give the file's own row.
+#[test]
+fn a_bad_value_is_named_by_its_row_in_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut v = rows(200, 3, 7, 1.0);
+    v[150 * 3 + 2] = f64::NAN;
+    let x = npy(dir.path(), "acts.npy", 3, &v);
+    let err = refused(
+        &["sde", "--it", &format!("{x}@100..200"), "--oot", &format!("{x}@0..100")],
+        &["[non_finite]", "in_training", "acts.npy", "row 150, column 2"],
+    );
+    assert!(!err.contains("row 50"), "{err}");
+    // Through an index file, and as a drawn target's pool row.
+    let idx = dir.path().join("idx.txt");
+    std::fs::write(&idx, "7\n150\n3\n9\n11\n12\n").unwrap();
+    refused(
+        &[
+            "sde",
+            "--it",
+            &format!("{x}@{}", idx.display()),
+            "--oot",
+            &format!("{x}@0..6"),
+        ],
+        &["row 150, column 2"],
+    );
+    refused(
+        &[
+            "calibrate",
+            "--data",
+            &x,
+            "--it-pool",
+            "100..200",
+            "--oot-pool",
+            "0..100",
+            "--target",
+            "20..30",
+            "--size",
+            "10",
+            "--refs",
+            "2",
+        ],
+        &["[non_finite]", "acts.npy", "row 150, column 2"],
+    );
+}
+
+/// One headline: on the digits example the paper's JSD rule says "in training" but the exact shuffle means put
+/// the target nearer the out-of-training reference, so the call is inconclusive and says why; with many targets
+/// the headline counts them and gives the paper's OTR.
+#[test]
+fn the_headline_reconciles_the_rules() {
+    let act = demo("act_unlearned.npy");
+    let one = [
+        "sde",
+        "--it",
+        &format!("{act}@144..244"),
+        "--oot",
+        &format!("{act}@544..644"),
+        "--target",
+        &format!("{act}@0..100"),
+        "--seed",
+        "0",
+    ];
+    let (r, _) = report(&one);
+    let h = &r["headline"];
+    assert_eq!(h["call"], "inconclusive", "{h}");
+    let reason = h["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("the paper's JSD rule says in training") && reason.contains("nearer the out-of-training"),
+        "{reason}"
+    );
+    let human = stdout(&lethe(&one));
+    let mut lines = human.lines();
+    assert_eq!(lines.next().unwrap(), "target[0]: inconclusive", "{human}");
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("  because: the paper's JSD rule says in training")
+    );
+
+    let act = demo("act_retrained.npy");
+    let (r, _) = report(&[
+        "sde",
+        "--it",
+        &format!("{act}@144..244"),
+        "--oot",
+        &format!("{act}@544..644"),
+        "--draw-in",
+        &format!("{act}@0..144"),
+        "--draw",
+        "5",
+        "--size",
+        "100",
+        "--shuffles",
+        "50",
+    ]);
+    let h = &r["headline"];
+    let text = h["text"].as_str().unwrap();
+    assert!(
+        h["call"] == "out_of_training_rate" || h["call"] == "inconclusive",
+        "{h}"
+    );
+    assert!(text.contains("5 targets") && text.contains("OTR"), "{text}");
+    assert!(text.contains("F1"), "{text}");
+}
