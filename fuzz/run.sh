@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds and runs every fuzz target (the file readers and the CLI's argument parser) for SECONDS each (default
-# 20), then prints each target's exec count.
+# Builds and runs every fuzz target (the file readers, the CLI's argument parser and the statistics' entry points)
+# for SECONDS each (default 20), then prints each target's exec count.
 #
 #   fuzz/run.sh [SECONDS]
 #
@@ -41,6 +41,8 @@ for arg in 'x.npy' 'a/b.npz#act@0..10' 'x.npy@3, 1,4' 'x.npy@forget.txt' 'x.npy@
 done
 seed any "$FIX"/npy/f4_le_C.npy "$FIX"/npy/rank3_F.npy "$FIX"/npz/stored.npz "$FIX"/npz/compressed.npz \
   "$FIX"/safetensors/bf16.safetensors "$FIX"/text/projector.tsv "$FIX"/text/header.csv "$FIX"/json/object.json
+# stats: arbitrary bytes decoded into shapes, values and parameters (fuzz_targets/stats.rs); no seeds needed.
+mkdir -p corpus/stats
 
 SAN=()
 if ! cargo fuzz build -O npy >build.log 2>&1; then
