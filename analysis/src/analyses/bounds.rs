@@ -475,8 +475,8 @@ pub fn bounds(ws: &mut Workspace, req: &BoundsRequest) -> Result<BoundsOutput> {
             };
             let parameters = BoundsParameters::Rouge {
                 predictions: spec("predictions").unwrap_or_else(|| PASTED.into()),
-                reference: spec("reference")
-                    .or_else(|| matches!(req.reference, Some(TextInput::Text { .. })).then(|| PASTED.to_string())),
+                // A pasted reference is recorded as an input named `(pasted)`; text given as an option is not.
+                reference: spec("reference"),
                 reference_text: req.reference_text.clone(),
                 stemmer: req.stemmer,
                 bounds: req.bounds,
