@@ -33,28 +33,41 @@ pub fn emit_report<P: Serialize, R: Serialize>(
     human: impl FnOnce(&R) -> String,
 ) -> Result<(), CliError> {
     eprint!("{}", warnings_text(&report.warnings, &report.inputs));
-    if json {
-        let s = serde_json::to_string_pretty(report).map_err(|e| CliError::msg(format!("writing JSON: {e}")))?;
-        println!("{s}");
-        return Ok(());
+    let text = if json {
+        let mut s = serde_json::to_string_pretty(report).map_err(|e| CliError::msg(format!("writing JSON: {e}")))?;
+        s.push('\n');
+        s
+    } else {
+        let h = &report.headline;
+        let mut s = format!("{}\n", h.text);
+        if let Some(reason) = &h.reason {
+            s.push_str(&format!("  because: {reason}\n"));
+        }
+        s.push('\n');
+        s.push_str(&human(&report.result));
+        for i in &report.inputs {
+            s.push_str(&format!(
+                "  input {:<18} {} ({} rows; sha256 {}…)\n",
+                i.role,
+                i.spec,
+                i.rows_used,
+                i.sha256.get(..12).unwrap_or(&i.sha256)
+            ));
+        }
+        s
+    };
+    write_stdout(&text)
+}
+
+/// Writes to stdout. A reader that has gone (`lethe … | head -1`) ends the output quietly, as for any pipeline
+/// tool; other write errors are errors.
+fn write_stdout(text: &str) -> Result<(), CliError> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError::msg(format!("writing the output: {e}"))),
+        _ => Ok(()),
     }
-    let h = &report.headline;
-    println!("{}", h.text);
-    if let Some(reason) = &h.reason {
-        println!("  because: {reason}");
-    }
-    println!();
-    print!("{}", human(&report.result));
-    for i in &report.inputs {
-        println!(
-            "  input {:<18} {} ({} rows; sha256 {}…)",
-            i.role,
-            i.spec,
-            i.rows_used,
-            i.sha256.get(..12).unwrap_or(&i.sha256)
-        );
-    }
-    Ok(())
 }
 
 /// The warnings of a report as stderr lines (empty when there are none); the file of each warning's input is

@@ -428,3 +428,27 @@ fn distances_state_the_distance_and_that_they_are_not_a_test() {
     let r = report(&["wasserstein", &x, &y]);
     assert!(r["headline"]["text"].as_str().unwrap().contains(" 3 "), "{r}");
 }
+
+/// A reader that stops early (`lethe … --json | head -2`) ends the output quietly: no panic, exit status 0. The
+/// report (10,000 shuffle values) is larger than a pipe holds, so the write meets the closed pipe.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::io::Read as _;
+    let d = Dir::new();
+    let x = d.write("x.csv", column(12, 0.0).as_bytes());
+    let y = d.write("y.csv", column(12, 0.3).as_bytes());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lethe"))
+        .args(["hsic", &x, &y, "--permutations", "10000", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run lethe");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+}

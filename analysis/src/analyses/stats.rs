@@ -753,7 +753,11 @@ pub fn run_wilcoxon(ws: &mut Workspace, req: &WilcoxonRequest) -> Result<Wilcoxo
 
     let alt = params.alternative;
     let paired = y.is_some();
-    let what = if paired { "x − y" } else { "the values" };
+    let what = if paired {
+        "the differences x − y"
+    } else {
+        "the values"
+    };
     let n = xs.len();
     // The smallest p-value `n_used` differences allow: the core's p for differences 1..n of one sign.
     let p_min = if test.n_used == 0 {
@@ -900,7 +904,7 @@ fn samples(x: &Loaded, y: &Loaded) -> Samples {
     }
 }
 
-const NOT_A_TEST: &str = "a distance, not a test: it does not say whether the difference is more than chance";
+const NOT_A_TEST: &str = "A distance, not a test: it does not say whether the difference is more than chance";
 
 /// Jensen–Shannon divergence of two samples' histograms on shared bins.
 ///
@@ -925,7 +929,7 @@ pub fn run_jsd(ws: &mut Workspace, req: &JsdRequest) -> Result<JsdReport> {
         "distance",
         format!(
             "JSD between the histograms of {} and {} is {} {unit} (0 = the same histogram, at most {most}; {} \
-             bins): {NOT_A_TEST}",
+             bins). {NOT_A_TEST}",
             short(&x),
             short(&y),
             num(r.jsd),
@@ -980,7 +984,7 @@ pub fn run_mmd(ws: &mut Workspace, req: &MmdRequest) -> Result<MmdReport> {
         "distance",
         format!(
             "MMD² between the rows of {} and {} is {}{negative} ({} estimate, kernel width σ = {}; 0 = the same \
-             distribution as the kernel sees it): {NOT_A_TEST}",
+             distribution as the kernel sees it). {NOT_A_TEST}",
             short(&x),
             short(&y),
             num(r.mmd2),
@@ -1022,7 +1026,7 @@ pub fn run_wasserstein(ws: &mut Workspace, req: &WassersteinRequest) -> Result<W
         "distance",
         format!(
             "The Wasserstein-1 distance between {} and {} is {} (in the units of the data; 0 = the same set of \
-             values): {NOT_A_TEST}",
+             values). {NOT_A_TEST}",
             short(&x),
             short(&y),
             num(r.distance)
@@ -1213,7 +1217,7 @@ impl HsicJob {
             Headline::new(
                 "dependent",
                 format!(
-                    "{sx} and {sy} are dependent: HSIC = {} is exceeded by {} of {} shuffles (p = {}, below \
+                    "{sx} and {sy} are dependent: HSIC = {} is reached by {} of {} shuffles (p = {}, below \
                      {LEVEL})",
                     num(r.statistic),
                     r.exceedances,
