@@ -1359,6 +1359,57 @@ mod tests {
     }
 
     #[test]
+    fn requests_default_to_the_cores_parameters_and_read_json() {
+        let r: MwuRequest = serde_json::from_str("{}").unwrap();
+        assert_eq!((r.alternative.as_str(), r.method.as_str()), ("two-sided", "auto"));
+        let r: WilcoxonRequest = serde_json::from_str(r#"{"zero_method": "pratt"}"#).unwrap();
+        assert_eq!((r.zero_method.as_str(), r.alternative.as_str()), ("pratt", "two-sided"));
+        let r: HsicRequest = serde_json::from_str(r#"{"x": {"source": 1}, "permutations": 99}"#).unwrap();
+        assert_eq!((r.sigma_x.as_str(), r.permutations, r.seed), ("sqrt_dim", 99, 0));
+        assert_eq!(r.x.map(|x| x.rows), Some(Rows::All));
+        let r: JsdRequest = serde_json::from_str("{}").unwrap();
+        assert_eq!((r.bins, r.base.as_str()), (divergence::DEFAULT_JSD_BINS, "e"));
+        let r: MmdRequest = serde_json::from_str("{}").unwrap();
+        assert_eq!((r.sigma.as_str(), r.unbiased), ("sqrt_dim", false));
+    }
+
+    /// The job runs on any backend (the CLI hands it the GPU's) and gives the threaded CPU run's report.
+    #[test]
+    fn hsic_on_a_backend_equals_the_threaded_run() {
+        let x: Vec<f64> = (0..40).map(|v| (f64::from(v) * 0.3).sin()).collect();
+        let y: Vec<f64> = (0..40)
+            .map(|v| (f64::from(v) * 0.3).cos() + f64::from(v) * 0.01)
+            .collect();
+        let mut ws = ws_with(&[
+            (1, "x.npy", &crate::npy::f64_bytes(&x, &[20, 2])),
+            (2, "y.npy", &crate::npy::f64_bytes(&y, &[20, 2])),
+        ]);
+        let req = HsicRequest {
+            x: input(1, ""),
+            y: input(2, ""),
+            permutations: 99,
+            ..HsicRequest::default()
+        };
+        let job = prepare_hsic(&mut ws, &req).unwrap();
+        let mut backend = lethe::backend::CpuBackend::new(lethe::backend::Precision::F64);
+        let mut silent = lethe::progress::Silent;
+        let mut fut = std::pin::pin!(job.run_on(&mut backend, &mut silent));
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let std::task::Poll::Ready(on) = fut.as_mut().poll(&mut cx) else {
+            panic!("the CPU backend never waits")
+        };
+        let on = on.unwrap();
+        let threaded = prepare_hsic(&mut ws, &req)
+            .unwrap()
+            .run_threaded(2, &mut |_| true)
+            .unwrap();
+        assert_eq!(on.result.null, threaded.result.null);
+        assert_eq!(on.result.statistic, threaded.result.statistic);
+        assert_eq!(on.headline, threaded.headline);
+        assert_eq!(on.parameters.backend, None, "a CPU run records no backend");
+    }
+
+    #[test]
     fn numbers_for_headlines() {
         assert_eq!(num(0.5), "0.5");
         assert_eq!(num(0.054321), "0.05432");
