@@ -1096,7 +1096,7 @@ pub fn prepare_hsic(ws: &mut Workspace, req: &HsicRequest) -> Result<HsicJob> {
         precision: option(&precision)?,
     };
     if req.permutations == 0 {
-        return Err(Error::msg("the permutation test needs at least 1 shuffle (1000 is the default)").usage());
+        return Err(Error::msg("the permutation test needs at least 1 shuffle (1000 is the default)"));
     }
     let (x, y, warnings) = two_inputs(ws, req.x.as_ref(), req.y.as_ref(), false, "An RBF kernel")?;
     let (n, m) = (x.matrix().rows(), y.matrix().rows());
