@@ -45,7 +45,16 @@ fn count(u: &mut Unstructured<'_>) -> Result<usize> {
 fn value(u: &mut Unstructured<'_>) -> Result<f64> {
     Ok(match u.int_in_range(0u8..=15)? {
         0 => f64::from_bits(u.arbitrary()?),
-        1 => [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e300, -1e300, 5e-324, 0.0, -0.0][u.int_in_range(0..=7)?],
+        1 => [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e300,
+            -1e300,
+            5e-324,
+            0.0,
+            -0.0,
+        ][u.int_in_range(0..=7)?],
         _ => f64::from(u.arbitrary::<i16>()?) / 256.0,
     })
 }
@@ -74,7 +83,13 @@ fn rows(u: &mut Unstructured<'_>, len: usize) -> Result<Vec<usize>> {
     let out_of_range = u.ratio(1u8, 16)?;
     let step = u.int_in_range(1..=7usize)?;
     Ok((0..n)
-        .map(|i| if out_of_range && i == n / 2 { len + i } else { (i * step) % len.max(1) })
+        .map(|i| {
+            if out_of_range && i == n / 2 {
+                len + i
+            } else {
+                (i * step) % len.max(1)
+            }
+        })
         .collect())
 }
 
@@ -119,7 +134,10 @@ fn sde_params(u: &mut Unstructured<'_>) -> Result<SdeParams> {
 /// Drives a future of the CPU backend, which completes on its first poll.
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
     let mut f = std::pin::pin!(f);
-    match f.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+    match f
+        .as_mut()
+        .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+    {
         std::task::Poll::Ready(v) => v,
         std::task::Poll::Pending => unreachable!("CPU backend futures complete on their first poll"),
     }
@@ -159,7 +177,11 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             }
         }
         3 => {
-            let est = if u.arbitrary()? { MmdEstimator::Biased } else { MmdEstimator::Unbiased };
+            let est = if u.arbitrary()? {
+                MmdEstimator::Biased
+            } else {
+                MmdEstimator::Unbiased
+            };
             check(mmd(xv, yv, bandwidth(u)?, est));
         }
         4 => check(wasserstein1(xv, yv)),
@@ -224,13 +246,28 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             let stepsize = count(u)?;
             let method = match u.int_in_range(0u8..=2)? {
                 0 => SdMethod::Conbo,
-                1 => SdMethod::PerBin { atom_at_zero: u.arbitrary()? },
-                _ => SdMethod::Lp { atom_at_zero: u.arbitrary()? },
+                1 => SdMethod::PerBin {
+                    atom_at_zero: u.arbitrary()?,
+                },
+                _ => SdMethod::Lp {
+                    atom_at_zero: u.arbitrary()?,
+                },
             };
             let alpha = unit(u)?;
-            let sidedness = if u.arbitrary()? { Sidedness::OneSided } else { Sidedness::TwoSided };
+            let sidedness = if u.arbitrary()? {
+                Sidedness::OneSided
+            } else {
+                Sidedness::TwoSided
+            };
             check(leakage::expectation_bounds(scores, alpha, stepsize));
-            check(leakage::variance_bounds(scores, &VarianceParams { alpha, stepsize, method }));
+            check(leakage::variance_bounds(
+                scores,
+                &VarianceParams {
+                    alpha,
+                    stepsize,
+                    method,
+                },
+            ));
             let p = LeakageParams {
                 alpha,
                 sidedness,
@@ -244,7 +281,11 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             check(leakage::m_gen(scores, y.as_slice(), alpha, sidedness));
         }
         11 => {
-            let tie = if u.arbitrary()? { lethe::ruler::TieRule::AtMost } else { lethe::ruler::TieRule::Half };
+            let tie = if u.arbitrary()? {
+                lethe::ruler::TieRule::AtMost
+            } else {
+                lethe::ruler::TieRule::Half
+            };
             check(lethe::ruler::nn_percentile_rank(xv, yv, tie));
         }
         12 => {
@@ -258,7 +299,11 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
                 correction: u.arbitrary()?,
                 ..Default::default()
             };
-            check(lethe::wilcoxon::wilcoxon(a, if u.arbitrary()? { Some(b) } else { None }, &w));
+            check(lethe::wilcoxon::wilcoxon(
+                a,
+                if u.arbitrary()? { Some(b) } else { None },
+                &w,
+            ));
             check(lethe::divergence::jsd(a, b, count(u)?));
         }
         _ => {
@@ -267,7 +312,11 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
                 1 => Variant::Exhaustive,
                 _ => Variant::HighProbability { alpha: unit(u)? },
             };
-            let eps_max = if u.arbitrary()? { EpsMax::Official } else { EpsMax::Fixed(value(u)?) };
+            let eps_max = if u.arbitrary()? {
+                EpsMax::Official
+            } else {
+                EpsMax::Fixed(value(u)?)
+            };
             let p = CompetitionParams {
                 variant,
                 delta: unit(u)?,
