@@ -323,6 +323,48 @@ fn errors_name_their_files() {
     let (code, err) = fails(&["epsilon", "--retrained", &format!("{conf}@1..4"), "--unlearned", &conf]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("conf.npy") && err.contains("row 2, column 4"), "{err}");
+    // RULER: a non-finite value in a row the metrics use is named by the file's row (through the file's row subset
+    // and the forget rows); one in a row they do not use is no reason to refuse.
+    let mut emb: Vec<f64> = (0..40 * 4).map(|v| (f64::from(v) * 0.37).sin()).collect();
+    emb[5 * 4 + 1] = f64::INFINITY;
+    let emb_inf = d.write("emb_inf.npy", &npy(&emb, &[40, 4]));
+    emb[5 * 4 + 1] = 0.5;
+    let emb_ok = d.write("emb.npy", &npy(&emb, &[40, 4]));
+    let (code, err) = fails(&[
+        "ruler",
+        "--unlearned",
+        &format!("{emb_inf}@2..40"),
+        "--oracle",
+        &format!("{emb_ok}@2..40"),
+        "--forget",
+        "1..8",
+        "--retain",
+        "8..38",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("[non_finite]") && err.contains("emb_inf.npy") && err.contains("row 5, column 1"),
+        "{err}"
+    );
+    let r = report(&[
+        "ruler",
+        "--unlearned",
+        &emb_inf,
+        "--oracle",
+        &emb_ok,
+        "--forget",
+        "6..15",
+        "--retain",
+        "15..40",
+    ]);
+    assert!(
+        r["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w["code"] != "file_reader"),
+        "{r}"
+    );
     // Labels of the competition score: the file, the entry and the value.
     let logits = d.write(
         "logits.npy",

@@ -108,16 +108,26 @@ pub struct LoadWarning {
     pub message: String,
 }
 
+/// The loaders' warnings of `inputs`, less their note on non-finite values: every analysis checks the rows it uses
+/// itself and says what it does with them (refuses them, naming the file's row, or ranks ±inf with a warning).
 fn load_warnings(inputs: &[(&str, &Input)]) -> Vec<LoadWarning> {
     inputs
         .iter()
         .flat_map(|(role, i)| {
-            i.warnings.iter().map(|w| LoadWarning {
-                role: (*role).to_string(),
-                message: w.clone(),
-            })
+            i.warnings
+                .iter()
+                .filter(|w| !is_nonfinite_note(w))
+                .map(|w| LoadWarning {
+                    role: (*role).to_string(),
+                    message: w.clone(),
+                })
         })
         .collect()
+}
+
+/// Whether a reader warning is its note on non-finite values (see [`load_warnings`]).
+fn is_nonfinite_note(w: &str) -> bool {
+    w.contains("non-finite values")
 }
 
 /// The loaders' warnings as a report's warnings about the input's role ([`file_warning`]).

@@ -516,6 +516,20 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
         if overlap.is_none() {
             overlap = Some(check_overlap(&forget, &retain, n)?);
         }
+        // NaN and ±inf in the rows the metrics use, named by the file's row (the original model: its forget rows).
+        let (all, forget_only) = (
+            super::stats::used_rows(n, &[&forget, &retain]),
+            super::stats::used_rows(n, &[&forget]),
+        );
+        for (role, inp, r, used) in [
+            ("unlearned", Some(&unlearned), Some(&run.unlearned), &all),
+            ("oracle", oracle.as_ref(), run.oracle.as_ref(), &all),
+            ("original", original.as_ref(), run.original.as_ref(), &forget_only),
+        ] {
+            if let (Some(inp), Some(r)) = (inp, r) {
+                super::stats::check_finite_rows(ws, role, &r.rows, inp, used.as_deref(), "RULER's metrics")?;
+            }
+        }
         let pick = |role: &str, inp: &Input, rows: &Option<Vec<usize>>, what: &str| -> Result<Matrix> {
             let name = format!("{role} ({what} rows)");
             match rows {

@@ -280,11 +280,6 @@ pub fn reader_warnings(role: &str, input: &Input) -> Vec<Warning> {
         .collect()
 }
 
-/// Whether a reader warning is its note on non-finite values (see [`reader_warnings`]).
-fn is_nonfinite_note(w: &str) -> bool {
-    w.contains("non-finite values")
-}
-
 /// An input loaded for a statistic: the matrix, its record, the warnings its reader gave.
 struct Loaded {
     role: &'static str,
@@ -418,8 +413,39 @@ fn refuse_nonfinite(ws: &mut Workspace, l: &Loaded, what: &str) -> Result<()> {
 /// # Errors
 /// The refusal, when there is a NaN or ±inf.
 pub(super) fn check_finite(ws: &mut Workspace, role: &str, rows: &Rows, input: &Input, what: &str) -> Result<()> {
+    check_finite_rows(ws, role, rows, input, None, what)
+}
+
+/// [`check_finite`] over the rows of `input` an analysis uses (`used[i]`: row i of the loaded matrix is used; `None`:
+/// every row), so a value the analysis never reads is no reason to refuse.
+///
+/// # Errors
+/// The refusal, when a used row has a NaN or ±inf.
+pub(super) fn check_finite_rows(
+    ws: &mut Workspace,
+    role: &str,
+    rows: &Rows,
+    input: &Input,
+    used: Option<&[bool]>,
+    what: &str,
+) -> Result<()> {
     let m = &input.matrix;
-    let s = NonFinite::scan(m.as_slice());
+    let cols = m.cols().max(1);
+    let s = match used {
+        None => NonFinite::scan(m.as_slice()),
+        Some(used) => {
+            let mut s = NonFinite::default();
+            for i in (0..m.rows()).filter(|&i| used.get(i).copied().unwrap_or(false)) {
+                let row = NonFinite::scan(m.row(i));
+                s.nan += row.nan;
+                s.pos_inf += row.pos_inf;
+                s.neg_inf += row.neg_inf;
+                s.first_nan = s.first_nan.or(row.first_nan.map(|j| i * cols + j));
+                s.first_inf = s.first_inf.or(row.first_inf.map(|j| i * cols + j));
+            }
+            s
+        }
+    };
     let Some(first) = s.first_nan.into_iter().chain(s.first_inf).min() else {
         return Ok(());
     };
@@ -440,6 +466,20 @@ pub(super) fn check_finite(ws: &mut Workspace, role: &str, rows: &Rows, input: &
             fmt_value(m.as_slice()[first])
         ),
     ))
+}
+
+/// Which of `n` rows the row lists use (`None` in a list: every row), for [`check_finite_rows`].
+pub(super) fn used_rows(n: usize, lists: &[&Option<Vec<usize>>]) -> Option<Vec<bool>> {
+    if lists.iter().any(|l| l.is_none()) {
+        return None;
+    }
+    let mut used = vec![false; n];
+    for &i in lists.iter().filter_map(|l| l.as_deref()).flatten() {
+        if let Some(u) = used.get_mut(i) {
+            *u = true;
+        }
+    }
+    Some(used)
 }
 
 /// For a rank test: NaN is refused (it cannot be ordered); ±inf is ordered as the most extreme value, with a
@@ -1096,7 +1136,9 @@ pub fn prepare_hsic(ws: &mut Workspace, req: &HsicRequest) -> Result<HsicJob> {
         precision: option(&precision)?,
     };
     if req.permutations == 0 {
-        return Err(Error::msg("the permutation test needs at least 1 shuffle (1000 is the default)"));
+        return Err(Error::msg(
+            "the permutation test needs at least 1 shuffle (1000 is the default)",
+        ));
     }
     let (x, y, warnings) = two_inputs(ws, req.x.as_ref(), req.y.as_ref(), false, "An RBF kernel")?;
     let (n, m) = (x.matrix().rows(), y.matrix().rows());
