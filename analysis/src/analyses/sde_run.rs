@@ -1553,7 +1553,7 @@ fn headline(
     Headline {
         call: "out_of_training_rate".into(),
         text: format!(
-            "{o} of {n} targets look out of training, {i} in training{}{otr}{f1}",
+            "{n} targets: {o} out of training, {i} in training{}{otr}{f1}",
             if u > 0 {
                 format!(", {u} inconclusive")
             } else {
