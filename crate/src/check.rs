@@ -583,4 +583,278 @@ pub(crate) mod tests {
         );
         kernel_memory("t", 100, 3, 8, "a split half").unwrap();
     }
+
+    /// The largest `n` in `1..=hi` whose budget fits `limits` (budgets grow with `n`); 0 if none does.
+    fn largest(limits: &Limits, hi: usize, budget: impl Fn(usize) -> Budget) -> usize {
+        let fits = |n: usize| budget(n).check_within(limits).is_ok();
+        let (mut lo, mut hi) = (0, hi);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if fits(mid) { lo = mid } else { hi = mid - 1 }
+        }
+        lo
+    }
+
+    /// The table of docs/cli.md "Limits": the largest request each analysis accepts under this machine's limits
+    /// and under wasm32's, from the same arithmetic the entry points check. Run with
+    /// `cargo test -p lethe --lib limits_table -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "prints the limits table for the docs"]
+    fn limits_table() {
+        use crate::backend::Precision;
+        use crate::hsic::{HsicTestParams, stat_budget, test_budget};
+        use crate::kernel::Bandwidth;
+        use crate::sde::calibrated::{CalibratedParams, DataShape, TargetRows, size_budget};
+        use crate::sde::{RowSubset, SdeParams, add_size};
+        let native = limits().clone();
+        let wasm = at(WASM_MEMORY_BYTES, WORK_STEPS);
+        let d = 512;
+        let cols = crate::Matrix::from_vec(1, d, vec![0.0; d]).unwrap();
+        let sqrt = (Bandwidth::SqrtDim, Bandwidth::SqrtDim);
+        let hsic_test = |precision, permutations| {
+            move |n| {
+                test_budget(
+                    n,
+                    (d, d),
+                    4,
+                    &HsicTestParams {
+                        permutations,
+                        precision,
+                        ..Default::default()
+                    },
+                    2,
+                )
+            }
+        };
+        let sde = |precision, shuffles, baselines, targets: usize, rows: Option<usize>| {
+            let cols = &cols;
+            move |n: usize| {
+                let (size, count) = match rows {
+                    Some(r) => (r, n),
+                    None => (n, targets),
+                };
+                let idx = vec![0; size];
+                let one = RowSubset {
+                    name: "s",
+                    source: crate::data::Source::Memory(cols.view()),
+                    rows: Some(&idx[..]),
+                    label: None,
+                };
+                let all = vec![&one; 2 + count];
+                let mut b = Budget::default();
+                let p = SdeParams {
+                    shuffles,
+                    precision,
+                    baselines,
+                    ..Default::default()
+                };
+                add_size(&mut b, &all, &p, 2);
+                b
+            }
+        };
+        let calibrate = |refs: Option<usize>, paper_shuffles| {
+            move |n: usize| {
+                let shape = DataShape {
+                    rows: 100_000,
+                    cols: d,
+                    in_bytes: 4,
+                };
+                let (size, r, t) = match refs {
+                    None => (100, 20, n),
+                    Some(_) => (100, n, 100),
+                };
+                let targets = vec![TargetRows {
+                    name: "t".into(),
+                    rows: vec![0; t],
+                    label: None,
+                }];
+                let p = CalibratedParams {
+                    subset_size: size,
+                    references: r,
+                    paper_shuffles,
+                    ..Default::default()
+                };
+                size_budget(shape, 10_000, &targets, &p, 2)
+            }
+        };
+        let one = |what: &'static str, bytes: fn(usize) -> u64, steps: fn(usize) -> u64| {
+            move |n: usize| {
+                let mut b = Budget::default();
+                b.add(Cause::input("x"), what, bytes(n), steps(n), "");
+                b
+            }
+        };
+        type Largest<'a> = Box<dyn Fn(&Limits) -> usize + 'a>;
+        let rows: Vec<(&str, Largest<'_>)> = vec![
+            (
+                "hsic: rows, 512 columns, --permutations 1000, f64",
+                Box::new(move |l: &Limits| largest(l, 1 << 24, hsic_test(Precision::F64, 1000))),
+            ),
+            (
+                "hsic: rows, 512 columns, --permutations 1000, f32",
+                Box::new(move |l: &Limits| largest(l, 1 << 24, hsic_test(Precision::F32, 1000))),
+            ),
+            (
+                "hsic: --permutations, 100 rows",
+                Box::new(move |l: &Limits| {
+                    largest(l, usize::MAX / 2, |p| {
+                        test_budget(
+                            100,
+                            (d, d),
+                            4,
+                            &HsicTestParams {
+                                permutations: p,
+                                ..Default::default()
+                            },
+                            2,
+                        )
+                    })
+                }),
+            ),
+            (
+                "HSIC statistic alone (lethe::hsic::hsic): rows",
+                Box::new(move |l: &Limits| largest(l, 1 << 24, |n| stat_budget(n, (d, d), 4, sqrt))),
+            ),
+            (
+                "mmd: rows of each input (equal sizes), sqrt_dim",
+                Box::new(move |l: &Limits| {
+                    largest(l, 1 << 24, |n| {
+                        one(
+                            "m",
+                            |n| crate::mmd::mmd_bytes(n, n, 512, Bandwidth::SqrtDim),
+                            |n| crate::kernel::rbf_steps(2 * n, 512),
+                        )(n)
+                    })
+                }),
+            ),
+            (
+                "mmd: rows of each input, median",
+                Box::new(move |l: &Limits| {
+                    largest(l, 1 << 24, |n| {
+                        one(
+                            "m",
+                            |n| crate::mmd::mmd_bytes(n, n, 512, Bandwidth::Median),
+                            |n| crate::kernel::rbf_steps(2 * n, 512),
+                        )(n)
+                    })
+                }),
+            ),
+            (
+                "wasserstein: rows (d > 1)",
+                Box::new(move |l: &Limits| {
+                    largest(
+                        l,
+                        1 << 24,
+                        one("w", crate::wasserstein::assignment_bytes, |n| {
+                            crate::wasserstein::assignment_steps(n, 512)
+                        }),
+                    )
+                }),
+            ),
+            (
+                "sde: subset rows (2 references + 100 targets), f64",
+                Box::new(move |l: &Limits| largest(l, 1 << 24, sde(Precision::F64, 200, false, 100, None))),
+            ),
+            (
+                "sde: subset rows (2 references + 100 targets), f32",
+                Box::new(move |l: &Limits| largest(l, 1 << 24, sde(Precision::F32, 200, false, 100, None))),
+            ),
+            (
+                "sde --baselines: subset rows (2 + 100), f32",
+                Box::new(move |l: &Limits| largest(l, 1 << 24, sde(Precision::F32, 200, true, 100, None))),
+            ),
+            (
+                "sde: targets (--draw) of 100 rows",
+                Box::new(move |l: &Limits| largest(l, 1 << 30, sde(Precision::F64, 200, false, 0, Some(100)))),
+            ),
+            (
+                "sde: --shuffles, 3 subsets of 100 rows",
+                Box::new(move |l: &Limits| largest(l, usize::MAX / 2, |t| sde(Precision::F64, t, false, 1, None)(100))),
+            ),
+            (
+                "sde: drawing --draw subsets of 100 rows from 10000",
+                Box::new(move |l: &Limits| {
+                    largest(l, usize::MAX / 2, |n| {
+                        one("d", |_| 0, |_| 0)(n).also(|b| {
+                            b.add(
+                                Cause::input("x"),
+                                "d",
+                                crate::sde::draw_bytes(10_000, n, 100),
+                                crate::sde::draw_steps(10_000, n, 100),
+                                "",
+                            );
+                        })
+                    })
+                }),
+            ),
+            (
+                "calibrate: target rows (--refs 20 of 100 rows, --paper-shuffles 200)",
+                Box::new(move |l: &Limits| largest(l, 1 << 24, calibrate(None, 200))),
+            ),
+            (
+                "calibrate: --refs (subsets of 100 rows)",
+                Box::new(move |l: &Limits| largest(l, usize::MAX / 4, calibrate(Some(0), 200))),
+            ),
+            (
+                "bounds: --stepsize (10^4 scores; conbo/perbin)",
+                Box::new(move |l: &Limits| {
+                    largest(l, usize::MAX / 2, |s| {
+                        one("g", |_| 0, |_| 0)(s).also(|b| {
+                            b.add(
+                                Cause::input("x"),
+                                "g",
+                                crate::leakage::grid_bytes(s),
+                                crate::leakage::grid_steps(s, 10_000, false),
+                                "",
+                            );
+                        })
+                    })
+                }),
+            ),
+            (
+                "bounds --sd-method lp: --stepsize (10^4 scores)",
+                Box::new(move |l: &Limits| {
+                    largest(l, usize::MAX / 2, |s| {
+                        one("g", |_| 0, |_| 0)(s).also(|b| {
+                            b.add(
+                                Cause::input("x"),
+                                "g",
+                                crate::leakage::grid_bytes(s),
+                                crate::leakage::grid_steps(s, 10_000, true),
+                                "",
+                            );
+                        })
+                    })
+                }),
+            ),
+            (
+                "ruler m4: retain rows (100 forget rows, 512 columns)",
+                Box::new(move |l: &Limits| {
+                    largest(l, 1 << 30, |n| {
+                        one("r", |_| 0, |_| 0)(n).also(|b| {
+                            b.add(Cause::input("x"), "r", 0, crate::ruler::nearest_steps(100, n, 512), "");
+                        })
+                    })
+                }),
+            ),
+        ];
+        println!(
+            "native: {} ({}); work {:.1e} steps",
+            size(native.memory),
+            native.memory_source,
+            native.work as f64
+        );
+        println!("| request | native | wasm32 |\n|---|---:|---:|");
+        for (what, f) in &rows {
+            println!("| {what} | {} | {} |", f(&native), f(&wasm));
+        }
+    }
+
+    trait Also: Sized {
+        fn also(mut self, f: impl FnOnce(&mut Self)) -> Self {
+            f(&mut self);
+            self
+        }
+    }
+    impl Also for Budget {}
 }

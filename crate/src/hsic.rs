@@ -88,8 +88,27 @@ fn check_test_size(
     test_budget(n, dims, in_bytes, params, threads).check()
 }
 
+/// What [`hsic`] of `n` rows needs: both kernels in f64, and their centred copies.
+pub(crate) fn stat_budget(n: usize, dims: (usize, usize), in_bytes: usize, bws: (Bandwidth, Bandwidth)) -> Budget {
+    let mut b = Budget::default();
+    b.add(
+        Cause::input("x"),
+        format!("HSIC of {n} rows"),
+        pair_bytes(n, dims, in_bytes, Precision::F64, bws).saturating_add(mul(n, n).saturating_mul(16)),
+        pair_steps(n, dims),
+        FEWER_ROWS,
+    );
+    b
+}
+
 /// What a permutation test of `n` rows (`dims` columns of `in_bytes`-byte values) needs on `threads` threads.
-fn test_budget(n: usize, dims: (usize, usize), in_bytes: usize, params: &HsicTestParams, threads: usize) -> Budget {
+pub(crate) fn test_budget(
+    n: usize,
+    dims: (usize, usize),
+    in_bytes: usize,
+    params: &HsicTestParams,
+    threads: usize,
+) -> Budget {
     let bws = (params.bandwidth_x, params.bandwidth_y);
     let p = params.permutations;
     let batch = CpuBackend::new(params.precision).preferred_batch();
@@ -131,17 +150,7 @@ pub fn hsic<S: Scalar>(
 ) -> Result<HsicResult> {
     check_pair(x, y, "HSIC")?;
     let n = x.rows();
-    // Both kernels (f64), and their centred copies.
-    Budget::default()
-        .add(
-            Cause::input("x"),
-            format!("HSIC of {n} rows"),
-            pair_bytes(n, (x.cols(), y.cols()), size_of::<S>(), Precision::F64, (bw_x, bw_y))
-                .saturating_add(mul(n, n).saturating_mul(16)),
-            pair_steps(n, (x.cols(), y.cols())),
-            FEWER_ROWS,
-        )
-        .check()?;
+    stat_budget(n, (x.cols(), y.cols()), size_of::<S>(), (bw_x, bw_y)).check()?;
     let k = kernel::rbf::<S, f64>(x, bw_x)?;
     let l = kernel::rbf::<S, f64>(y, bw_y)?;
     let kc = kernel::center_kernel(&k.values, n);

@@ -416,14 +416,14 @@ pub(super) struct Plan {
 /// Checks the parameters and row indices and draws the reference subsets (seeded, stream `Subsets`).
 /// The shape of the rows a calibrated run draws from: rows, columns and bytes per value.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct DataShape {
+pub(crate) struct DataShape {
     pub rows: usize,
     pub cols: usize,
     pub in_bytes: usize,
 }
 
 impl DataShape {
-    pub(super) fn of<S: Scalar>(data: Source<'_, S>) -> Self {
+    pub(crate) fn of<S: Scalar>(data: Source<'_, S>) -> Self {
         Self {
             rows: data.rows(),
             cols: data.cols(),
@@ -447,7 +447,7 @@ fn check_size(
 }
 
 /// What a calibrated run needs (see [`check_size`]); `pools`: rows of the larger pool.
-fn size_budget(
+pub(crate) fn size_budget(
     data: DataShape,
     pools: usize,
     targets: &[TargetRows],

@@ -620,7 +620,7 @@ fn check_size<S: Scalar>(subsets: &[&RowSubset<'_, S>], params: &SdeParams, thre
 }
 
 /// Adds an SDE run's needs over `subsets` (see [`check_size`]) to `b`.
-pub(super) fn add_size<S: Scalar>(b: &mut Budget, subsets: &[&RowSubset<'_, S>], params: &SdeParams, threads: usize) {
+pub(crate) fn add_size<S: Scalar>(b: &mut Budget, subsets: &[&RowSubset<'_, S>], params: &SdeParams, threads: usize) {
     let Some(largest) = subsets.iter().max_by_key(|t| t.len()) else {
         return;
     };
@@ -678,7 +678,9 @@ pub(super) fn add_size<S: Scalar>(b: &mut Budget, subsets: &[&RowSubset<'_, S>],
             .map(|s| {
                 let r = it.len().max(oot.len());
                 let bytes = mmd_bytes(s.len(), r, d, params.bandwidth).max(assignment_bytes(s.len()));
-                let steps = 2 * (rbf_steps(s.len().saturating_add(r), d).saturating_add(assignment_steps(s.len(), d)));
+                let steps = rbf_steps(s.len().saturating_add(r), d)
+                    .saturating_add(assignment_steps(s.len(), d))
+                    .saturating_mul(2);
                 (
                     mul(s.len(), d).saturating_mul(in_bytes as u64).saturating_add(bytes),
                     steps,
