@@ -861,10 +861,11 @@ fn side_sources(rows: &Rows) -> Vec<u32> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn ws_with(files: &[(u32, &str, &[u8])]) -> Workspace {
+    /// A workspace of in-memory sources `(id, name, bytes)` (the analyses' tests use it too).
+    pub(crate) fn ws_with(files: &[(u32, &str, &[u8])]) -> Workspace {
         let mut ws = Workspace::new();
         for (id, name, bytes) in files {
             ws.add(*id, name, Arc::new(bytes.to_vec()));

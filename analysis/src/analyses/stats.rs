@@ -1383,14 +1383,7 @@ pub fn run_inspect(ws: &mut Workspace, req: &InspectRequest) -> Result<InspectRe
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ws_with(files: &[(u32, &str, &[u8])]) -> Workspace {
-        let mut ws = Workspace::new();
-        for (id, name, bytes) in files {
-            ws.add(*id, name, Arc::new(bytes.to_vec()));
-        }
-        ws
-    }
+    use crate::workspace::tests::ws_with;
 
     fn input(source: u32, rows: &str) -> Option<InputRef> {
         Some(InputRef {
