@@ -171,6 +171,18 @@ fn too_few_rows_for_the_halves_are_refused() {
         &["sde", "--it", &format!("{x}@0..3"), "--oot", &format!("{x}@3..6")],
         &["[too_few_rows]", "in_training", "3 rows", "at least 4", "x.npy"],
     );
+    // Enough rows for halves, too few for the shuffles asked: a warning, not a refusal.
+    let (r, warned) = report(&[
+        "sde",
+        "--it",
+        &format!("{x}@0..6"),
+        "--oot",
+        &format!("{x}@6..12"),
+        "--shuffles",
+        "50",
+    ]);
+    assert!(codes(&r).contains(&"few_distinct_shuffles".to_string()), "{warned}");
+    assert!(warned.contains("only 6 distinct orders"), "{warned}");
     refused(
         &[
             "calibrate",

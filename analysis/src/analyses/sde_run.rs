@@ -586,8 +586,14 @@ fn prepare(ws: &mut Workspace, req: &SdeRequest, f32: bool) -> Result<SdeJob> {
         }
     }
     let records: Vec<InputRecord> = inputs.iter().map(|h| h.record().clone()).collect();
-    let warnings = equal_sizes(&mut subsets, &inputs, &roles, &records, req)?;
+    let mut warnings = equal_sizes(&mut subsets, &inputs, &roles, &records, req)?;
     check_finite(ws, &subsets, &inputs, &roles, &refs)?;
+    let half = subsets
+        .iter()
+        .map(|d| d.rows.as_ref().map_or_else(|| inputs[d.input].rows(), Vec::len) / 2)
+        .min()
+        .unwrap_or(0);
+    warnings.extend(few_shuffles(half, req.shuffles));
     let params = SdeParams {
         bandwidth: parse::<Bandwidth>(&req.sigma)?,
         shuffles: req.shuffles,
@@ -659,6 +665,23 @@ fn prepare(ws: &mut Workspace, req: &SdeRequest, f32: bool) -> Result<SdeJob> {
         load_warnings,
         warnings: all_warnings,
     })
+}
+
+/// A warning when halves of `half` rows have fewer distinct orders (half!) than the `shuffles` asked for: the
+/// shuffles then repeat, and each distribution holds at most half! distinct values.
+pub(super) fn few_shuffles(half: usize, shuffles: usize) -> Option<Warning> {
+    let orders = (1..=half).try_fold(1usize, |acc, k| acc.checked_mul(k).filter(|&v| v < shuffles));
+    let orders = orders.filter(|&o| o < shuffles)?;
+    Some(Warning::new(
+        "few_distinct_shuffles",
+        None,
+        format!(
+            "the smallest subset splits into halves of {half} rows, which can be shuffled in only {orders} \
+             distinct orders: the {shuffles} shuffles asked for repeat them, so its distribution holds at most \
+             {orders} distinct values"
+        ),
+        Some("use subsets of at least 12 rows (halves of 6: 720 orders)".into()),
+    ))
 }
 
 /// A loader's warning (a detected header, bytes after the data, ...) as a report warning about its input.
@@ -1727,6 +1750,20 @@ mod tests {
         assert_eq!(out.calls[0].paper, None);
         assert!(out.warnings.iter().any(|w| w.code == "constant_subset"));
         assert!(!out.headline.text.contains("NaN") && !out.headline.text.contains("inf "));
+    }
+
+    #[test]
+    fn tiny_halves_are_warned_of_repeated_shuffles() {
+        assert_eq!(few_shuffles(2, 200).unwrap().code, "few_distinct_shuffles");
+        assert!(
+            few_shuffles(5, 200)
+                .unwrap()
+                .message
+                .contains("only 120 distinct orders")
+        );
+        assert!(few_shuffles(6, 200).is_none());
+        assert!(few_shuffles(50, 200).is_none());
+        assert!(few_shuffles(3, 6).is_none());
     }
 
     #[test]
