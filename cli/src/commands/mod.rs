@@ -205,6 +205,16 @@ pub(super) fn gpu_backend() -> Result<NoGpu, CliError> {
     ))
 }
 
+/// An error of a job run on the GPU: the backend's own failures (no adapter, a lost device) say `--backend gpu:`;
+/// the others are the request's, mapped by `err` as on the CPU.
+pub(super) fn gpu_error(e: lethe_analysis::Error, err: impl Fn(lethe_analysis::Error) -> CliError) -> CliError {
+    if e.backend {
+        CliError::msg(format!("--backend gpu: {e}"))
+    } else {
+        err(e)
+    }
+}
+
 /// Stands in for the GPU backend in a build without it (never constructed).
 #[cfg(not(feature = "gpu"))]
 type NoGpu = lethe::backend::CpuBackend;

@@ -1,7 +1,7 @@
 //! `sde` and `calibrate`: arguments → the analysis layer's request, its run, its report → text or JSON.
 
 use lethe_analysis::analyses::{
-    self as layer, CalibrateOutput, CalibrateRequest, DataRef, SdeJob, SdeOutput, SdeRequest, calibrated_call,
+    self as layer, CalibrateOutput, CalibrateRequest, DataRef, SdeOutput, SdeRequest, calibrated_call,
 };
 use lethe_analysis::workspace::InPlacePolicy;
 use lethe_analysis::{InputRef, Workspace};
@@ -230,7 +230,8 @@ pub(super) fn sde_cmd(mut a: SdeArgs) -> Result<(), CliError> {
     drop(ws);
     let in_place = job.read_in_place();
     let mut out = if gpu {
-        sde_on_gpu(job, &err)?
+        let mut backend = gpu_backend()?;
+        block_on(job.run_on(&mut backend, &mut lethe::progress::Silent)).map_err(|e| gpu_error(e, err))?
     } else {
         job.run_threaded(a.threads.count()?).map_err(err)?
     };
@@ -247,28 +248,6 @@ pub(super) fn sde_cmd(mut a: SdeArgs) -> Result<(), CliError> {
         &out.result,
     );
     emit_report(&report, a.out.json, |r| sde_text(r, &out, gpu, &in_place))
-}
-
-/// Runs an SDE job on the GPU backend (the adapter Lethe finds first; WGPU_BACKEND, e.g. `vulkan`, narrows the
-/// search).
-#[cfg(feature = "gpu")]
-fn sde_on_gpu(job: SdeJob, err: &dyn Fn(lethe_analysis::Error) -> CliError) -> Result<SdeOutput, CliError> {
-    let mut gpu = pollster::block_on(lethe_gpu::GpuBackend::request(&lethe_gpu::GpuOptions::default()))
-        .map_err(|e| CliError::msg(format!("--backend gpu: {e}")))?;
-    pollster::block_on(job.run_on(&mut gpu, &mut lethe::progress::Silent)).map_err(|e| {
-        if e.backend {
-            CliError::msg(format!("--backend gpu: {e}"))
-        } else {
-            err(e)
-        }
-    })
-}
-
-#[cfg(not(feature = "gpu"))]
-fn sde_on_gpu(_: SdeJob, _: &dyn Fn(lethe_analysis::Error) -> CliError) -> Result<SdeOutput, CliError> {
-    Err(CliError::msg(
-        "--backend gpu: this lethe was built without the `gpu` feature (cargo build -p lethe-cli --features gpu)",
-    ))
 }
 
 /// The human summary of an SDE run beneath its headline: the references, each target under both rules and the

@@ -203,15 +203,7 @@ pub(super) fn hsic_cmd(mut a: HsicArgs) -> Result<(), CliError> {
     let job = layer::prepare_hsic(&mut ws, &req).map_err(|e| files.error(e))?;
     let report = if job.gpu() {
         let mut backend = gpu_backend()?;
-        block_on(job.run_on(&mut backend, &mut Silent)).map_err(|e| {
-            let backend = e.backend;
-            let err = files.error(e);
-            if backend {
-                CliError::msg(format!("--backend gpu: {err}"))
-            } else {
-                err
-            }
-        })?
+        block_on(job.run_on(&mut backend, &mut Silent)).map_err(|e| gpu_error(e, |e| files.error(e)))?
     } else {
         job.run_threaded(a.threads.count()?, &mut |_| true)
             .map_err(|e| files.error(e))?
