@@ -30,9 +30,9 @@ export const tests = [
       eq(v['ruler.0.m4'], fmt(r.nn_percentile_rank.value), 'm4');
       // The example is explained in one line and the weak-signal warning is prominent.
       assert(await page.locator('.lethe-example-note').isVisible(), 'example note');
-      // The weak-signal warning (the layer's `references_not_separable`, or the headline's reason) is prominent.
+      // The one call comes first, and on this weak signal it is inconclusive with its reason, or warned about.
       const weak = (await page.locator('#lethe-sde .lethe-headline, #lethe-sde .lethe-warnings').allTextContents()).join(' ');
-      assert(/not clearly (separable|different)/.test(weak), `SDE warning shown: ${weak}`);
+      assert(/inconclusive|not clearly (separable|different)|lower shuffle values/.test(weak), `SDE warning shown: ${weak}`);
       // The calibrated verdict beside the paper's, as `lethe calibrate` gives it on the same rows.
       const cal = cli(['calibrate', '--data', 'act_unlearned.npy', '--it-pool', '144..544', '--oot-pool', '544..744', '--target', '0..100', '--refs', '10', '--paper-shuffles', '0'], dir);
       const ct = cal.result.targets[0];

@@ -303,6 +303,32 @@ export const tests = [
     },
   },
   {
+    name: 'a CSV with a header and a label column: the label is left out and said; the column picker keeps or chooses columns',
+    async fn({ context, base }) {
+      const dir = workdir();
+      const page = await open(context, base, '/?example=0');
+      await page.locator('.lethe-root[data-state="ready"]').waitFor();
+      const r = rng(9);
+      const lines = ['id,f0,f1,label', ...Array.from({ length: 40 }, (_, i) => `${i},${r().toFixed(4)},${r().toFixed(4)},${i % 2}`)];
+      const sde = page.locator('#lethe-sde');
+      const s = slot(sde, 'in_training');
+      await s.pick(write(dir, 'table.csv', lines.join('\n') + '\n'));
+      await s.status().filter({ hasText: /40 × 2\b/ }).waitFor({ timeout: 15000 });
+      const said = (await sde.locator('[data-slot="in_training"] .lethe-warning').allTextContents()).join(' ');
+      assert(/label/.test(said) && /columns: all/.test(said), `the slot says the label column was left out, and how to keep it: ${said}`);
+      assert(!/command line|#columns/.test(said), `in the page's words: ${said}`);
+      await sde.locator('[data-role="in_training-columns-mode"]').selectOption('all');
+      await s.status().filter({ hasText: /40 × 4\b/ }).waitFor();
+      await sde.locator('[data-role="in_training-columns-mode"]').selectOption('use');
+      await sde.locator('[data-role="in_training-columns"]').fill('f1,f0');
+      await s.status().filter({ hasText: /40 × 2\b.*columns=f1,f0/ }).waitFor();
+      await sde.locator('[data-role="in_training-columns-mode"]').selectOption('drop');
+      await sde.locator('[data-role="in_training-columns"]').fill('id');
+      await s.status().filter({ hasText: /40 × 3\b/ }).waitFor();
+      assert(page.errors.length === 0, page.errors.join('; '));
+    },
+  },
+  {
     name: 'messages after common mistakes name inputs by their labels, with no words from the code',
     async fn({ context, base }) {
       const dir = workdir();

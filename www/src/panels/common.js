@@ -23,18 +23,24 @@ const ROLE_LABELS = {
 };
 /** The CLI's commands, as the page's panels and settings. */
 const PHRASES = [
-  [/`lethe calibrate`/g, 'the calibrated verdict (Verdict: paper + calibrated)'],
+  [/`lethe calibrate`/g, 'the calibrated verdict'],
   [/`lethe sde`/g, 'the SDE panel'],
   [/`lethe (ruler|epsilon|bounds|rouge)`/g, 'the $1 panel'],
   // The competition score's conversions and its acknowledgement, as the epsilon panel offers them.
-  [/\(retrained-logits, unlearned-logits(: [^)]*)?\)/g, '(Inputs are: logits + labels)'],
-  [/\(retrained-probs, unlearned-probs(: [^)]*)?\)/g, '(Inputs are: class probabilities + labels)'],
-  [/set confidences to logit-scaled/g, 'tick “These values are logit-scaled confidences already”'],
+  [/\((?:--)?retrained-logits, (?:--)?unlearned-logits(: [^)]*)?\)/g, '(Inputs are: logits + labels)'],
+  [/\((?:--)?retrained-probs, (?:--)?unlearned-probs(: [^)]*)?\)/g, '(Inputs are: class probabilities + labels)'],
+  [/ \(--labels\)/g, ''],
+  [/(set confidences to|pass --confidences) logit-scaled/g, 'tick “These values are logit-scaled confidences already”'],
+  // A table's label/ID columns: the slot's column choice.
+  [/\(on the command line: `[^`]*#columns=all`\)/g, '(choose “columns: all” under the input)'],
+  [/`[^`\s]*#columns=all`/g, '“columns: all” under the input'],
 ];
 
 /** A message in the page's words: a role named as the request names it (`in_training`) becomes its label. */
 export const say = (text, labels = {}) =>
-  PHRASES.reduce((t, [re, to]) => t.replace(re, to), String(text ?? '')).replace(/`([a-z_-]+)((?:\[\d+\])?)`/g, (m, role, k) => {
+  PHRASES.reduce((t, [re, to]) => t.replace(re, to), String(text ?? ''))
+    .replace(/(^|[\s(])(--[a-z][a-z-]+)\b/g, (m, pre, flag) => (ROLE_LABELS[flag] ? `${pre}“${ROLE_LABELS[flag]}”` : m))
+    .replace(/`([a-z_-]+)((?:\[\d+\])?)`/g, (m, role, k) => {
     const label = labels[role] || ROLE_LABELS[role];
     return label ? `“${label}${k}”` : m;
   });
@@ -154,6 +160,17 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
   const errId = nextId('error');
   const select = h('select', { id: selId, 'data-role': key, 'aria-describedby': `${statusId} ${errId}` });
   const tensor = h('select', { 'aria-label': `${label}: array / tensor`, 'data-role': `${key}-tensor`, hidden: true });
+  // Columns of a CSV/TSV table: by default a header's label/ID columns are left out of the features (the reader
+  // says which); here a person keeps every column, or names the columns to use or to leave out.
+  const colMode = h(
+    'select',
+    { 'aria-label': `${label}: which columns`, 'data-role': `${key}-columns-mode`, hidden: true },
+    h('option', { value: 'auto' }, 'columns: features (label/ID columns left out)'),
+    h('option', { value: 'all' }, 'columns: all'),
+    h('option', { value: 'use' }, 'columns: only these…'),
+    h('option', { value: 'drop' }, 'columns: all but these…'),
+  );
+  const colText = h('input', { type: 'text', size: 14, placeholder: 'names or numbers: f0,f1', 'aria-label': `${label}: columns (header names or numbers from 1, comma-separated)`, 'data-role': `${key}-columns`, hidden: true });
   const status = h('div', { class: 'slot-status muted', id: statusId, 'aria-live': 'polite' });
   const error = h('div', { class: 'error', id: errId, role: 'alert', 'data-error-for': key });
   const warn = h('div', { class: 'slot-warnings' });
@@ -209,6 +226,9 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
   };
   const syncTensor = () => {
     const item = store.get(Number(select.value));
+    const table = item?.info?.format === 'csv';
+    colMode.hidden = !table;
+    colText.hidden = !table || colMode.value === 'auto' || colMode.value === 'all';
     const arrays = arraysOf(item).filter((a) => a.name);
     tensor.hidden = arrays.length < 2;
     const cur = tensor.value;
@@ -218,6 +238,8 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
   store.on(fillOptions);
   select.addEventListener('change', sourceChanged);
   tensor.addEventListener('change', changed);
+  colMode.addEventListener('change', changed);
+  colText.addEventListener('input', changed);
   const picker = h('input', {
     type: 'file',
     hidden: true,
@@ -252,6 +274,7 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
       h('button', { type: 'button', class: 'button button-small button-secondary', 'aria-label': `Choose a file for ${label}`, title: 'Choose or drop a file', onclick: () => picker.click() }, 'file…'),
       picker,
     ),
+    h('div', { class: 'row columns' }, colMode, colText),
     rowsCtl && rowsCtl.el,
     notice,
     status,
@@ -268,6 +291,10 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
       if (!select.value) return null;
       const ref = { source: Number(select.value) };
       if (!tensor.hidden && tensor.value) ref.tensor = tensor.value;
+      // The column choice travels as the table's array name (the command line's FILE#columns=…, FILE#drop=…).
+      const cols = colText.value.replace(/\s+/g, '');
+      if (!colMode.hidden && colMode.value === 'all') ref.tensor = 'columns=all';
+      else if (!colMode.hidden && colMode.value !== 'auto' && cols) ref.tensor = `${colMode.value === 'use' ? 'columns' : 'drop'}=${cols}`;
       const r = rowsCtl ? rowsCtl.get() : { kind: 'all' };
       if (r === null) return null;
       ref.rows = r;
@@ -276,8 +303,11 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
     set(ref) {
       fillOptions();
       select.value = ref ? String(ref.source) : '';
+      const choice = /^(columns|drop)=(.*)$/.exec(ref?.tensor || '');
+      colMode.value = !choice ? 'auto' : choice[2] === 'all' ? 'all' : choice[1] === 'columns' ? 'use' : 'drop';
+      colText.value = choice && choice[2] !== 'all' ? choice[2] : '';
       syncTensor();
-      if (ref?.tensor) tensor.value = ref.tensor;
+      if (ref?.tensor && !choice) tensor.value = ref.tensor;
       rowsCtl?.set(ref?.rows);
       fill(notice);
       changed();
