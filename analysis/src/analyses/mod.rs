@@ -154,6 +154,7 @@ pub fn file_warning(role: Option<&str>, message: &str) -> crate::report::Warning
 mod bounds;
 mod calibrate;
 mod epsilon;
+mod mia;
 mod ruler_run;
 mod sde_run;
 mod stats;
@@ -163,6 +164,7 @@ mod tests;
 pub use bounds::*;
 pub use calibrate::*;
 pub use epsilon::*;
+pub use mia::*;
 pub use ruler_run::*;
 pub use sde_run::*;
 pub use stats::*;
