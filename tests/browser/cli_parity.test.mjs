@@ -31,6 +31,9 @@ function same(page, cliReport, label) {
   eq(page.lethe_version, cliReport.lethe_version, 'version');
   eq(page.command, cliReport.command, 'command');
   eq(page.seed, cliReport.seed, 'seed');
+  // The one call and the warnings, as the CLI prints them first (both from the analysis layer's one value).
+  eq(JSON.stringify(page.headline), JSON.stringify(cliReport.headline), `${label}: headline`);
+  eq(JSON.stringify(page.warnings), JSON.stringify(cliReport.warnings), `${label}: warnings`);
   return `${r.compared} numbers`;
 }
 
