@@ -75,6 +75,13 @@ export interface Report {
   parameters: Record<string, unknown>;
   seed: number | null;
   inputs: Array<{ role: string; spec: string; path: string; sha256: string; format: string; dtype: string; shape: number[]; tensor: string | null; rows_used: number; row_file: { path: string; sha256: string } | null }>;
+  /**
+   * The one call of the analysis, as the CLI prints it first: a stable `call` code ("inconclusive" means the data
+   * support no call, and `reason` says why), one sentence, and the reason when inconclusive or when rules disagree.
+   */
+  headline: { call: string; text: string; reason: string | null } | null;
+  /** What a person should know before trusting the result: stable code, the input (the request's role), the fix. */
+  warnings: Array<{ code: string; input: string | null; message: string; fix: string | null }>;
   /** Exactly what `lethe <command> --json` prints under `result` (non-finite floats as "inf"/"-inf"/"nan"). */
   result: unknown;
   /** The core's BackendInfo of the run (`name`: "cpu" or "webgpu", `precision`, `device`: the adapter), or null. */
@@ -105,6 +112,8 @@ export interface Report {
 export interface Widget {
   /** `webgpu`: what the worker found — `{available: true, adapter}` or `{available: false, reason}`. */
   ready: Promise<{ version: string; maxBytes: number; webgpu: { available: boolean; adapter?: string; reason?: string } }>;
+  /** Resolves once every panel's module is in (epsilon and bounds are fetched after the first results). */
+  panelsReady(): Promise<void>;
   setData(panel: PanelId, data: PanelData): Promise<void>;
   setParams(panel: PanelId, params: Record<string, unknown>): void;
   /** Runs a panel; resolves to its report, or null if cancelled before anything was computed. */
