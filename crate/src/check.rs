@@ -361,7 +361,8 @@ impl Budget {
         if bytes > limits.memory
             && let Some(n) = self.needs.iter().max_by_key(|n| n.bytes)
         {
-            let rest = if bytes > n.bytes {
+            // The whole, where it reads differently from the part.
+            let rest = if size(bytes) != size(n.bytes) {
                 format!(" ({} with the rest of the computation)", size(bytes))
             } else {
                 String::new()
@@ -378,13 +379,13 @@ impl Budget {
         if steps > limits.work
             && let Some(n) = self.needs.iter().max_by_key(|n| n.steps)
         {
-            let rest = if steps > n.steps {
-                format!(" ({:.1e} with the rest of the computation)", steps as f64)
+            let rest = if format!("{:.1e}", steps as f64) != format!("{:.1e}", n.steps as f64) {
+                format!(", {:.1e} with the rest of the computation", steps as f64)
             } else {
                 String::new()
             };
             let detail = format!(
-                "{} needs about {:.1e} steps of work (about {} at a billion steps a second){rest}, more than the \
+                "{} needs about {:.1e} steps of work (about {} at a billion steps a second{rest}), more than the \
                  {:.1e} one computation may take ({})",
                 n.what,
                 n.steps as f64,
