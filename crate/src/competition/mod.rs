@@ -80,6 +80,10 @@ pub const BUCKET_WIDTH: f64 = 0.5;
 /// counting exactly): a pooled range above 167,772 units is refused rather than exhausting memory.
 pub const MAX_OFFICIAL_GRID: f64 = 16_777_216.0;
 
+/// The largest fixed `ε_max` accepted: its bucket table ([`bucket_table`]) has two million buckets, 48 MB. The
+/// table has a bucket every [`BUCKET_WIDTH`], and a fixed `ε_max` of `10³⁰⁰` would otherwise build one without end.
+pub const MAX_FIXED_EPS_MAX: f64 = 1e6;
+
 /// Which attack family and estimate to use.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -584,12 +588,16 @@ fn check_delta(delta: f64) -> Result<()> {
 fn validate(params: &CompetitionParams, n_retrained: usize, n_unlearned: usize) -> Result<()> {
     check_delta(params.delta)?;
     if let EpsMax::Fixed(v) = params.eps_max
-        && !(v.is_finite() && v >= 0.0)
+        && !(v.is_finite() && (0.0..=MAX_FIXED_EPS_MAX).contains(&v))
     {
         return Err(Error::param(
             "eps_max",
             v,
-            "a finite number ≥ 0 (the document uses 6.5)",
+            format!(
+                "a number from 0 to {MAX_FIXED_EPS_MAX:.0} (the document uses 6.5; the score's table has a bucket \
+                 every {BUCKET_WIDTH}, so a larger one would take memory and time without end, and past 537.5 its \
+                 buckets earn 0 points)"
+            ),
         ));
     }
     match params.variant {

@@ -165,6 +165,22 @@ fn invalid_inputs_are_errors() {
         ..d
     };
     assert!(forget_score(a.view(), a.view(), &bad_max).is_err());
+    // A huge fixed eps_max would build a bucket every 0.5 without end (1e300 + 0.5 == 1e300): refused at once;
+    // the largest accepted builds its 2 million buckets.
+    for v in [1e300, 1.1e6] {
+        let huge = CompetitionParams {
+            eps_max: EpsMax::Fixed(v),
+            ..d
+        };
+        let e = forget_score(a.view(), a.view(), &huge).unwrap_err().to_string();
+        assert!(e.contains("eps_max") && e.contains("from 0 to 1000000"), "{e}");
+        assert!(example_epsilon(&[1.0, 2.0], &[1.0, 3.0], &huge).is_err());
+    }
+    let top = CompetitionParams {
+        eps_max: EpsMax::Fixed(MAX_FIXED_EPS_MAX),
+        ..d
+    };
+    assert!(forget_score(a.view(), a.view(), &top).is_ok());
     assert!(example_epsilon(&[], &[1.0], &d).is_err());
     // A pooled range whose 0.01 grid would exceed 2^24 points, or overflow: refused, not allocated.
     assert!(matches!(
