@@ -218,7 +218,14 @@ pub struct Workspace {
     /// Native file sources by path as given (the CLI's arguments), so a file named twice is one source.
     #[cfg(not(target_arch = "wasm32"))]
     paths: HashMap<std::path::PathBuf, u32>,
+    /// Native file sources whose path is not valid UTF-8: their name is its lossy display form, and loading them
+    /// says so ([`NOT_UTF8_NOTE`]).
+    lossy: std::collections::HashSet<u32>,
 }
+
+/// The start of the loader warning on a file whose name is not valid UTF-8 (its report shows it with � for the
+/// bytes that are not).
+pub const NOT_UTF8_NOTE: &str = "the file's name is not valid UTF-8";
 
 /// When [`Workspace::open`] reads an input in place instead of loading it. Not part of a report's parameters: the
 /// result is the same, bit for bit, either way.
@@ -461,7 +468,13 @@ impl Workspace {
             rows,
             ..LoadOptions::default()
         };
-        let loaded = data::load::<S>(&name, &*data, &opts).map_err(|e| Error::data(role, "", &e))?;
+        let mut loaded = data::load::<S>(&name, &*data, &opts).map_err(|e| Error::data(role, "", &e))?;
+        if self.name_not_utf8(input.source) {
+            loaded.warnings.push(format!(
+                "{NOT_UTF8_NOTE}: this report shows it as `{name}`, with � for the bytes that are not; rename the \
+                 file to a UTF-8 name if the report must name it exactly"
+            ));
+        }
         let record = InputRecord {
             role: role.to_string(),
             spec: spec_text(&name, input.tensor.as_deref(), rows_text.as_deref()),
@@ -475,6 +488,12 @@ impl Workspace {
             row_file,
         };
         Ok((loaded.matrix, record, loaded.warnings))
+    }
+
+    /// Whether source `id` is a file whose path is not valid UTF-8, so that its name is a lossy display form (with
+    /// � for the bytes that are not).
+    pub fn name_not_utf8(&self, id: u32) -> bool {
+        self.lossy.contains(&id)
     }
 
     /// Hash every source whatever its size (the CLI: a report records the SHA-256 of every file it read).
@@ -507,6 +526,9 @@ impl Workspace {
         let id = u32::try_from(self.paths.len()).map_err(|_| Error::msg("too many files"))? + (1 << 30);
         self.add(id, &shown, Arc::new(file));
         self.paths.insert(path.to_path_buf(), id);
+        if path.to_str().is_none() {
+            self.lossy.insert(id);
+        }
         Ok(id)
     }
 
@@ -584,6 +606,47 @@ impl Workspace {
             role,
             format!(
                 "`{}`: no such file (its name is not valid UTF-8, shown here with � for the bytes that are not); \
+                 check the path, or rename the file",
+                path.display()
+            ),
+        ))
+    }
+
+    /// [`Workspace::rows_arg`] for an argument as the operating system gave it, so that an index file or a split
+    /// file `FILE==VALUE` whose name is not valid UTF-8 can be named (the `==VALUE` must be UTF-8).
+    ///
+    /// # Errors
+    /// As [`Workspace::rows_arg`]; a name that is not UTF-8 and names no file says so, with the fix.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn rows_arg_os(&mut self, role: &str, arg: &std::ffi::OsStr) -> Result<Rows> {
+        if let Some(s) = arg.to_str() {
+            return self.rows_arg(role, s);
+        }
+        let path = std::path::Path::new(arg);
+        if path.is_file() {
+            return Ok(Rows::File {
+                source: self.add_path(role, path)?,
+            });
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let bytes = arg.as_bytes();
+            if let Some(i) = bytes.windows(2).rposition(|w| w == b"==")
+                && let Ok(value) = std::str::from_utf8(&bytes[i + 2..])
+                && std::path::Path::new(std::ffi::OsStr::from_bytes(&bytes[..i])).is_file()
+            {
+                let file = std::path::Path::new(std::ffi::OsStr::from_bytes(&bytes[..i]));
+                return Ok(Rows::Split {
+                    source: self.add_path(role, file)?,
+                    value: value.to_string(),
+                });
+            }
+        }
+        Err(Error::at(
+            role,
+            format!(
+                "rows `{}` name no file (the name is not valid UTF-8, shown here with � for the bytes that are not); \
                  check the path, or rename the file",
                 path.display()
             ),

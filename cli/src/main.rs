@@ -85,8 +85,8 @@ fn keep_freed_memory() {
 }
 
 /// What to say when an argument is not valid UTF-8 where clap needs text (an option's value, or a file argument of
-/// a command that takes its files as text): which argument, and the fix. Input files of the statistics (`inspect`,
-/// `hsic`, `mwu`, `wilcoxon`, `jsd`, `mmd`, `wasserstein`) may have such names.
+/// a command that takes its files as text): which argument, and the fix. File arguments of every command may have
+/// such names.
 fn not_utf8(args: impl Iterator<Item = std::ffi::OsString>) -> String {
     let args: Vec<std::ffi::OsString> = args.collect();
     let Some(k) = args.iter().position(|a| a.to_str().is_none()) else {
@@ -102,8 +102,8 @@ fn not_utf8(args: impl Iterator<Item = std::ffi::OsString>) -> String {
         .map_or(String::new(), |opt| format!(" (the value of {opt})"));
     format!(
         "argument `{shown}`{after} is not valid UTF-8 (shown with � for the bytes that are not), and this argument \
-         must be text: if it names a file, rename the file or link it under a UTF-8 name (ln -s OLD NEW) and pass \
-         that name. Input files of inspect, hsic, mwu, wilcoxon, jsd, mmd and wasserstein may have such names"
+         must be text: retype it in UTF-8 (an option's value is a word or a number; file arguments of every command \
+         may have any name the system allows)"
     )
 }
 

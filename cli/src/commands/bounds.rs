@@ -172,7 +172,10 @@ pub(super) fn bounds_cmd(a: BoundsArgs) -> Result<(), CliError> {
     let mut ws = Workspace::new();
     ws.set_hash_all(true);
     let mut req = BoundsRequest {
-        scores: Some(ws.input_arg("scores", &a.scores).map_err(|e| layer_error(e, &files))?),
+        scores: Some(
+            ws.input_arg_os("scores", &a.scores)
+                .map_err(|e| layer_error(e, &files))?,
+        ),
         ..BoundsRequest::default()
     };
     a.bounds.fill(&mut req);

@@ -83,7 +83,7 @@ pub(super) fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
     let err = |e| layer_error(e, &shown);
     let mut ws = Workspace::new();
     ws.set_hash_all(true);
-    let mut arg = |role: &str, v: &Option<String>| v.as_ref().map(|s| ws.input_arg(role, s)).transpose();
+    let mut arg = |role: &str, v: &Option<InputSpecArg>| v.as_ref().map(|s| ws.input_arg_os(role, s)).transpose();
     let req = EpsilonRequest {
         retrained: arg("retrained", &a.retrained).map_err(err)?,
         unlearned: arg("unlearned", &a.unlearned).map_err(err)?,

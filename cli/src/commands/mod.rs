@@ -251,8 +251,9 @@ pub struct InspectArgs {
     out: Out,
 }
 
-/// An input spec kept as text for clap and the report, parsed on use.
-type InputSpecArg = String;
+/// An input spec `PATH[#TENSOR][@ROWS]` as the operating system gives it (a file name need not be UTF-8), parsed on
+/// use.
+type InputSpecArg = std::ffi::OsString;
 
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {

@@ -19,10 +19,10 @@ pub struct RulerArgs {
     original: Vec<InputSpecArg>,
     /// Forget rows (a..b, i,j,k, or an index file), applied to every model file
     #[arg(long)]
-    forget: String,
+    forget: std::ffi::OsString,
     /// Retain rows, applied to every model file
     #[arg(long)]
-    retain: String,
+    retain: std::ffi::OsString,
     #[arg(long, value_enum, default_value = "at-most")]
     ties: TiesArg,
     /// FDR level of the Benjamini–Hochberg correction across metrics (several runs)
@@ -38,10 +38,12 @@ pub(super) enum TiesArg {
     Half,
 }
 
-/// The file an input argument `PATH[#TENSOR][@ROWS]` names, for error messages.
-pub(super) fn path_of(arg: &str) -> String {
-    lethe_analysis::spec::parse_input(arg, &lethe_analysis::spec::is_file)
-        .map_or_else(|_| arg.to_string(), |s| s.path.display().to_string())
+/// The file an input argument `PATH[#TENSOR][@ROWS]` names, for error messages (a name that is not UTF-8 shown
+/// with � for the bytes that are not).
+pub(super) fn path_of(arg: &std::ffi::OsStr) -> String {
+    arg.to_str()
+        .and_then(|s| lethe_analysis::spec::parse_input(s, &lethe_analysis::spec::is_file).ok())
+        .map_or_else(|| arg.to_string_lossy().into_owned(), |s| s.path.display().to_string())
 }
 
 pub(super) fn ruler_cmd(a: RulerArgs) -> Result<(), CliError> {
@@ -68,17 +70,17 @@ pub(super) fn ruler_cmd(a: RulerArgs) -> Result<(), CliError> {
     ws.set_hash_all(true);
     let mut req_runs = Vec::with_capacity(runs);
     for k in 0..runs {
-        let unlearned = ws.input_arg("unlearned", &a.unlearned[k]).map_err(err)?;
+        let unlearned = ws.input_arg_os("unlearned", &a.unlearned[k]).map_err(err)?;
         let oracle = a
             .oracle
             .get(k)
-            .map(|s| ws.input_arg("oracle", s))
+            .map(|s| ws.input_arg_os("oracle", s))
             .transpose()
             .map_err(err)?;
         let original = a
             .original
             .get(k)
-            .map(|s| ws.input_arg("original", s))
+            .map(|s| ws.input_arg_os("original", s))
             .transpose()
             .map_err(err)?;
         req_runs.push(RulerRun {
@@ -89,8 +91,8 @@ pub(super) fn ruler_cmd(a: RulerArgs) -> Result<(), CliError> {
     }
     let req = RulerRequest {
         runs: req_runs,
-        forget: ws.rows_arg("forget", &a.forget).map_err(err)?,
-        retain: ws.rows_arg("retain", &a.retain).map_err(err)?,
+        forget: ws.rows_arg_os("forget", &a.forget).map_err(err)?,
+        retain: ws.rows_arg_os("retain", &a.retain).map_err(err)?,
         ties: match a.ties {
             TiesArg::AtMost => "at-most",
             TiesArg::Half => "half",

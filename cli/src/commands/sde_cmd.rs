@@ -5,7 +5,9 @@ use lethe_analysis::analyses::{
 };
 use lethe_analysis::workspace::InPlacePolicy;
 use lethe_analysis::{InputRef, Workspace};
+use std::ffi::OsString;
 
+use super::ruler_cmd::path_of;
 use super::*;
 use crate::report::{emit_report, layer_error};
 
@@ -81,28 +83,28 @@ pub struct CalibrateArgs {
     data: InputSpecArg,
     /// Rows that were in training, for the in-training reference subsets (a..b, i,j,k, or an index file)
     #[arg(long)]
-    it_pool: String,
+    it_pool: OsString,
     /// Rows that were not in training, for the out-of-training reference subsets
     #[arg(long)]
-    oot_pool: String,
+    oot_pool: OsString,
     /// A target subset's rows (repeatable); unlabelled
     #[arg(long)]
-    target: Vec<String>,
+    target: Vec<OsString>,
     /// A target known to be in training (repeatable; enables F1)
     #[arg(long)]
-    target_in: Vec<String>,
+    target_in: Vec<OsString>,
     /// A target known to be out of training (repeatable; enables F1)
     #[arg(long)]
-    target_out: Vec<String>,
+    target_out: Vec<OsString>,
     /// Draw --draw unlabelled targets of --size rows from these rows
     #[arg(long)]
-    draw_from: Option<String>,
+    draw_from: Option<OsString>,
     /// Draw --draw targets labelled in-training from these rows
     #[arg(long)]
-    draw_in: Option<String>,
+    draw_in: Option<OsString>,
     /// Draw --draw targets labelled out-of-training from these rows
     #[arg(long)]
-    draw_out: Option<String>,
+    draw_out: Option<OsString>,
     #[arg(long, default_value_t = 10)]
     draw: usize,
     /// Rows per reference subset and per drawn target (|S|)
@@ -156,12 +158,6 @@ impl SplitArg {
     }
 }
 
-/// The file an input argument names (for messages about its role).
-fn path_of(arg: &str) -> String {
-    lethe_analysis::spec::parse_input(arg, &lethe_analysis::spec::is_file)
-        .map_or_else(|_| arg.to_string(), |s| s.path.display().to_string())
-}
-
 /// A workspace as the CLI uses it: files from disk, every file hashed, `--in-place` as given.
 fn workspace(policy: InPlacePolicy) -> Workspace {
     let mut ws = Workspace::new();
@@ -192,8 +188,8 @@ pub(super) fn sde_cmd(mut a: SdeArgs) -> Result<(), CliError> {
     let shown: Vec<(&str, &str)> = files.iter().map(|(r, p)| (*r, p.as_str())).collect();
     let err = |e: lethe_analysis::Error| layer_error(e, &shown);
     let mut ws = workspace(a.in_place.in_place);
-    let mut inputs = |role: &str, list: &[String]| -> Result<Vec<InputRef>, CliError> {
-        list.iter().map(|s| ws.input_arg(role, s).map_err(err)).collect()
+    let mut inputs = |role: &str, list: &[InputSpecArg]| -> Result<Vec<InputRef>, CliError> {
+        list.iter().map(|s| ws.input_arg_os(role, s).map_err(err)).collect()
     };
     let it = inputs("in_training", std::slice::from_ref(&a.it))?;
     let oot = inputs("out_of_training", std::slice::from_ref(&a.oot))?;
@@ -341,14 +337,14 @@ pub(super) fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
     let data_path = path_of(&a.data);
     let mut files: Vec<(&str, String)> = vec![("data", data_path.clone())];
     for (role, s) in [("it_pool", &a.it_pool), ("oot_pool", &a.oot_pool)] {
-        if lethe_analysis::spec::is_file(s) {
-            files.push((role, s.clone()));
+        if std::path::Path::new(s).is_file() {
+            files.push((role, s.to_string_lossy().into_owned()));
         }
     }
     let shown: Vec<(&str, &str)> = files.iter().map(|(r, p)| (*r, p.as_str())).collect();
     let err = |e: lethe_analysis::Error| layer_error(e, &shown);
     let mut ws = workspace(a.in_place.in_place);
-    let data = ws.input_arg("data", &a.data).map_err(err)?;
+    let data = ws.input_arg_os("data", &a.data).map_err(err)?;
     // Pools and targets index the rows of --data: a row subset of it is loaded, so that they stay its rows.
     if data.rows != lethe_analysis::rows::Rows::All {
         if a.in_place.in_place == InPlacePolicy::Always {
@@ -358,8 +354,8 @@ pub(super) fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
         }
         ws.set_in_place(InPlacePolicy::Never);
     }
-    let mut rows = |role: &str, list: &[String]| -> Result<Vec<lethe_analysis::rows::Rows>, CliError> {
-        list.iter().map(|s| ws.rows_arg(role, s).map_err(err)).collect()
+    let mut rows = |role: &str, list: &[OsString]| -> Result<Vec<lethe_analysis::rows::Rows>, CliError> {
+        list.iter().map(|s| ws.rows_arg_os(role, s).map_err(err)).collect()
     };
     let it_pool = rows("it_pool", std::slice::from_ref(&a.it_pool))?;
     let oot_pool = rows("oot_pool", std::slice::from_ref(&a.oot_pool))?;
