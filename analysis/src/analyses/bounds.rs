@@ -289,28 +289,34 @@ fn scores(ws: &mut Workspace, req: &BoundsRequest) -> Result<Scores> {
                     return Err(Error::at(
                         "reference",
                         format!(
-                            "the reference has {n} lines and the predictions {}: give one reference line per prediction, or one for all",
+                            "the reference `{}` has {n} lines and the predictions `{}` {}: give one reference line \
+                             per prediction, in the same order, or one line for all",
+                            rrec.as_ref().map_or(PASTED, |r| r.path.as_str()),
+                            prec.as_ref().map_or(PASTED, |r| r.path.as_str()),
                             preds.len()
                         ),
                     ));
                 }
             };
             // A file whose name is not UTF-8: the report shows it lossily, and says so (as the array readers).
-            let load_warnings = [("predictions", req.predictions.as_ref()), ("reference", req.reference.as_ref())]
-                .into_iter()
-                .filter_map(|(role, t)| match t {
-                    Some(TextInput::Source { source }) if ws.name_not_utf8(*source) => Some(LoadWarning {
-                        role: role.into(),
-                        message: format!(
-                            "{}: this report shows it as `{}`, with � for the bytes that are not; rename the file \
+            let load_warnings = [
+                ("predictions", req.predictions.as_ref()),
+                ("reference", req.reference.as_ref()),
+            ]
+            .into_iter()
+            .filter_map(|(role, t)| match t {
+                Some(TextInput::Source { source }) if ws.name_not_utf8(*source) => Some(LoadWarning {
+                    role: role.into(),
+                    message: format!(
+                        "{}: this report shows it as `{}`, with � for the bytes that are not; rename the file \
                              to a UTF-8 name if the report must name it exactly",
-                            crate::workspace::NOT_UTF8_NOTE,
-                            ws.source(*source).map_or("", |s| s.name.as_str())
-                        ),
-                    }),
-                    _ => None,
-                })
-                .collect();
+                        crate::workspace::NOT_UTF8_NOTE,
+                        ws.source(*source).map_or("", |s| s.name.as_str())
+                    ),
+                }),
+                _ => None,
+            })
+            .collect();
             Ok(Scores {
                 values: batch.fmeasure.clone(),
                 rouge: Some(batch),

@@ -151,20 +151,33 @@ fn confidences_of(
     ws: &mut Workspace,
     role: &str,
     r: &InputRef,
-    labels: &[usize],
+    labels: (&[usize], &str),
     probabilities: bool,
 ) -> Result<(Matrix, Arc<Input>)> {
+    let (labels, labels_path) = labels;
     let inp = ws.load(role, r)?;
     super::stats::check_finite(ws, role, &r.rows, &inp, "The competition score")?;
-    check_per_class(
-        role,
-        &inp,
-        if probabilities {
-            "the probabilities"
-        } else {
-            "the logits"
-        },
-    )?;
+    let what = if probabilities {
+        "the probabilities"
+    } else {
+        "the logits"
+    };
+    check_per_class(role, &inp, what)?;
+    if let [_, examples, _] = inp.record.shape[..]
+        && usize::try_from(examples).ok() != Some(labels.len())
+    {
+        return Err(Error::at(
+            role,
+            format!(
+                "`{}` is {} (models × examples × classes): {examples} examples, but the labels file `{labels_path}` \
+                 has {} labels; give one label per example, the true classes of the same forget-set examples in \
+                 the same order",
+                inp.record.path,
+                dims(&inp.record.shape),
+                labels.len()
+            ),
+        ));
+    }
     let conf = if probabilities {
         competition::logit_scaled_confidences_from_probabilities(inp.matrix.view(), labels)
     } else {
@@ -178,6 +191,29 @@ fn confidences_of(
 /// over the real line and are mostly well outside [0, 1] for trained models).
 fn probability_valued(a: &Matrix, b: &Matrix) -> bool {
     a.as_slice().iter().chain(b.as_slice()).all(|v| (0.0..=1.0).contains(v))
+}
+
+/// The retrained and unlearned models must score the same forget-set examples: as many columns of confidences (the
+/// files' second axis). Names both files and their shapes.
+fn same_examples(r: (&Matrix, &InputRecord), u: (&Matrix, &InputRecord)) -> Result<()> {
+    if r.0.cols() == u.0.cols() {
+        return Ok(());
+    }
+    Err(Error::at(
+        u.1.role.as_str(),
+        format!(
+            "`{}` ({}) has {} examples per model but `{}` ({}) has {}: the retrained and the unlearned models must be \
+             scored on the same forget-set examples, in the same order (models × examples{}); give both models' \
+             outputs on the same examples",
+            r.1.path,
+            dims(&r.1.shape),
+            r.0.cols(),
+            u.1.path,
+            dims(&u.1.shape),
+            u.0.cols(),
+            if r.1.shape.len() == 3 { " × classes" } else { "" }
+        ),
+    ))
 }
 
 /// A shape as `64 × 106 × 5`.
@@ -455,6 +491,7 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
                 }
                 probability_like = true;
             }
+            same_examples((&out.0, &r.record), (&out.1, &u.record))?;
             warned.push(("retrained", r));
             warned.push(("unlearned", u));
             out
@@ -468,8 +505,10 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
             };
             let what = if probabilities { "class probabilities" } else { "logits" };
             let labels = labels_of(ws, req, &mut records, what)?;
-            let (rm, ri) = confidences_of(ws, rr, r, &labels, probabilities)?;
-            let (um, ui) = confidences_of(ws, ur, u, &labels, probabilities)?;
+            let labels_path = records.last().map(|l| l.path.clone()).unwrap_or_default();
+            let (rm, ri) = confidences_of(ws, rr, r, (&labels, &labels_path), probabilities)?;
+            let (um, ui) = confidences_of(ws, ur, u, (&labels, &labels_path), probabilities)?;
+            same_examples((&rm, &ri.record), (&um, &ui.record))?;
             records.push(ri.record.clone());
             records.push(ui.record.clone());
             warned.push((rr, ri));
@@ -539,6 +578,23 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
             .usage());
         }
     };
+    if variants.contains(&Variant::Official) && retrained.rows() != unlearned.rows() {
+        let (r, u) = (&records[records.len() - 2], &records[records.len() - 1]);
+        return Err(Error::at(
+            u.role.as_str(),
+            format!(
+                "`{}` holds {} retrained models ({}) but `{}` holds {} unlearned models ({}): the official score \
+                 pairs them and needs as many of each. Give as many unlearned as retrained models, or use the \
+                 exhaustive variant, which takes unequal counts",
+                r.path,
+                retrained.rows(),
+                dims(&r.shape),
+                u.path,
+                unlearned.rows(),
+                dims(&u.shape)
+            ),
+        ));
+    }
     let mut results = Vec::new();
     let mut finals = Vec::new();
     let mut plots_out = Vec::new();
@@ -708,6 +764,66 @@ mod tests {
         assert_eq!(out.parameters.confidences, "logit-scaled");
     }
 
+    /// Mismatched models or examples between the two inputs, or labels of another length, name both files and
+    /// their shapes, and the fix.
+    #[test]
+    fn mismatched_inputs_name_both_files_and_their_shapes() {
+        let mut ws = workspace();
+        let conf = |models: usize, examples: usize| -> Vec<f64> {
+            (0..models * examples).map(|i| (i as f64 * 0.7).sin() * 4.0).collect()
+        };
+        ws.add(8, "r.npy", Arc::new(crate::npy::f64_bytes(&conf(8, 5), &[8, 5])));
+        ws.add(9, "u7.npy", Arc::new(crate::npy::f64_bytes(&conf(7, 5), &[7, 5])));
+        ws.add(10, "u6.npy", Arc::new(crate::npy::f64_bytes(&conf(8, 6), &[8, 6])));
+        ws.add(
+            11,
+            "labels4.npy",
+            Arc::new(crate::npy::f64_bytes(&[0.0, 1.0, 2.0, 0.0], &[4])),
+        );
+        let req = |r, u| EpsilonRequest {
+            retrained: all(r),
+            unlearned: all(u),
+            ..EpsilonRequest::default()
+        };
+        let e = epsilon(&mut ws, &req(8, 9)).unwrap_err();
+        for needle in ["r.npy", "8 × 5", "u7.npy", "7 × 5", "exhaustive variant"] {
+            assert!(e.message.contains(needle), "{needle}: {}", e.message);
+        }
+        assert!(!e.message.contains("np."), "{}", e.message);
+        // The exhaustive variant takes unequal counts.
+        epsilon(
+            &mut ws,
+            &EpsilonRequest {
+                variant: "exhaustive".into(),
+                ..req(8, 9)
+            },
+        )
+        .unwrap();
+        let e = epsilon(&mut ws, &req(8, 10)).unwrap_err();
+        for needle in ["r.npy", "8 × 5", "u6.npy", "8 × 6", "same forget-set examples"] {
+            assert!(e.message.contains(needle), "{needle}: {}", e.message);
+        }
+        let e = epsilon(
+            &mut ws,
+            &EpsilonRequest {
+                retrained_logits: all(1),
+                unlearned_logits: all(2),
+                labels: all(11),
+                ..EpsilonRequest::default()
+            },
+        )
+        .unwrap_err();
+        for needle in [
+            "rl.npy",
+            "12 × 10 × 3",
+            "labels4.npy",
+            "4 labels",
+            "one label per example",
+        ] {
+            assert!(e.message.contains(needle), "{needle}: {}", e.message);
+        }
+    }
+
     #[test]
     fn arrays_of_the_wrong_rank_are_refused() {
         let mut ws = workspace();
@@ -774,7 +890,7 @@ mod tests {
         let conf = |id: u32, probs: bool| {
             let mut ws = workspace();
             let labels: Vec<usize> = (0..E).map(|e| e % C).collect();
-            confidences_of(&mut ws, "x", &all(id).unwrap(), &labels, probs)
+            confidences_of(&mut ws, "x", &all(id).unwrap(), (&labels, "labels.npy"), probs)
                 .unwrap()
                 .0
         };

@@ -3,6 +3,8 @@
 //! Guardrails (each a stable code, a message in a user's words and the fix):
 //! * `row_counts_differ` (refused): a run's oracle or original file holds a different number of rows than its
 //!   unlearned file — the rows are records, compared across models row by row, so they cannot be aligned;
+//! * `columns_differ` (refused): a run's oracle (or, with an oracle, original) file holds embeddings of another
+//!   size than its unlearned file (another layer), naming both files and their shapes;
 //! * `one_number_embeddings` (refused): a model file that is a 1-D array (or one column), which would be read as
 //!   one-number embeddings whose cosine similarities are all ±1;
 //! * `forget_retain_identical` (refused) and `forget_retain_overlap` (warned): forget and retain rows that are the
@@ -512,6 +514,29 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
                     ),
                 ));
             }
+            // The original model is compared with the oracle only (m3), so without one its size does not matter.
+            if let Some(o) = other
+                && (role == "oracle" || oracle.is_some())
+                && o.matrix.cols() != unlearned.matrix.cols()
+            {
+                return Err(Error::refused(
+                    "columns_differ",
+                    Some(role),
+                    format!(
+                        "`{}` holds embeddings of {} values ({} × {}) but the unlearned model's `{}` of {} ({} × {}): \
+                         RULER compares each record's embedding across the models, so every model's file must hold \
+                         embeddings of the same size. Export each model's embeddings from the same layer",
+                        o.record.path,
+                        o.matrix.cols(),
+                        o.matrix.rows(),
+                        o.matrix.cols(),
+                        unlearned.record.path,
+                        unlearned.matrix.cols(),
+                        n,
+                        unlearned.matrix.cols()
+                    ),
+                ));
+            }
         }
         if overlap.is_none() {
             overlap = Some(check_overlap(&forget, &retain, n)?);
@@ -696,6 +721,21 @@ mod tests {
             ws.add(*id, name, Arc::new(bytes.clone()));
         }
         ws
+    }
+
+    #[test]
+    fn an_oracle_with_embeddings_of_another_size_is_refused_naming_both_files() {
+        let mut w = ws(&[
+            (1, "u.npy", embeddings(40, 8, 0.0)),
+            (2, "o.npy", embeddings(40, 6, 0.1)),
+        ]);
+        let e = ruler(&mut w, &request(Some(2), "0..10", "10..40")).unwrap_err();
+        assert_eq!(e.code.as_deref(), Some("columns_differ"));
+        assert_eq!(e.input.as_deref(), Some("oracle"));
+        for needle in ["`o.npy`", "40 × 6", "`u.npy`", "40 × 8", "same layer"] {
+            assert!(e.message.contains(needle), "{needle}: {}", e.message);
+        }
+        assert!(!e.message.contains("_forget"), "{}", e.message);
     }
 
     #[test]

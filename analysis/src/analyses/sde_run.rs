@@ -126,6 +126,39 @@ struct SubsetDef {
     label: Option<bool>,
 }
 
+/// Every input must hold activations of the same layer: as many values per row as the in-training reference set.
+/// A mismatch names both files, their shapes and the fix.
+fn same_layer(inputs: &[Holding], roles: &[&str]) -> Result<()> {
+    let Some(first) = inputs.first() else {
+        return Ok(());
+    };
+    let d = first.cols();
+    let shape = |h: &Holding| format!("{} × {}", h.rows(), h.cols());
+    for (h, role) in inputs.iter().zip(roles).skip(1) {
+        if h.cols() != d {
+            let what = match *role {
+                "out_of_training" => "the out-of-training reference set",
+                "target" | "target_in" | "target_out" => "a target",
+                _ => "a pool to draw targets from",
+            };
+            return Err(Error::at(
+                *role,
+                format!(
+                    "`{}` ({what}, {}) has {} columns but the in-training reference set `{}` ({}) has {d}: \
+                     all subsets must be activations of the same layer of the same model. Give every subset from \
+                     the same layer's activations",
+                    h.record().path,
+                    shape(h),
+                    h.cols(),
+                    first.record().path,
+                    shape(first)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// An input of a run as it is held: as the workspace opened it, or (see [`prepare_sde_exact_f32`]) loaded as f32
 /// when f32 holds its stored values exactly (with the loader's warnings).
 enum Holding {
@@ -143,6 +176,15 @@ impl Holding {
 
     fn rows(&self) -> usize {
         self.record().rows_used
+    }
+
+    /// Values per row (an input read in place: the file's shape after its first axis).
+    fn cols(&self) -> usize {
+        match self {
+            Holding::Held(Held::Loaded(i)) => i.matrix.cols(),
+            Holding::Held(h) => h.record().shape.iter().skip(1).map(|&d| d as usize).product(),
+            Holding::F32(b) => b.0.cols(),
+        }
     }
 
     fn file(&self) -> Result<Option<lethe::data::ArrayFile<'_>>> {
@@ -586,6 +628,7 @@ fn prepare(ws: &mut Workspace, req: &SdeRequest, f32: bool) -> Result<SdeJob> {
         }
     }
     let records: Vec<InputRecord> = inputs.iter().map(|h| h.record().clone()).collect();
+    same_layer(&inputs, &roles)?;
     let mut warnings = equal_sizes(&mut subsets, &inputs, &roles, &records, req)?;
     check_finite(ws, &subsets, &inputs, &roles, &refs)?;
     let half = subsets
@@ -1750,6 +1793,28 @@ mod tests {
         assert_eq!(out.calls[0].paper, None);
         assert!(out.warnings.iter().any(|w| w.code == "constant_subset"));
         assert!(!out.headline.text.contains("NaN") && !out.headline.text.contains("inf "));
+    }
+
+    /// Subsets of another width name both files, their shapes and the fix (not the subsets' internal names).
+    #[test]
+    fn subsets_of_another_width_name_both_files() {
+        let mut ws = digits();
+        let narrow: Vec<f64> = (0..300).map(|i| f64::from(i % 7)).collect();
+        ws.add(2, "narrow.npy", Arc::new(crate::npy::f64_bytes(&narrow, &[100, 3])));
+        let req = SdeRequest {
+            out_of_training: Some(InputRef {
+                source: 2,
+                tensor: None,
+                rows: Rows::All,
+            }),
+            ..request("144..244", "0..1", "0..100")
+        };
+        let e = prepare_sde(&mut ws, &req).err().unwrap();
+        assert_eq!(e.input.as_deref(), Some("out_of_training"));
+        for needle in ["`narrow.npy`", "100 × 3", "`act.npy`", "100 × 128", "same layer"] {
+            assert!(e.message.contains(needle), "{needle}: {}", e.message);
+        }
+        assert!(!e.message.contains("`in_training`"), "{}", e.message);
     }
 
     #[test]
