@@ -39,6 +39,19 @@ for arg in 'x.npy' 'a/b.npz#act@0..10' 'x.npy@3, 1,4' 'x.npy@forget.txt' 'x.npy@
     printf "$mask%s" "$arg" >"corpus/cli_spec/seed$((k += 1))"
   done
 done
+# columns: the first line is the array name (a column choice), the rest a table.
+mkdir -p corpus/columns
+for f in "$FIX"/text/* "$FIX"/bad/*.csv; do
+  for name in 'columns=all' 'drop=1' 'columns=2,1' 'drop=id,label' ''; do
+    { printf '%s\n' "$name"; cat "$f"; } >"corpus/columns/$(basename "$f")-${name//[=,]/_}"
+  done
+done
+printf 'x\nid,f0,f1,label\n0,0.5,1.5,1\n1,2.5,3.5,0\n' >corpus/columns/label-id.csv
+# rouge: reference NUL prediction.
+mkdir -p corpus/rouge
+printf 'the cat sat on the mat\0the cat is on the mat' >corpus/rouge/cat
+printf 'Running runs ran runner\0run running ran\0' >corpus/rouge/stem
+printf 'Caf\xc3\xa9 \xc4\xb0stanbul 2001 \xe2\x84\xaaelvin\0caf istanbul kelvin' >corpus/rouge/unicode
 seed any "$FIX"/npy/f4_le_C.npy "$FIX"/npy/rank3_F.npy "$FIX"/npz/stored.npz "$FIX"/npz/compressed.npz \
   "$FIX"/safetensors/bf16.safetensors "$FIX"/text/projector.tsv "$FIX"/text/header.csv "$FIX"/json/object.json
 # stats: arbitrary bytes decoded into shapes, values and parameters (fuzz_targets/stats.rs); no seeds needed.

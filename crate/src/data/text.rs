@@ -642,6 +642,7 @@ struct Roles {
 
 impl Roles {
     fn new(mut special: Vec<(usize, Role)>, rest_features: bool, width: usize) -> Self {
+        special.retain(|&(c, _)| c < width);
         special.sort_by_key(|&(c, _)| c);
         let mut not = 0;
         let special: Vec<(usize, Role, usize)> = special
@@ -803,6 +804,8 @@ fn decide(
         }
         (LabelColumn::Auto, _) => None,
     };
+    // A first data row longer than the first row points past the width: that row is ragged, which its end says.
+    let label = label.filter(|&l| l < width);
     // A column asked for by name or number.
     let resolve = |name: &str| -> Result<usize, DataError> {
         if header && let Some(&Some(c)) = h.wanted.get(name) {
@@ -1404,6 +1407,9 @@ mod tests {
 
     #[test]
     fn ragged_and_bad_cells_name_the_line() {
+        // Found by the `columns` fuzz target: a first data row longer than the header, ending in an empty cell.
+        let e = table("a,b<c\n1,2,\n").unwrap_err().to_string();
+        assert!(e.contains("line 2 has 3 values but the rows before it have 2"), "{e}");
         let e = table("1,2\n\n3\n").unwrap_err().to_string();
         assert!(e.contains("line 3"), "{e}");
         let e = table("# c\n1 2\n3 x\n").unwrap_err().to_string();
