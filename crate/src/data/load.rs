@@ -519,7 +519,8 @@ pub fn load_bytes<T: Scalar>(input: &str, bytes: &[u8], opts: &LoadOptions) -> R
 /// [`load`] from a file on disk, reading only what is needed. `input` in messages is the path as given.
 ///
 /// # Errors
-/// [`DataError::Io`] when the file cannot be opened; otherwise as [`load`].
+/// [`DataError::Io`] when the file cannot be opened (a pipe or FIFO is read whole first: [`super::open_path`]);
+/// otherwise as [`load`].
 ///
 /// # Examples
 /// ```
@@ -537,7 +538,8 @@ pub fn load_path<T: Scalar>(path: impl AsRef<std::path::Path>, opts: &LoadOption
 /// [`inspect`] of a file on disk.
 ///
 /// # Errors
-/// [`DataError::Io`] when the file cannot be opened; otherwise as [`inspect`].
+/// [`DataError::Io`] when the file cannot be opened (a pipe or FIFO is read whole first: [`super::open_path`]);
+/// otherwise as [`inspect`].
 ///
 /// # Examples
 /// ```

@@ -10,7 +10,7 @@
 //! allocates the declared header length unchecked), the array reader (`array.rs`: row subsets by byte offset,
 //! Fortran order, chunked decoding), the delimiter/header/label sniffing for text ([`text`]) and a streaming
 //! JSON visitor ([`json`]). Crates do the rest: `zip` (central directory, inflate), `safetensors` (header
-//! validation), `csv` (quoting), `serde_json`, `half`.
+//! validation), `csv-core` (quoting, a field at a time, so text is streamed), `serde_json`, `half`.
 //!
 //! Every reader but .npy is a cargo feature (`npz`, `safetensors`, `text`, `json`; all on by default). A build
 //! without one still recognises its files and fails with [`DataError::NotBuilt`] naming the missing reader (the
