@@ -56,38 +56,94 @@ fn below(rng: &mut ChaCha8Rng, bound: u32) -> u32 {
     (m >> 32) as u32
 }
 
-/// The AUC of resample `b`. `counts1`/`counts0` are scratch of length `n₁`/`n₀`.
-fn resample_auc(r: &Roc, seed: u64, b: u64, counts1: &mut [u32], counts0: &mut [u32]) -> f64 {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(b.wrapping_mul(4).wrapping_add(3));
-    counts1.iter_mut().for_each(|c| *c = 0);
-    counts0.iter_mut().for_each(|c| *c = 0);
-    let (n1, n0) = (counts1.len() as u32, counts0.len() as u32);
-    for _ in 0..n1 {
-        counts1[below(&mut rng, n1) as usize] += 1;
-    }
-    for _ in 0..n0 {
-        counts0[below(&mut rng, n0) as usize] += 1;
-    }
-    // Members and non-members sorted descending: point k's group is tp[k-1]..tp[k] (fp likewise).
-    let mut twice_u: u128 = 0;
-    let mut w0_above: u64 = 0;
-    let n0_total = u64::from(n0);
+/// For member `i` (members sorted descending): the non-members at or above its score (`hi`) and strictly above it
+/// (`lo`), as positions in the non-members sorted descending. With `C₀[k]` the resample's count of the `k` highest
+/// non-members, member `i` scores `2n₀ − C₀[hiᵢ] − C₀[loᵢ]` in `2U` (twice the non-members below it, plus those
+/// tied).
+struct Ranks {
+    hi: Vec<u32>,
+    lo: Vec<u32>,
+}
+
+fn ranks(r: &Roc) -> Ranks {
+    let n1 = r.n_members as usize;
+    let (mut hi, mut lo) = (Vec::with_capacity(n1), Vec::with_capacity(n1));
     for k in 1..r.tp.len() {
-        let w1: u64 = counts1[r.tp[k - 1] as usize..r.tp[k] as usize]
-            .iter()
-            .map(|&c| u64::from(c))
-            .sum();
-        let w0: u64 = counts0[r.fp[k - 1] as usize..r.fp[k] as usize]
-            .iter()
-            .map(|&c| u64::from(c))
-            .sum();
-        w0_above += w0;
-        if w1 > 0 {
-            twice_u += u128::from(w1) * u128::from(2 * (n0_total - w0_above) + w0);
+        for _ in r.tp[k - 1]..r.tp[k] {
+            hi.push(r.fp[k] as u32);
+            lo.push(r.fp[k - 1] as u32);
         }
     }
-    twice_u as f64 / (2.0 * f64::from(n1) * f64::from(n0))
+    Ranks { hi, lo }
+}
+
+/// Scratch of one thread: the resample's counts of each member and non-member (one byte each, so that the random
+/// increments stay in cache; draws past 255 of one score are kept in `extra1`/`extra0`), and `C₀`.
+struct Scratch {
+    counts1: Vec<u8>,
+    counts0: Vec<u8>,
+    extra1: Vec<u32>,
+    extra0: Vec<u32>,
+    prefix0: Vec<u64>,
+}
+
+impl Scratch {
+    fn new(n1: usize, n0: usize) -> Self {
+        Self {
+            counts1: vec![0; n1],
+            counts0: vec![0; n0],
+            extra1: Vec::new(),
+            extra0: Vec::new(),
+            prefix0: vec![0; n0 + 1],
+        }
+    }
+}
+
+/// Draws `draws` indices of `0..counts.len()` with replacement, counting them.
+fn draw(rng: &mut ChaCha8Rng, counts: &mut [u8], extra: &mut Vec<u32>, draws: usize) {
+    counts.iter_mut().for_each(|c| *c = 0);
+    extra.clear();
+    let n = counts.len() as u32;
+    for _ in 0..draws {
+        let i = below(rng, n);
+        let c = &mut counts[i as usize];
+        if *c == u8::MAX {
+            extra.push(i);
+        } else {
+            *c += 1;
+        }
+    }
+}
+
+/// The AUC of resample `b`.
+fn resample_auc(ranks: &Ranks, seed: u64, b: u64, s: &mut Scratch) -> f64 {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(b.wrapping_mul(4).wrapping_add(3));
+    let (d1, d0) = (s.counts1.len(), s.counts0.len());
+    draw(&mut rng, &mut s.counts1, &mut s.extra1, d1);
+    draw(&mut rng, &mut s.counts0, &mut s.extra0, d0);
+    let (n1, n0) = (s.counts1.len(), s.counts0.len());
+    let mut acc = 0u64;
+    s.prefix0[0] = 0;
+    for (k, &c) in s.counts0.iter().enumerate() {
+        acc += u64::from(c);
+        s.prefix0[k + 1] = acc;
+    }
+    for &i in &s.extra0 {
+        s.prefix0[i as usize + 1..].iter_mut().for_each(|p| *p += 1);
+    }
+    let two_n0 = 2 * n0 as u64;
+    let value = |i: usize| two_n0 - s.prefix0[ranks.hi[i] as usize] - s.prefix0[ranks.lo[i] as usize];
+    let mut twice_u: u128 = 0;
+    for (i, &c) in s.counts1.iter().enumerate() {
+        if c > 0 {
+            twice_u += u128::from(u64::from(c) * value(i));
+        }
+    }
+    for &i in &s.extra1 {
+        twice_u += u128::from(value(i as usize));
+    }
+    twice_u as f64 / (2.0 * n1 as f64 * n0 as f64)
 }
 
 /// numpy's `quantile(v, q, method="linear")` of sorted `v`.
@@ -134,12 +190,13 @@ pub fn bootstrap(
     let block = (threads * 8).max(1);
     let mut values: Vec<f64> = Vec::with_capacity(resamples);
     let mut complete = true;
-    let mut scratch: Vec<(Vec<u32>, Vec<u32>)> = (0..threads).map(|_| (vec![0; n1], vec![0; n0])).collect();
+    let ranks = ranks(r);
+    let mut scratch: Vec<Scratch> = (0..threads).map(|_| Scratch::new(n1, n0)).collect();
     while values.len() < resamples {
         let start = values.len();
         let end = (start + block).min(resamples);
         let mut out = vec![0.0; end - start];
-        run_block(r, seed, start, &mut out, &mut scratch);
+        run_block(&ranks, seed, start, &mut out, &mut scratch);
         values.extend(out);
         if !progress(values.len(), resamples) && values.len() < resamples {
             complete = false;
@@ -169,21 +226,20 @@ pub fn bootstrap(
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn run_block(r: &Roc, seed: u64, start: usize, out: &mut [f64], scratch: &mut [(Vec<u32>, Vec<u32>)]) {
+fn run_block(r: &Ranks, seed: u64, start: usize, out: &mut [f64], scratch: &mut [Scratch]) {
     let threads = scratch.len();
     if threads <= 1 {
-        let (c1, c0) = &mut scratch[0];
         for (i, v) in out.iter_mut().enumerate() {
-            *v = resample_auc(r, seed, (start + i) as u64, c1, c0);
+            *v = resample_auc(r, seed, (start + i) as u64, &mut scratch[0]);
         }
         return;
     }
     let per = out.len().div_ceil(threads);
     std::thread::scope(|s| {
-        for (t, (chunk, (c1, c0))) in out.chunks_mut(per).zip(scratch.iter_mut()).enumerate() {
+        for (t, (chunk, sc)) in out.chunks_mut(per).zip(scratch.iter_mut()).enumerate() {
             s.spawn(move || {
                 for (i, v) in chunk.iter_mut().enumerate() {
-                    *v = resample_auc(r, seed, (start + t * per + i) as u64, c1, c0);
+                    *v = resample_auc(r, seed, (start + t * per + i) as u64, sc);
                 }
             });
         }
@@ -191,10 +247,9 @@ fn run_block(r: &Roc, seed: u64, start: usize, out: &mut [f64], scratch: &mut [(
 }
 
 #[cfg(target_arch = "wasm32")]
-fn run_block(r: &Roc, seed: u64, start: usize, out: &mut [f64], scratch: &mut [(Vec<u32>, Vec<u32>)]) {
-    let (c1, c0) = &mut scratch[0];
+fn run_block(r: &Ranks, seed: u64, start: usize, out: &mut [f64], scratch: &mut [Scratch]) {
     for (i, v) in out.iter_mut().enumerate() {
-        *v = resample_auc(r, seed, (start + i) as u64, c1, c0);
+        *v = resample_auc(r, seed, (start + i) as u64, &mut scratch[0]);
     }
 }
 
@@ -221,16 +276,30 @@ mod tests {
     #[test]
     fn a_resample_of_all_ones_is_the_auc() {
         // With every count 1 the resample's AUC is the AUC: check the counting on ties.
-        let r = crate::roc::roc(&[3.0, 2.0, 2.0, 1.0], &[2.0, 0.0, 2.0]).unwrap();
-        let mut twice_u = 0u128;
+        let r = crate::roc::roc(&[3.0, 2.0, 2.0, 1.0, 2.0], &[2.0, 0.0, 2.0, 5.0]).unwrap();
+        let rk = ranks(&r);
         let n0 = r.n_non_members;
-        let mut above = 0;
-        for k in 1..r.tp.len() {
-            let (w1, w0) = (r.tp[k] - r.tp[k - 1], r.fp[k] - r.fp[k - 1]);
-            above += w0;
-            twice_u += u128::from(w1) * u128::from(2 * (n0 - above) + w0);
-        }
-        assert_eq!(twice_u, r.twice_u());
+        // C₀[k] = k when every count is 1.
+        let twice_u: u64 = rk
+            .hi
+            .iter()
+            .zip(&rk.lo)
+            .map(|(&h, &l)| 2 * n0 - u64::from(h) - u64::from(l))
+            .sum();
+        assert_eq!(u128::from(twice_u), r.twice_u());
+    }
+
+    #[test]
+    fn counts_past_a_byte_are_kept() {
+        // 1000 draws into 2 scores: each count passes 255 and the draws past it are kept aside.
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let (mut counts, mut extra) = (vec![0u8; 2], Vec::new());
+        draw(&mut rng, &mut counts, &mut extra, 1000);
+        assert!(!extra.is_empty());
+        assert_eq!(
+            counts.iter().map(|&c| usize::from(c)).sum::<usize>() + extra.len(),
+            1000
+        );
     }
 
     #[test]

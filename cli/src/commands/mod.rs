@@ -18,12 +18,14 @@ use crate::report::fmt_num;
 
 mod bounds;
 mod epsilon;
+mod mia;
 mod ruler_cmd;
 mod sde_cmd;
 mod stats;
 
 use bounds::*;
 use epsilon::*;
+use mia::*;
 use ruler_cmd::*;
 use sde_cmd::*;
 use stats::*;
@@ -69,6 +71,10 @@ pub enum Command {
     Mmd(MmdArgs),
     /// Exact Wasserstein-1 distance between two sets of rows
     Wasserstein(WassersteinArgs),
+    /// Membership-inference audit of attack scores: exact ROC, AUC with DeLong/bootstrap intervals, TPR at low FPR
+    Mia(MiaArgs),
+    /// Benjamini–Hochberg / Holm / Bonferroni on a file of p-values (statsmodels multipletests' fields)
+    Fdr(FdrArgs),
 }
 
 #[derive(Args)]
@@ -270,6 +276,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Jsd(a) => jsd_cmd(a),
         Command::Mmd(a) => mmd_cmd(a),
         Command::Wasserstein(a) => wasserstein_cmd(a),
+        Command::Mia(a) => mia_cmd(a),
+        Command::Fdr(a) => fdr_cmd(a),
     }
 }
 
