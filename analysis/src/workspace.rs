@@ -1047,6 +1047,74 @@ pub(crate) mod tests {
         );
     }
 
+    /// A zip archive of one stored member (what `np.savez` writes), its CRC-32 computed here.
+    fn stored_npz(name: &str, data: &[u8]) -> Vec<u8> {
+        let crc = !data.iter().fold(u32::MAX, |mut c, &b| {
+            c ^= u32::from(b);
+            for _ in 0..8 {
+                c = if c & 1 == 1 { (c >> 1) ^ 0xEDB8_8320 } else { c >> 1 };
+            }
+            c
+        });
+        let (n, len) = (name.len() as u16, data.len() as u32);
+        let mut z = Vec::new();
+        let fields = |z: &mut Vec<u8>| {
+            for v in [20u16, 0, 0, 0, 0] {
+                z.extend_from_slice(&v.to_le_bytes()); // version, flags, stored, time, date
+            }
+            z.extend_from_slice(&crc.to_le_bytes());
+            z.extend_from_slice(&len.to_le_bytes());
+            z.extend_from_slice(&len.to_le_bytes());
+            z.extend_from_slice(&n.to_le_bytes());
+            z.extend_from_slice(&0u16.to_le_bytes()); // extra
+        };
+        z.extend_from_slice(b"PK\x03\x04");
+        fields(&mut z);
+        z.extend_from_slice(name.as_bytes());
+        z.extend_from_slice(data);
+        let cd = z.len() as u32;
+        z.extend_from_slice(b"PK\x01\x02\x14\x00");
+        fields(&mut z);
+        z.extend_from_slice(&[0; 14]); // comment, disk, attributes, local header at 0
+        z.extend_from_slice(name.as_bytes());
+        let cd_len = z.len() as u32 - cd;
+        z.extend_from_slice(b"PK\x05\x06\0\0\0\0\x01\x00\x01\x00");
+        z.extend_from_slice(&cd_len.to_le_bytes());
+        z.extend_from_slice(&cd.to_le_bytes());
+        z.extend_from_slice(&0u16.to_le_bytes());
+        z
+    }
+
+    /// An input read in place from a stored .npz member is checked against its CRC-32 on the first open (a flipped
+    /// byte is an error naming the file and the member), and read without that check on later opens.
+    #[test]
+    fn an_input_read_in_place_has_its_crc_checked_once() {
+        let values: Vec<f64> = (0..40).map(f64::from).collect();
+        let good = stored_npz("a.npy", &crate::npy::f64_bytes(&values, &[10, 4]));
+        let mut bad = good.clone();
+        let at = bad.len() - 200; // inside the data
+        bad[at] ^= 0x40;
+        let r = InputRef {
+            source: 1,
+            tensor: None,
+            rows: Rows::All,
+        };
+        let mut ws = ws_with(&[(1, "x.npz", &good)]);
+        ws.set_in_place(InPlacePolicy::Always);
+        let held = ws.open("data", &r).unwrap();
+        assert!(held.file().unwrap().is_some());
+        let mut ws = ws_with(&[(1, "x.npz", &bad)]);
+        ws.set_in_place(InPlacePolicy::Always);
+        let held = ws.open("data", &r).unwrap();
+        let e = held.file().err().unwrap();
+        assert_eq!(e.input.as_deref(), Some("data"));
+        assert!(e.message.contains("x.npz:a.npy") && e.message.contains("CRC-32"), "{}", e.message);
+        // Loading it is refused the same way.
+        ws.set_in_place(InPlacePolicy::Never);
+        let e = ws.open("data", &r).err().unwrap();
+        assert!(e.message.contains("CRC-32"), "{}", e.message);
+    }
+
     #[test]
     fn bad_files_are_reported_for_their_source() {
         let ws = ws_with(&[(5, "bad.npy", b"\x93NUMPY\x01\x00\xff\xff{'descr'")]);
