@@ -1108,7 +1108,11 @@ pub(crate) mod tests {
         let held = ws.open("data", &r).unwrap();
         let e = held.file().err().unwrap();
         assert_eq!(e.input.as_deref(), Some("data"));
-        assert!(e.message.contains("x.npz:a.npy") && e.message.contains("CRC-32"), "{}", e.message);
+        assert!(
+            e.message.contains("x.npz:a.npy") && e.message.contains("CRC-32"),
+            "{}",
+            e.message
+        );
         // Loading it is refused the same way.
         ws.set_in_place(InPlacePolicy::Never);
         let e = ws.open("data", &r).err().unwrap();
