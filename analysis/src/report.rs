@@ -110,3 +110,69 @@ impl Warning {
         }
     }
 }
+
+/// A number as every headline, warning and the CLI's human output writes it: at most 4 significant digits, trailing
+/// zeros dropped (`0.06813`, `1234`, `0.35`, `2`), in scientific notation when tiny or huge (`2.5e-23`, `1.235e6`);
+/// `0` for zero, `NaN`, `inf` and `-inf`. Reports keep every digit: this is for people reading a sentence.
+pub fn num(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    let trim = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    let a = v.abs();
+    // 4 significant digits in fixed notation from 0.001 up to 99 995 (below which nothing rounds to 1e5).
+    if (1e-3..99_995.0).contains(&a) {
+        // 3 − floor(log10 |v|) decimals: 4 significant digits; a value that rounds up a decade (0.099996 → 0.1)
+        // only shows one zero more, which is trimmed.
+        #[allow(clippy::cast_possible_truncation)]
+        let decimals = (3 - a.log10().floor() as i32).clamp(0, 6) as usize;
+        return trim(&format!("{v:.decimals$}"));
+    }
+    let s = format!("{v:.3e}");
+    match s.split_once('e') {
+        Some((mantissa, exp)) => format!("{}e{exp}", trim(mantissa)),
+        None => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::num;
+
+    #[test]
+    fn numbers_read_with_four_significant_digits() {
+        for (v, s) in [
+            (0.068130, "0.06813"),
+            (1.0, "1"),
+            (0.35, "0.35"),
+            (1234.5678, "1235"),
+            (12.3456, "12.35"),
+            (-0.5, "-0.5"),
+            (0.001, "0.001"),
+            (0.00099999, "1e-3"),
+            (0.0001234, "1.234e-4"),
+            (99_994.0, "99994"),
+            (99_995.0, "1e5"),
+            (1.5e6, "1.5e6"),
+            (2.5e-23, "2.5e-23"),
+            (0.0, "0"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "inf"),
+            (f64::NEG_INFINITY, "-inf"),
+        ] {
+            assert_eq!(num(v), s, "{v}");
+        }
+    }
+}

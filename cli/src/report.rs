@@ -5,18 +5,9 @@ use serde::Serialize;
 use crate::CliError;
 use lethe_analysis::report::InputRecord;
 
-/// A number for humans: 6 significant digits, scientific when tiny or huge.
-pub fn fmt_num(v: f64) -> String {
-    if v.is_nan() {
-        "NaN".into()
-    } else if v.is_infinite() {
-        if v > 0.0 { "inf".into() } else { "-inf".into() }
-    } else if v != 0.0 && (v.abs() < 1e-4 || v.abs() >= 1e6) {
-        format!("{v:.4e}")
-    } else {
-        format!("{v:.6}")
-    }
-}
+/// A number for humans: the analysis layer's one formatter (4 significant digits, scientific when tiny or huge), so
+/// the human output reads as the headlines do.
+pub use lethe_analysis::report::num as fmt_num;
 
 /// Prints a report of the analysis layer: the JSON report (`--json`), or the headline first, then the numbers
 /// `human` writes, then the inputs. Warnings go to stderr either way, each with its code, the input and file it

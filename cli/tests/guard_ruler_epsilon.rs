@@ -390,11 +390,11 @@ fn rouge_shows_each_generations_score() {
     let out = lethe(&args);
     let text = stdout(&out);
     assert!(
-        text.starts_with("Mean ROUGE-L F-measure 0.416667 over 2 generations"),
+        text.starts_with("Mean ROUGE-L F-measure 0.4167 over 2 generations"),
         "{text}"
     );
-    assert!(text.contains("  1     0.833333   0.833333  0.833333"), "{text}");
-    assert!(text.contains("  2     0.000000   0.000000  0.000000"), "{text}");
+    assert!(text.contains("  1     0.8333     0.8333    0.8333"), "{text}");
+    assert!(text.contains("  2     0          0         0"), "{text}");
     let (report, _) = json(&args);
     assert_eq!(report["result"]["scores"]["fmeasure"].as_array().unwrap().len(), 2);
     assert_eq!(report["headline"]["call"], "rouge_l");

@@ -348,13 +348,7 @@ impl BoundsRequest {
     }
 }
 
-fn num(v: f64) -> String {
-    if v != 0.0 && (v.abs() < 1e-4 || v.abs() >= 1e6) {
-        format!("{v:.4e}")
-    } else {
-        format!("{v:.6}")
-    }
-}
+use crate::report::num;
 
 /// The core's notes on the bounds as warnings with codes and fixes.
 fn note_warnings(report: &LeakageReport, role: &str) -> Vec<Warning> {

@@ -711,7 +711,7 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
             "target_outside_references",
             Some("target"),
             format!(
-                "{} outside the range of every reference subset of both classes ({}–{}): unlike either class, so                  its call extrapolates",
+                "{} outside the range of every reference subset of both classes ({}–{}): unlike either class, so its call extrapolates",
                 if outside.len() == 1 {
                     format!("{} lies", outside[0])
                 } else {

@@ -403,15 +403,7 @@ fn headline(results: &[CompetitionResult], finals: &[Option<f64>], n_models: (us
     }
 }
 
-fn num(v: f64) -> String {
-    if v.is_infinite() {
-        if v > 0.0 { "inf".into() } else { "-inf".into() }
-    } else if v != 0.0 && (v.abs() < 1e-4 || v.abs() >= 1e6) {
-        format!("{v:.4e}")
-    } else {
-        format!("{v:.6}")
-    }
-}
+use crate::report::num;
 
 /// Per-example epsilon, forgetting quality and final score for each requested variant (as `lethe epsilon`).
 ///

@@ -375,14 +375,7 @@ fn across_run_calls(across: &[ruler::MetricAcrossRuns], fdr: f64) -> Vec<MetricC
         .collect()
 }
 
-/// A number in a message: 6 significant digits, as the CLI prints numbers.
-fn num(v: f64) -> String {
-    if v != 0.0 && (v.abs() < 1e-4 || v.abs() >= 1e6) {
-        format!("{v:.4e}")
-    } else {
-        format!("{v:.6}")
-    }
-}
+use crate::report::num;
 
 /// The one call: residual memorisation if a tested metric says so (m2 below its null or m4 above it), else
 /// over-correction / over-displacement if a tested metric says so, else no evidence if some metric was tested,
@@ -860,7 +853,7 @@ mod tests {
         let calls = across_run_calls(&across, 0.05);
         assert!(calls.iter().all(|c| c.call == Headline::INCONCLUSIVE), "{calls:?}");
         assert!(
-            calls[0].text.contains("cannot reach a p-value below 0.250000"),
+            calls[0].text.contains("cannot reach a p-value below 0.25"),
             "{}",
             calls[0].text
         );

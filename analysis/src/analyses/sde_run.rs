@@ -1270,15 +1270,7 @@ impl SdeJob {
     }
 }
 
-/// A number in a sentence: 4 significant digits.
-pub(super) fn num(v: f64) -> String {
-    if v == 0.0 || (1e-3..1e4).contains(&v.abs()) {
-        let s = format!("{v:.4}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        format!("{v:.3e}")
-    }
-}
+pub(super) use crate::report::num;
 
 /// Whether every value is the same (a distribution that carries no information); false when there are none.
 pub(super) fn constant(v: &[f64]) -> bool {
@@ -1833,9 +1825,9 @@ mod tests {
 
     #[test]
     fn numbers_in_sentences_are_short() {
-        assert_eq!(num(0.068130), "0.0681");
+        assert_eq!(num(0.068130), "0.06813");
         assert_eq!(num(1.0), "1");
-        assert_eq!(num(2.5e-23), "2.500e-23");
+        assert_eq!(num(2.5e-23), "2.5e-23");
         assert_eq!(num(0.0), "0");
     }
 }

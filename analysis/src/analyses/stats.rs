@@ -531,25 +531,7 @@ fn fmt_value(v: f64) -> String {
     }
 }
 
-/// A number for headlines: four significant digits, scientific when tiny.
-fn num(v: f64) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v == 0.0 {
-        return "0".into();
-    }
-    if v.abs() < 1e-3 || v.abs() >= 1e5 {
-        return format!("{v:.2e}");
-    }
-    let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
-    let s = format!("{v:.digits$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
+use crate::report::num;
 
 /// The file name of an input with its tensor and rows (`act.npy@0..100`), for headlines.
 fn short(l: &Loaded) -> String {
@@ -1449,7 +1431,7 @@ mod tests {
         assert_eq!(num(0.5), "0.5");
         assert_eq!(num(0.054321), "0.05432");
         assert_eq!(num(12.3456), "12.35");
-        assert_eq!(num(0.0001234), "1.23e-4");
+        assert_eq!(num(0.0001234), "1.234e-4");
         assert_eq!(num(0.0), "0");
     }
 

@@ -153,7 +153,14 @@ fn run_bounds(ws: &mut Workspace, req: &BoundsRequest, json: bool, files: &[(&st
                 .enumerate()
                 .take(SHOWN)
             {
-                let _ = writeln!(s, "  {:<5} {}   {}  {}", k + 1, fmt_num(*p), fmt_num(*r), fmt_num(*f));
+                let _ = writeln!(
+                    s,
+                    "  {:<5} {:<10} {:<9} {}",
+                    k + 1,
+                    fmt_num(*p),
+                    fmt_num(*r),
+                    fmt_num(*f)
+                );
             }
             if f.len() > SHOWN {
                 let _ = writeln!(s, "  … {} more (--json lists every generation)", f.len() - SHOWN);
