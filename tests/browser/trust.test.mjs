@@ -129,6 +129,13 @@ export const tests = [
       await sde.locator('[data-param=equal_size]').uncheck();
       await slot(sde, 'target').rows('0..100');
 
+      // A reference of another width (3 columns beside 128): said next to it when chosen, before Run.
+      const narrow = Array.from({ length: 100 }, (_, i) => `${i % 7},${(i * 3) % 5},${i % 2}`).join('\n') + '\n';
+      const runs = await sde.locator('.lethe-progress-text').textContent();
+      await slot(sde, 'out_of_training').pick(write(dir, 'narrow.csv', narrow));
+      await sde.locator('[data-check-for="out_of_training"] [data-check="error"]').filter({ hasText: /3 columns/ }).waitFor({ timeout: 10000 });
+      eq(await sde.locator('.lethe-progress-text').textContent(), runs, 'no run was started');
+
       // Epsilon: retrained and unlearned confidences (logit-scaled, so beyond [0, 1]) of different widths.
       const eps = page.locator('#lethe-epsilon');
       const conf = (rows, cols, seed) => {

@@ -485,14 +485,20 @@ pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Re
 }
 
 /// What a run of `analysis` (`sde` or `calibrate`) on `request` would find before computing: the layer's prepare
-/// step (inputs read or opened, rows resolved, targets drawn, subset sizes compared). Resolves to `{warnings}`; a
+/// step (inputs read or opened, rows resolved, targets drawn, subset sizes compared) and, for SDE, the checks a run
+/// makes before its first shuffle (widths, subset sizes, kernels that fit). Resolves to `{warnings}`; a
 /// refusal is thrown as the run would throw it, naming the input it concerns.
 #[wasm_bindgen]
-pub fn check(analysis: &str, request: JsValue) -> Result<JsValue, JsValue> {
-    let warnings = match analysis {
+pub async fn check(analysis: String, request: JsValue) -> Result<JsValue, JsValue> {
+    let warnings = match analysis.as_str() {
         "sde" => {
             let req: SdeRequest = parse("sde", request)?;
-            with_ws(|ws| analyses::prepare_sde(ws, &req)).map_err(to_js)?;
+            let job = with_ws(|ws| analyses::prepare_sde(ws, &req)).map_err(to_js)?;
+            // A part of no subsets: the run's checks (shapes, sizes, kernels that fit) and no shuffle computed.
+            let mut cpu = lethe::backend::CpuBackend::new(job.precision());
+            job.run_part_on(&mut cpu, &mut lethe::progress::Silent, &[])
+                .await
+                .map_err(to_js)?;
             js_sys::Array::new().into()
         }
         "calibrate" => {
