@@ -9,6 +9,16 @@ use lethe_analysis::report::InputRecord;
 /// the human output reads as the headlines do.
 pub use lethe_analysis::report::num as fmt_num;
 
+/// An option's value as the command line and the report's JSON write it (`two-sided`, `asymptotic`), for the human
+/// output: the name it serializes to, not the code's.
+pub fn word<T: Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
 /// Prints a report of the analysis layer: the JSON report (`--json`), or the headline first, then the numbers
 /// `human` writes, then the inputs. Warnings go to stderr either way, each with its code, the input and file it
 /// concerns, and the fix — in the shape of rustc's diagnostics:

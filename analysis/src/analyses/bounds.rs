@@ -258,6 +258,20 @@ fn scores(ws: &mut Workspace, req: &BoundsRequest) -> Result<Scores> {
             super::stats::check_finite(ws, "scores", &s.rows, &input, "The leakage bounds")?;
             let lw = load_warnings(&[("scores", &*input)]);
             let (values, rec) = load_vector(ws, "scores", s)?;
+            // Scores outside [0, 1], named by the file's row and column (the core names its own input and index).
+            if let Some(i) = input.matrix.as_slice().iter().position(|v| !(0.0..=1.0).contains(v)) {
+                let place = super::stats::place(ws, "scores", &s.rows, &input.matrix, i);
+                return Err(Error::refused(
+                    "score_out_of_range",
+                    Some("scores"),
+                    format!(
+                        "`{}` has {} at {place} of the file, outside [0, 1]: the leakage bounds take scores in [0, 1] \
+                         (or 0/1 leak flags); rescale the scores to [0, 1] first",
+                        input.record.path,
+                        num(input.matrix.as_slice()[i])
+                    ),
+                ));
+            }
             Ok(Scores {
                 values,
                 rouge: None,
@@ -381,6 +395,24 @@ fn note_warnings(report: &LeakageReport, role: &str) -> Vec<Warning> {
 
 /// A core error about the scores is about their input; a rejected option (`alpha` = 2) is about none.
 fn data_error(e: lethe::Error, role: &str) -> Error {
+    // The core names its parameters as its code does; say them as the options and page controls are named.
+    if let lethe::Error::InvalidParameter { name, value, .. } = &e {
+        let said = match *name {
+            "stepsize" => Some(format!(
+                "the threshold grid's step count (stepsize) is {value}: it must be at least 2, so that the grid from \
+                 0 to 1 holds both ends (the default is {})",
+                leakage::DEFAULT_STEPSIZE
+            )),
+            "width" => Some(format!(
+                "the half-width asked of the sample-size planner (plan-width) is {value}: it must be above 0 and at \
+                 most 1, e.g. 0.05"
+            )),
+            _ => None,
+        };
+        if let Some(m) = said {
+            return Error::msg(m);
+        }
+    }
     if matches!(e, lethe::Error::InvalidParameter { .. }) {
         Error::from(e)
     } else {
@@ -556,6 +588,29 @@ mod tests {
             }),
             ..BoundsRequest::default()
         }
+    }
+
+    /// Parameters the core rejects are named as the options are, without the core's code words.
+    #[test]
+    fn bad_parameters_are_said_in_a_users_words() {
+        let mut ws = Workspace::new();
+        let req = scores_request(&mut ws, &[0.1, 0.4, 0.2, 0.0, 0.3]);
+        let e = bounds(
+            &mut ws,
+            &BoundsRequest {
+                stepsize: 1,
+                ..req.clone()
+            },
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("stepsize") && e.message.contains("at least 2"),
+            "{}",
+            e.message
+        );
+        assert!(!e.message.contains("np."), "{}", e.message);
+        let e = bounds(&mut ws, &BoundsRequest { plan_width: 0.0, ..req }).unwrap_err();
+        assert!(e.message.contains("plan-width"), "{}", e.message);
     }
 
     #[test]

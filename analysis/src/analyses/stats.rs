@@ -310,7 +310,7 @@ impl Loaded {
 
 /// The place of element `k` (row-major) of `m`, loaded for `role` with `rows`, in the file's coordinates: `row R`
 /// (one column) or `row R, column C`, R the row of the file (the row subset's R-th index), counted from 0.
-fn place(ws: &mut Workspace, role: &str, rows: &Rows, m: &Matrix, k: usize) -> String {
+pub(super) fn place(ws: &mut Workspace, role: &str, rows: &Rows, m: &Matrix, k: usize) -> String {
     let cols = m.cols().max(1);
     let (i, j) = (k / cols, k % cols);
     let row = match ws.resolve_rows(role, rows) {

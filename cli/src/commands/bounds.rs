@@ -95,8 +95,13 @@ pub(super) fn bounds_human(r: &leakage::LeakageReport) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "n = {} scores (alpha = {}, {:?})",
-        r.n, r.params.alpha, r.params.sidedness
+        "n = {} scores (alpha = {}, {})",
+        r.n,
+        fmt_num(r.params.alpha),
+        match r.params.sidedness {
+            leakage::Sidedness::OneSided => "one-sided",
+            leakage::Sidedness::TwoSided => "two-sided",
+        }
     );
     if let Some(b) = &r.binary {
         let _ = writeln!(

@@ -14,7 +14,7 @@ use lethe_analysis::analyses::{
 };
 
 use super::*;
-use crate::report::{emit_report, layer_error};
+use crate::report::{emit_report, layer_error, word};
 
 /// An input argument: PATH[#TENSOR][@ROWS].
 type InputArg = OsString;
@@ -255,10 +255,10 @@ pub(super) fn mwu_cmd(a: MwuArgs) -> Result<(), CliError> {
     let report = layer::run_mwu(&mut ws, &req).map_err(|e| files.error(e))?;
     emit_report(&report, a.out.json, |r| {
         format!(
-            "Mann–Whitney U = {} ({:?}, {:?}): p = {}; rank-biserial r = {}\n",
+            "Mann–Whitney U = {} ({}, {}): p = {}; rank-biserial r = {}\n",
             fmt_num(r.statistic),
-            r.alternative,
-            r.method_used,
+            word(&r.alternative),
+            word(&r.method_used),
             fmt_num(r.p_value),
             fmt_num(r.rank_biserial)
         )
@@ -286,10 +286,10 @@ pub(super) fn wilcoxon_cmd(a: WilcoxonArgs) -> Result<(), CliError> {
     let report = layer::run_wilcoxon(&mut ws, &req).map_err(|e| files.error(e))?;
     emit_report(&report, a.out.json, |o| {
         format!(
-            "Wilcoxon signed-rank: statistic {}, p = {} ({:?}, n used {}, zeros {}); rank-biserial {}\n",
+            "Wilcoxon signed-rank: statistic {}, p = {} ({}, n used {}, zeros {}); rank-biserial {}\n",
             fmt_num(o.test.statistic),
             fmt_num(o.test.p_value),
-            o.test.method_used,
+            word(&o.test.method_used),
             o.test.n_used,
             o.test.n_zero,
             o.rank_biserial.map_or("-".into(), fmt_num)
@@ -309,9 +309,13 @@ pub(super) fn jsd_cmd(a: JsdArgs) -> Result<(), CliError> {
     let report = layer::run_jsd(&mut ws, &req).map_err(|e| files.error(e))?;
     emit_report(&report, a.out.json, |r| {
         format!(
-            "JSD = {} ({:?} log, {} bins); scipy jensenshannon (sqrt) = {}\n",
+            "JSD = {} ({}, {} bins); scipy jensenshannon (sqrt) = {}\n",
             fmt_num(r.jsd),
-            r.base,
+            match word(&r.base).as_str() {
+                "natural" => "natural log".to_string(),
+                "two" => "log base 2".to_string(),
+                other => format!("log base {other}"),
+            },
             r.edges.len().saturating_sub(1),
             fmt_num(r.jsd_sqrt)
         )
@@ -330,8 +334,8 @@ pub(super) fn mmd_cmd(a: MmdArgs) -> Result<(), CliError> {
     let report = layer::run_mmd(&mut ws, &req).map_err(|e| files.error(e))?;
     emit_report(&report, a.out.json, |r| {
         format!(
-            "MMD² ({:?}) = {} (sigma {}, n_x {}, n_y {})\n",
-            r.estimator,
+            "MMD² ({}) = {} (sigma {}, n_x {}, n_y {})\n",
+            word(&r.estimator),
             fmt_num(r.mmd2),
             fmt_num(r.sigma),
             r.n_x,
