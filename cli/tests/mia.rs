@@ -226,8 +226,12 @@ fn bad_inputs_are_refused_with_the_file_and_row() {
     assert_eq!(code, 2);
     let (code, _) = fails(&["mia", &good, "--scores", &scores, "--labels", &labels]);
     assert_eq!(code, 2);
+    // A value that parses but is out of range: status 1, as every command's `--alpha 2`.
     let (code, e) = fails(&["mia", &good, &good, "--fpr", "2"]);
-    assert_eq!(code, 2, "{e}");
+    assert_eq!(code, 1, "{e}");
+    assert!(e.contains("target FPR 2"), "{e}");
+    let (code, _) = fails(&["mia", &good, &good, "--alpha", "1.5"]);
+    assert_eq!(code, 1);
 }
 
 #[test]

@@ -252,8 +252,7 @@ pub fn prepare_mia(ws: &mut Workspace, req: &MiaRequest) -> Result<MiaJob> {
         return Err(Error::msg(format!(
             "the interval level alpha = {} must lie strictly between 0 and 1 (0.05 gives 95% intervals)",
             req.alpha
-        ))
-        .usage());
+        )));
     }
     let (delong, bootstrap) = match req.ci.as_str() {
         "delong" => (true, false),
@@ -283,7 +282,9 @@ pub fn prepare_mia(ws: &mut Workspace, req: &MiaRequest) -> Result<MiaJob> {
         })?]
     };
     if let Some(bad) = req.fpr.iter().find(|t| !(0.0..=1.0).contains(*t)) {
-        return Err(Error::msg(format!("the target FPR {bad} is not a rate between 0 and 1")).usage());
+        return Err(Error::msg(format!(
+            "the target FPR {bad} is not a rate between 0 and 1"
+        )));
     }
     let mut warnings = Vec::new();
     let mut inputs = Vec::new();
@@ -664,7 +665,10 @@ pub fn run_fdr(ws: &mut Workspace, req: &FdrRequest) -> Result<FdrReport> {
         .usage()
     })?;
     if !(req.alpha > 0.0 && req.alpha < 1.0) {
-        return Err(Error::msg(format!("alpha = {} must lie strictly between 0 and 1", req.alpha)).usage());
+        return Err(Error::msg(format!(
+            "alpha = {} must lie strictly between 0 and 1",
+            req.alpha
+        )));
     }
     let r = req
         .pvalues
