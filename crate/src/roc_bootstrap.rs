@@ -45,7 +45,34 @@ pub struct Bootstrap {
     pub complete: bool,
 }
 
-fn below(rng: &mut ChaCha8Rng, bound: u32) -> u32 {
+/// The generator's 32-bit outputs, read a block at a time (the same words, in the same order, as `next_u32`).
+struct Words {
+    rng: ChaCha8Rng,
+    bytes: [u8; 4096],
+    next: usize,
+}
+
+impl Words {
+    fn new(rng: ChaCha8Rng) -> Self {
+        Self {
+            rng,
+            bytes: [0; 4096],
+            next: 4096,
+        }
+    }
+
+    fn next_u32(&mut self) -> u32 {
+        if self.next == self.bytes.len() {
+            self.rng.fill_bytes(&mut self.bytes);
+            self.next = 0;
+        }
+        let w = &self.bytes[self.next..self.next + 4];
+        self.next += 4;
+        u32::from_le_bytes([w[0], w[1], w[2], w[3]])
+    }
+}
+
+fn below(rng: &mut Words, bound: u32) -> u32 {
     let mut m = u64::from(rng.next_u32()) * u64::from(bound);
     if (m as u32) < bound {
         let threshold = bound.wrapping_neg() % bound;
@@ -100,7 +127,7 @@ impl Scratch {
 }
 
 /// Draws `draws` indices of `0..counts.len()` with replacement, counting them.
-fn draw(rng: &mut ChaCha8Rng, counts: &mut [u8], extra: &mut Vec<u32>, draws: usize) {
+fn draw(rng: &mut Words, counts: &mut [u8], extra: &mut Vec<u32>, draws: usize) {
     counts.iter_mut().for_each(|c| *c = 0);
     extra.clear();
     let n = counts.len() as u32;
@@ -119,6 +146,7 @@ fn draw(rng: &mut ChaCha8Rng, counts: &mut [u8], extra: &mut Vec<u32>, draws: us
 fn resample_auc(ranks: &Ranks, seed: u64, b: u64, s: &mut Scratch) -> f64 {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(b.wrapping_mul(4).wrapping_add(3));
+    let mut rng = Words::new(rng);
     let (d1, d0) = (s.counts1.len(), s.counts0.len());
     draw(&mut rng, &mut s.counts1, &mut s.extra1, d1);
     draw(&mut rng, &mut s.counts0, &mut s.extra0, d0);
@@ -290,9 +318,19 @@ mod tests {
     }
 
     #[test]
+    fn block_reads_are_the_generators_words() {
+        let mut a = ChaCha8Rng::seed_from_u64(5);
+        a.set_stream(7);
+        let mut b = Words::new(a.clone());
+        for _ in 0..5000 {
+            assert_eq!(a.next_u32(), b.next_u32());
+        }
+    }
+
+    #[test]
     fn counts_past_a_byte_are_kept() {
         // 1000 draws into 2 scores: each count passes 255 and the draws past it are kept aside.
-        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut rng = Words::new(ChaCha8Rng::seed_from_u64(1));
         let (mut counts, mut extra) = (vec![0u8; 2], Vec::new());
         draw(&mut rng, &mut counts, &mut extra, 1000);
         assert!(!extra.is_empty());

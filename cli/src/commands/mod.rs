@@ -105,7 +105,8 @@ fn in_place_policy(s: &str) -> Result<lethe_analysis::workspace::InPlacePolicy, 
 /// the report's parameters: the result is the same, bit for bit, for every N.
 #[derive(Args)]
 pub struct Threads {
-    /// Threads that evaluate subsets (sde, calibrate) or shuffles (hsic) [default: the CPUs this process may use]
+    /// Threads that evaluate subsets (sde, calibrate), shuffles (hsic) or bootstrap resamples (mia) [default: the CPUs
+    /// this process may use]
     #[arg(long, value_name = "N", value_parser = thread_count)]
     threads: Option<usize>,
 }
