@@ -150,7 +150,12 @@ fn resample_auc(ranks: &Ranks, seed: u64, b: u64, s: &mut Scratch) -> f64 {
     let (d1, d0) = (s.counts1.len(), s.counts0.len());
     draw(&mut rng, &mut s.counts1, &mut s.extra1, d1);
     draw(&mut rng, &mut s.counts0, &mut s.extra0, d0);
-    let (n1, n0) = (s.counts1.len(), s.counts0.len());
+    twice_u(ranks, s) as f64 / (2.0 * d1 as f64 * d0 as f64)
+}
+
+/// `2U` of the resample counted in `s` (the draws of a class add up to its size).
+fn twice_u(ranks: &Ranks, s: &mut Scratch) -> u128 {
+    let n0 = s.counts0.len();
     let mut acc = 0u64;
     s.prefix0[0] = 0;
     for (k, &c) in s.counts0.iter().enumerate() {
@@ -171,7 +176,7 @@ fn resample_auc(ranks: &Ranks, seed: u64, b: u64, s: &mut Scratch) -> f64 {
     for &i in &s.extra1 {
         twice_u += u128::from(value(i as usize));
     }
-    twice_u as f64 / (2.0 * n1 as f64 * n0 as f64)
+    twice_u
 }
 
 /// numpy's `quantile(v, q, method="linear")` of sorted `v`.
@@ -338,6 +343,36 @@ mod tests {
             counts.iter().map(|&c| usize::from(c)).sum::<usize>() + extra.len(),
             1000
         );
+    }
+
+    /// Counts past a byte (kept aside) count as the draws they stand for: the same `2U` as a brute force over the
+    /// resample's multiset.
+    #[test]
+    fn overflowed_counts_enter_the_auc() {
+        // 300 members and 300 non-members with ties between the classes (scores k/3 and k/2).
+        let x: Vec<f64> = (0..300).map(|k| f64::from(k) / 3.0).collect();
+        let y: Vec<f64> = (0..300).map(|k| f64::from(k) / 2.0).collect();
+        let r = crate::roc::roc(&x, &y).unwrap();
+        let rk = ranks(&r);
+        let (mut xs, mut ys) = (x.clone(), y.clone());
+        xs.sort_by(|a, b| b.total_cmp(a));
+        ys.sort_by(|a, b| b.total_cmp(a));
+        // Member 40 (sorted) drawn 299 times, member 7 once; non-member 100 drawn 290 times, non-member 3 ten times.
+        let mut s = Scratch::new(300, 300);
+        s.counts1[40] = 255;
+        s.extra1 = vec![40; 44];
+        s.counts1[7] = 1;
+        s.counts0[100] = 255;
+        s.extra0 = vec![100; 35];
+        s.counts0[3] = 10;
+        let mut want = 0u128;
+        for (i, ci) in [(40usize, 299u128), (7, 1)] {
+            for (j, cj) in [(100usize, 290u128), (3, 10)] {
+                let psi2 = if xs[i] > ys[j] { 2 } else { u128::from(xs[i] == ys[j]) };
+                want += ci * cj * psi2;
+            }
+        }
+        assert_eq!(twice_u(&rk, &mut s), want);
     }
 
     #[test]
