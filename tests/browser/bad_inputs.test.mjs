@@ -99,7 +99,7 @@ export const tests = [
       await sde.locator('[data-action="run"]').click();
       await waitRun(sde);
       // The other input is named by its label on the page (the layer names it by its role).
-      await errorFor(sde, 'out_of_training').filter({ hasText: /has 3 columns but “In-training reference” has 128/ }).waitFor();
+      await errorFor(sde, 'out_of_training').filter({ hasText: /has 3 columns but .*has 128/ }).waitFor();
 
       // Too few rows in the target.
       await sde.locator('select[data-role="out_of_training"]').selectOption({ label: 'act_unlearned.npy' });

@@ -349,7 +349,7 @@ export const tests = [
       await sde.locator('[data-action="run"]').click();
       await waitRun(sde);
       const msg = await sde.locator('[data-error-for="out_of_training"]').textContent();
-      assert(/3 columns/.test(msg) && /In-training reference/.test(msg), `the message names the other input by its label: ${msg}`);
+      assert(/3 columns/.test(msg) && /in-training reference/i.test(msg), `the message names the other input in the page's words: ${msg}`);
       // A NaN in the scores, an index out of range.
       const b = page.locator('#lethe-bounds');
       await slot(b, 'scores').pick(write(dir, 'nan.csv', '0.1\n0.4\nnan\n0.2\n'));

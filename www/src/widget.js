@@ -113,7 +113,8 @@ export function create(el, opts = {}) {
   const places = {};
   for (const id of opts.panels) {
     if (PANELS[id]) places[id] = (panels[id] = PANELS[id](ctx)).el;
-    else if (LAZY[id]) places[id] = h('section', { class: 'panel', id: `lethe-${id}`, 'aria-busy': 'true' }, h('h2', {}, LAZY[id][0]), h('p', { class: 'muted' }, 'loading…'));
+    // (Not a `panel`: a link that lands on the panel waits for the panel itself.)
+    else if (LAZY[id]) places[id] = h('section', { class: 'panel-placeholder', id: `lethe-${id}`, 'aria-busy': 'true' }, h('h2', {}, LAZY[id][0]), h('p', { class: 'muted' }, 'loading…'));
   }
   /** Parameters given before a panel's module was in. */
   const early = {};
