@@ -49,8 +49,12 @@ pub fn wasserstein1<S: Scalar>(x: MatrixRef<'_, S>, y: MatrixRef<'_, S>) -> Resu
     if x.cols() == 1 {
         let a: Vec<f64> = x.as_slice().iter().map(|v| v.to_f64()).collect();
         let b: Vec<f64> = y.as_slice().iter().map(|v| v.to_f64()).collect();
+        let distance = wasserstein_1d(&a, &b);
+        if !distance.is_finite() {
+            return Err(overflow(x, y));
+        }
         return Ok(WassersteinResult {
-            distance: wasserstein_1d(&a, &b),
+            distance,
             method: "cdf",
             n_x: n,
             n_y: m,
@@ -86,13 +90,44 @@ pub fn wasserstein1<S: Scalar>(x: MatrixRef<'_, S>, y: MatrixRef<'_, S>) -> Resu
             })
         })
         .collect();
-    let total = assignment_min_cost(&cost, n);
+    // Distances that overflow (values beyond about 1e154) would leave the assignment without a finite optimum.
+    if cost.iter().any(|c| !c.is_finite()) {
+        return Err(overflow(x, y));
+    }
+    let total = assignment_min_cost(&cost, n)
+        .filter(|t| t.is_finite())
+        .ok_or_else(|| overflow(x, y))?;
     Ok(WassersteinResult {
         distance: total / n as f64,
         method: "assignment",
         n_x: n,
         n_y: m,
     })
+}
+
+/// The refusal of inputs whose distances overflow f64, naming the value of largest magnitude.
+fn overflow<S: Scalar>(x: MatrixRef<'_, S>, y: MatrixRef<'_, S>) -> Error {
+    let largest = |m: MatrixRef<'_, S>| {
+        m.as_slice()
+            .iter()
+            .map(|v| v.to_f64())
+            .enumerate()
+            .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+            .unwrap_or((0, 0.0))
+    };
+    let ((i, a), (j, b)) = (largest(x), largest(y));
+    let (input, k, value, cols) = if a.abs() >= b.abs() {
+        ("x", i, a, x.cols())
+    } else {
+        ("y", j, b, y.cols())
+    };
+    Error::OutOfDomain {
+        input: input.into(),
+        value,
+        location: format!("row {}, column {}", k / cols.max(1), k % cols.max(1)),
+        domain: "values whose distances fit in a double, below about 1e150 in magnitude (rescale both inputs: the \
+                 distance scales with them)",
+    }
 }
 
 /// Bytes of the exact multivariate distance between two sets of `n` rows: the `n × n` cost matrix and the
@@ -129,8 +164,10 @@ pub fn wasserstein_1d(a: &[f64], b: &[f64]) -> f64 {
 }
 
 /// Minimum-cost perfect matching of a dense `n × n` cost matrix (Hungarian algorithm with potentials and
-/// shortest augmenting paths; Kuhn–Munkres in the Jonker–Volgenant form). Returns the optimal total cost.
-fn assignment_min_cost(cost: &[f64], n: usize) -> f64 {
+/// shortest augmenting paths; Kuhn–Munkres in the Jonker–Volgenant form). Returns the optimal total cost, or `None`
+/// when an augmenting path finds no column (only with costs or potentials that are not finite numbers, where the
+/// search would otherwise never end).
+fn assignment_min_cost(cost: &[f64], n: usize) -> Option<f64> {
     // 1-based arrays as in the classic formulation; column 0 is a virtual start.
     let mut u = vec![0.0; n + 1];
     let mut v = vec![0.0; n + 1];
@@ -167,6 +204,9 @@ fn assignment_min_cost(cost: &[f64], n: usize) -> f64 {
                     minv[j] -= delta;
                 }
             }
+            if j1 == 0 {
+                return None;
+            }
             j0 = j1;
             if p[j0] == 0 {
                 break;
@@ -181,7 +221,7 @@ fn assignment_min_cost(cost: &[f64], n: usize) -> f64 {
             }
         }
     }
-    (1..=n).map(|j| cost[(p[j] - 1) * n + (j - 1)]).sum()
+    Some((1..=n).map(|j| cost[(p[j] - 1) * n + (j - 1)]).sum())
 }
 
 #[cfg(test)]
@@ -219,7 +259,7 @@ mod tests {
                         ((s >> 33) % 1000) as f64 / 7.0
                     })
                     .collect();
-                let (a, b) = (assignment_min_cost(&cost, n), brute(&cost, n));
+                let (a, b) = (assignment_min_cost(&cost, n).unwrap(), brute(&cost, n));
                 assert!((a - b).abs() < 1e-9, "n={n}: {a} vs {b}");
             }
         }
@@ -261,5 +301,24 @@ mod tests {
         // One dimension is sorted, not matched: any size is fine.
         let line = crate::Matrix::from_vec(1_000_000, 1, (0..1_000_000).map(f64::from).collect()).unwrap();
         assert_eq!(wasserstein1(line.view(), line.view()).unwrap().distance, 0.0);
+    }
+
+    /// Values whose distances overflow made the assignment search loop forever (found by the `stats` fuzz
+    /// target): refused, naming the largest value; in one dimension a NaN distance is refused too.
+    #[test]
+    fn overflowing_distances_are_refused() {
+        let x = crate::Matrix::from_rows(&[[0.0, 2.0], [-1e300, 1.0], [0.0, 2.0]]).unwrap();
+        let y = crate::Matrix::from_rows(&[[-1e300, 0.0], [1e300, 1.0], [3.0, 2.0]]).unwrap();
+        let e = wasserstein1(x.view(), y.view()).unwrap_err().to_string();
+        assert!(
+            e.starts_with("input `x` has value -1000000") && e.contains("at row 1, column 0, outside values whose"),
+            "{e}"
+        );
+        // One dimension: the same two values on each side gave 0 · inf = NaN for the gap between them.
+        let a = crate::Matrix::from_rows(&[[-1e308], [1e308]]).unwrap();
+        assert!(wasserstein_1d(a.as_slice(), a.as_slice()).is_nan());
+        assert!(wasserstein1(a.view(), a.view()).is_err());
+        assert_eq!(assignment_min_cost(&[f64::INFINITY; 4], 2), None);
+        assert_eq!(assignment_min_cost(&[1.0, 2.0, 3.0, 0.5], 2), Some(1.5));
     }
 }

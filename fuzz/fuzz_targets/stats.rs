@@ -67,9 +67,9 @@ fn unit(u: &mut Unstructured<'_>) -> Result<f64> {
     })
 }
 
-/// A matrix of at most 2000 values, `cols` columns (0 allowed).
-fn matrix(u: &mut Unstructured<'_>, cols: usize) -> Result<Matrix> {
-    let rows = u.int_in_range(0..=(2000 / cols.max(1)).min(300))?;
+/// A matrix of at most 2000 values, `cols` columns (0 allowed): its shape from `p`, its values from `u`.
+fn matrix(p: &mut Unstructured<'_>, u: &mut Unstructured<'_>, cols: usize) -> Result<Matrix> {
+    let rows = p.int_in_range(0..=(2000 / cols.max(1)).min(300))?;
     let mut v = Vec::with_capacity(rows * cols);
     for _ in 0..rows * cols {
         v.push(value(u)?);
@@ -154,46 +154,46 @@ fn check<T>(r: std::result::Result<T, Error>) {
     }
 }
 
-fn run(u: &mut Unstructured<'_>) -> Result<()> {
-    let cols = u.int_in_range(0..=6usize)?;
-    let x = matrix(u, cols)?;
-    let y_cols = if u.ratio(1u8, 8)? { cols + 1 } else { cols };
-    let y = matrix(u, y_cols)?;
+fn run(which: u8, p: &mut Unstructured<'_>, u: &mut Unstructured<'_>) -> Result<()> {
+    let cols = p.int_in_range(0..=6usize)?;
+    let x = matrix(p, u, cols)?;
+    let y_cols = if p.ratio(1u8, 8)? { cols + 1 } else { cols };
+    let y = matrix(p, u, y_cols)?;
     let (xv, yv) = (x.view(), y.view());
-    match u.int_in_range(0u8..=13)? {
-        0 => check(hsic(xv, yv, bandwidth(u)?, bandwidth(u)?)),
+    match which % 14 {
+        0 => check(hsic(xv, yv, bandwidth(p)?, bandwidth(p)?)),
         1 | 2 => {
-            let p = HsicTestParams {
-                bandwidth_x: bandwidth(u)?,
-                bandwidth_y: bandwidth(u)?,
-                permutations: count(u)?,
-                seed: u.arbitrary()?,
-                precision: precision(u)?,
+            let hp = HsicTestParams {
+                bandwidth_x: bandwidth(p)?,
+                bandwidth_y: bandwidth(p)?,
+                permutations: count(p)?,
+                seed: p.arbitrary()?,
+                precision: precision(p)?,
             };
-            if u.arbitrary()? {
-                check(hsic_test(xv, yv, &p));
+            if p.arbitrary()? {
+                check(hsic_test(xv, yv, &hp));
             } else {
-                check(hsic_test_threaded(2, &mut |_| true, xv, yv, &p));
+                check(hsic_test_threaded(2, &mut |_| true, xv, yv, &hp));
             }
         }
         3 => {
-            let est = if u.arbitrary()? {
+            let est = if p.arbitrary()? {
                 MmdEstimator::Biased
             } else {
                 MmdEstimator::Unbiased
             };
-            check(mmd(xv, yv, bandwidth(u)?, est));
+            check(mmd(xv, yv, bandwidth(p)?, est));
         }
         4 => check(wasserstein1(xv, yv)),
         5..=7 => {
-            let params = sde_params(u)?;
-            let (r_it, r_oot) = (rows(u, x.rows())?, rows(u, x.rows())?);
-            let targets: Vec<Vec<usize>> = (0..u.int_in_range(0..=3)?)
-                .map(|_| rows(u, x.rows()))
+            let params = sde_params(p)?;
+            let (r_it, r_oot) = (rows(p, x.rows())?, rows(p, x.rows())?);
+            let targets: Vec<Vec<usize>> = (0..p.int_in_range(0..=3)?)
+                .map(|_| rows(p, x.rows()))
                 .collect::<Result<_>>()?;
             let ts: Vec<RowSubset<'_, f64>> = targets.iter().map(|r| subset(xv, r, Some(r.len() % 2 == 0))).collect();
             let (it, oot) = (subset(xv, &r_it, None), subset(xv, &r_oot, None));
-            match u.int_in_range(0u8..=2)? {
+            match p.int_in_range(0u8..=2)? {
                 0 => check(block_on(split_half_with(
                     &mut lethe::backend::CpuBackend::default(),
                     &mut lethe::progress::Silent,
@@ -207,35 +207,35 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             }
         }
         8 => {
-            let (pool, n, size, seed) = (count(u)?, count(u)?, count(u)?, u.arbitrary()?);
-            let label = [None, Some(true), Some(false)][u.int_in_range(0..=2)?];
+            let (pool, n, size, seed) = (count(p)?, count(p)?, count(p)?, p.arbitrary()?);
+            let label = [None, Some(true), Some(false)][p.int_in_range(0..=2)?];
             check(draw_targets(label, pool.min(MAX_INDEX_ROWS), n, size, seed));
-            let pool = rows(u, usize::MAX)?;
+            let pool = rows(p, usize::MAX)?;
             check(draw_subsets(&pool, n, size, seed));
         }
         9 => {
             let params = CalibratedParams {
-                bandwidth: bandwidth(u)?,
-                subset_size: count(u)?,
-                references: count(u)?,
-                margin: value(u)?,
-                split: if u.arbitrary()? { Split::Random } else { Split::First },
-                seed: u.arbitrary()?,
-                precision: precision(u)?,
-                paper_shuffles: count(u)?,
-                bins: count(u)?,
+                bandwidth: bandwidth(p)?,
+                subset_size: count(p)?,
+                references: count(p)?,
+                margin: value(p)?,
+                split: if p.arbitrary()? { Split::Random } else { Split::First },
+                seed: p.arbitrary()?,
+                precision: precision(p)?,
+                paper_shuffles: count(p)?,
+                bins: count(p)?,
             };
-            let (it, oot) = (rows(u, x.rows())?, rows(u, x.rows())?);
-            let targets = (0..u.int_in_range(0..=3)?)
+            let (it, oot) = (rows(p, x.rows())?, rows(p, x.rows())?);
+            let targets = (0..p.int_in_range(0..=3)?)
                 .map(|k| {
                     Ok(TargetRows {
                         name: format!("t{k}"),
-                        rows: rows(u, x.rows())?,
+                        rows: rows(p, x.rows())?,
                         label: [None, Some(true), Some(false)][k % 3],
                     })
                 })
                 .collect::<Result<Vec<_>>>()?;
-            if u.arbitrary()? {
+            if p.arbitrary()? {
                 check(calibrated(xv, &it, &oot, &targets, &params));
             } else {
                 check(calibrated_threaded(2, &mut |_| true, xv, &it, &oot, &targets, &params));
@@ -243,18 +243,18 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
         }
         10 => {
             let scores = x.as_slice();
-            let stepsize = count(u)?;
-            let method = match u.int_in_range(0u8..=2)? {
+            let stepsize = count(p)?;
+            let method = match p.int_in_range(0u8..=2)? {
                 0 => SdMethod::Conbo,
                 1 => SdMethod::PerBin {
-                    atom_at_zero: u.arbitrary()?,
+                    atom_at_zero: p.arbitrary()?,
                 },
                 _ => SdMethod::Lp {
-                    atom_at_zero: u.arbitrary()?,
+                    atom_at_zero: p.arbitrary()?,
                 },
             };
-            let alpha = unit(u)?;
-            let sidedness = if u.arbitrary()? {
+            let alpha = unit(p)?;
+            let sidedness = if p.arbitrary()? {
                 Sidedness::OneSided
             } else {
                 Sidedness::TwoSided
@@ -268,20 +268,20 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
                     method,
                 },
             ));
-            let p = LeakageParams {
+            let lp = LeakageParams {
                 alpha,
                 sidedness,
                 x: y.as_slice().to_vec(),
                 stepsize,
                 sd_method: method,
-                rho: value(u)?,
-                plan_width: unit(u)?,
+                rho: value(p)?,
+                plan_width: unit(p)?,
             };
-            check(leakage::report(scores, &p));
+            check(leakage::report(scores, &lp));
             check(leakage::m_gen(scores, y.as_slice(), alpha, sidedness));
         }
         11 => {
-            let tie = if u.arbitrary()? {
+            let tie = if p.arbitrary()? {
                 lethe::ruler::TieRule::AtMost
             } else {
                 lethe::ruler::TieRule::Half
@@ -290,39 +290,39 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
         }
         12 => {
             let (a, b) = (x.as_slice(), y.as_slice());
-            let alt = [Alternative::TwoSided, Alternative::Less, Alternative::Greater][u.int_in_range(0..=2)?];
-            let method = [PValueMethod::Auto, PValueMethod::Exact, PValueMethod::Asymptotic][u.int_in_range(0..=2)?];
-            check(lethe::mann_whitney::mann_whitney_u(a, b, alt, method, u.arbitrary()?));
+            let alt = [Alternative::TwoSided, Alternative::Less, Alternative::Greater][p.int_in_range(0..=2)?];
+            let method = [PValueMethod::Auto, PValueMethod::Exact, PValueMethod::Asymptotic][p.int_in_range(0..=2)?];
+            check(lethe::mann_whitney::mann_whitney_u(a, b, alt, method, p.arbitrary()?));
             let w = lethe::wilcoxon::WilcoxonParams {
                 alternative: alt,
                 method,
-                correction: u.arbitrary()?,
+                correction: p.arbitrary()?,
                 ..Default::default()
             };
             check(lethe::wilcoxon::wilcoxon(
                 a,
-                if u.arbitrary()? { Some(b) } else { None },
+                if p.arbitrary()? { Some(b) } else { None },
                 &w,
             ));
-            check(lethe::divergence::jsd(a, b, count(u)?));
+            check(lethe::divergence::jsd(a, b, count(p)?));
         }
         _ => {
-            let variant = match u.int_in_range(0u8..=2)? {
+            let variant = match p.int_in_range(0u8..=2)? {
                 0 => Variant::Official,
                 1 => Variant::Exhaustive,
-                _ => Variant::HighProbability { alpha: unit(u)? },
+                _ => Variant::HighProbability { alpha: unit(p)? },
             };
-            let eps_max = if u.arbitrary()? {
+            let eps_max = if p.arbitrary()? {
                 EpsMax::Official
             } else {
-                EpsMax::Fixed(value(u)?)
+                EpsMax::Fixed(value(p)?)
             };
-            let p = CompetitionParams {
+            let cp = CompetitionParams {
                 variant,
-                delta: unit(u)?,
+                delta: unit(p)?,
                 eps_max,
             };
-            check(forget_score(xv, yv, &p));
+            check(forget_score(xv, yv, &cp));
         }
     }
     Ok(())
@@ -337,6 +337,12 @@ fuzz_target!(
         }
     },
     |bytes: &[u8]| {
-        let _ = run(&mut Unstructured::new(bytes));
+        // The first byte picks the entry point, the next 48 its parameters and shapes, the rest the values: short
+        // inputs still reach every entry point with every kind of parameter.
+        let Some((&which, rest)) = bytes.split_first() else {
+            return;
+        };
+        let (params, values) = rest.split_at(rest.len().min(48));
+        let _ = run(which, &mut Unstructured::new(params), &mut Unstructured::new(values));
     }
 );

@@ -333,10 +333,12 @@ pub fn rbf_bytes(n: usize, d: usize, in_bytes: usize, elem: usize, bw: Bandwidth
 }
 
 /// Steps of work of [`rbf_columns`] for `n` rows of `d` columns, about a nanosecond each on one core: the Gram
-/// matrix's `n²d/2` multiply-adds run vectorised, about 32 to a step, and the `n²/2` exponentials and the median
-/// about one each.
+/// matrix's `n²d/2` multiply-adds run vectorised, about 32 to a step, the `n²/2` exponentials and the median about
+/// one each, and a fixed cost per kernel (its buffers and panels: a few microseconds).
 pub fn rbf_steps(n: usize, d: usize) -> u64 {
-    (crate::check::mul(n, n) / 2).saturating_mul(d as u64 / 32 + 2)
+    (crate::check::mul(n, n) / 2)
+        .saturating_mul(d as u64 / 32 + 2)
+        .saturating_add(4096)
 }
 
 /// Copies the upper triangle of a row-major `n × n` matrix onto its lower triangle, in cache-sized blocks.
