@@ -359,7 +359,8 @@ fn selection(h: &Holding) -> Option<Vec<usize>> {
 /// Opens `r` for `role`: as the workspace opens it (in place when its policy says so, else loaded), loaded as
 /// f32 when `f32` and it is not read in place.
 fn open(ws: &mut Workspace, role: &str, r: &InputRef, f32: bool) -> Result<Holding> {
-    if !f32 {
+    // Only the CLI holds f32 copies: the lean wasm module leaves that code out.
+    if !(cfg!(feature = "full") && f32) {
         return Ok(Holding::Held(ws.open(role, r)?));
     }
     if let Some(h) = ws.open_in_place(role, r)? {
@@ -894,7 +895,7 @@ impl SdeJob {
         } else {
             self.threaded_as::<f64>(threads)?
         };
-        self.output(report, None)
+        self.output(report, None, None)
     }
 
     #[cfg(not(target_arch = "wasm32"))]
@@ -908,8 +909,14 @@ impl SdeJob {
     }
 
     /// The output around a report: the headline and warnings, records, loader warnings, histograms on shared
-    /// edges.
-    fn output(self, report: SdeReport, partial: Option<SdePartial>) -> Result<SdeOutput> {
+    /// edges; `oot_so_far`: the out-of-training reference's values (and whether they are complete) when the report
+    /// cannot hold them because the in-training reference did not finish.
+    fn output(
+        self,
+        report: SdeReport,
+        partial: Option<SdePartial>,
+        oot_so_far: Option<(Vec<f64>, bool)>,
+    ) -> Result<SdeOutput> {
         let planned = self.subsets.len() - 2;
         let (headline, found, calls) = verdicts(&report, planned)?;
         let mut warnings = self.warnings;
@@ -921,6 +928,13 @@ impl SdeJob {
         )];
         if let Some(o) = &report.out_of_training_reference {
             series.push(("out-of-training reference".into(), "oot", &o.values));
+        } else if let Some((values, complete)) = &oot_so_far {
+            let name = if *complete {
+                "out-of-training reference"
+            } else {
+                "out-of-training reference (partial)"
+            };
+            series.push((name.into(), "oot", values));
         }
         for t in &report.targets {
             series.push((t.name.clone(), "target", &t.distribution.values));
@@ -1082,8 +1096,14 @@ impl SdeJob {
         })
     }
 
+    /// Whether the loaded inputs are held as f32: only through [`prepare_sde_exact_f32`] (the CLI's), so the lean
+    /// wasm module, which never does, leaves out the f32 copies of the run's code.
+    fn holds_f32(&self) -> bool {
+        cfg!(feature = "full") && self.f32
+    }
+
     fn check(&self) -> Result<Vec<String>> {
-        if self.f32 {
+        if self.holds_f32() {
             self.check_as::<f32>()
         } else {
             self.check_as::<f64>()
@@ -1120,7 +1140,7 @@ impl SdeJob {
         monitor: &mut M,
         subsets: &[u64],
     ) -> Result<SdePart> {
-        if self.f32 {
+        if self.holds_f32() {
             self.subsets_as::<f32, B, M>(backend, monitor, subsets).await
         } else {
             self.subsets_as::<f64, B, M>(backend, monitor, subsets).await
@@ -1233,6 +1253,16 @@ impl SdeJob {
             .take()
             .ok_or_else(|| Error::msg("the pooled run returned no in-training reference"))?
             .distribution;
+        // The report holds the out-of-training reference only after a complete in-training one; a stopped pooled
+        // run may have finished (or started) it all the same, and its histogram is shown.
+        let oot_so_far = if it.complete {
+            None
+        } else {
+            by[1]
+                .as_ref()
+                .filter(|p| !p.distribution.values.is_empty())
+                .map(|p| (p.distribution.values.clone(), p.distribution.complete))
+        };
         let oot = if it.complete {
             by[1].take().map(|p| p.distribution)
         } else {
@@ -1256,7 +1286,7 @@ impl SdeJob {
         }
         let report = sde::report(&self.params, backend, it, oot, outcomes, complete, warnings)
             .map_err(|e| attribute(e, &SDE_ROLES))?;
-        self.output(report, partial)
+        self.output(report, partial, oot_so_far)
     }
 
     /// How many targets the report of these parts holds: those up to the first one missing or unfinished, when

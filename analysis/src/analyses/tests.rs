@@ -138,6 +138,51 @@ fn a_stopped_part_keeps_what_it_finished_and_the_report_is_partial() {
     assert!(out.result.targets.len() < 6);
 }
 
+/// A pooled run stopped while one worker was still inside the in-training reference and another had finished the
+/// out-of-training one: the report cannot hold the finished reference, but its histogram is still drawn.
+#[test]
+fn a_finished_out_of_training_reference_is_plotted_when_the_in_training_one_stopped() {
+    let mut ws = demo_workspace();
+    let r = |t: &str| InputRef {
+        source: 1,
+        tensor: None,
+        rows: text(t),
+    };
+    let req = SdeRequest {
+        in_training: Some(r("144..244")),
+        out_of_training: Some(r("544..644")),
+        target: vec![r("0..100")],
+        shuffles: 3000,
+        ..SdeRequest::default()
+    };
+    let mut cpu = CpuBackend::new(Precision::F64);
+    // Subset 0 (in-training) stopped after its first checkpoint; subset 1 (out-of-training) done by another worker.
+    let it = now(prepare_sde(&mut ws, &req)
+        .unwrap()
+        .run_part_on(&mut cpu, &mut StopAt(0.1), &[0]))
+    .unwrap();
+    assert!(!it.complete && !it.subsets[0].distribution.values.is_empty());
+    let oot = now(prepare_sde(&mut ws, &req)
+        .unwrap()
+        .run_part_on(&mut cpu, &mut lethe::progress::Silent, &[1]))
+    .unwrap();
+    assert!(oot.complete);
+    let parts: Vec<PartSubset> = it.subsets.into_iter().chain(oot.subsets).collect();
+    let out = prepare_sde(&mut ws, &req).unwrap().assemble(parts, cpu.info()).unwrap();
+    assert!(!out.result.complete);
+    assert!(out.result.out_of_training_reference.is_none());
+    let h = out.histograms.expect("histograms of what was computed");
+    let oot_series: Vec<_> = h.series.iter().filter(|s| s.role == "oot").collect();
+    assert_eq!(
+        oot_series.len(),
+        1,
+        "{:?}",
+        h.series.iter().map(|s| &s.name).collect::<Vec<_>>()
+    );
+    assert_eq!(oot_series[0].name, "out-of-training reference");
+    assert_eq!(oot_series[0].n, 3000);
+}
+
 /// Stops the first time progress passes `at` (a fraction of the whole run).
 struct StopAt(f64);
 impl Monitor for StopAt {
