@@ -114,7 +114,7 @@ macro_rules! run_job {
     };
 }
 
-fn out<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
+fn out<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsValue> {
     v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| to_js(WebError::msg(format!("internal error converting the result: {e}"))))
 }
@@ -494,17 +494,18 @@ pub async fn check(analysis: String, request: JsValue) -> Result<JsValue, JsValu
         "sde" => {
             let req: SdeRequest = parse("sde", request)?;
             let job = with_ws(|ws| analyses::prepare_sde(ws, &req)).map_err(to_js)?;
+            let warnings = out(job.warnings())?;
             // A part of no subsets: the run's checks (shapes, sizes, kernels that fit) and no shuffle computed.
             let mut cpu = lethe::backend::CpuBackend::new(job.precision());
             job.run_part_on(&mut cpu, &mut lethe::progress::Silent, &[])
                 .await
                 .map_err(to_js)?;
-            js_sys::Array::new().into()
+            warnings
         }
         "calibrate" => {
             let req: CalibrateRequest = parse("calibrate", request)?;
-            with_ws(|ws| analyses::prepare_calibrate(ws, &req)).map_err(to_js)?;
-            js_sys::Array::new().into()
+            let job = with_ws(|ws| analyses::prepare_calibrate(ws, &req)).map_err(to_js)?;
+            out(job.warnings())?
         }
         other => {
             return Err(to_js(WebError::msg(format!(

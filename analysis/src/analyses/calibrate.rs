@@ -453,6 +453,12 @@ fn attribute_calibrated(e: lethe::Error) -> Error {
 }
 
 impl CalibrateJob {
+    /// What the checks found before any computing (readers' notes, equal-size draws, thin pools): the page shows
+    /// them beside their inputs before Run.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
     /// The kernel precision asked for (the CPU backend's; the GPU computes in f32).
     pub fn precision(&self) -> Precision {
         self.params.precision

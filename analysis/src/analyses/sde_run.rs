@@ -846,6 +846,12 @@ fn check_finite(
 }
 
 impl SdeJob {
+    /// What the checks found before any computing (readers' notes, equal-size draws, too few distinct shuffles):
+    /// the page shows them beside their inputs before Run.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
     /// The kernel precision asked for (the CPU backend's; the GPU computes in f32).
     pub fn precision(&self) -> Precision {
         self.params.precision
