@@ -193,7 +193,9 @@ impl ByteSource for BlobSource {
 /// most every [`YIELD_MS`] ms; the worker's callback posts the progress, awaits a macrotask (so a queued `cancel`
 /// message is handled) and answers whether to go on.
 struct JsMonitor {
-    callback: Function,
+    /// `None`: a run that never reports (the checks before a run), as the same type, so that the lean module holds
+    /// one copy of the run's code.
+    callback: Option<Function>,
     start: f64,
     last: f64,
 }
@@ -205,7 +207,7 @@ impl JsMonitor {
     fn new(callback: Function) -> Self {
         let now = js_sys::Date::now();
         Self {
-            callback,
+            callback: Some(callback),
             start: now,
             last: now - YIELD_MS,
         }
@@ -214,6 +216,9 @@ impl JsMonitor {
 
 impl Monitor for JsMonitor {
     async fn checkpoint(&mut self, progress: &Progress) -> bool {
+        let Some(callback) = &self.callback else {
+            return true;
+        };
         let now = js_sys::Date::now();
         if now - self.last < YIELD_MS {
             return true;
@@ -229,7 +234,7 @@ impl Monitor for JsMonitor {
         let _ = Reflect::set(&obj, &"fraction".into(), &f.into());
         let _ = Reflect::set(&obj, &"phase".into(), &progress.phase.as_str().into());
         let _ = Reflect::set(&obj, &"eta_s".into(), &eta.into());
-        let Ok(answer) = self.callback.call1(&JsValue::NULL, &obj) else {
+        let Ok(answer) = callback.call1(&JsValue::NULL, &obj) else {
             return false;
         };
         let answer = match answer.dyn_into::<Promise>() {
@@ -497,7 +502,12 @@ pub async fn check(analysis: String, request: JsValue) -> Result<JsValue, JsValu
             let warnings = out(job.warnings())?;
             // A part of no subsets: the run's checks (shapes, sizes, kernels that fit) and no shuffle computed.
             let mut cpu = lethe::backend::CpuBackend::new(job.precision());
-            job.run_part_on(&mut cpu, &mut lethe::progress::Silent, &[])
+            let mut silent = JsMonitor {
+                callback: None,
+                start: 0.0,
+                last: 0.0,
+            };
+            job.run_part_on(&mut cpu, &mut silent, &[])
                 .await
                 .map_err(to_js)?;
             warnings

@@ -562,6 +562,10 @@ pub fn prepare_sde_exact_f32(ws: &mut Workspace, req: &SdeRequest) -> Result<Sde
 
 fn prepare(ws: &mut Workspace, req: &SdeRequest, f32: bool) -> Result<SdeJob> {
     check_backend(&req.backend)?;
+    // The baselines (MMD, Wasserstein-1) are the full module's: the lean one leaves their code out.
+    if !cfg!(feature = "full") && req.baselines {
+        return Err(Error::needs_full("the baselines are computed by the full module"));
+    }
     let it_ref = req
         .in_training
         .as_ref()
@@ -1171,7 +1175,9 @@ impl SdeJob {
             .collect::<Result<_>>()?;
         let spans = sde::progress_spans(&rows, self.params.shuffles);
         let files = self.files()?;
-        // The baselines compare each target with the whole references: gathered once for this part's targets.
+        // The baselines compare each target with the whole references: gathered once for this part's targets
+        // (the full module's: the lean one refuses them in `prepare`, and leaves their code out).
+        #[cfg(feature = "full")]
         let refs = if self.params.baselines && subsets.iter().any(|&i| i >= 2) {
             let gather = |i| {
                 self.row_subset::<S>(i, &files)?
@@ -1190,6 +1196,9 @@ impl SdeJob {
                 .await
                 .map_err(|e| attribute(e, &SDE_ROLES))?;
             let done = distribution.complete;
+            #[cfg(not(feature = "full"))]
+            let baselines = None;
+            #[cfg(feature = "full")]
             let baselines = match (&refs, i >= 2 && done) {
                 (Some((it, oot)), true) => Some(
                     data.gathered()
