@@ -17,11 +17,12 @@ const PANELS = { sde: sdePanel, ruler: rulerPanel };
 const LAZY = {
   epsilon: ['Competition epsilon', () => import('./panels/epsilon.js').then((m) => m.epsilonPanel)],
   bounds: ['Leakage bounds', () => import('./panels/bounds.js').then((m) => m.boundsPanel)],
+  mia: ['Membership audit', () => import('./panels/mia.js').then((m) => m.miaPanel)],
 };
 
 /** Default options; see widget.d.ts for the documented shape. */
 export const DEFAULTS = {
-  panels: ['sde', 'ruler', 'epsilon', 'bounds'],
+  panels: ['sde', 'ruler', 'epsilon', 'bounds', 'mia'],
   example: false,
   exampleBase: null,
   showInputs: true,
