@@ -312,6 +312,7 @@ fn smallest_p(n: usize) -> f64 {
 }
 
 /// The calls on each metric from the Wilcoxon + Benjamini–Hochberg test across runs.
+#[cfg(feature = "full")]
 fn across_run_calls(across: &[ruler::MetricAcrossRuns], fdr: f64) -> Vec<MetricCall> {
     across
         .iter()
@@ -458,6 +459,12 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
     let Some(first) = req.runs.first() else {
         return Err(Error::at("unlearned", "choose the unlearned model's embeddings").usage());
     };
+    // The tests across several runs are the full module's: the lean one leaves their code out.
+    if !cfg!(feature = "full") && req.runs.len() >= 2 {
+        return Err(Error::needs_full(
+            "RULER across several runs is computed by the full module",
+        ));
+    }
     check_range(ws, "forget", &req.forget, &first.unlearned)?;
     check_range(ws, "retain", &req.retain, &first.unlearned)?;
     let (forget, forget_file, forget_text) = ws.resolve_rows("forget", &req.forget)?;
@@ -576,11 +583,14 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
         records.extend(oracle.map(|o| o.record.clone()));
         records.extend(original.map(|o| o.record.clone()));
     }
+    #[cfg(feature = "full")]
     let (across, core_warnings) = if reports.len() >= 2 {
         ruler::across_runs(&reports, req.fdr).map_err(|e| Error::from(e).usage())?
     } else {
         (Vec::new(), Vec::new())
     };
+    #[cfg(not(feature = "full"))]
+    let (across, core_warnings): (Vec<ruler::MetricAcrossRuns>, Vec<String>) = (Vec::new(), Vec::new());
     let rank_histograms = reports
         .iter()
         .map(|r| plots::histogram_in(&r.nn_percentile_rank.ranks, 10, (0.0, 1.0)))
@@ -608,7 +618,10 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
     }));
     let metric_calls = match reports.as_slice() {
         [one] => single_run_calls(one),
+        #[cfg(feature = "full")]
         _ => across_run_calls(&across, req.fdr),
+        #[cfg(not(feature = "full"))]
+        _ => Vec::new(),
     };
     let mut headline = overall(&metric_calls, reports.len());
     let untested: Vec<&str> = metric_calls
