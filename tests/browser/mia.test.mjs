@@ -91,6 +91,37 @@ export const tests = [
     },
   },
   {
+    name: 'membership audit: a long bootstrap shows its progress, Cancel answers at once, and the next run is done',
+    async fn({ context, base }) {
+      const dir = workdir();
+      const u = rng(7);
+      const n = 300000;
+      write(dir, 'big_m.npy', npy(Array.from({ length: n }, () => u() + 0.05), [n]));
+      write(dir, 'big_n.npy', npy(Array.from({ length: n }, () => u()), [n]));
+      const page = await open(context, base, '/?example=0');
+      const mia = await miaPanel(page);
+      await slot(mia, 'members').pick(path.join(dir, 'big_m.npy'));
+      await slot(mia, 'non_members').pick(path.join(dir, 'big_n.npy'));
+      await slot(mia, 'non_members').status().filter({ hasText: `${n} × 1` }).waitFor({ timeout: 15000 });
+      await mia.locator('[data-param=ci]').selectOption('bootstrap');
+      await mia.locator('[data-param=resamples]').fill('2000');
+      await mia.locator('[data-action="run"]').click();
+      const text = mia.locator('.lethe-progress-text');
+      await text.filter({ hasText: /\d+% · bootstrap resamples/ }).waitFor({ timeout: 30000 });
+      const seen = await text.textContent();
+      const t0 = Date.now();
+      await mia.locator('[data-action="cancel"]').click();
+      await text.filter({ hasText: 'cancelled' }).waitFor({ timeout: 2000 });
+      const answered = Date.now() - t0;
+      // The worker finishes the bootstrap it started (see protocol.md, Cancellation); the next run waits for it.
+      await mia.locator('[data-param=ci]').selectOption('delong');
+      const done = await runDone(mia, 120000);
+      const v = await values(mia);
+      assert(/^The attack tells members from non-members/.test(v['headline.text']), `headline after the cancelled run: ${v['headline.text']}`);
+      return `progress “${seen}”, cancelled in ${answered} ms, next run ${done}`;
+    },
+  },
+  {
     name: 'membership audit: a NaN score and labels of one class are refused next to their inputs',
     async fn({ context, base }) {
       const dir = workdir();
