@@ -488,7 +488,8 @@ pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Re
             let job = with_ws(|ws| analyses::prepare_mia(ws, &req)).map_err(to_js)?;
             // The layer's bootstrap runs in blocks and asks a plain callback between them; it cannot wait for the
             // worker's event loop, so the checkpoint's progress is posted at once and a stop is only seen when the
-            // callback answers `false` itself (a page's cancel rejects the request at once; see protocol.md).
+            // callback answers `false` itself (the worker runs a bootstrap on a pool worker, which a cancel ends;
+            // www/src/protocol.md, Cancellation).
             let start = js_sys::Date::now();
             let mut last = start - YIELD_MS;
             let mut progress = |done: usize, total: usize| {

@@ -160,7 +160,7 @@ class PoolWorker {
       if (r.type === 'progress') return p.onProgress?.(r);
       this.pending.delete(r.id);
       if (r.type === 'result') p.resolve(r.value);
-      else p.reject(Object.assign(new Error(r.message), { input: r.input }));
+      else p.reject(Object.assign(new Error(r.message), { input: r.input, code: r.code }));
     };
     this.worker.onerror = (e) => {
       for (const p of this.pending.values()) p.reject(new Error(`a pool worker failed: ${e.message || e}`));
@@ -272,6 +272,29 @@ async function pooledSde(id, request) {
   }
 }
 
+// A `mia` bootstrap (synchronous in the layer: no `cancel` reaches it) runs on a pool worker, which a cancel ends and
+// replaces (protocol.md, Cancellation). Null without a pool: the run goes through here.
+async function helperMia(id, request) {
+  if (!pool.length || active === lean || request.ci === 'delong') return null;
+  const k = pool.length - 1;
+  const helper = pool[k];
+  let stop = null;
+  const stopped = new Promise((_, reject) => (stop = reject));
+  cancelHooks.set(id, () => {
+    helper.worker.terminate();
+    if (pool[k] === helper) pool[k] = new PoolWorker();
+    stop(new DOMException('cancelled', 'AbortError'));
+  });
+  try {
+    await Promise.race([helper.ensure(sourceIds(request)), stopped]);
+    if (cancelled.has(id)) cancelHooks.get(id)();
+    const progress = (r) => post({ id, type: 'progress', fraction: r.fraction, phase: r.phase, eta_s: r.eta_s });
+    return await Promise.race([helper.request('run', { analysis: 'mia', request }, progress), stopped]);
+  } finally {
+    cancelHooks.delete(id);
+  }
+}
+
 async function handle(m) {
   const { id } = m;
   if (m.type === 'init') {
@@ -358,6 +381,8 @@ async function handle(m) {
         pooled.backend_choice = choice;
         return pooled;
       }
+      const audited = m.analysis === 'mia' ? await helperMia(id, request) : null;
+      if (audited) return audited;
       const value = await call((w) =>
         w.run(m.analysis, request, async (p) => {
           post({ id, type: 'progress', fraction: p.fraction, phase: p.phase, eta_s: p.eta_s });
