@@ -6,7 +6,7 @@ import { fmt, num } from '../format.js';
 import { PALETTE, SERIES, axes, frame, legend } from '../views/svg.js';
 import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, cliLine, envelope, preflight, headlineBox, layerWarnings } from './common.js';
 
-const RULES = { leakpro: 'LeakPro (largest TPR with FPR ≤ target)', 'privacy-meter': 'privacy-meter (last point with FPR ≤ target)', 'jax-privacy': 'jax_privacy (convex hull, interpolated)' };
+const RULES = { leakpro: 'LeakPro (largest TPR, FPR ≤ target)', 'privacy-meter': 'privacy-meter (last point, FPR ≤ target)', 'jax-privacy': 'jax_privacy (convex hull)' };
 const RULE_COLOR = { leakpro: PALETTE.it, 'privacy-meter': PALETTE.oot, 'jax-privacy': PALETTE.target };
 const ci = (i) => (i ? `[${fmt(num(i.lo))}, ${fmt(num(i.hi))}]` : '—');
 
@@ -105,7 +105,7 @@ export function miaPanel(ctx) {
 
   const p = {
     lower_is_member: field({ key: 'lower_is_member', label: 'A lower score means member (a loss, a distance)', type: 'checkbox', value: false }),
-    ci: field({ key: 'ci', label: 'Interval on the AUC', type: 'select', value: 'delong', options: [['delong', 'DeLong (default: exact, one pass)'], ['bootstrap', 'bootstrap (seeded, exact AUC per resample)'], ['both', 'both']] }),
+    ci: field({ key: 'ci', label: 'Interval on the AUC', type: 'select', value: 'delong', options: [['delong', 'DeLong (default: one pass)'], ['bootstrap', 'seeded bootstrap'], ['both', 'both']] }),
     resamples: field({ key: 'resamples', label: 'Bootstrap resamples', value: 1000, min: 1, step: 1 }),
     seed: field({ key: 'seed', label: 'Bootstrap seed', value: 0, min: 0, step: 1 }),
     rule: field({ key: 'rule', label: 'TPR at a target FPR, read by', type: 'select', value: 'leakpro', options: [...Object.entries(RULES), ['all', 'all three side by side']] }),
