@@ -189,10 +189,14 @@ fn check_embeddings(role: &str, inp: &Input) -> Result<()> {
 /// Forget and retain rows that are the same rows (refused) or share some (a warning, with how many).
 fn check_overlap(forget: &Option<Vec<usize>>, retain: &Option<Vec<usize>>, n_rows: usize) -> Result<Option<Warning>> {
     let all = |r: &Option<Vec<usize>>| r.clone().unwrap_or_else(|| (0..n_rows).collect());
-    let (f, r) = (all(forget), all(retain));
-    let fs: std::collections::BTreeSet<usize> = f.iter().copied().collect();
-    let rs: std::collections::BTreeSet<usize> = r.iter().copied().collect();
-    let shared = fs.intersection(&rs).count();
+    // Sorted, without repeats (vectors, not sets: a set's code would weigh on the lean wasm module).
+    let set = |mut v: Vec<usize>| {
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let (fs, rs) = (set(all(forget)), set(all(retain)));
+    let shared = fs.iter().filter(|x| rs.binary_search(x).is_ok()).count();
     if shared == 0 {
         return Ok(None);
     }
