@@ -795,7 +795,10 @@ fn a_deflate_bomb_is_inflated_no_further_than_max_bytes() {
     };
     let e = data::load_bytes::<f64>("bomb.npz", &z, &first).unwrap_err();
     assert!(matches!(e, DataError::TooLarge { .. }), "{e}");
-    assert!(e.to_string().contains("CRC-32") && e.to_string().contains("uncompressed"), "{e}");
+    assert!(
+        e.to_string().contains("CRC-32") && e.to_string().contains("uncompressed"),
+        "{e}"
+    );
     // Within the default limit they load (and the member is checked).
     let got = data::load_bytes::<f64>(
         "bomb.npz",

@@ -540,9 +540,7 @@ pub async fn check(analysis: String, request: JsValue) -> Result<JsValue, JsValu
                 start: 0.0,
                 last: 0.0,
             };
-            job.run_part_on(&mut cpu, &mut silent, &[])
-                .await
-                .map_err(to_js)?;
+            job.run_part_on(&mut cpu, &mut silent, &[]).await.map_err(to_js)?;
             warnings
         }
         "calibrate" => {

@@ -66,9 +66,7 @@ pub(crate) fn ready<F: Future>(f: F) -> Result<F::Output> {
     let mut f = pin!(f);
     match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
         Poll::Ready(v) => Ok(v),
-        Poll::Pending => Err(Error::msg(
-            "internal error: a CPU computation did not complete at once",
-        )),
+        Poll::Pending => Err(Error::msg("internal error: a CPU computation did not complete at once")),
     }
 }
 
@@ -92,7 +90,10 @@ pub(crate) fn check_finite(name: &str, v: f64, lo: f64, hi: f64) -> Result<f64> 
     if v.is_finite() && v >= lo && v <= hi {
         Ok(v)
     } else {
-        Err(Error::at(name, format!("`{name}` = {v} must be a number in [{lo}, {hi}]")))
+        Err(Error::at(
+            name,
+            format!("`{name}` = {v} must be a number in [{lo}, {hi}]"),
+        ))
     }
 }
 

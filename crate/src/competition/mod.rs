@@ -56,10 +56,10 @@ mod confidence;
 pub mod emulate;
 mod exhaustive;
 mod official;
-pub mod threshold;
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests;
+pub mod threshold;
 
 pub use confidence::{
     Exp, logit_scaled_confidence, logit_scaled_confidences, logit_scaled_confidences_from_probabilities,
