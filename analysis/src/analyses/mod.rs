@@ -137,14 +137,14 @@ fn loader_warnings(lw: &[LoadWarning]) -> Vec<crate::report::Warning> {
 
 /// A file reader's warning as a report warning, with one code per kind for every analysis: `trailing_bytes` (bytes
 /// after the array data), `header_row` (a first row read as column names), `label_column` (a text column read as
-/// row labels), `file_name_not_utf8` (the report shows the file's name lossily), else `file_reader`. The reader's
+/// row labels, or a label/ID column left out of the features), `file_name_not_utf8` (the report shows the file's name lossily), else `file_reader`. The reader's
 /// message says what it found, what it did and the fix.
 pub fn file_warning(role: Option<&str>, message: &str) -> crate::report::Warning {
     let code = if message.contains("after the array data") {
         "trailing_bytes"
     } else if message.contains("read as column names") {
         "header_row"
-    } else if message.contains("read as row labels") {
+    } else if message.contains("read as row labels") || message.contains("left out of the features") {
         "label_column"
     } else if message.starts_with(crate::workspace::NOT_UTF8_NOTE) {
         "file_name_not_utf8"

@@ -541,3 +541,17 @@ fn backends_are_parsed_and_backend_failures_marked() {
     let e = attribute(lethe::Error::Backend("device lost".into()), &SDE_ROLES);
     assert!(e.backend && e.input.is_none());
 }
+
+#[test]
+fn a_label_column_left_out_of_the_features_is_warned_as_label_column() {
+    let w = file_warning(
+        Some("unlearned"),
+        "`s.csv`: column 6 (`label`) holds whole numbers and is named like a label or ID column, so it was left out \
+         of the features; to use it as a feature, load every column (on the command line: `s.csv#columns=all`)",
+    );
+    assert_eq!(
+        (w.code.as_str(), w.input.as_deref()),
+        ("label_column", Some("unlearned"))
+    );
+    assert_eq!(file_warning(None, "something else odd").code, "file_reader");
+}
