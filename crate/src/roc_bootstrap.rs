@@ -194,7 +194,8 @@ fn quantile(v: &[f64], q: f64) -> f64 {
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] for `alpha ∉ (0, 1)`, no resamples, more than [`MAX_RESAMPLES`], or a class of more
-/// than `u32::MAX` scores.
+/// than `u32::MAX` scores; [`Error::ParameterTooLarge`] when the resamples' work or memory exceeds
+/// [`crate::check::limits`].
 pub fn bootstrap(
     r: &Roc,
     resamples: usize,
@@ -220,6 +221,20 @@ pub fn bootstrap(
     }
     let (n1, n0) = (r.n_members as usize, r.n_non_members as usize);
     let threads = threads.max(1);
+    // Known before it starts: each resample draws and counts every score of both classes once (and keeps one AUC);
+    // each thread holds its counts and a prefix of the non-members' (u32 each, as Scratch).
+    let mut budget = crate::check::Budget::default();
+    let per_resample = (n1 as u64).saturating_add(n0 as u64).saturating_mul(4).max(1);
+    budget.add(
+        crate::check::Cause::param("resamples", resamples),
+        format!("a bootstrap of {resamples} resamples of {n1} + {n0} scores"),
+        crate::check::mul(resamples, 8).saturating_add(
+            (threads as u64).saturating_mul((n1 as u64).saturating_add(2 * n0 as u64 + 1).saturating_mul(4)),
+        ),
+        (resamples as u64).saturating_mul(per_resample),
+        "use fewer resamples, or the DeLong interval (one pass over the scores, no resampling)",
+    );
+    budget.check()?;
     let block = (threads * 8).max(1);
     let mut values: Vec<f64> = Vec::with_capacity(resamples);
     let mut complete = true;
@@ -304,6 +319,24 @@ mod tests {
         let auc = crate::roc::summary(&r).auc;
         let i = a.interval.unwrap();
         assert!(i.lo < auc && auc < i.hi, "{i:?} {auc}");
+    }
+
+    #[test]
+    fn a_bootstrap_past_the_work_limit_is_refused_before_it_starts() {
+        // 300k + 300k scores × 10^6 resamples ≈ 2.4e12 steps, over the 1e12 default: refused at once, naming the
+        // resamples and the DeLong alternative (unless the machine's limit was raised by LETHE_WORK_LIMIT).
+        if std::env::var_os("LETHE_WORK_LIMIT").is_some() {
+            return;
+        }
+        let x: Vec<f64> = (0..300_000).map(|i| f64::from(i % 1000)).collect();
+        let y: Vec<f64> = (0..300_000).map(|i| f64::from(i % 997)).collect();
+        let r = crate::roc::roc(&x, &y).unwrap();
+        let t = std::time::Instant::now();
+        let e = bootstrap(&r, MAX_RESAMPLES, 1, 0.05, 1, &mut |_, _| true)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("resamples") && e.contains("DeLong"), "{e}");
+        assert!(t.elapsed().as_secs() < 5, "refused before any resample");
     }
 
     #[test]
