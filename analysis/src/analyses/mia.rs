@@ -26,6 +26,7 @@ use lethe::roc::{self, RocRule, RocSummary, TprAtFpr};
 use lethe::roc_bootstrap::{self, Bootstrap};
 
 use super::*;
+use crate::report::num;
 use crate::report::{Headline, Report, Warning};
 
 /// The FPRs TPR is read at by default (the issue's, and LeakPro's table).
@@ -217,17 +218,6 @@ fn check_scores(ws: &mut Workspace, v: &Vector, warnings: &mut Vec<Warning>) -> 
         ));
     }
     Ok(())
-}
-
-fn fmt(v: f64) -> String {
-    if v == 0.0 {
-        return "0".into();
-    }
-    if v.abs() < 1e-3 {
-        return format!("{v:.2e}");
-    }
-    let s = format!("{v:.4}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// A checked `lethe mia` request, ready to run.
@@ -483,7 +473,7 @@ impl MiaJob {
             .fpr
             .iter()
             .filter(|&&t| t > 0.0 && t < resolution)
-            .map(|&t| fmt(t))
+            .map(|&t| num(t))
             .collect();
         if !coarse.is_empty() {
             warnings.push(Warning::new(
@@ -496,7 +486,7 @@ impl MiaJob {
                 format!(
                     "with {n0} non-members the smallest FPR above 0 is 1/{n0} = {}: TPR at FPR {} is read at a \
                      threshold no non-member reaches (realized FPR 0), and its interval is wide",
-                    fmt(resolution),
+                    num(resolution),
                     coarse.join(", ")
                 ),
                 Some(format!(
@@ -507,14 +497,14 @@ impl MiaJob {
                 )),
             ));
         }
-        let level = format!("{}%", fmt(100.0 * (1.0 - req.alpha)));
+        let level = format!("{}%", num(100.0 * (1.0 - req.alpha)));
         let interval = delong
             .as_ref()
             .map(|d| (d.interval, "DeLong"))
             .or_else(|| bootstrap.as_ref().and_then(|b| b.interval.map(|i| (i, "bootstrap"))));
         if summary.auc < 0.5 {
             let flipped = interval.map_or(String::new(), |(i, how)| {
-                format!(" ({level} CI {}–{}, {how})", fmt(1.0 - i.hi), fmt(1.0 - i.lo))
+                format!(" ({level} CI {}–{}, {how})", num(1.0 - i.hi), num(1.0 - i.lo))
             });
             warnings.push(Warning::new(
                 "auc_below_half",
@@ -522,8 +512,8 @@ impl MiaJob {
                 format!(
                     "the AUC is {}, below 0.5: these scores rank non-members above members. Read with the labels \
                      flipped (a lower score = member), the same scores are an attack with AUC {}{flipped}",
-                    fmt(summary.auc),
-                    fmt(1.0 - summary.auc)
+                    num(summary.auc),
+                    num(1.0 - summary.auc)
                 ),
                 Some(
                     "if a lower score means member for this attack (a loss, a distance), ask for that (lower is \
@@ -544,20 +534,20 @@ impl MiaJob {
             .map_or(String::new(), |p| {
                 format!(
                     "; at FPR {} the {} rule finds TPR {} (realized FPR {})",
-                    fmt(p.target_fpr),
+                    num(p.target_fpr),
                     p.rule.name(),
-                    fmt(p.tpr),
-                    fmt(p.realized_fpr)
+                    num(p.tpr),
+                    num(p.realized_fpr)
                 )
             });
-        let auc = fmt(summary.auc);
+        let auc = num(summary.auc);
         let headline = match interval {
             None => Headline::inconclusive(
                 format!("Inconclusive: AUC = {auc}, with no interval"),
                 format!("{n1} members and {n0} non-members are too few for an interval on the AUC"),
             ),
             Some((i, how)) => {
-                let ci = format!("{level} CI {}–{}, {how}", fmt(i.lo), fmt(i.hi));
+                let ci = format!("{level} CI {}–{}, {how}", num(i.lo), num(i.hi));
                 if i.lo > 0.5 {
                     Headline::new(
                         "distinguishes",
@@ -569,7 +559,7 @@ impl MiaJob {
                         format!(
                             "The scores tell members from non-members the other way round: AUC = {auc} ({ci}); \
                              flagging low scores as members is an attack with AUC {}",
-                            fmt(1.0 - summary.auc)
+                            num(1.0 - summary.auc)
                         ),
                     )
                 } else {
