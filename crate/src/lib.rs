@@ -13,12 +13,15 @@ pub mod data;
 pub mod delong;
 pub mod digest;
 pub mod divergence;
+pub mod eps_audit;
 pub mod error;
 pub mod fdr;
 pub mod hsic;
 pub mod json;
 pub mod kernel;
+pub mod ks;
 pub mod leakage;
+pub mod lira;
 pub mod mann_whitney;
 pub mod mmd;
 pub mod multiple_testing;
@@ -35,6 +38,8 @@ pub mod roc_bootstrap;
 pub mod rouge;
 pub mod ruler;
 pub mod sde;
+#[cfg(all(feature = "json", feature = "npz"))]
+pub mod tools;
 pub mod wasserstein;
 pub mod wilcoxon;
 
