@@ -29,6 +29,9 @@ use crate::data::{self, ArrayInfo, ByteSource, DataError, FileInfo, Format, Load
 mod competition;
 mod leakpro;
 pub mod lira;
+pub mod muse;
+pub mod open_unlearning;
+pub mod tofu;
 mod privacy_meter;
 
 pub use competition::{accuracies, unlearned_accuracies};
@@ -341,6 +344,9 @@ const READERS: &[(Tool, Detect, Column)] = &[
     (Tool::PrivacyMeter, privacy_meter::detect, privacy_meter::column),
     (Tool::LeakPro, leakpro::detect, leakpro::column),
     (Tool::Competition, competition::detect, competition::column),
+    (Tool::OpenUnlearning, open_unlearning::detect, open_unlearning::column),
+    (Tool::Tofu, tofu::detect, tofu::column),
+    (Tool::Muse, muse::detect, muse::column),
 ];
 
 /// The readers of several files together (a dropped folder).
