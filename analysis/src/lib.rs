@@ -19,6 +19,11 @@
 //! core.
 
 pub mod analyses;
+/// Batch audits and every analysis by name (`lethe batch`, the Python package): native, every reader.
+#[cfg(all(feature = "full", not(target_arch = "wasm32")))]
+pub mod batch;
+#[cfg(all(feature = "full", not(target_arch = "wasm32")))]
+pub mod dispatch;
 pub mod error;
 pub mod npy;
 pub mod parts;

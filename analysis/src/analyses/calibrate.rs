@@ -493,11 +493,25 @@ impl CalibrateJob {
     /// As [`CalibrateJob::run_on`].
     #[cfg(not(target_arch = "wasm32"))]
     pub fn run_threaded(self, threads: usize) -> Result<CalibrateOutput> {
+        self.run_threaded_with(threads, &mut |_| true)
+    }
+
+    /// [`CalibrateJob::run_threaded`] reporting to `monitor`, which may stop it (the Python package's progress bar
+    /// and Ctrl-C).
+    ///
+    /// # Errors
+    /// As [`CalibrateJob::run_on`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn run_threaded_with(
+        self,
+        threads: usize,
+        monitor: &mut lethe::parallel::ProgressFn<'_>,
+    ) -> Result<CalibrateOutput> {
         let file = self.data.file()?;
         let source = self.data.source(file.as_ref())?;
         let report = lethe::sde::threaded::calibrated_threaded(
             threads,
-            &mut |_| true,
+            monitor,
             source,
             &self.it_pool,
             &self.oot_pool,

@@ -900,21 +900,35 @@ impl SdeJob {
     /// As [`SdeJob::run_on`].
     #[cfg(not(target_arch = "wasm32"))]
     pub fn run_threaded(self, threads: usize) -> Result<SdeOutput> {
+        self.run_threaded_with(threads, &mut |_| true)
+    }
+
+    /// [`SdeJob::run_threaded`] reporting to `monitor`, which may stop it (the Python package's progress bar and
+    /// Ctrl-C).
+    ///
+    /// # Errors
+    /// As [`SdeJob::run_on`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn run_threaded_with(self, threads: usize, monitor: &mut lethe::parallel::ProgressFn<'_>) -> Result<SdeOutput> {
         let report = if self.f32 {
-            self.threaded_as::<f32>(threads)?
+            self.threaded_as::<f32>(threads, monitor)?
         } else {
-            self.threaded_as::<f64>(threads)?
+            self.threaded_as::<f64>(threads, monitor)?
         };
         self.output(report, None, None)
     }
 
     #[cfg(not(target_arch = "wasm32"))]
-    fn threaded_as<S: HeldScalar>(&self, threads: usize) -> Result<SdeReport> {
+    fn threaded_as<S: HeldScalar>(
+        &self,
+        threads: usize,
+        monitor: &mut lethe::parallel::ProgressFn<'_>,
+    ) -> Result<SdeReport> {
         let files = self.files()?;
         let all = (0..self.subsets.len())
             .map(|i| self.row_subset::<S>(i, &files))
             .collect::<Result<Vec<_>>>()?;
-        sde::threaded::sde_subsets_threaded(threads, &mut |_| true, all[0], all[1], &all[2..], &self.params)
+        sde::threaded::sde_subsets_threaded(threads, monitor, all[0], all[1], &all[2..], &self.params)
             .map_err(|e| attribute(e, &SDE_ROLES))
     }
 

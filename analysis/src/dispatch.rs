@@ -1,0 +1,434 @@
+//! Every analysis by its name, with its request as JSON: what `lethe batch` runs for each line of a manifest and
+//! what the Python package runs for each call, so neither repeats the steps between a request and its report.
+//!
+//! A request is the analysis's serde `Request` (the CLI's option names and defaults) as a JSON object, in which an
+//! input may be written as the CLI writes it: a string `PATH[#TENSOR][@ROWS]` where the request takes an input,
+//! a row text (`a..b`, `i,j,k`, an index file, `FILE==VALUE`) where it takes rows, a path where it takes a text file
+//! ([`resolve`] turns them into the workspace's sources). Keys the request does not have are refused with the list
+//! of those it has ([`fields`]), so a misspelt option is never silently ignored. [`run`] then calls the layer as the
+//! CLI's subcommand does and returns the report that `lethe … --json` prints, as JSON.
+
+use lethe::progress::Progress;
+use serde::Deserialize;
+use serde::de::{self, Visitor};
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+use crate::workspace::{InPlacePolicy, Workspace};
+
+/// The analyses, as the CLI's subcommands.
+pub const COMMANDS: &[&str] = &[
+    "sde",
+    "calibrate",
+    "ruler",
+    "epsilon",
+    "bounds",
+    "rouge",
+    "hsic",
+    "mwu",
+    "wilcoxon",
+    "jsd",
+    "mmd",
+    "wasserstein",
+    "mia",
+    "fdr",
+    "inspect",
+];
+
+/// Where a request takes its inputs: roles that are inputs (`PATH[#TENSOR][@ROWS]`), rows of an input, text files.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Roles {
+    pub inputs: &'static [&'static str],
+    pub rows: &'static [&'static str],
+    pub texts: &'static [&'static str],
+}
+
+/// The roles of `command`'s request (the request's own keys; RULER's inputs are inside each of its `runs`).
+///
+/// # Errors
+/// An unknown command, with the list of the known ones.
+pub fn roles(command: &str) -> Result<Roles> {
+    const XY: &[&str] = &["x", "y"];
+    let r = |inputs, rows, texts| Roles { inputs, rows, texts };
+    Ok(match command {
+        "sde" => r(
+            &[
+                "in_training",
+                "out_of_training",
+                "target",
+                "target_in",
+                "target_out",
+                "draw_from",
+                "draw_in",
+                "draw_out",
+            ],
+            &[],
+            &[],
+        ),
+        "calibrate" => r(
+            &["data"],
+            &[
+                "it_pool",
+                "oot_pool",
+                "target",
+                "target_in",
+                "target_out",
+                "draw_from",
+                "draw_in",
+                "draw_out",
+            ],
+            &[],
+        ),
+        "ruler" => r(&["unlearned", "oracle", "original"], &["forget", "retain"], &[]),
+        "epsilon" => r(
+            &[
+                "retrained",
+                "unlearned",
+                "retrained_logits",
+                "unlearned_logits",
+                "retrained_probs",
+                "unlearned_probs",
+                "labels",
+            ],
+            &[],
+            &[],
+        ),
+        "bounds" => r(&["scores"], &[], &[]),
+        "rouge" => r(&[], &[], &["predictions", "reference"]),
+        "hsic" | "mwu" | "wilcoxon" | "jsd" | "mmd" | "wasserstein" => r(XY, &[], &[]),
+        "mia" => r(&["members", "non_members", "scores", "labels"], &[], &[]),
+        "fdr" => r(&["pvalues"], &[], &[]),
+        "inspect" => r(&[], &[], &["file"]),
+        other => {
+            return Err(Error::msg(format!("unknown analysis `{other}`: one of {}", COMMANDS.join(", "))).usage());
+        }
+    })
+}
+
+/// Turns the inputs of `request` (a JSON object for `command`) written as the CLI writes them into the
+/// workspace's sources: strings at input roles become inputs (`ws.input_arg`), at row roles rows
+/// (`ws.rows_arg`), at text roles files (`ws.add_path`); lists of them, one each. Values already in the request's
+/// own form (`{"source": 3, ...}`, as the Python package passes arrays) are left as they are.
+///
+/// # Errors
+/// A request that is not an object; a malformed input or rows text; a file that cannot be opened.
+pub fn resolve(ws: &mut Workspace, command: &str, request: &mut Value) -> Result<()> {
+    let roles = roles(command)?;
+    let Value::Object(map) = request else {
+        return Err(Error::msg(format!("the options of `{command}` must be a JSON object")).usage());
+    };
+    resolve_map(ws, &roles, map)
+}
+
+fn resolve_map(ws: &mut Workspace, roles: &Roles, map: &mut Map<String, Value>) -> Result<()> {
+    let to_json = |v: &dyn erased::Ser| v.value();
+    for (key, v) in map.iter_mut() {
+        let role = key.as_str();
+        let one = |ws: &mut Workspace, s: &str| -> Result<Value> {
+            if roles.inputs.contains(&role) {
+                to_json(&ws.input_arg(role, s)?)
+            } else if roles.rows.contains(&role) {
+                to_json(&ws.rows_arg(role, s)?)
+            } else {
+                let id = ws.add_path(role, std::path::Path::new(s))?;
+                Ok(if role == "file" {
+                    Value::from(id)
+                } else {
+                    serde_json::json!({"kind": "source", "source": id})
+                })
+            }
+        };
+        let named = roles.inputs.contains(&role) || roles.rows.contains(&role) || roles.texts.contains(&role);
+        match v {
+            Value::String(s) if named => *v = one(ws, &s.clone())?,
+            Value::Array(items) if named => {
+                for item in items.iter_mut() {
+                    if let Value::String(s) = item {
+                        *item = one(ws, &s.clone())?;
+                    }
+                }
+            }
+            // RULER's runs: each an object of inputs.
+            Value::Array(items) if role == "runs" => {
+                for item in items.iter_mut() {
+                    if let Value::Object(m) = item {
+                        resolve_map(ws, roles, m)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(file) = map.remove("file") {
+        map.insert("source".into(), file);
+    }
+    Ok(())
+}
+
+/// Serialization to JSON without naming each input type.
+mod erased {
+    use super::{Error, Result, Value};
+    pub trait Ser {
+        fn value(&self) -> Result<Value>;
+    }
+    impl<T: serde::Serialize> Ser for T {
+        fn value(&self) -> Result<Value> {
+            serde_json::to_value(self).map_err(|e| Error::msg(format!("internal error: {e}")))
+        }
+    }
+}
+
+/// How a run is carried out; none of it is part of the report (the result is the same, bit for bit, for every
+/// thread count and either way of holding inputs).
+pub struct Control<'a> {
+    /// Native threads for the analyses that run subsets, shuffles or resamples in parallel.
+    pub threads: usize,
+    /// How SDE and the calibrated verdict hold large inputs (the CLI's `--in-place`).
+    pub in_place: InPlacePolicy,
+    /// Called between batches of work; `false` stops the run (a stopped SDE, calibrated or HSIC run reports what
+    /// it finished; the others end with an error).
+    pub monitor: &'a mut dyn FnMut(&Progress) -> bool,
+}
+
+/// The field names of a request type, as serde's derive lists them (read by a deserializer that only asks).
+pub fn fields<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+    struct Ask(Option<&'static [&'static str]>);
+    #[derive(Debug)]
+    struct Stop;
+    impl std::fmt::Display for Stop {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("stop")
+        }
+    }
+    impl std::error::Error for Stop {}
+    impl de::Error for Stop {
+        fn custom<M: std::fmt::Display>(_: M) -> Self {
+            Stop
+        }
+    }
+    impl<'de> de::Deserializer<'de> for &mut Ask {
+        type Error = Stop;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> std::result::Result<V::Value, Stop> {
+            Err(Stop)
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> std::result::Result<V::Value, Stop> {
+            self.0 = Some(fields);
+            Err(Stop)
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+            unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+        }
+    }
+    let mut ask = Ask(None);
+    let _ = T::deserialize(&mut ask);
+    ask.0.unwrap_or(&[])
+}
+
+/// The options `command`'s request takes (its keys, inputs included).
+///
+/// # Errors
+/// An unknown command.
+pub fn options(command: &str) -> Result<&'static [&'static str]> {
+    use crate::analyses::*;
+    roles(command)?;
+    Ok(match command {
+        "sde" => fields::<SdeRequest>(),
+        "calibrate" => fields::<CalibrateRequest>(),
+        "ruler" => fields::<RulerRequest>(),
+        "epsilon" => fields::<EpsilonRequest>(),
+        "bounds" | "rouge" => fields::<BoundsRequest>(),
+        "hsic" => fields::<HsicRequest>(),
+        "mwu" => fields::<MwuRequest>(),
+        "wilcoxon" => fields::<WilcoxonRequest>(),
+        "jsd" => fields::<JsdRequest>(),
+        "mmd" => fields::<MmdRequest>(),
+        "wasserstein" => fields::<WassersteinRequest>(),
+        "mia" => fields::<MiaRequest>(),
+        "fdr" => fields::<FdrRequest>(),
+        _ => &["file"],
+    })
+}
+
+/// Keys a front end must not set: the browser's pooled-run parts, and the backend (this path runs on the CPU).
+const INTERNAL: &[&str] = &["part", "assemble", "backend"];
+
+fn parse<'de, T: Deserialize<'de>>(command: &str, request: &'de Value) -> Result<T> {
+    let known = options(command)?;
+    if let Value::Object(map) = request {
+        for key in map.keys() {
+            let ok = (known.contains(&key.as_str()) && !INTERNAL.contains(&key.as_str()))
+                || (command == "inspect" && key == "source");
+            if !ok {
+                let shown: Vec<&str> = known.iter().copied().filter(|k| !INTERNAL.contains(k)).collect();
+                return Err(Error::msg(format!(
+                    "`{command}` has no option `{key}`; its options are {}",
+                    shown.join(", ")
+                ))
+                .usage());
+            }
+        }
+    }
+    T::deserialize(request).map_err(|e| Error::msg(format!("`{command}`: {e}")).usage())
+}
+
+fn json<T: serde::Serialize>(v: &T) -> Result<Value> {
+    serde_json::to_value(v).map_err(|e| Error::msg(format!("writing the report: {e}")))
+}
+
+/// Runs `command` on `request` (a JSON object, inputs already [`resolve`]d) in `ws` as the CLI's subcommand does,
+/// and returns the report `lethe <command> … --json` prints.
+///
+/// # Errors
+/// A refused or malformed request, an input's problem, the core's errors: the layer's errors, unchanged.
+pub fn run(ws: &mut Workspace, command: &str, request: &Value, ctl: &mut Control<'_>) -> Result<Value> {
+    use crate::Report;
+    use crate::analyses::*;
+    ws.set_hash_all(true);
+    ws.set_in_place(ctl.in_place);
+    let threads = ctl.threads.max(1);
+    let monitor = &mut *ctl.monitor;
+    match command {
+        "sde" => {
+            let req: SdeRequest = parse(command, request)?;
+            let job = prepare_sde_exact_f32(ws, &req)?;
+            let out = job.run_threaded_with(threads, &mut |p| monitor(p))?;
+            json(&Report::new(
+                "sde",
+                &out.parameters,
+                Some(out.seed),
+                out.inputs.clone(),
+                out.headline.clone(),
+                out.warnings.clone(),
+                &out.result,
+            ))
+        }
+        "calibrate" => {
+            let mut request = request.clone();
+            // The CLI's --size default.
+            if let Value::Object(m) = &mut request {
+                m.entry("size").or_insert(Value::from(100));
+            }
+            let req: CalibrateRequest = parse(command, &request)?;
+            // Pools and targets index the rows of the data: a row subset of it is loaded, so they stay its rows.
+            if req.data.as_ref().is_some_and(|d| d.rows != crate::rows::Rows::All) {
+                if ctl.in_place == InPlacePolicy::Always {
+                    return Err(Error::msg(
+                        "in-place reading `always` reads the data whole, in place: give it without @ROWS (pools and \
+                         targets pick its rows)",
+                    )
+                    .usage());
+                }
+                ws.set_in_place(InPlacePolicy::Never);
+            }
+            let job = prepare_calibrate(ws, &req)?;
+            let out = job.run_threaded_with(threads, &mut |p| monitor(p))?;
+            json(&Report::new(
+                "calibrate",
+                &out.parameters,
+                Some(out.seed),
+                out.inputs.clone(),
+                out.headline.clone(),
+                out.warnings.clone(),
+                &out.result,
+            ))
+        }
+        "ruler" => {
+            let req: RulerRequest = parse(command, request)?;
+            json(&ruler(ws, &req)?.report())
+        }
+        "epsilon" => {
+            let req: EpsilonRequest = parse(command, request)?;
+            json(&epsilon(ws, &req)?.report())
+        }
+        "bounds" => {
+            let req: BoundsRequest = parse(command, request)?;
+            json(&bounds(ws, &req)?.report())
+        }
+        "rouge" => {
+            let mut request = request.clone();
+            // `lethe rouge` computes the leakage bounds only when asked (--bounds).
+            if let Value::Object(m) = &mut request {
+                m.entry("bounds").or_insert(Value::Bool(false));
+            }
+            let req: BoundsRequest = parse(command, &request)?;
+            if req.predictions.is_none() {
+                return Err(Error::msg("rouge: give the generations (predictions), one per line").usage());
+            }
+            if req.reference.is_none() && req.reference_text.is_none() {
+                return Err(Error::msg("give --reference FILE or --reference-text TEXT").usage());
+            }
+            json(&bounds(ws, &req)?.report())
+        }
+        "hsic" => {
+            let req: HsicRequest = parse(command, request)?;
+            if !matches!(req.backend.as_str(), "" | "cpu") {
+                return Err(Error::msg("this runs HSIC on the CPU; use the CLI's --backend gpu for the GPU").usage());
+            }
+            let job = prepare_hsic(ws, &req)?;
+            json(&job.run_threaded(threads, &mut |p| monitor(p))?)
+        }
+        "mwu" => json(&run_mwu(ws, &parse(command, request)?)?),
+        "wilcoxon" => json(&run_wilcoxon(ws, &parse(command, request)?)?),
+        "jsd" => json(&run_jsd(ws, &parse(command, request)?)?),
+        "mmd" => json(&run_mmd(ws, &parse(command, request)?)?),
+        "wasserstein" => json(&run_wasserstein(ws, &parse(command, request)?)?),
+        "mia" => {
+            let req: MiaRequest = parse(command, request)?;
+            let job = prepare_mia(ws, &req)?;
+            let mut progress = |done: usize, total: usize| {
+                #[allow(clippy::cast_precision_loss)]
+                let fraction = if total > 0 { done as f64 / total as f64 } else { 1.0 };
+                monitor(&Progress {
+                    fraction,
+                    phase: "bootstrap resamples".into(),
+                })
+            };
+            json(&job.run(threads, &mut progress)?)
+        }
+        "fdr" => json(&run_fdr(ws, &parse(command, request)?)?),
+        "inspect" => {
+            let req: InspectRequest = parse(command, request)?;
+            json(&run_inspect(ws, &req)?)
+        }
+        other => Err(roles(other)
+            .err()
+            .unwrap_or_else(|| Error::msg(format!("unknown analysis `{other}`")))),
+    }
+}
+
+/// [`resolve`] then [`run`]: a request written as the CLI writes its inputs, in a fresh workspace.
+///
+/// # Errors
+/// As [`resolve`] and [`run`].
+pub fn run_resolved(command: &str, mut request: Value, ctl: &mut Control<'_>) -> Result<Value> {
+    let mut ws = Workspace::new();
+    resolve(&mut ws, command, &mut request)?;
+    run(&mut ws, command, &request, ctl)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_a_requests_fields() {
+        let f = fields::<crate::analyses::MwuRequest>();
+        assert!(f.contains(&"alternative") && f.contains(&"no_continuity") && f.contains(&"x"));
+        assert_eq!(options("inspect").unwrap(), &["file"]);
+        assert!(roles("nope").is_err());
+    }
+
+    #[test]
+    fn refuses_an_unknown_option_naming_the_known_ones() {
+        let e = parse::<crate::analyses::MwuRequest>("mwu", &serde_json::json!({"alternativ": "less"})).unwrap_err();
+        assert!(e.message.contains("no option `alternativ`"), "{}", e.message);
+        assert!(e.message.contains("alternative"), "{}", e.message);
+        assert!(e.usage);
+    }
+}
