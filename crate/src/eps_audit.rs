@@ -372,7 +372,7 @@ fn over_tests(tests: &[(Option<f64>, Counts)], p: &CpParams) -> Result<CpBound> 
         significance: p.significance,
         confidence: 1.0 - p.significance,
         rule: p.rule,
-        one_sided: p.one_sided,
+        one_sided: p.one_sided && p.rule == CpRule::JaxPrivacy,
         tests: k,
         per_test_significance: a,
         threshold,

@@ -413,6 +413,19 @@ pub fn prepare_mia(ws: &mut Workspace, req: &MiaRequest) -> Result<MiaJob> {
 }
 
 impl MiaJob {
+    /// The checked score inputs, for analyses that take `lethe mia`'s inputs (`lethe eps-lower`): the members' and
+    /// non-members' scores (negated when `lower_is_member`), the parameters (the inputs' specs), the input records
+    /// and the checks' warnings.
+    pub fn checked_inputs(&self) -> (&[f64], &[f64], &MiaParameters, &[InputRecord], &[Warning]) {
+        (
+            &self.members,
+            &self.non_members,
+            &self.parameters,
+            &self.inputs,
+            &self.warnings,
+        )
+    }
+
     /// Runs the ROC, the intervals and the rules; the bootstrap on `threads` threads (native; the result is the
     /// same for every count), calling `progress(done, total)` between blocks of resamples (`false` stops it: the
     /// report then holds the resamples done).

@@ -157,6 +157,7 @@ pub fn file_warning(role: Option<&str>, message: &str) -> crate::report::Warning
 mod bounds;
 mod calibrate;
 mod epsilon;
+mod eps_audit;
 mod mia;
 mod ruler_run;
 mod sde_run;
@@ -167,6 +168,7 @@ mod tests;
 pub use bounds::*;
 pub use calibrate::*;
 pub use epsilon::*;
+pub use eps_audit::*;
 pub use mia::*;
 pub use ruler_run::*;
 pub use sde_run::*;

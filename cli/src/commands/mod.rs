@@ -17,6 +17,7 @@ use crate::CliError;
 use crate::report::fmt_num;
 
 mod bounds;
+mod eps_audit;
 mod epsilon;
 mod mia;
 mod ruler_cmd;
@@ -24,6 +25,7 @@ mod sde_cmd;
 mod stats;
 
 use bounds::*;
+use eps_audit::*;
 use epsilon::*;
 use mia::*;
 use ruler_cmd::*;
@@ -75,6 +77,9 @@ pub enum Command {
     Mia(MiaArgs),
     /// Benjamini–Hochberg / Holm / Bonferroni on a file of p-values (statsmodels multipletests' fields)
     Fdr(FdrArgs),
+    /// Lower bound on a training run's DP ε from a membership audit: Clopper–Pearson (Bonferroni) or one-run
+    #[command(visible_alias = "dp-audit")]
+    EpsLower(EpsLowerArgs),
 }
 
 #[derive(Args)]
@@ -279,6 +284,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Wasserstein(a) => wasserstein_cmd(a),
         Command::Mia(a) => mia_cmd(a),
         Command::Fdr(a) => fdr_cmd(a),
+        Command::EpsLower(a) => eps_lower_cmd(a),
     }
 }
 
