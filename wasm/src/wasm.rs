@@ -427,7 +427,7 @@ pub fn load_input(role: &str, input: JsValue) -> Result<JsValue, JsValue> {
     out(&summary)
 }
 
-/// Runs `analysis` (`sde`, `calibrate`, `ruler`, `epsilon`, `bounds`, `mgen`, `mia`) on `request`; `checkpoint`
+/// Runs `analysis` (`sde`, `calibrate`, `ruler`, `epsilon`, `bounds`, `mgen`, `mia`, `eps-lower`) on `request`; `checkpoint`
 /// receives progress and decides whether to continue (SDE and the calibrated verdict; the others are quick and run
 /// through; `mia` posts its bootstrap's progress, see there).
 #[wasm_bindgen]
@@ -514,8 +514,13 @@ pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Re
             };
             out(&job.run(1, &mut progress).map_err(to_js)?)
         }
+        #[cfg(feature = "full")]
+        "eps-lower" => {
+            let req: analyses::EpsAuditRequest = parse("eps-lower", request)?;
+            out(&with_ws(|ws| analyses::eps_audit(ws, &req)).map_err(to_js)?)
+        }
         #[cfg(not(feature = "full"))]
-        "epsilon" | "bounds" | "mgen" | "mia" => Err(to_js(WebError::needs_full(format!(
+        "epsilon" | "bounds" | "mgen" | "mia" | "eps-lower" => Err(to_js(WebError::needs_full(format!(
             "`{analysis}` is computed by the full module"
         )))),
         other => Err(to_js(WebError::msg(format!("unknown analysis `{other}`")))),
