@@ -19,6 +19,7 @@ use rand_core::{Rng, SeedableRng};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::progress::{Monitor, Progress};
 use crate::roc::{Interval, Roc};
 
 /// The generator and resampling scheme, recorded in reports.
@@ -188,6 +189,135 @@ fn quantile(v: &[f64], q: f64) -> f64 {
     v[lo] + (v[hi] - v[lo]) * t
 }
 
+/// Draws of scores one block of resamples aims at on each thread (`n₁ + n₀` per resample): about 10–40 ms of work
+/// in a browser, so that a cancel between blocks is answered promptly and progress moves, whatever the class sizes.
+const BLOCK_DRAWS: usize = 1 << 21;
+
+/// Most resamples of one block on each thread (small inputs: the checkpoint between blocks stays cheap beside them).
+const MAX_BLOCK: usize = 256;
+
+/// A bootstrap in progress: the resamples are computed a block at a time ([`BootstrapRun::step`]), so that a
+/// caller can report progress and stop between blocks (the async [`bootstrap_monitored`] asks a
+/// [`Monitor`] there; [`bootstrap`] a plain callback). The block size changes nothing in the result: resample `b`
+/// draws from its own stream.
+pub struct BootstrapRun {
+    ranks: Ranks,
+    resamples: usize,
+    seed: u64,
+    alpha: f64,
+    block: usize,
+    values: Vec<f64>,
+    scratch: Vec<Scratch>,
+}
+
+impl BootstrapRun {
+    /// Checks the request and counts its memory and work (nothing is resampled yet).
+    ///
+    /// # Errors
+    /// As [`bootstrap`].
+    pub fn new(r: &Roc, resamples: usize, seed: u64, alpha: f64, threads: usize) -> Result<Self> {
+        crate::check::unit_open("alpha", alpha)?;
+        if resamples == 0 || resamples > MAX_RESAMPLES {
+            return Err(Error::param(
+                "resamples",
+                resamples,
+                format!("a number of resamples from 1 to {MAX_RESAMPLES}"),
+            ));
+        }
+        if r.n_members > u64::from(u32::MAX) || r.n_non_members > u64::from(u32::MAX) {
+            return Err(Error::param(
+                "scores",
+                r.n_members.max(r.n_non_members),
+                "at most 4294967295 scores per class",
+            ));
+        }
+        let (n1, n0) = (r.n_members as usize, r.n_non_members as usize);
+        let threads = threads.max(1);
+        // Known before it starts: each resample draws and counts every score of both classes once (and keeps one
+        // AUC); each thread holds its counts and a prefix of the non-members' (u32 each, as Scratch).
+        let mut budget = crate::check::Budget::default();
+        let per_resample = (n1 as u64).saturating_add(n0 as u64).saturating_mul(4).max(1);
+        budget.add(
+            crate::check::Cause::param("resamples", resamples),
+            format!("a bootstrap of {resamples} resamples of {n1} + {n0} scores"),
+            crate::check::mul(resamples, 8).saturating_add(
+                (threads as u64).saturating_mul((n1 as u64).saturating_add(2 * n0 as u64 + 1).saturating_mul(4)),
+            ),
+            (resamples as u64).saturating_mul(per_resample),
+            "use fewer resamples, or the DeLong interval (one pass over the scores, no resampling)",
+        );
+        budget.check()?;
+        let per_thread = (BLOCK_DRAWS / (n1 + n0).max(1)).clamp(1, MAX_BLOCK);
+        Ok(Self {
+            ranks: ranks(r),
+            resamples,
+            seed,
+            alpha,
+            block: threads * per_thread,
+            values: Vec::with_capacity(resamples),
+            scratch: (0..threads).map(|_| Scratch::new(n1, n0)).collect(),
+        })
+    }
+
+    /// Resamples done so far.
+    pub fn done(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Resamples asked for.
+    pub fn total(&self) -> usize {
+        self.resamples
+    }
+
+    /// Whether every resample is done.
+    pub fn is_done(&self) -> bool {
+        self.values.len() >= self.resamples
+    }
+
+    /// Computes the next block of resamples (nothing once all are done); returns the resamples done.
+    pub fn step(&mut self) -> usize {
+        let start = self.values.len();
+        let end = (start + self.block).min(self.resamples);
+        if end > start {
+            let mut out = vec![0.0; end - start];
+            run_block(&self.ranks, self.seed, start, &mut out, &mut self.scratch);
+            self.values.extend(out);
+        }
+        self.values.len()
+    }
+
+    /// The interval over the resamples done (`complete` when all of them were).
+    pub fn finish(self) -> Bootstrap {
+        let BootstrapRun {
+            resamples,
+            seed,
+            alpha,
+            mut values,
+            ..
+        } = self;
+        let done = values.len();
+        let se = (done > 1).then(|| {
+            let mean = values.iter().sum::<f64>() / done as f64;
+            (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (done - 1) as f64).sqrt()
+        });
+        values.sort_unstable_by(f64::total_cmp);
+        let interval = (done > 0).then(|| Interval {
+            lo: quantile(&values, alpha / 2.0),
+            hi: quantile(&values, 1.0 - alpha / 2.0),
+        });
+        Bootstrap {
+            resamples,
+            resamples_done: done,
+            seed,
+            rng: RNG_ID,
+            alpha,
+            interval,
+            standard_error: se,
+            complete: done >= resamples,
+        }
+    }
+}
+
 /// The seeded bootstrap interval of `r`'s AUC at level `1 − alpha`, `resamples` resamples, on `threads` threads
 /// (native; the result does not depend on it). `progress(done, total)` is called between blocks of resamples;
 /// returning `false` stops, and the interval is taken over the resamples done.
@@ -204,74 +334,46 @@ pub fn bootstrap(
     threads: usize,
     progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<Bootstrap> {
-    crate::check::unit_open("alpha", alpha)?;
-    if resamples == 0 || resamples > MAX_RESAMPLES {
-        return Err(Error::param(
-            "resamples",
-            resamples,
-            format!("a number of resamples from 1 to {MAX_RESAMPLES}"),
-        ));
-    }
-    if r.n_members > u64::from(u32::MAX) || r.n_non_members > u64::from(u32::MAX) {
-        return Err(Error::param(
-            "scores",
-            r.n_members.max(r.n_non_members),
-            "at most 4294967295 scores per class",
-        ));
-    }
-    let (n1, n0) = (r.n_members as usize, r.n_non_members as usize);
-    let threads = threads.max(1);
-    // Known before it starts: each resample draws and counts every score of both classes once (and keeps one AUC);
-    // each thread holds its counts and a prefix of the non-members' (u32 each, as Scratch).
-    let mut budget = crate::check::Budget::default();
-    let per_resample = (n1 as u64).saturating_add(n0 as u64).saturating_mul(4).max(1);
-    budget.add(
-        crate::check::Cause::param("resamples", resamples),
-        format!("a bootstrap of {resamples} resamples of {n1} + {n0} scores"),
-        crate::check::mul(resamples, 8).saturating_add(
-            (threads as u64).saturating_mul((n1 as u64).saturating_add(2 * n0 as u64 + 1).saturating_mul(4)),
-        ),
-        (resamples as u64).saturating_mul(per_resample),
-        "use fewer resamples, or the DeLong interval (one pass over the scores, no resampling)",
-    );
-    budget.check()?;
-    let block = (threads * 8).max(1);
-    let mut values: Vec<f64> = Vec::with_capacity(resamples);
-    let mut complete = true;
-    let ranks = ranks(r);
-    let mut scratch: Vec<Scratch> = (0..threads).map(|_| Scratch::new(n1, n0)).collect();
-    while values.len() < resamples {
-        let start = values.len();
-        let end = (start + block).min(resamples);
-        let mut out = vec![0.0; end - start];
-        run_block(&ranks, seed, start, &mut out, &mut scratch);
-        values.extend(out);
-        if !progress(values.len(), resamples) && values.len() < resamples {
-            complete = false;
+    let mut run = BootstrapRun::new(r, resamples, seed, alpha, threads)?;
+    while !run.is_done() {
+        let done = run.step();
+        if !progress(done, resamples) {
             break;
         }
     }
-    let done = values.len();
-    let se = (done > 1).then(|| {
-        let mean = values.iter().sum::<f64>() / done as f64;
-        (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (done - 1) as f64).sqrt()
-    });
-    values.sort_unstable_by(f64::total_cmp);
-    let interval = (done > 0).then(|| Interval {
-        lo: quantile(&values, alpha / 2.0),
-        hi: quantile(&values, 1.0 - alpha / 2.0),
-    });
-    Ok(Bootstrap {
-        resamples,
-        resamples_done: done,
-        seed,
-        rng: RNG_ID,
-        alpha,
-        interval,
-        standard_error: se,
-        complete,
-    })
+    Ok(run.finish())
 }
+
+/// [`bootstrap`] asking `monitor` between blocks (phase "bootstrap resamples", the fraction of resamples done): a
+/// browser worker yields to its event loop there, so a cancel stops the bootstrap within one block, and the
+/// interval is taken over the resamples done.
+///
+/// # Errors
+/// As [`bootstrap`].
+pub async fn bootstrap_monitored<M: Monitor>(
+    r: &Roc,
+    resamples: usize,
+    seed: u64,
+    alpha: f64,
+    threads: usize,
+    monitor: &mut M,
+) -> Result<Bootstrap> {
+    let mut run = BootstrapRun::new(r, resamples, seed, alpha, threads)?;
+    while !run.is_done() {
+        let done = run.step();
+        let p = Progress {
+            fraction: done as f64 / resamples as f64,
+            phase: PHASE.into(),
+        };
+        if !monitor.checkpoint(&p).await {
+            break;
+        }
+    }
+    Ok(run.finish())
+}
+
+/// The phase a monitored bootstrap reports.
+pub const PHASE: &str = "bootstrap resamples";
 
 #[cfg(not(target_arch = "wasm32"))]
 fn run_block(r: &Ranks, seed: u64, start: usize, out: &mut [f64], scratch: &mut [Scratch]) {
@@ -406,6 +508,46 @@ mod tests {
             }
         }
         assert_eq!(twice_u(&rk, &mut s), want);
+    }
+
+    /// Drives a future whose monitor never waits (a plain callback), as the CLI does.
+    fn now<F: std::future::Future>(f: F) -> F::Output {
+        let mut f = std::pin::pin!(f);
+        match f
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+        {
+            std::task::Poll::Ready(v) => v,
+            std::task::Poll::Pending => panic!("a callback monitor never waits"),
+        }
+    }
+
+    #[test]
+    fn the_monitored_bootstrap_is_the_plain_one_and_stops_between_blocks() {
+        let x: Vec<f64> = (0..3000).map(|i| ((i * 37) % 1001) as f64 / 10.0 + 1.0).collect();
+        let y: Vec<f64> = (0..2000).map(|i| ((i * 53) % 997) as f64 / 10.0).collect();
+        let r = crate::roc::roc(&x, &y).unwrap();
+        let plain = bootstrap(&r, 900, 3, 0.05, 2, &mut |_, _| true).unwrap();
+        let mut seen = Vec::new();
+        let mut all = |p: &Progress| {
+            seen.push(p.fraction);
+            assert_eq!(p.phase, PHASE);
+            true
+        };
+        let monitored = now(bootstrap_monitored(&r, 900, 3, 0.05, 1, &mut all)).unwrap();
+        assert_eq!(plain, monitored);
+        // Blocks of 2^21 / 5000 = 419 resamples, capped at 256: progress after each, rising to 1.
+        assert!(seen.len() >= 4, "{seen:?}");
+        assert!(
+            seen.windows(2).all(|w| w[0] < w[1]) && seen.last() == Some(&1.0),
+            "{seen:?}"
+        );
+        // A stop at the first checkpoint keeps that block: the first resamples of the same streams.
+        let mut first = |_: &Progress| false;
+        let stopped = now(bootstrap_monitored(&r, 900, 3, 0.05, 1, &mut first)).unwrap();
+        assert!(!stopped.complete && stopped.resamples_done == 256, "{stopped:?}");
+        let head = bootstrap(&r, 256, 3, 0.05, 1, &mut |_, _| true).unwrap();
+        assert_eq!(stopped.interval, head.interval);
     }
 
     #[test]

@@ -429,7 +429,7 @@ pub fn load_input(role: &str, input: JsValue) -> Result<JsValue, JsValue> {
 
 /// Runs `analysis` (`sde`, `calibrate`, `ruler`, `epsilon`, `bounds`, `mgen`, `mia`, `eps-lower`) on `request`; `checkpoint`
 /// receives progress and decides whether to continue (SDE and the calibrated verdict; the others are quick and run
-/// through; `mia` posts its bootstrap's progress, see there).
+/// through; `mia` reports its bootstrap's progress and stops between blocks of resamples).
 #[wasm_bindgen]
 pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Result<JsValue, JsValue> {
     match analysis.as_str() {
@@ -486,33 +486,11 @@ pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Re
         "mia" => {
             let req: analyses::MiaRequest = parse("mia", request)?;
             let job = with_ws(|ws| analyses::prepare_mia(ws, &req)).map_err(to_js)?;
-            // The layer's bootstrap runs in blocks and asks a plain callback between them; it cannot wait for the
-            // worker's event loop, so the checkpoint's progress is posted at once and a stop is only seen when the
-            // callback answers `false` itself (the worker runs a bootstrap on a pool worker, which a cancel ends;
-            // www/src/protocol.md, Cancellation).
-            let start = js_sys::Date::now();
-            let mut last = start - YIELD_MS;
-            let mut progress = |done: usize, total: usize| {
-                let now = js_sys::Date::now();
-                if now - last < YIELD_MS {
-                    return true;
-                }
-                last = now;
-                let f = if total > 0 { done as f64 / total as f64 } else { 1.0 };
-                let eta = if f > 0.0 {
-                    (now - start) / 1000.0 * (1.0 - f) / f
-                } else {
-                    f64::NAN
-                };
-                let obj = Object::new();
-                let _ = Reflect::set(&obj, &"fraction".into(), &f.into());
-                let _ = Reflect::set(&obj, &"phase".into(), &"bootstrap resamples".into());
-                let _ = Reflect::set(&obj, &"eta_s".into(), &eta.into());
-                checkpoint
-                    .call1(&JsValue::NULL, &obj)
-                    .is_ok_and(|a| a.as_bool().unwrap_or(true))
-            };
-            out(&job.run(1, &mut progress).map_err(to_js)?)
+            // The bootstrap runs in blocks of resamples and asks the page's checkpoint between them (throttled as
+            // every run's): its progress is posted, the worker yields to its event loop, and a cancel stops it
+            // within a block, keeping the resamples done.
+            let mut monitor = JsMonitor::new(checkpoint);
+            out(&job.run_with(1, &mut monitor).await.map_err(to_js)?)
         }
         #[cfg(feature = "full")]
         "eps-lower" => {

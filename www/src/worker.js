@@ -272,29 +272,6 @@ async function pooledSde(id, request) {
   }
 }
 
-// A `mia` bootstrap (synchronous in the layer: no `cancel` reaches it) runs on a pool worker, which a cancel ends and
-// replaces (protocol.md, Cancellation). Null without a pool: the run goes through here.
-async function helperMia(id, request) {
-  if (!pool.length || active === lean || request.ci === 'delong') return null;
-  const k = pool.length - 1;
-  const helper = pool[k];
-  let stop = null;
-  const stopped = new Promise((_, reject) => (stop = reject));
-  cancelHooks.set(id, () => {
-    helper.worker.terminate();
-    if (pool[k] === helper) pool[k] = new PoolWorker();
-    stop(new DOMException('cancelled', 'AbortError'));
-  });
-  try {
-    await Promise.race([helper.ensure(sourceIds(request)), stopped]);
-    if (cancelled.has(id)) cancelHooks.get(id)();
-    const progress = (r) => post({ id, type: 'progress', fraction: r.fraction, phase: r.phase, eta_s: r.eta_s });
-    return await Promise.race([helper.request('run', { analysis: 'mia', request }, progress), stopped]);
-  } finally {
-    cancelHooks.delete(id);
-  }
-}
-
 async function handle(m) {
   const { id } = m;
   if (m.type === 'init') {
@@ -381,8 +358,6 @@ async function handle(m) {
         pooled.backend_choice = choice;
         return pooled;
       }
-      const audited = m.analysis === 'mia' ? await helperMia(id, request) : null;
-      if (audited) return audited;
       const value = await call((w) =>
         w.run(m.analysis, request, async (p) => {
           post({ id, type: 'progress', fraction: p.fraction, phase: p.phase, eta_s: p.eta_s });

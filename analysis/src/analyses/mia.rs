@@ -433,9 +433,48 @@ impl MiaJob {
     /// # Errors
     /// The core's errors (none expected after the checks).
     pub fn run(self, threads: usize, progress: &mut dyn FnMut(usize, usize) -> bool) -> Result<MiaReport> {
+        let r = roc::roc(&self.members, &self.non_members).map_err(Error::from)?;
+        let bootstrap = if self.bootstrap {
+            Some(
+                roc_bootstrap::bootstrap(&r, self.req.resamples, self.req.seed, self.req.alpha, threads, progress)
+                    .map_err(Error::from)?,
+            )
+        } else {
+            None
+        };
+        self.report(&r, bootstrap)
+    }
+
+    /// [`MiaJob::run`] asking `monitor` between blocks of bootstrap resamples (progress, and a stop that keeps the
+    /// resamples done): what the page's worker runs, yielding to its event loop there so that a cancel is seen
+    /// within one block.
+    ///
+    /// # Errors
+    /// As [`MiaJob::run`].
+    pub async fn run_with<M: Monitor>(self, threads: usize, monitor: &mut M) -> Result<MiaReport> {
+        let r = roc::roc(&self.members, &self.non_members).map_err(Error::from)?;
+        let bootstrap = if self.bootstrap {
+            Some(
+                roc_bootstrap::bootstrap_monitored(
+                    &r,
+                    self.req.resamples,
+                    self.req.seed,
+                    self.req.alpha,
+                    threads,
+                    monitor,
+                )
+                .await
+                .map_err(Error::from)?,
+            )
+        } else {
+            None
+        };
+        self.report(&r, bootstrap)
+    }
+
+    /// The report of the ROC `r` (with the bootstrap, when one ran).
+    fn report(self, r: &lethe::roc::Roc, bootstrap: Option<Bootstrap>) -> Result<MiaReport> {
         let MiaJob {
-            members,
-            non_members,
             rules,
             delong: want_delong,
             bootstrap: want_boot,
@@ -443,13 +482,13 @@ impl MiaJob {
             parameters,
             inputs,
             mut warnings,
+            ..
         } = self;
-        let r = roc::roc(&members, &non_members).map_err(Error::from)?;
-        let summary = roc::summary(&r);
-        let hull_auc = roc::hull_auc(&r);
+        let summary = roc::summary(r);
+        let hull_auc = roc::hull_auc(r);
         let (n1, n0) = (r.n_members, r.n_non_members);
         let delong = if want_delong {
-            match delong::delong(&r, req.alpha) {
+            match delong::delong(r, req.alpha) {
                 Ok(d) => Some(d),
                 Err(_) => {
                     warnings.push(Warning::new(
@@ -467,18 +506,10 @@ impl MiaJob {
         } else {
             None
         };
-        let bootstrap = if want_boot {
-            Some(
-                roc_bootstrap::bootstrap(&r, req.resamples, req.seed, req.alpha, threads, progress)
-                    .map_err(Error::from)?,
-            )
-        } else {
-            None
-        };
         let mut tpr_at_fpr = Vec::new();
         for &t in &req.fpr {
             for &rule in &rules {
-                tpr_at_fpr.push(roc::tpr_at_fpr(&r, t, rule, req.alpha).map_err(Error::from)?);
+                tpr_at_fpr.push(roc::tpr_at_fpr(r, t, rule, req.alpha).map_err(Error::from)?);
             }
         }
         let resolution = 1.0 / n0 as f64;
@@ -586,10 +617,10 @@ impl MiaJob {
                 }
             }
         };
-        let curve = thin_curve(&r, req.curve_points);
+        let curve = thin_curve(r, req.curve_points);
         let result = MiaResult {
             summary,
-            auc_flipped: 1.0 - roc::summary(&r).auc,
+            auc_flipped: 1.0 - roc::summary(r).auc,
             hull_auc,
             delong,
             bootstrap,
@@ -601,7 +632,7 @@ impl MiaJob {
     }
 }
 
-fn thin_curve(r: &lethe::roc::Roc, max_points: usize) -> Curve {
+pub(crate) fn thin_curve(r: &lethe::roc::Roc, max_points: usize) -> Curve {
     let n = r.tp.len();
     let keep: Vec<usize> = if max_points < 2 || n <= max_points {
         (0..n).collect()
@@ -879,6 +910,45 @@ mod tests {
         .unwrap();
         assert_eq!(flipped.headline.call, "distinguishes");
         assert!((flipped.result.summary.auc - r.result.auc_flipped).abs() < 1e-15);
+    }
+
+    #[test]
+    fn the_monitored_run_reports_progress_stops_and_equals_the_plain_run() {
+        let m: Vec<u8> = (0..3000)
+            .flat_map(|i| format!("{}\n", (i * 37) % 1001).into_bytes())
+            .collect();
+        let n: Vec<u8> = (0..2000)
+            .flat_map(|i| format!("{}\n", (i * 53) % 997).into_bytes())
+            .collect();
+        let mut ws = ws_with(&[(1, "m.csv", &m), (2, "n.csv", &n)]);
+        let req = MiaRequest {
+            members: input(1, ""),
+            non_members: input(2, ""),
+            ci: "both".into(),
+            resamples: 700,
+            seed: 9,
+            ..MiaRequest::default()
+        };
+        let plain = run(&mut ws, &req).unwrap();
+        let mut fractions = Vec::new();
+        let mut all = |p: &Progress| {
+            fractions.push(p.fraction);
+            true
+        };
+        let job = prepare_mia(&mut ws, &req).unwrap();
+        let monitored = crate::teach::ready(job.run_with(1, &mut all)).unwrap().unwrap();
+        assert_eq!(
+            serde_json::to_string(&plain).unwrap(),
+            serde_json::to_string(&monitored).unwrap()
+        );
+        assert!(fractions.len() >= 3 && fractions.last() == Some(&1.0), "{fractions:?}");
+        // Stopped at the first checkpoint: a report over the resamples done, said so.
+        let mut stop = |_: &Progress| false;
+        let job = prepare_mia(&mut ws, &req).unwrap();
+        let stopped = crate::teach::ready(job.run_with(1, &mut stop)).unwrap().unwrap();
+        let b = stopped.result.bootstrap.unwrap();
+        assert!(!b.complete && b.resamples_done > 0 && b.resamples_done < 700, "{b:?}");
+        assert_eq!(stopped.result.summary, plain.result.summary);
     }
 
     #[test]
