@@ -10,7 +10,8 @@
 //   * bad inputs give their message next to the input: a NaN score (members), and labels of one class only (labels).
 // A screenshot of the panel with its results goes to target/screenshots/mia-panel.png.
 import path from 'node:path';
-import { SHOTS, assert, cli, compare, downloadJson, eq, fmt, npy, num, open, rng, runDone, slot, values, waitRun, workdir, write } from './lib.mjs';
+import { ROOT, SHOTS, assert, cli, compare, downloadJson, eq, fmt, npy, num, open, rng, runDone, slot, values, waitExample, waitRun, workdir, write } from './lib.mjs';
+import { EXAMPLE } from '../../www/src/panels/mia.js';
 
 /** n normal draws (Box–Muller on the seeded generator), shifted by `mu`, rounded to 3 decimals (so some tie). */
 function normals(u, n, mu) {
@@ -91,6 +92,46 @@ export const tests = [
     },
   },
   {
+    name: 'membership audit: the built-in example (a LiRA-style attack on the digits demo’s unlearned model) opens on a log–log ROC with its band, equal to `lethe mia` on mia_scores.npz',
+    async fn({ context, base }) {
+      const page = await open(context, base, '/');
+      await waitExample(page, 60000);
+      const mia = await miaPanel(page);
+      await mia.locator('[data-value="headline"]').waitFor({ timeout: 30000 });
+      // The plot: the curve, and the Clopper–Pearson band through the target FPRs' intervals.
+      await mia.locator('svg.lethe-plot path[data-name="roc"]').first().waitFor({ timeout: 5000 });
+      const bands = await mia.locator('svg.lethe-plot path.lethe-band').count();
+      assert(bands >= 1, `the log–log ROC has its band (${bands})`);
+      assert(await mia.locator('[data-value="mia.example"]').isVisible(), 'the example is said to be the example');
+      const report = await downloadJson(page, mia.locator('[data-action="export-json"]'));
+      const x = EXAMPLE;
+      const m = `${x.file}#${x.score}@${x.members}`;
+      const n = `${x.file}#${x.score}@${x.non_members}`;
+      const p = x.params;
+      const c = cli(['mia', m, n, '--ci', p.ci, '--resamples', String(p.resamples), '--seed', String(p.seed), '--rule', p.rule, '--fpr', p.fpr.join(','), '--alpha', String(p.alpha)], path.join(ROOT, 'examples/data/digits'));
+      const r = compare(report.result, c.result, { rel: 1e-12, loose: { re: /tpr_at_fpr\[\d+\]\.(tpr|fpr)_interval\.(lo|hi)$/, rel: 1e-9 }, at: 'example.result' });
+      assert(r.diffs.length === 0, `the example's result differs from the CLI:\n${r.diffs.slice(0, 8).join('\n')}`);
+      for (const k of ['inputs', 'parameters']) {
+        const d = compare(report[k], c[k], { at: `example.${k}` });
+        assert(d.diffs.length === 0, `${k} differ from the CLI:\n${d.diffs.slice(0, 8).join('\n')}`);
+      }
+      eq(JSON.stringify(report.headline), JSON.stringify(c.headline), 'headline');
+      eq(c.headline.call, 'distinguishes', 'the unlearned model still gives its forget rows away');
+      assert(c.result.bootstrap.complete && c.result.bootstrap.resamples_done === 1000, 'the bootstrap ran every resample');
+      // The table fits its column: nothing past the results' right edge.
+      const over = await mia.evaluate((el) => {
+        const res = el.querySelector('.lethe-results').getBoundingClientRect();
+        return [...el.querySelectorAll('.lethe-results table, .lethe-results caption')].map((e) => e.getBoundingClientRect().right - res.right).filter((d) => d > 1);
+      });
+      eq(over.length, 0, `tables past the results' right edge by ${over.join(', ')} px`);
+      await page.setViewportSize({ width: 1280, height: 2200 });
+      await mia.scrollIntoViewIfNeeded();
+      await mia.screenshot({ path: path.join(SHOTS, 'mia-example.png') });
+      assert(page.errors.length === 0, page.errors.join('; '));
+      return `${r.compared} numbers equal the CLI's; ${c.headline.text}; screenshot mia-example.png`;
+    },
+  },
+  {
     name: 'membership audit: a long bootstrap shows its progress, Cancel stops it, and the next run is done',
     async fn({ context, base }) {
       const dir = workdir();
@@ -113,8 +154,8 @@ export const tests = [
       await mia.locator('[data-action="cancel"]').click();
       await text.filter({ hasText: 'cancelled' }).waitFor({ timeout: 2000 });
       const answered = Date.now() - t0;
-      // The bootstrap ran on a pool worker, which the cancel ended (protocol.md, Cancellation): the next run does not
-      // wait for the cancelled bootstrap (its time is reported; with the bootstrap left running it was ~12 s here).
+      // The bootstrap stops within a block of resamples (protocol.md, Cancellation): the next run does not wait for
+      // the cancelled bootstrap (its time is reported; with the bootstrap left running it was ~12 s here).
       await mia.locator('[data-param=ci]').selectOption('delong');
       const done = await runDone(mia, 120000);
       const v = await values(mia);

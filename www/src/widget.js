@@ -317,6 +317,8 @@ async function loadExample(api, ctx, noteEl, base) {
   await ctx.prefetch?.();
   // The other panels' modules, after the full module was asked for (neither is part of the initial page).
   await ctx.loadPanels?.();
+  // The membership audit's example (panels/mia.js): attack scores on the same models' outputs, audited at once.
+  await api.panels.mia?.loadExample?.(root).catch(() => {});
   for (const f of files.filter((f) => f.name.endsWith('.txt'))) await ctx.store.add({ file: f, origin: 'example', note: 'row indices (one per line)' });
   // Every file of the example is listed now (tests wait for this before counting inputs).
   noteEl.dataset.exampleFiles = String(files.length);

@@ -10,6 +10,21 @@ const RULES = { leakpro: 'LeakPro (largest TPR, FPR ≤ target)', 'privacy-meter
 const RULE_COLOR = { leakpro: PALETTE.it, 'privacy-meter': PALETTE.oot, 'jax-privacy': PALETTE.target };
 const ci = (i) => (i ? `[${fmt(num(i.lo))}, ${fmt(num(i.hi))}]` : '—');
 
+/**
+ * The built-in example (examples/mia/demo_scores.py writes examples/data/digits/mia_scores.npz): attack scores of the
+ * digits demo's 144 forget rows (rows 0–143: members of the original model's training set) and its 359 test rows
+ * (rows 144–502: in no model's training set), audited on the unlearned model with a LiRA-style score.
+ */
+export const EXAMPLE = {
+  file: 'mia_scores.npz',
+  score: 'lira_unlearned',
+  members: '0..144',
+  non_members: '144..503',
+  params: { ci: 'both', resamples: 1000, seed: 0, rule: 'leakpro', fpr: [0, 0.003, 0.01, 0.03, 0.1, 0.3], alpha: 0.05, lower_is_member: false },
+};
+const EXAMPLE_NOTE =
+  'Built-in example: a LiRA-style attack on the digits demo’s “unlearned” model (the original fine-tuned 5 epochs on the retain rows). Each row’s score is its logit-scaled confidence log(p_y / (1 − p_y)) under the unlearned model minus the same under the retrained model, which saw none of these rows; members are the 144 forget rows, non-members the 359 test rows. A plain loss threshold (loss_unlearned in the same file, lower = member) finds nothing here; this calibrated score still finds the forget rows.';
+
 /** Tick positions of a log10 axis between lo and hi (both > 0): the powers of ten. */
 function decades(lo, hi) {
   const out = [];
@@ -100,7 +115,9 @@ export function miaPanel(ctx) {
     slots.scores.el.hidden = slots.labels.el.hidden = two;
   };
   mode.input.addEventListener('change', syncMode);
-  fill(parts.inputs, mode.el, Object.values(slots).map((s) => s.el));
+  const note = h('p', { class: 'example-note', 'data-value': 'mia.example', hidden: true }, EXAMPLE_NOTE);
+  let exampleSource = null;
+  fill(parts.inputs, note, mode.el, Object.values(slots).map((s) => s.el));
   syncMode();
 
   const p = {
@@ -194,7 +211,12 @@ export function miaPanel(ctx) {
       return ready ? [{ analysis: 'mia', request: { ...req, resamples: 1, curve_points: 2 } }] : null;
     },
   });
-  parts.onChange = () => pre.schedule();
+  parts.onChange = () => {
+    const req = request();
+    const mine = mode.get() === 'two' && req.members?.source === exampleSource && req.non_members?.source === exampleSource;
+    note.hidden = !mine;
+    pre.schedule();
+  };
 
   function render({ req, out }) {
     const r = out.result;
@@ -223,16 +245,14 @@ export function miaPanel(ctx) {
       r.curve.thinned ? h('p', { class: 'muted' }, `The curve is drawn through ${r.curve.fpr.length} of its ${r.curve.points} points; every statistic uses them all.`) : null,
       h('div', { class: 'table-scroll' },
         h('table', { class: 'targets', 'data-value': 'mia.tpr_at_fpr' },
-          h('caption', {}, `TPR at each target FPR, with the FPR the chosen threshold really has (${level} Clopper–Pearson intervals)`),
-          h('thead', {}, h('tr', {}, ['rule', 'target FPR', 'TPR', 'TPR interval', 'realized FPR', 'FPR interval', 'threshold'].map((c) => h('th', { scope: 'col' }, c)))),
+          h('caption', {}, `TPR at each target FPR, and the FPR the chosen threshold really has (${level} Clopper–Pearson intervals below each)`),
+          h('thead', {}, h('tr', {}, ['rule', 'target FPR', 'TPR', 'realized FPR', 'threshold'].map((c) => h('th', { scope: 'col' }, c)))),
           h('tbody', {}, rows.map((t) => h('tr', { 'data-rule': t.rule, 'data-target': String(num(t.target_fpr)) },
             h('td', {}, t.rule),
             h('th', { scope: 'row' }, fmt(num(t.target_fpr))),
-            h('td', { 'data-tpr': `${t.rule}.${num(t.target_fpr)}` }, fmt(num(t.tpr))),
-            h('td', {}, ci(t.tpr_interval)),
-            h('td', { class: num(t.realized_fpr) < num(t.target_fpr) ? 'below-target' : null }, fmt(num(t.realized_fpr))),
-            h('td', {}, ci(t.fpr_interval)),
-            h('td', {}, t.mixed_threshold != null ? `${fmt(num(t.threshold))} / ${fmt(num(t.mixed_threshold))} (mixed, weight ${fmt(num(t.mixing_weight))})` : fmt(num(t.threshold))))))),
+            h('td', {}, h('span', { 'data-tpr': `${t.rule}.${num(t.target_fpr)}` }, fmt(num(t.tpr))), h('br'), h('small', { class: 'muted' }, ci(t.tpr_interval))),
+            h('td', { class: num(t.realized_fpr) < num(t.target_fpr) ? 'below-target' : null }, h('span', {}, fmt(num(t.realized_fpr))), h('br'), h('small', { class: 'muted' }, ci(t.fpr_interval))),
+            h('td', {}, t.mixed_threshold != null ? [fmt(num(t.threshold)), h('br'), h('small', { class: 'muted' }, `/ ${fmt(num(t.mixed_threshold))} (mixed, weight ${fmt(num(t.mixing_weight))})`)] : fmt(num(t.threshold))))))),
       ),
       h('p', { class: 'params-line muted' }, `${req.lower_is_member ? 'lower score = member · ' : ''}interval ${req.ci} · rule ${req.rule} · α = ${req.alpha}`),
       exportBar({ name: 'lethe-mia', report: () => report({ req, out }), table: () => table({ out }) }),
@@ -249,6 +269,26 @@ export function miaPanel(ctx) {
     run: (signal) => run.run(signal),
     cancel: () => run.cancel(),
     last: () => last && report(last),
+    /**
+     * Sets the panel to the built-in example (fetched from `base`, the example's folder: mia_scores.npz) and runs it:
+     * the log–log ROC with its Clopper–Pearson band is what the panel shows first.
+     */
+    async loadExample(base) {
+      const r = await fetch(new URL(EXAMPLE.file, base));
+      if (!r.ok) throw new Error(`${EXAMPLE.file}: HTTP ${r.status}`);
+      const item = await ctx.store.add({ file: new File([await r.blob()], EXAMPLE.file), origin: 'example', note: 'membership-attack scores (examples/mia/demo_scores.py)' });
+      exampleSource = item.id;
+      mode.set('two');
+      syncMode();
+      for (const [k, v] of Object.entries(EXAMPLE.params)) p[k].set(Array.isArray(v) ? v.join(', ') : v);
+      syncCi();
+      slots.members.set({ source: item.id, tensor: EXAMPLE.score, rows: { kind: 'text', text: EXAMPLE.members } });
+      slots.non_members.set({ source: item.id, tensor: EXAMPLE.score, rows: { kind: 'text', text: EXAMPLE.non_members } });
+      slots.members.rows?.markExample();
+      slots.non_members.rows?.markExample();
+      note.hidden = false;
+      return run.run().catch(() => {});
+    },
     set(opts) {
       for (const [k, v] of Object.entries(opts)) {
         if (slots[k]) slots[k].set(v);
