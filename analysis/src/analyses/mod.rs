@@ -157,6 +157,8 @@ pub fn file_warning(role: Option<&str>, message: &str) -> crate::report::Warning
 mod bounds;
 mod calibrate;
 mod epsilon;
+#[cfg(feature = "full")]
+mod lira;
 mod eps_audit;
 mod mia;
 mod ruler_run;
@@ -168,6 +170,8 @@ mod tests;
 pub use bounds::*;
 pub use calibrate::*;
 pub use epsilon::*;
+#[cfg(feature = "full")]
+pub use lira::*;
 pub use eps_audit::*;
 pub use mia::*;
 pub use ruler_run::*;

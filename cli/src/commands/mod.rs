@@ -19,6 +19,7 @@ use crate::report::fmt_num;
 mod bounds;
 mod eps_audit;
 mod epsilon;
+mod lira;
 mod mia;
 mod ruler_cmd;
 mod sde_cmd;
@@ -27,6 +28,7 @@ mod stats;
 use bounds::*;
 use eps_audit::*;
 use epsilon::*;
+use lira::*;
 use mia::*;
 use ruler_cmd::*;
 use sde_cmd::*;
@@ -75,6 +77,9 @@ pub enum Command {
     Wasserstein(WassersteinArgs),
     /// Membership-inference audit of attack scores: exact ROC, AUC with DeLong/bootstrap intervals, TPR at low FPR
     Mia(MiaArgs),
+    /// LiRA from shadow-model results (tensorflow/privacy mi_lira_2021's directory, or stacked scores + keep):
+    /// online, offline, fixed-variance scores, audited as lethe mia
+    Lira(LiraArgs),
     /// Benjamini–Hochberg / Holm / Bonferroni on a file of p-values (statsmodels multipletests' fields)
     Fdr(FdrArgs),
     /// Lower bound on a training run's DP ε from a membership audit: Clopper–Pearson (Bonferroni) or one-run
@@ -283,6 +288,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Mmd(a) => mmd_cmd(a),
         Command::Wasserstein(a) => wasserstein_cmd(a),
         Command::Mia(a) => mia_cmd(a),
+        Command::Lira(a) => lira_cmd(a),
         Command::Fdr(a) => fdr_cmd(a),
         Command::EpsLower(a) => eps_lower_cmd(a),
     }
