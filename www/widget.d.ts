@@ -1,7 +1,7 @@
 // Types of the Lethe widget's public surface: the factory (src/widget.js), the custom element
 // (src/lethe-eval.js) and the iframe messages (src/frame.js). Plain ES modules; no build step needed.
 
-export type PanelId = 'sde' | 'ruler' | 'epsilon' | 'bounds';
+export type PanelId = 'sde' | 'ruler' | 'epsilon' | 'bounds' | 'mia';
 
 /** Rows of an input: the CLI's @ROWS text ('0..100', '3,1,4'), or a structured choice. */
 export type Rows =
@@ -71,7 +71,7 @@ export interface Progress {
 /** The JSON report, as "Download JSON report": the CLI's envelope plus how it was computed. */
 export interface Report {
   lethe_version: string;
-  command: 'sde' | 'calibrate' | 'ruler' | 'epsilon' | 'bounds' | 'rouge';
+  command: 'sde' | 'calibrate' | 'ruler' | 'epsilon' | 'bounds' | 'rouge' | 'mia';
   parameters: Record<string, unknown>;
   seed: number | null;
   inputs: Array<{ role: string; spec: string; path: string; sha256: string; format: string; dtype: string; shape: number[]; tensor: string | null; rows_used: number; row_file: { path: string; sha256: string } | null }>;
@@ -127,7 +127,7 @@ export interface Widget {
 export function create(el: Element, opts?: WidgetOptions): Widget;
 
 /** A teaching topic (docs/teaching.md). */
-export type TeachTopic = 'hsic' | 'sde' | 'ranks' | 'epsilon' | 'bounds';
+export type TeachTopic = 'hsic' | 'sde' | 'ranks' | 'epsilon' | 'bounds' | 'mia';
 
 /**
  * <lethe-eval analysis="sde" shuffles="200" seed="0" [inputs] [example] [autorun]>, or a teaching topic:

@@ -10,7 +10,7 @@
 //   * bad inputs give their message next to the input: a NaN score (members), and labels of one class only (labels).
 // A screenshot of the panel with its results goes to target/screenshots/mia-panel.png.
 import path from 'node:path';
-import { ROOT, SHOTS, assert, cli, compare, downloadJson, eq, fmt, npy, num, open, rng, runDone, slot, values, waitExample, waitRun, workdir, write } from './lib.mjs';
+import { ROOT, SHOTS, assert, cli, compare, downloadJson, eq, fmt, npy, num, open, rng, runDone, shot, slot, values, waitExample, waitRun, workdir, write } from './lib.mjs';
 import { EXAMPLE } from '../../www/src/panels/mia.js';
 
 /** n normal draws (Box–Muller on the seeded generator), shifted by `mu`, rounded to 3 decimals (so some tie). */
@@ -129,6 +129,56 @@ export const tests = [
       await mia.screenshot({ path: path.join(SHOTS, 'mia-example.png') });
       assert(page.errors.length === 0, page.errors.join('; '));
       return `${r.compared} numbers equal the CLI's; ${c.headline.text}; screenshot mia-example.png`;
+    },
+  },
+  {
+    name: '<lethe-eval analysis="mia">: the built-in example with its log–log ROC and band; scores set as .data with attribute parameters, run() equals `lethe mia --json`',
+    async fn({ context, base }) {
+      const dir = workdir();
+      const u = rng(21);
+      const m = normals(u, 400, 0.8);
+      const n = normals(u, 900, 0);
+      write(dir, 'em.npy', npy(m, [400]));
+      write(dir, 'en.npy', npy(n, [900]));
+      await context.route(`${base}/plain-mia.html`, (route) =>
+        route.fulfill({
+          contentType: 'text/html',
+          body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Audit notes</title>
+            <script type="module" src="/src/lethe-eval.js"></script></head>
+            <body style="max-width: 1000px; margin: 0 auto"><h1>Our attack, audited</h1>
+            <lethe-eval id="ex" analysis="mia" example></lethe-eval>
+            <lethe-eval id="own" analysis="mia" ci="both" resamples="200" seed="3" fpr="0.01,0.1" rule="all"></lethe-eval></body></html>`,
+        }),
+      );
+      const page = await open(context, base, '/plain-mia.html', { width: 1100 });
+      // The example element: the panel's example, its plot with the band.
+      const ex = page.locator('#ex');
+      await ex.locator('[data-value="headline"]').waitFor({ timeout: 60000 });
+      await ex.locator('svg.lethe-plot path.lethe-band').first().waitFor({ timeout: 5000 });
+      const headline = await ex.locator('[data-value="headline.text"]').textContent();
+      assert(/^The attack tells members from non-members: AUC = 0\.5757/.test(headline), `the example's headline: ${headline}`);
+      // The other element: scores as .data (typed arrays), parameters from its attributes, run() → the report.
+      const report = await page.evaluate(async ({ m, n }) => {
+        const el = document.getElementById('own');
+        el.data = { members: { values: Float64Array.from(m), shape: [m.length, 1], name: 'em.npy' }, non_members: { values: Float64Array.from(n), shape: [n.length, 1], name: 'en.npy' } };
+        return el.run();
+      }, { m, n });
+      const c = cli(['mia', 'em.npy', 'en.npy', '--ci', 'both', '--resamples', '200', '--seed', '3', '--fpr', '0.01,0.1', '--rule', 'all'], dir);
+      const r = compare(report.result, c.result, { rel: 1e-12, loose: { re: /tpr_at_fpr\[\d+\]\.(tpr|fpr)_interval\.(lo|hi)$/, rel: 1e-9 }, at: 'element.result' });
+      assert(r.diffs.length === 0, `the element's result differs from the CLI:\n${r.diffs.slice(0, 8).join('\n')}`);
+      eq(JSON.stringify(report.headline), JSON.stringify(c.headline), 'headline');
+      eq(report.result.bootstrap.resamples_done, 200, 'the resamples attribute reached the run');
+      eq(report.result.tpr_at_fpr.length, 6, 'two target FPRs × three rules (fpr and rule attributes)');
+      // In the element's narrower results column the table still fits (its intervals wrap instead).
+      const over = await page.locator('#own').evaluate((el) => {
+        const res = el.shadowRoot.querySelector('.lethe-results').getBoundingClientRect();
+        return [...el.shadowRoot.querySelectorAll('.lethe-results table')].map((e) => e.getBoundingClientRect().right - res.right).filter((d) => d > 1);
+      });
+      eq(over.length, 0, `tables past the element's results column by ${over.join(', ')} px`);
+      await shot(page, 'mia-element.png', { fullPage: true });
+      await page.locator('#own').screenshot({ path: path.join(SHOTS, 'mia-element-own.png') });
+      assert(page.errors.length === 0, page.errors.join('; '));
+      return `example element: ${headline.slice(0, 70)}…; .data + attributes: ${r.compared} numbers equal the CLI`;
     },
   },
   {

@@ -13,15 +13,16 @@
 // its shadow DOM, worker and wasm only in connectedCallback.
 import { create } from './widget.js';
 
-const ANALYSES = ['sde', 'ruler', 'epsilon', 'bounds'];
+const ANALYSES = ['sde', 'ruler', 'epsilon', 'bounds', 'mia'];
 // Attributes that set panel parameters (kebab-case → the panel's snake_case names).
 const PARAMS = [
   'mode', 'rule', 'shuffles', 'sigma', 'seed', 'bins', 'split', 'precision', 'baselines', 'draw', 'size', 'refs', 'margin',
   'it-pool', 'oot-pool', 'backend', 'workers',
   'forget', 'retain', 'ties', 'fdr', 'variant', 'alpha', 'eps-max', 'delta', 'accuracies',
   'one-sided', 'x', 'stepsize', 'sd-method', 'atom-at-zero', 'rho', 'plan-width', 'stemmer',
+  'ci', 'resamples', 'fpr', 'lower-is-member',
 ];
-const BOOLEAN = new Set(['baselines', 'one-sided', 'atom-at-zero', 'stemmer']);
+const BOOLEAN = new Set(['baselines', 'one-sided', 'atom-at-zero', 'stemmer', 'lower-is-member']);
 
 const Base = typeof HTMLElement === 'undefined' ? class {} : HTMLElement;
 
@@ -37,7 +38,7 @@ export class LetheEval extends Base {
     this._ready = null;
   }
 
-  /** Which analysis this element shows: sde (default), ruler, epsilon, bounds. */
+  /** Which analysis this element shows: sde (default), ruler, epsilon, bounds, mia (the membership audit). */
   get analysis() {
     const a = this.getAttribute('analysis') || 'sde';
     return ANALYSES.includes(a) ? a : 'sde';

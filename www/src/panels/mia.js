@@ -88,6 +88,15 @@ export function rocPlot(res, { width = 640, height = 360, rules } = {}) {
   return svg;
 }
 
+/**
+ * Lets the intervals under each value wrap (the table's cells do not), so that the table fits a narrow results column
+ * instead of scrolling: set through the CSSOM, which a strict Content-Security-Policy allows.
+ */
+function fitTable(el) {
+  for (const s of el.querySelectorAll('small')) s.style.whiteSpace = 'normal';
+  return el;
+}
+
 export function miaPanel(ctx) {
   const parts = panelFrame({
     id: 'lethe-mia',
@@ -243,7 +252,7 @@ export function miaPanel(ctx) {
         draw: (width) => rocPlot(r, { width }),
       }).el,
       r.curve.thinned ? h('p', { class: 'muted' }, `The curve is drawn through ${r.curve.fpr.length} of its ${r.curve.points} points; every statistic uses them all.`) : null,
-      h('div', { class: 'table-scroll' },
+      fitTable(h('div', { class: 'table-scroll' },
         h('table', { class: 'targets', 'data-value': 'mia.tpr_at_fpr' },
           h('caption', {}, `TPR at each target FPR, and the FPR the chosen threshold really has (${level} Clopper–Pearson intervals below each)`),
           h('thead', {}, h('tr', {}, ['rule', 'target FPR', 'TPR', 'realized FPR', 'threshold'].map((c) => h('th', { scope: 'col' }, c)))),
@@ -253,7 +262,7 @@ export function miaPanel(ctx) {
             h('td', {}, h('span', { 'data-tpr': `${t.rule}.${num(t.target_fpr)}` }, fmt(num(t.tpr))), h('br'), h('small', { class: 'muted' }, ci(t.tpr_interval))),
             h('td', { class: num(t.realized_fpr) < num(t.target_fpr) ? 'below-target' : null }, h('span', {}, fmt(num(t.realized_fpr))), h('br'), h('small', { class: 'muted' }, ci(t.fpr_interval))),
             h('td', {}, t.mixed_threshold != null ? [fmt(num(t.threshold)), h('br'), h('small', { class: 'muted' }, `/ ${fmt(num(t.mixed_threshold))} (mixed, weight ${fmt(num(t.mixing_weight))})`)] : fmt(num(t.threshold))))))),
-      ),
+      )),
       h('p', { class: 'params-line muted' }, `${req.lower_is_member ? 'lower score = member · ' : ''}interval ${req.ci} · rule ${req.rule} · α = ${req.alpha}`),
       exportBar({ name: 'lethe-mia', report: () => report({ req, out }), table: () => table({ out }) }),
     );
