@@ -174,7 +174,7 @@ pub(crate) fn rank_average(x: &[f64]) -> TieRanks {
 ///
 /// statrs 0.19.1's `erf`/`erfc` were tried first and are off by up to ~5e-11 relative for arguments in
 /// `[0.5, 3]` (e.g. `erf(1)`), which would show up directly in asymptotic p-values, hence the port.
-pub(crate) fn ndtr(a: f64) -> f64 {
+pub fn ndtr(a: f64) -> f64 {
     if a.is_nan() {
         return f64::NAN;
     }

@@ -163,6 +163,7 @@ const CONTROLS_BY_TOPIC = {
   ranks: ['n_x', 'n_y', 'shift', 'ties', 'alternative', 'seed'],
   epsilon: ['n_models', 'shift', 'spread', 'alpha', 'direction', 'seed', 'threshold'],
   bounds: ['p0', 'k', 'n', 'x0', 'alpha', 'one_sided', 'seed', 'family', 'p', 'plan_width', 'plan_rate'],
+  mia: ['n_members', 'n_non_members', 'shift', 'spread', 'score_threshold', 'target_fpr', 'seed'],
 };
 // Controls that change numbers and no drawing: the Clopper–Pearson α of the epsilon topic (its ε is a number in the
 // table of best attacks; the plots show point estimates) and the sample-size calculator.
@@ -738,7 +739,7 @@ export const tests = [
           .slice(0, 5),
       );
       assert(wide.length === 0, `elements past the right edge: ${wide.join(', ')}`);
-      for (const id of ['hsic', 'sde', 'ranks', 'epsilon', 'bounds']) {
+      for (const id of ['hsic', 'sde', 'ranks', 'epsilon', 'bounds', 'mia']) {
         const t = topic(page, id);
         await t.scrollIntoViewIfNeeded();
         await t.screenshot({ path: path.join(SHOTS, `teach-375-${id}.png`) });

@@ -54,6 +54,7 @@ pub fn teach(topic: &str, request: JsValue) -> Result<JsValue, JsValue> {
             "epsilon.threshold" => run(topic, request, teach::epsilon_threshold),
             "bounds" => run(topic, request, teach::bounds),
             "bounds.plan" => run(topic, request, teach::plan),
+            "mia" => run(topic, request, teach::mia),
             "export" => {
                 let files = teach::export(&parse(topic, request)?).map_err(to_js)?;
                 let out = Array::new();

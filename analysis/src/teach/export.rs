@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::bounds::{ScoresSpec, scores};
 use super::epsilon::{EpsilonSpec, epsilon_samples};
 use super::hsic::{PairsSpec, pairs};
+use super::mia::{MiaSpec, mia_scores};
 use super::ranks::{RankRequest, rank_samples};
 use crate::Result;
 
@@ -23,6 +24,7 @@ pub enum ExportRequest {
     Ranks(RankRequest),
     Epsilon(EpsilonSpec),
     Bounds(ScoresSpec),
+    Mia(MiaSpec),
 }
 
 /// The data of a topic as `.npy` files (one column each; the epsilon samples as `models × 1` matrices, the layout
@@ -62,5 +64,13 @@ pub fn export(req: &ExportRequest) -> Result<Vec<ExportFile>> {
             ]
         }
         ExportRequest::Bounds(spec) => vec![col(format!("teach_scores_seed{}.npy", spec.seed), &scores(spec)?)],
+        ExportRequest::Mia(spec) => {
+            let (m, n) = mia_scores(spec)?;
+            let s = spec.seed;
+            vec![
+                col(format!("teach_members_seed{s}.npy"), &m),
+                col(format!("teach_non_members_seed{s}.npy"), &n),
+            ]
+        }
     })
 }

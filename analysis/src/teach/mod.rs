@@ -10,7 +10,8 @@
 //! * keeps the HSIC topic's permutation runs between steps, so the null histogram can grow shuffle by shuffle;
 //! * chooses display ranges and bins (counted by the core's `histogram`).
 //!
-//! The topics ([`hsic`], [`digits`] (split-half dependence), [`ranks`], [`epsilon`], [`bounds`], and [`export`]
+//! The topics ([`hsic`], [`digits`] (split-half dependence), [`ranks`], [`epsilon`], [`bounds`], [`mia`] (the
+//! membership audit), and [`export`]
 //! for handing a topic's data over as files) each take a serde request and return a serialisable view. The state
 //! two of them keep between requests (HSIC runs being stepped, the example's matrices) lives in a [`Teaching`]
 //! value the front end holds; the wasm crate's `teach` export only converts JavaScript values to requests and
@@ -21,6 +22,7 @@ pub mod digits;
 pub mod epsilon;
 pub mod export;
 pub mod hsic;
+pub mod mia;
 pub mod ranks;
 
 #[cfg(test)]
@@ -41,6 +43,7 @@ pub use digits::{SdeExperiment, SdeRequest, SweepCell, SweepRequest};
 pub use epsilon::{EpsilonRequest, EpsilonView, ThresholdView, epsilon, epsilon_threshold};
 pub use export::{ExportFile, ExportRequest, export};
 pub use hsic::{HsicPrepared, HsicRequest, HsicStep, HsicStepRequest};
+pub use mia::{MiaSpec, MiaTopicRequest, MiaTopicView, mia};
 pub use ranks::{RankRequest, RankView, ranks};
 
 /// What the teaching topics keep between requests: the HSIC topic's permutation runs (stepped shuffle by

@@ -10,6 +10,7 @@ import { sdeTopic } from './sde.js';
 import { ranksTopic } from './ranks.js';
 import { epsilonTopic } from './epsilon.js';
 import { boundsTopic } from './bounds.js';
+import { miaTopic } from './mia.js';
 
 /** Every topic, in the page's order: [id, title, builder]. */
 export const TOPICS = [
@@ -18,6 +19,7 @@ export const TOPICS = [
   ['ranks', 'Rank tests: Mann–Whitney and Wilcoxon', ranksTopic],
   ['epsilon', 'Epsilon from an attack', epsilonTopic],
   ['bounds', 'Confidence bounds on leakage', boundsTopic],
+  ['mia', 'Membership audit: ROC, TPR at low FPR, and honest intervals', miaTopic],
 ];
 
 export const TOPIC_IDS = TOPICS.map(([id]) => id);
