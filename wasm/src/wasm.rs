@@ -493,12 +493,20 @@ pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Re
             out(&job.run_with(1, &mut monitor).await.map_err(to_js)?)
         }
         #[cfg(feature = "full")]
+        "lira" => {
+            // LiRA from shadow models (analyses/lira.rs): the files of a dropped folder (sources named by their
+            // relative paths) or stacked arrays; quick to fit, then the audit as `mia` (no bootstrap progress).
+            let req: analyses::LiraRequest = parse("lira", request)?;
+            let job = with_ws(|ws| analyses::prepare_lira(ws, &req)).map_err(to_js)?;
+            out(&job.run(1, &mut |_, _| true).map_err(to_js)?)
+        }
+        #[cfg(feature = "full")]
         "eps-lower" => {
             let req: analyses::EpsAuditRequest = parse("eps-lower", request)?;
             out(&with_ws(|ws| analyses::eps_audit(ws, &req)).map_err(to_js)?)
         }
         #[cfg(not(feature = "full"))]
-        "epsilon" | "bounds" | "mgen" | "mia" | "eps-lower" => Err(to_js(WebError::needs_full(format!(
+        "epsilon" | "bounds" | "mgen" | "mia" | "eps-lower" | "lira" => Err(to_js(WebError::needs_full(format!(
             "`{analysis}` is computed by the full module"
         )))),
         other => Err(to_js(WebError::msg(format!("unknown analysis `{other}`")))),
