@@ -259,7 +259,8 @@ fn infinities_are_ranked_with_a_warning_and_refused_by_kernels_naming_the_file_r
     );
 }
 
-/// Every difference zero: the headline is "inconclusive" with the reason; the result keeps the core's NaN.
+/// Every difference zero: the headline is "inconclusive" with the reason; the number is scipy's (p = 1 for these
+/// sizes, the permutation null), or NaN with `--all-zero nan`.
 #[test]
 fn wilcoxon_with_all_zero_differences_is_inconclusive_not_nan() {
     let d = Dir::new();
@@ -274,7 +275,12 @@ fn wilcoxon_with_all_zero_differences_is_inconclusive_not_nan() {
             reason.contains("are zero") && reason.contains("nothing to rank"),
             "{reason}"
         );
-        assert_eq!(r["result"]["test"]["p_value"], "nan");
+        assert_eq!(r["result"]["test"]["p_value"], 1.0);
+        let mut strict = args.clone();
+        strict.extend(["--all-zero", "nan"]);
+        let s = report(&strict);
+        assert_eq!(s["headline"]["call"], "inconclusive", "{s}");
+        assert_eq!(s["result"]["test"]["p_value"], "nan");
         let (out, _) = ok(&args);
         let first = out.lines().next().unwrap();
         assert!(first.starts_with("Inconclusive") && !first.contains("NaN"), "{out}");

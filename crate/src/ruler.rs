@@ -382,7 +382,7 @@ pub struct MetricAcrossRuns {
 /// # Errors
 /// `fdr` outside (0, 1).
 pub fn across_runs(reports: &[RulerReport], fdr: f64) -> Result<(Vec<MetricAcrossRuns>, Vec<String>)> {
-    use crate::wilcoxon::{WilcoxonParams, ZeroMethod, rank_biserial, wilcoxon};
+    use crate::wilcoxon::{AllZero, WilcoxonParams, ZeroMethod, rank_biserial, wilcoxon_with};
     crate::check::unit_open("fdr", fdr)?;
     let series: [(&'static str, f64, Vec<Option<f64>>); 3] = [
         (
@@ -408,7 +408,9 @@ pub fn across_runs(reports: &[RulerReport], fdr: f64) -> Result<(Vec<MetricAcros
             continue;
         };
         let d: Vec<f64> = values.iter().map(|v| v - null).collect();
-        match wilcoxon(&d, None, &WilcoxonParams::default()) {
+        // Every value at the null: NaN, as RULER's paper code (gcosma/RULER 262876e, paper/stats.py) reports no
+        // test with fewer than 5 non-zero differences.
+        match wilcoxon_with(&d, None, &WilcoxonParams::default(), AllZero::Nan) {
             Ok(w) => {
                 let rb = rank_biserial(&d, None, ZeroMethod::Wilcox).ok();
                 tests.push((metric, null, values, w, rb));

@@ -100,6 +100,32 @@ impl Default for WilcoxonParams {
     }
 }
 
+/// What the test reports when every difference is zero (the test has nothing to rank).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AllZero {
+    /// scipy 1.17.1's numbers (default): the statistic and p-value its code gives, which depend on `n`, `method`
+    /// and `zero_method` — p = 1 from `auto` up to 13 differences, NaN from `auto` above 13 under `wilcox` and
+    /// `pratt` and from `asymptotic` there, `2^{1−n}`-like tails from `exact` under `pratt` (see
+    /// tests/fixtures/golden_gaps/wilcoxon_all_zero.json). None of them is evidence of anything: a warning says so.
+    #[default]
+    Scipy,
+    /// NaN for every method and zero method (stricter: RULER's paper code reports no test below 5 non-zero
+    /// differences, and Lethe's RULER across runs keeps that).
+    Nan,
+}
+
+impl std::str::FromStr for AllZero {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "scipy" => Ok(Self::Scipy),
+            "nan" => Ok(Self::Nan),
+            _ => Err(Error::param("all_zero", s, "scipy or nan")),
+        }
+    }
+}
+
 /// The null distribution a Wilcoxon p-value was taken from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -118,7 +144,7 @@ pub struct WilcoxonResult {
     /// scipy's statistic: `min(T⁺, T⁻)` for two-sided, `T⁺` otherwise.
     #[serde(serialize_with = "crate::json::f64")]
     pub statistic: f64,
-    /// The p-value (NaN, with a warning, when every difference is zero).
+    /// The p-value (when every difference is zero: scipy's value or NaN, see [`AllZero`], with a warning).
     #[serde(serialize_with = "crate::json::f64")]
     pub p_value: f64,
     /// Standardised statistic when the asymptotic method was used (`−|z|` for two-sided, as scipy; includes the
@@ -152,11 +178,13 @@ pub struct WilcoxonResult {
 ///
 /// `alternative = Greater` tests whether the differences `x − y` are shifted above zero.
 ///
+/// **Every difference zero**: scipy's statistic and p-value, computed by the same steps (p = 1 from `auto` up to
+/// 13 differences, NaN from `auto` above that under `wilcox`/`pratt`, a small exact tail under `pratt` with
+/// `exact`: see [`AllZero`]), with a warning that they are not evidence; [`wilcoxon_with`] and [`AllZero::Nan`] give
+/// NaN instead for every method. (scipy raises for `auto` with one difference; Lethe gives the permutation null's
+/// p = 1.)
+///
 /// Deviations from scipy, all deliberate and documented:
-/// * **Every difference zero**: scipy returns a p-value of 1 (`auto` for n ≥ 2), `NaN` (`asymptotic` under
-///   `wilcox`/`pratt`), 1 (`asymptotic` under `zsplit`), 1 or 0.0625-like values (`exact`, depending on
-///   `zero_method`), or raises (`auto`, n = 1). None of these is evidence of anything, so Lethe returns the
-///   statistic with `p_value = NaN` (and `z = NaN` when asymptotic) plus a warning saying why, for every method.
 /// * Empty input is an error (scipy returns NaN); NaN in `x`, `y` or `x − y` (∞ − ∞) is an error (scipy
 ///   propagates NaN). Infinite differences are ranked as the largest, as scipy.
 /// * `z_statistic` is also reported when `Auto` chose the normal approximation.
@@ -181,6 +209,20 @@ pub struct WilcoxonResult {
 /// assert_eq!(r.rank_biserial, 1.0);
 /// ```
 pub fn wilcoxon(x: &[f64], y: Option<&[f64]>, params: &WilcoxonParams) -> Result<WilcoxonResult> {
+    wilcoxon_with(x, y, params, AllZero::Scipy)
+}
+
+/// [`wilcoxon`] with the all-zero rule named: [`AllZero::Scipy`] (what [`wilcoxon`] does) or [`AllZero::Nan`]
+/// (p-value NaN, and `z = NaN` when asymptotic, for every method).
+///
+/// # Errors
+/// As [`wilcoxon`].
+pub fn wilcoxon_with(
+    x: &[f64],
+    y: Option<&[f64]>,
+    params: &WilcoxonParams,
+    all_zero_rule: AllZero,
+) -> Result<WilcoxonResult> {
     let d = differences(x, y)?;
     let n = d.len();
     let n_zero = d.iter().filter(|&&v| v == 0.0).count();
@@ -203,7 +245,14 @@ pub fn wilcoxon(x: &[f64], y: Option<&[f64]>, params: &WilcoxonParams) -> Result
     let alternative = params.alternative;
     let mut warnings = Vec::new();
     let all_zero = n_zero == n;
-    let (p_value, z_statistic) = if all_zero {
+    if all_zero && all_zero_rule == AllZero::Scipy {
+        warnings.push(format!(
+            "all {n} differences are zero, so the signed-rank test has no information; the p-value is scipy's \
+             for this method and zero_method (1, NaN or a small exact tail) and is not evidence of anything (the \
+             stricter all-zero rule reports NaN)"
+        ));
+    }
+    let (p_value, z_statistic) = if all_zero && all_zero_rule == AllZero::Nan {
         warnings.push(format!(
             "all {n} differences are zero, so the signed-rank test has no information; the p-value is NaN \
              (scipy would report an arbitrary value here: 1, NaN or a small exact tail depending on method and \

