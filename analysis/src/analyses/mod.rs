@@ -166,6 +166,8 @@ mod sde_run;
 mod stats;
 #[cfg(test)]
 mod tests;
+#[cfg(feature = "full")]
+mod tools_ou;
 
 pub use bounds::*;
 pub use calibrate::*;
@@ -177,3 +179,5 @@ pub use mia::*;
 pub use ruler_run::*;
 pub use sde_run::*;
 pub use stats::*;
+#[cfg(feature = "full")]
+pub use tools_ou::*;

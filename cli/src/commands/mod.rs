@@ -24,6 +24,7 @@ mod mia;
 mod ruler_cmd;
 mod sde_cmd;
 mod stats;
+mod tools_ou;
 
 use bounds::*;
 use eps_audit::*;
@@ -33,6 +34,7 @@ use mia::*;
 use ruler_cmd::*;
 use sde_cmd::*;
 use stats::*;
+use tools_ou::*;
 
 #[derive(Parser)]
 #[command(
@@ -85,6 +87,12 @@ pub enum Command {
     /// Lower bound on a training run's DP ε from a membership audit: Clopper–Pearson (Bonferroni) or one-run
     #[command(visible_alias = "dp-audit")]
     EpsLower(EpsLowerArgs),
+    /// Forget quality as open-unlearning / TOFU compute it: KS test of the unlearned vs the retain model's truth ratios
+    ForgetQuality(ForgetQualityArgs),
+    /// privleak (open-unlearning's or MUSE's formula) from result files, with a bootstrap interval
+    Privleak(PrivleakArgs),
+    /// ROUGE-L of the generations an open-unlearning / TOFU result file holds, against their ground truths
+    ToolRouge(ToolRougeArgs),
 }
 
 #[derive(Args)]
@@ -291,6 +299,9 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Lira(a) => lira_cmd(a),
         Command::Fdr(a) => fdr_cmd(a),
         Command::EpsLower(a) => eps_lower_cmd(a),
+        Command::ForgetQuality(a) => forget_quality_cmd(a),
+        Command::Privleak(a) => privleak_cmd(a),
+        Command::ToolRouge(a) => tool_rouge_cmd(a),
     }
 }
 
