@@ -52,3 +52,23 @@ fn wilcoxon_with_all_zero_differences_gives_scipys_numbers_by_default_and_nan_wh
     }
     assert!(checked > 200, "{checked}");
 }
+
+#[test]
+fn lower_clopper_pearson_bound_matches_scipy_and_statsmodels() {
+    let g = golden_gaps("clopper_pearson_lower.json");
+    let mut dev = MaxDev::default();
+    for c in g["cases"].as_array().unwrap() {
+        let (x, n, a) = (c["x"].as_u64().unwrap(), c["n"].as_u64().unwrap(), num(&c["a"]));
+        let got = lethe::binomial::lower_one_sided(x, n, a).unwrap();
+        for key in ["scipy_lower", "statsmodels_lower"] {
+            let want = num(&c[key]);
+            dev.add(got, want);
+            assert_close(got, want, tol::SPECIAL_FN, 1e-9, format!("{c}: {key}"));
+        }
+        // The same number in the leakage report, whatever the sidedness of its interval.
+        for s in [lethe::leakage::Sidedness::OneSided, lethe::leakage::Sidedness::TwoSided] {
+            assert_eq!(lethe::leakage::m_bin(x, n, a, s).unwrap().lower_one_sided, got);
+        }
+    }
+    dev.report("one-sided lower Clopper–Pearson");
+}

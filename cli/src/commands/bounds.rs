@@ -106,10 +106,11 @@ pub(super) fn bounds_human(r: &leakage::LeakageReport) -> String {
     if let Some(b) = &r.binary {
         let _ = writeln!(
             s,
-            "M_bin: {} leaks of {} → leak probability ≤ {}",
+            "M_bin: {} leaks of {} → leak probability ≤ {} (and ≥ {}, one-sided at 1 − alpha)",
             b.leaks,
             b.n,
-            fmt_num(b.upper)
+            fmt_num(b.upper),
+            fmt_num(b.lower_one_sided)
         );
     }
     for (x, u) in r.general.x.iter().zip(&r.general.upper) {

@@ -83,6 +83,11 @@ pub struct BinaryLeakageBound {
     pub lower: f64,
     /// Upper confidence bound on the leak probability: `M_bin`.
     pub upper: f64,
+    /// The one-sided lower Clopper–Pearson bound at level `1 − alpha`, whatever `sidedness`:
+    /// `Beta(S, n − S + 1).ppf(alpha)` (0 when `S = 0`; scipy's `beta.ppf`, statsmodels'
+    /// `proportion_confint(S, n, 2·alpha, "beta")[0]`): the leak probability is at least this with confidence
+    /// `1 − alpha`.
+    pub lower_one_sided: f64,
     /// The significance level passed in.
     pub alpha: f64,
     /// How `alpha` was spent.
@@ -131,6 +136,7 @@ pub fn m_bin(leaks: u64, n: u64, alpha: f64, sidedness: Sidedness) -> Result<Bin
         leak_rate: leaks as f64 / n as f64,
         lower,
         upper,
+        lower_one_sided: binomial::lower_one_sided(leaks, n, alpha)?,
         alpha,
         sidedness,
     })

@@ -1,0 +1,71 @@
+//! Issue 13's gaps through the CLI, against tests/fixtures/golden_gaps (tests/peers/gaps_peers.py; PROVENANCE.md
+//! there): the one-sided lower Clopper–Pearson bound in `lethe bounds`, ROUGE-Lsum in `lethe rouge`, the
+//! competition's logit-scaled confidences in `lethe epsilon`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn lethe(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lethe"))
+        .args(args)
+        .output()
+        .expect("run lethe")
+}
+
+fn json(args: &[&str]) -> Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let out = lethe(&a);
+    assert!(
+        out.status.success(),
+        "lethe {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON report")
+}
+
+fn golden(name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(root().join("tests/fixtures/golden_gaps").join(name)).unwrap())
+        .unwrap()
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap()
+}
+
+fn write(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("lethe-gaps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn bounds_report_the_one_sided_lower_clopper_pearson_bound() {
+    let g = golden("clopper_pearson_lower.json");
+    for c in g["cases"].as_array().unwrap() {
+        let (x, n, a) = (c["x"].as_u64().unwrap(), c["n"].as_u64().unwrap(), num(&c["a"]));
+        if n > 1000 || a < 1e-3 {
+            continue;
+        }
+        let flags: String = (0..n).map(|i| if i < x { "1\n" } else { "0\n" }).collect();
+        let f = write(&format!("flags_{x}_{n}.csv"), &flags);
+        let alpha = a.to_string();
+        for sided in [&[][..], &["--one-sided"][..]] {
+            let mut args = vec!["bounds", f.as_str(), "--alpha", &alpha];
+            args.extend(sided);
+            let r = json(&args);
+            let got = num(&r["result"]["binary"]["lower_one_sided"]);
+            let want = num(&c["scipy_lower"]);
+            assert!((got - want).abs() <= 1e-10 + 1e-9 * want, "{c}: {got} vs {want}");
+        }
+    }
+}
