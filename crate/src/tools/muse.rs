@@ -20,7 +20,7 @@
 
 use serde_json::{Map, Value};
 
-use super::open_unlearning::number;
+use super::open_unlearning::{number, shell};
 use super::{Entry, Offer, Probe, Summary, Tool, column_of, options};
 use crate::data::Matrix;
 
@@ -144,16 +144,23 @@ pub(super) fn detect(p: &Probe<'_>) -> Option<Result<Summary, String>> {
                  metrics/privleak.py"
             )));
         }
+        let mut audit = Offer::new(
+            "mia",
+            "Membership audit of forget vs holdout (Min-40%, MUSE's privleak attack)",
+            &[
+                ("members", p.name, Some("forget/Min-40%")),
+                ("non_members", p.name, Some("holdout/Min-40%")),
+            ],
+            options(&[("lower_is_member", Value::Bool(true))]),
+        );
+        // `lethe mia` takes members and non-members as positional arguments
+        audit.cli = format!(
+            "lethe mia {} {} --lower-is-member",
+            shell(&format!("{}#forget/Min-40%", p.name)),
+            shell(&format!("{}#holdout/Min-40%", p.name))
+        );
         let offers = vec![
-            Offer::new(
-                "mia",
-                "Membership audit of forget vs holdout (Min-40%, MUSE's privleak attack)",
-                &[
-                    ("members", p.name, Some("forget/Min-40%")),
-                    ("non_members", p.name, Some("holdout/Min-40%")),
-                ],
-                options(&[("lower_is_member", Value::Bool(true))]),
-            ),
+            audit,
             Offer::new(
                 "privleak",
                 "privleak (MUSE's formula) with a bootstrap interval",

@@ -544,6 +544,15 @@ pub fn truth_ratios(v: &Value, metric: Option<&str>) -> Result<Vec<f64>, String>
     Ok(m.as_slice().to_vec())
 }
 
+/// `s` quoted for a POSIX shell when it holds anything but plain path characters (as the offers' commands).
+pub(crate) fn shell(s: &str) -> String {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-#=@:+,".contains(c)) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
 fn entries_and_offers(p_name: &str, f: &OuFile) -> (Vec<Entry>, Vec<Offer>, Option<u64>) {
     let mut entries = Vec::new();
     let mut offers = Vec::new();
@@ -570,18 +579,21 @@ fn entries_and_offers(p_name: &str, f: &OuFile) -> (Vec<Entry>, Vec<Offer>, Opti
                     });
                 }
                 samples = Some(samples.unwrap_or(0).max((forget + holdout) as u64));
+                let (fk, hk) = (format!("{}/forget", m.name), format!("{}/holdout", m.name));
                 let mut o = Offer::new(
                     "mia",
                     format!("Membership audit of forget vs holdout ({})", m.name),
-                    &[
-                        ("members", p_name, Some(&format!("{}/forget", m.name))),
-                        ("non_members", p_name, Some(&format!("{}/holdout", m.name))),
-                    ],
+                    &[("members", p_name, Some(&fk)), ("non_members", p_name, Some(&hk))],
                     options(&[("lower_is_member", Value::Bool(true))]),
                 );
+                // `lethe mia` takes members and non-members as positional arguments
+                o.cli = format!(
+                    "lethe mia {} {} --lower-is-member",
+                    shell(&format!("{p_name}#{fk}")),
+                    shell(&format!("{p_name}#{hk}"))
+                );
                 if let Some(a) = auc {
-                    o.label
-                        .push_str(&format!("; the file's AUC {a} is open-unlearning's (1 − the audit's)"));
+                    o.label.push_str(&format!("; the file's AUC {a} is this audit's"));
                 }
                 offers.push(o);
                 offers.push(Offer::new(
@@ -614,12 +626,15 @@ fn entries_and_offers(p_name: &str, f: &OuFile) -> (Vec<Entry>, Vec<Offer>, Opti
                         },
                     });
                     if fl.name.starts_with("rouge") && !fl.text && fl.width == 1 {
-                        offers.push(Offer::new(
+                        let key = format!("{}/{}", m.name, fl.name);
+                        let mut o = Offer::new(
                             "bounds",
                             format!("Leakage bounds on {}'s per-sample {}", m.name, fl.name),
-                            &[("scores", p_name, Some(&format!("{}/{}", m.name, fl.name)))],
+                            &[("scores", p_name, Some(&key))],
                             options(&[]),
-                        ));
+                        );
+                        o.cli = format!("lethe bounds {}", shell(&format!("{p_name}#{key}")));
+                        offers.push(o);
                     }
                 }
                 if fields.iter().any(|f| f.name == "generation") && fields.iter().any(|f| f.name == "ground_truth") {

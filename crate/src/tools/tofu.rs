@@ -19,7 +19,7 @@
 
 use serde_json::{Map, Value};
 
-use super::open_unlearning::{by_index, number};
+use super::open_unlearning::{by_index, number, shell};
 use super::{Entry, Offer, Probe, Summary, Tool, options};
 use crate::data::Matrix;
 
@@ -231,15 +231,18 @@ pub(super) fn detect(p: &Probe<'_>) -> Option<Result<Summary, String>> {
                 ),
             });
             if s == "rougeL_recall" {
-                offers.push(Offer::new(
+                let key = format!("{prefix}{s}");
+                let mut o = Offer::new(
                     "bounds",
                     format!(
                         "Leakage bounds on the per-sample ROUGE-L recall{}",
                         task.as_ref().map_or(String::new(), |t| format!(" of {t}"))
                     ),
-                    &[("scores", p.name, Some(&format!("{prefix}{s}")))],
+                    &[("scores", p.name, Some(&key))],
                     options(&[]),
-                ));
+                );
+                o.cli = format!("lethe bounds {}", shell(&format!("{}#{key}", p.name)));
+                offers.push(o);
             }
         }
         let forget = task.as_deref().is_none_or(|t| t == "eval_log_forget.json");
