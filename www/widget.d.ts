@@ -134,9 +134,20 @@ export type TeachTopic = 'hsic' | 'sde' | 'ranks' | 'epsilon' | 'bounds' | 'mia'
  * <lethe-eval mode="teach" topic="hsic"> (no data, no run(); fires `ready` when the first figure is drawn).
  */
 export class LetheEval extends HTMLElement {
-  readonly analysis: PanelId;
+  /** Every attribute has a property of that name (kebab-case ones also in camelCase: `itPool`); setting it sets the attribute. */
+  analysis: PanelId;
+  topic: TeachTopic | null;
+  /** The URL of the directory holding Lethe's site (src/, pkg/, widget.css, data/); see setBasePath. */
+  base: string | null;
+  /** 'narrow' forces one column, 'wide' two; default (null): by the element's own width. */
+  layout: 'narrow' | 'wide' | null;
+  inputs: boolean;
+  example: boolean;
+  autorun: boolean;
   /** True for mode="teach". */
   readonly teaching: boolean;
+  /** Resolves once the worker and wasm have started; rejects with what failed. */
+  readonly ready: Promise<{ version: string }>;
   data: PanelData | null;
   run(opts?: { signal?: AbortSignal }): Promise<Report | null>;
   addEventListener(type: 'progress', fn: (e: CustomEvent<Progress>) => void): void;
@@ -144,6 +155,9 @@ export class LetheEval extends HTMLElement {
   addEventListener(type: 'error', fn: (e: CustomEvent<{ panel: PanelId; message: string; input?: string }>) => void): void;
   addEventListener(type: string, fn: EventListenerOrEventListenerObject): void;
 }
+
+/** The base URL of Lethe's files for every element of the page (lethe-eval.js and base.js export it). */
+export function setBasePath(url: string | null): void;
 
 /** Messages of the iframe mode (frame.html). */
 export type FrameMessage =
@@ -153,4 +167,6 @@ export type FrameMessage =
   | { type: 'lethe:cancel' }
   | { type: 'lethe:progress'; fraction: number; phase: string; eta_s: number }
   | { type: 'lethe:result'; report: Report }
-  | { type: 'lethe:error'; message: string; input: string | null };
+  | { type: 'lethe:error'; message: string; input: string | null }
+  /** The frame's content height in CSS px, posted whenever it changes: set the iframe's height to it. */
+  | { type: 'lethe:resize'; height: number };

@@ -2,8 +2,10 @@
 // first use (never at import time). Requests are Promises; an AbortSignal cancels a run.
 
 import { spawnWorker } from './spawn.js';
+import { assetUrl } from './base.js';
 
-const WORKER_URL = () => new URL('./worker.js', import.meta.url);
+// From the site's base URL (base.js), not `new URL('./worker.js', import.meta.url)`: a bundler would bundle it.
+const WORKER_URL = (base) => (base ? new URL('src/worker.js', base) : assetUrl('src/worker.js'));
 
 /** Why this browser cannot run the widget, or null. */
 export function unsupported() {
@@ -15,8 +17,10 @@ export function unsupported() {
 
 export class Engine {
   /** `workers`: how many workers a pooled SDE run uses (default min(hardwareConcurrency, 4)). */
-  constructor({ workers } = {}) {
+  constructor({ workers, base } = {}) {
     this.workers = workers;
+    /** The site's base URL (base.js); null: found at start. */
+    this.base = base || null;
     this.worker = null;
     this.pending = new Map();
     this.seq = 0;
@@ -61,7 +65,12 @@ export class Engine {
     if (this.ready) return this.ready;
     const why = unsupported();
     if (why) return (this.ready = Promise.reject(new Error(`Lethe cannot run here: ${why}.`)));
-    this.worker = spawnWorker(WORKER_URL());
+    try {
+      this.worker = spawnWorker(WORKER_URL(this.base));
+    } catch (e) {
+      this.failure = e.message;
+      return (this.ready = Promise.reject(e));
+    }
     this.worker.onmessage = (e) => this._receive(e.data);
     this.worker.onerror = (e) => {
       const msg = `the computation worker failed to start (${e.message || 'module workers unsupported?'})`;
@@ -128,10 +137,25 @@ export class Engine {
       this.worker.postMessage({ id, type, ...payload }, transfer || []);
     });
   }
+
+  /**
+   * Ends the worker (and with it the SDE pool's workers it started) and frees its memory: used when the last
+   * <lethe-eval> leaves the page. Requests still pending are rejected; the next engine() call starts afresh.
+   */
+  stop() {
+    this.worker?.terminate();
+    this.worker = null;
+    this.failure = 'Lethe was removed from the page';
+    const err = new DOMException(this.failure, 'AbortError');
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+    this.moduleListeners.clear();
+    if (shared === this) shared = null;
+  }
 }
 
 let shared = null;
-/** The page's engine (created on first call; `opts` only counts then). */
+/** The page's engine (created on first call, or after stop(); `opts` only counts then). */
 export function engine(opts) {
   if (!shared) shared = new Engine(opts);
   return shared;

@@ -6,6 +6,8 @@
 // run: true}; frame → parent {type: 'lethe:progress', ...}, then {type: 'lethe:result', report} or
 // {type: 'lethe:error', message, input}. Also {type: 'lethe:run'}, {type: 'lethe:cancel'}, and {type: 'lethe:hello'}
 // (answered with lethe:ready again, for a host whose listener came late).
+// The frame also posts {type: 'lethe:resize', height} (CSS px) whenever its content's height changes, so that the
+// host can size the iframe to it (docs/embedding.md has the ten-line host snippet).
 // Only messages from the parent window are accepted; with ?origin=https://host.example only from that origin,
 // and replies go to the origin that sent the data.
 import { create } from './widget.js';
@@ -26,7 +28,9 @@ const widget = create(document.getElementById('app'), {
   },
 });
 const params = {};
-for (const [k, v] of q) if (!['analysis', 'origin', 'inputs'].includes(k)) params[k.replace(/-/g, '_')] = v;
+for (const [k, v] of q) if (!['analysis', 'origin', 'inputs', 'layout'].includes(k)) params[k.replace(/-/g, '_')] = v;
+// ?layout=narrow|wide forces one or two columns (default: by the frame's own width, widget.css).
+if (['narrow', 'wide'].includes(q.get('layout'))) document.getElementById('app').dataset.layout = q.get('layout');
 widget.setParams(analysis, params);
 
 async function run() {
@@ -57,8 +61,23 @@ window.addEventListener('message', async (e) => {
     if (m.run) run();
   } else if (m.type === 'lethe:run') run();
   else if (m.type === 'lethe:cancel') controller?.abort();
-  else if (m.type === 'lethe:hello' && readyInfo) post({ type: 'lethe:ready', version: readyInfo.version, analysis });
+  else if (m.type === 'lethe:hello') {
+    if (readyInfo) post({ type: 'lethe:ready', version: readyInfo.version, analysis });
+    if (lastHeight) post({ type: 'lethe:resize', height: lastHeight });
+  }
 });
+
+// The content's height, whenever it changes (the frame's own height would not shrink back).
+const app = document.getElementById('app');
+let lastHeight = 0;
+const reportHeight = () => {
+  const height = Math.ceil(app.getBoundingClientRect().height);
+  if (height === lastHeight) return;
+  lastHeight = height;
+  post({ type: 'lethe:resize', height });
+};
+if (typeof ResizeObserver === 'function') new ResizeObserver(reportHeight).observe(app);
+else window.addEventListener('load', reportHeight);
 
 let readyInfo = null;
 widget.ready.then(

@@ -3,6 +3,7 @@
 // replaces older ones), reduced-motion detection and the "try it on your data" hand-off. No statistics here: every
 // number shown comes from the worker (analysis/src/teach/ → the lethe core).
 import { h, fill, nextId } from '../dom.js';
+import { assetUrl } from '../base.js';
 import { fmt } from '../format.js';
 
 /** True when the user asked the system for reduced motion: no animation, the final state at once. */
@@ -192,7 +193,8 @@ export function responsive(draw) {
 }
 
 /** The site root (where index.html and teach.html live), from this module's URL. */
-export const siteRoot = () => new URL('../../', import.meta.url);
+// The site's base URL (base.js), not import.meta.url, which a bundler rewrites.
+export const siteRoot = () => assetUrl('');
 
 /**
  * "Try it on your data": a link to the main widget's panel (with this topic's data where it can take it) and the

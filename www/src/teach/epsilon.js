@@ -67,6 +67,9 @@ export function epsilonTopic(ctx, { number: nr } = {}) {
   });
 
   function drawHandle(svg) {
+    // The figure holds a focusable slider: a labelled group, not an image (an image's children are presentational,
+    // so screen readers would never reach the slider).
+    svg.setAttribute('role', 'group');
     const a = svg.plotArea;
     const x = svg.xScale;
     const [lo, hi] = bounds();

@@ -6,6 +6,7 @@
 // runs), which the page opens on its built-in example. Either way the panel's heading gets the focus, so keyboard
 // and screen-reader users start where the link pointed.
 import { engine } from '../engine.js';
+import { assetUrl } from '../base.js';
 
 const PANEL = { sde: 'lethe-sde', epsilon: 'lethe-epsilon', bounds: 'lethe-bounds', hsic: 'lethe-sde' };
 const panelId = (topic, params) => (topic === 'ranks' ? (params.get('panel') === 'ruler' ? 'lethe-ruler' : 'lethe-sde') : PANEL[topic]);
@@ -63,7 +64,7 @@ export async function handoff(widget, params) {
     const rep = params.get('representation') === 'softmax' ? 'softmax' : 'penultimate';
     const model = ['original', 'retrained', 'unlearned'].includes(params.get('model')) ? params.get('model') : 'retrained';
     const name = rep === 'softmax' ? 'softmax.npz' : `act_${model}.npy`;
-    const res = await fetch(new URL(`../../data/digits/${name}`, import.meta.url));
+    const res = await fetch(assetUrl(`data/digits/${name}`));
     if (!res.ok) throw new Error(`${name}: HTTP ${res.status}`);
     const blob = await res.blob();
     const bytes = await blob.arrayBuffer();
