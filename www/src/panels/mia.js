@@ -89,11 +89,12 @@ export function rocPlot(res, { width = 640, height = 360, rules } = {}) {
 }
 
 /**
- * Lets the intervals under each value wrap (the table's cells do not), so that the table fits a narrow results column
- * instead of scrolling: set through the CSSOM, which a strict Content-Security-Policy allows.
+ * Lets the intervals under each value and the column titles wrap (the table's cells do not), so that the table fits a
+ * narrow results column (375 px) instead of scrolling: set through the CSSOM, which a strict Content-Security-Policy
+ * allows.
  */
 function fitTable(el) {
-  for (const s of el.querySelectorAll('small')) s.style.whiteSpace = 'normal';
+  for (const s of el.querySelectorAll('small, thead th')) s.style.whiteSpace = 'normal';
   return el;
 }
 
@@ -124,7 +125,7 @@ export function miaPanel(ctx) {
     slots.scores.el.hidden = slots.labels.el.hidden = two;
   };
   mode.input.addEventListener('change', syncMode);
-  const note = h('p', { class: 'example-note', 'data-value': 'mia.example', hidden: true }, EXAMPLE_NOTE);
+  const note = h('p', { class: 'notes', 'data-value': 'mia.example', hidden: true }, EXAMPLE_NOTE);
   let exampleSource = null;
   fill(parts.inputs, note, mode.el, Object.values(slots).map((s) => s.el));
   syncMode();
@@ -233,6 +234,8 @@ export function miaPanel(ctx) {
     const left = pre.place(out.warnings, true);
     const level = `${+(100 * (1 - req.alpha)).toPrecision(6)}%`;
     const rows = r.tpr_at_fpr;
+    // One rule: its name goes into the caption, and the table keeps to four columns (it fits 375 px).
+    const oneRule = new Set(rows.map((t) => t.rule)).size === 1;
     fill(
       parts.results,
       headlineBox(out.headline),
@@ -254,11 +257,11 @@ export function miaPanel(ctx) {
       r.curve.thinned ? h('p', { class: 'muted' }, `The curve is drawn through ${r.curve.fpr.length} of its ${r.curve.points} points; every statistic uses them all.`) : null,
       fitTable(h('div', { class: 'table-scroll' },
         h('table', { class: 'targets', 'data-value': 'mia.tpr_at_fpr' },
-          h('caption', {}, `TPR at each target FPR, and the FPR the chosen threshold really has (${level} Clopper–Pearson intervals below each)`),
-          h('thead', {}, h('tr', {}, ['rule', 'target FPR', 'TPR', 'realized FPR', 'threshold'].map((c) => h('th', { scope: 'col' }, c)))),
+          h('caption', {}, `TPR at each target FPR, and the FPR the chosen threshold really has (${level} Clopper–Pearson intervals below each)${oneRule ? `; ${rows[0].rule}’s rule` : ''}`),
+          h('thead', {}, h('tr', {}, [oneRule ? null : 'rule', 'target FPR', 'TPR', 'realized FPR', 'threshold'].filter(Boolean).map((c) => h('th', { scope: 'col' }, c)))),
           h('tbody', {}, rows.map((t) => h('tr', { 'data-rule': t.rule, 'data-target': String(num(t.target_fpr)) },
-            h('td', {}, t.rule),
-            h('th', { scope: 'row' }, fmt(num(t.target_fpr))),
+            oneRule ? null : h('td', {}, t.rule),
+            h('th', { scope: 'row' }, String(num(t.target_fpr))),
             h('td', {}, h('span', { 'data-tpr': `${t.rule}.${num(t.target_fpr)}` }, fmt(num(t.tpr))), h('br'), h('small', { class: 'muted' }, ci(t.tpr_interval))),
             h('td', { class: num(t.realized_fpr) < num(t.target_fpr) ? 'below-target' : null }, h('span', {}, fmt(num(t.realized_fpr))), h('br'), h('small', { class: 'muted' }, ci(t.fpr_interval))),
             h('td', {}, t.mixed_threshold != null ? [fmt(num(t.threshold)), h('br'), h('small', { class: 'muted' }, `/ ${fmt(num(t.mixed_threshold))} (mixed, weight ${fmt(num(t.mixing_weight))})`)] : fmt(num(t.threshold))))))),
