@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::CliError;
 use crate::report::fmt_num;
 
+mod batch;
 mod bounds;
 mod eps_audit;
 mod epsilon;
@@ -26,6 +27,7 @@ mod sde_cmd;
 mod stats;
 mod tools_ou;
 
+use batch::*;
 use bounds::*;
 use eps_audit::*;
 use epsilon::*;
@@ -84,6 +86,10 @@ pub enum Command {
     Lira(LiraArgs),
     /// Benjamini–Hochberg / Holm / Bonferroni on a file of p-values (statsmodels multipletests' fields)
     Fdr(FdrArgs),
+    /// Run one shard of a manifest of analyses (one JSON line each); a Slurm job array maps onto --shard I/N
+    Batch(BatchArgs),
+    /// Merge the outputs of lethe batch into one CSV/JSON table, ordered by cell
+    Merge(MergeArgs),
     /// Lower bound on a training run's DP ε from a membership audit: Clopper–Pearson (Bonferroni) or one-run
     #[command(visible_alias = "dp-audit")]
     EpsLower(EpsLowerArgs),
@@ -298,6 +304,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Mia(a) => mia_cmd(a),
         Command::Lira(a) => lira_cmd(a),
         Command::Fdr(a) => fdr_cmd(a),
+        Command::Batch(a) => batch_cmd(a),
+        Command::Merge(a) => merge_cmd(a),
         Command::EpsLower(a) => eps_lower_cmd(a),
         Command::ForgetQuality(a) => forget_quality_cmd(a),
         Command::Privleak(a) => privleak_cmd(a),
