@@ -161,6 +161,17 @@ browser_tests() {
   node tests/browser/run.mjs
 }
 
+# Embedding in real docs sites (issue 17, tests/embed/run.mjs): a MkDocs-Material site (pip, venv under target/embed/)
+# and a Docusaurus 3 site (npm ci of tests/embed/docusaurus/package-lock.json under target/embed/), built with
+# <lethe-eval> embedded as docs/embedding.md says, plus plain, strict-CSP and iframe pages, driven in headless Chromium,
+# and nginx with the deployment note's configuration (tests/embed/nginx.conf).
+# Installs are cached under target/embed/ on the same machine (first run: about a minute for npm, seconds for pip).
+embed_site_tests() {
+  log "embedding in MkDocs Material and Docusaurus 3 sites (tests/embed/run.mjs)"
+  need_apt python3-venv nginx-light
+  node tests/embed/run.mjs
+}
+
 cmd=${1:-test}
 case "$cmd" in
   setup) setup ;;
@@ -170,6 +181,7 @@ case "$cmd" in
     native_tests
     wasm_build_check
     browser_tests
+    embed_site_tests
     gpu_browser_tests
     fuzz_smoke
     log "all tests passed"
