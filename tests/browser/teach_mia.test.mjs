@@ -5,7 +5,7 @@
 // the figures is focusable (they are images); `<lethe-eval mode="teach" topic="mia">` works on its own.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { SHOTS, assert, cli, eq, fmt, open, shot, workdir } from './lib.mjs';
+import { SHOTS, assert, cli, downloadJson, eq, fmt, open, shot, workdir } from './lib.mjs';
 
 const topic = (page) => page.locator('#lethe-teach-mia');
 const version = (t) => t.evaluate((e) => Number(e.dataset.version || 0));
@@ -153,6 +153,34 @@ export const tests = [
       eq(s4.st.request.data.seed, 4, 'seed typed');
       assert(page.errors.length === 0, page.errors.join('; '));
       return `defaults: AUC ${d.v['mia.auc']} ${d.v['mia.delong']}, LeakPro TPR at 1e-3 ${d.v['mia.tpr_at_target']} (realized ${d.v['mia.realized_fpr']}); true TPR ${same.tpr_at_target.toFixed(4)} vs ${same.equal_variance_tpr_at_target.toFixed(4)} at the same AUC; keyboard, drag and seed all equal the CLI`;
+    },
+  },
+  {
+    name: 'membership audit: “Try it on your data” opens the Membership audit panel on the figure’s scores (focused) with its AUC and TPR at the target',
+    async fn({ context, base }) {
+      const page = await teachPage(context, base);
+      const t = topic(page);
+      await press(page, t, t.locator('[data-param=spread]'), 'ArrowLeft', 2);
+      await press(page, t, t.locator('[data-param=target_fpr]'), 'ArrowDown');
+      const v = await shown(t);
+      const st = await state(page);
+      const href = await t.locator('[data-action=handoff]').getAttribute('href');
+      const p = await open(context, base, href.replace(base, ''));
+      const panel = p.locator('#lethe-mia');
+      await panel.locator('.lethe-progress-text').filter({ hasText: /done in|failed/ }).waitFor({ timeout: 60000 });
+      assert(/done in/.test(await panel.locator('.lethe-progress-text').textContent()), 'the panel ran');
+      await p.waitForFunction(() => document.activeElement?.closest('section.lethe-panel')?.id === 'lethe-mia', null, { timeout: 30000 });
+      const report = await downloadJson(p, panel.locator('[data-action="export-json"]'));
+      eq(fmt(report.result.summary.auc), v['mia.auc'], 'the panel’s AUC is the figure’s');
+      eq(report.result.summary.n_non_members, st.request.data.n_non_members, 'the figure’s non-members');
+      for (const r of report.result.tpr_at_fpr) {
+        eq(r.target_fpr, st.request.target_fpr, 'the figure’s target FPR');
+        eq(fmt(r.tpr), v[`mia.rule.${r.rule}`], `${r.rule}: the figure’s TPR`);
+        eq(fmt(r.realized_fpr), v[`mia.rule_fpr.${r.rule}`], `${r.rule}: the figure’s realized FPR`);
+      }
+      await p.locator('#lethe-mia').screenshot({ path: path.join(SHOTS, 'teach-handoff-mia.png') });
+      assert(p.errors.length === 0, p.errors.join('; '));
+      return `panel AUC ${fmt(report.result.summary.auc)} = figure; ${report.result.tpr_at_fpr.length} rules at ${st.request.target_fpr}`;
     },
   },
   {

@@ -8,7 +8,7 @@
 import { engine } from '../engine.js';
 import { assetUrl } from '../base.js';
 
-const PANEL = { sde: 'lethe-sde', epsilon: 'lethe-epsilon', bounds: 'lethe-bounds', hsic: 'lethe-sde' };
+const PANEL = { sde: 'lethe-sde', epsilon: 'lethe-epsilon', bounds: 'lethe-bounds', hsic: 'lethe-sde', mia: 'lethe-mia' };
 const panelId = (topic, params) => (topic === 'ranks' ? (params.get('panel') === 'ruler' ? 'lethe-ruler' : 'lethe-sde') : PANEL[topic]);
 const number = (params, k, d) => (params.has(k) ? Number(params.get(k)) : d);
 
@@ -60,6 +60,10 @@ export async function handoff(widget, params) {
     const spec = { topic: 'bounds', family: params.get('family') || 'scores', n: number(params, 'n', 200), p0: number(params, 'p0', 0.6), k: number(params, 'k', 1.5), p: number(params, 'p', 0.05), seed };
     const [s] = await Promise.all((await exported(eng, spec)).map(add));
     widget.panels.bounds.set({ mode: 'scores', scores: { source: s.id, rows: { kind: 'all' } }, alpha: number(params, 'alpha', 0.05), one_sided: params.get('one_sided') === 'true', ...(params.has('x0') ? { x: [number(params, 'x0', 0.5)] } : {}) });
+  } else if (topic === 'mia') {
+    const spec = { topic: 'mia', n_members: number(params, 'n_members', 1000), n_non_members: number(params, 'n_non_members', 3000), shift: number(params, 'shift', 0.5), spread: number(params, 'spread', 2), seed };
+    const [m, n] = await Promise.all((await exported(eng, spec)).map(add));
+    widget.panels.mia.set({ mode: 'two', members: { source: m.id, rows: { kind: 'all' } }, non_members: { source: n.id, rows: { kind: 'all' } }, rule: 'all', fpr: [number(params, 'target_fpr', 0.001)] });
   } else if (topic === 'sde') {
     const rep = params.get('representation') === 'softmax' ? 'softmax' : 'penultimate';
     const model = ['original', 'retrained', 'unlearned'].includes(params.get('model')) ? params.get('model') : 'retrained';

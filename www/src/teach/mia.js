@@ -263,8 +263,8 @@ export function miaTopic(ctx, { number: nr } = {}) {
     fill(
       parts.handoff,
       handoff({
-        text: 'The Membership audit panel runs the same audit on your attack’s scores (two files, or scores with 0/1 labels): the exact ROC, the AUC with DeLong’s or a bootstrap interval, TPR at each target FPR by every tool’s rule with the realized FPR, and the log–log plot with its band.',
-        links: [{ href: `${new URL('index.html', siteRoot()).href}#lethe-mia`, label: 'Open the Membership audit panel →', action: 'handoff' }],
+        text: 'The Membership audit panel runs the same audit on your attack’s scores (two files, or scores with 0/1 labels): the exact ROC, the AUC with DeLong’s or a bootstrap interval, TPR at each target FPR by every tool’s rule with the realized FPR, and the log–log plot with its band. The link opens it on these scores, read at this target FPR by all three rules.',
+        links: [{ href: `${new URL('index.html', siteRoot()).href}?${new URLSearchParams({ example: '0', teach: 'mia', ...Object.fromEntries(Object.entries(r.data).map(([k, v]) => [k, String(v)])), target_fpr: String(r.target_fpr) })}#lethe-mia`, label: 'Open these scores in the Membership audit panel →', action: 'handoff' }],
         cli: [`lethe mia teach_members_seed${s}.npy teach_non_members_seed${s}.npy --fpr ${r.target_fpr} --rule all`],
       }),
       h('p', {}, button({ action: 'download-data', label: 'Download the scores (.npy)', onClick: () => exportData().catch((e) => parts.error(e)) })),
