@@ -69,3 +69,72 @@ fn bounds_report_the_one_sided_lower_clopper_pearson_bound() {
         }
     }
 }
+
+#[test]
+fn rouge_lsum_through_the_cli_matches_rouge_score() {
+    let g = golden("rouge_lsum.json");
+    for stem in [false, true] {
+        let cases: Vec<&Value> = g["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["use_stemmer"].as_bool() == Some(stem))
+            .collect();
+        // One summary per line, sentences separated by the two characters \n (the default separator).
+        let lines = |key: &str| -> String {
+            cases
+                .iter()
+                .map(|c| format!("{}\n", c[key].as_str().unwrap().replace('\n', "\\n")))
+                .collect()
+        };
+        let p = write(&format!("lsum_pred_{stem}.txt"), &lines("prediction"));
+        let r = write(&format!("lsum_ref_{stem}.txt"), &lines("reference"));
+        let mut args = vec![
+            "rouge",
+            "--predictions",
+            p.as_str(),
+            "--reference",
+            r.as_str(),
+            "--lsum",
+        ];
+        if stem {
+            args.push("--stemmer");
+        }
+        let rep = json(&args);
+        assert_eq!(rep["parameters"]["lsum"], true);
+        let s = &rep["result"]["scores"];
+        for (k, c) in cases.iter().enumerate() {
+            let want = c["rougeLsum"].as_array().unwrap();
+            for (i, key) in ["precision", "recall", "fmeasure"].iter().enumerate() {
+                assert_eq!(num(&s[key][k]), num(&want[i]), "{c}: {key}");
+            }
+        }
+        // A custom separator gives the same scores.
+        let p2 = write(
+            &format!("lsum_pred_sep_{stem}.txt"),
+            &lines("prediction").replace("\\n", " <n> "),
+        );
+        let r2 = write(
+            &format!("lsum_ref_sep_{stem}.txt"),
+            &lines("reference").replace("\\n", " <n> "),
+        );
+        let mut args2 = vec![
+            "rouge",
+            "--predictions",
+            p2.as_str(),
+            "--reference",
+            r2.as_str(),
+            "--lsum",
+        ];
+        args2.extend(["--sentence-sep", "<n>"]);
+        if stem {
+            args2.push("--stemmer");
+        }
+        assert_eq!(json(&args2)["result"]["scores"], *s);
+    }
+    // Without --lsum the report is ROUGE-L's, with no lsum parameter.
+    let p = write("plain.txt", "the cat sat\n");
+    let rep = json(&["rouge", "--predictions", &p, "--reference-text", "the cat"]);
+    assert!(rep["parameters"].get("lsum").is_none());
+    assert_eq!(rep["headline"]["call"], "rouge_l");
+}

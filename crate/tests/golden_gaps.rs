@@ -72,3 +72,29 @@ fn lower_clopper_pearson_bound_matches_scipy_and_statsmodels() {
     }
     dev.report("one-sided lower Clopper–Pearson");
 }
+
+#[test]
+fn rouge_lsum_matches_rouge_score_bit_for_bit() {
+    let g = golden_gaps("rouge_lsum.json");
+    let mut differs_from_l = 0;
+    for c in g["cases"].as_array().unwrap() {
+        let (r, p) = (c["reference"].as_str().unwrap(), c["prediction"].as_str().unwrap());
+        let stem = c["use_stemmer"].as_bool().unwrap();
+        let s = lethe::rouge::rouge_lsum(r, p, stem);
+        let want: Vec<f64> = c["rougeLsum"].as_array().unwrap().iter().map(num).collect();
+        assert_eq!(vec![s.precision, s.recall, s.fmeasure], want, "{c}");
+        let l = lethe::rouge::rouge_l(r, p, stem);
+        let want_l: Vec<f64> = c["rougeL"].as_array().unwrap().iter().map(num).collect();
+        assert_eq!(vec![l.precision, l.recall, l.fmeasure], want_l, "{c}: rougeL");
+        differs_from_l += usize::from(want != want_l);
+        // The batch functions give the same scores.
+        let b = lethe::rouge::rouge_lsum_pairs(&[r], &[p], stem).unwrap();
+        assert_eq!(b.fmeasure[0], s.fmeasure);
+        let b = lethe::rouge::rouge_lsum_against(r, &[p], stem).unwrap();
+        assert_eq!(b.recall[0], s.recall);
+    }
+    assert!(
+        differs_from_l > 20,
+        "the cases exercise the summary-level union: {differs_from_l}"
+    );
+}

@@ -73,9 +73,45 @@ def cp_lower():
     return out
 
 
+def rouge_lsum():
+    from rouge_score import rouge_scorer
+    rng = np.random.default_rng(20261125)
+    vocab = ["the", "cat", "sat", "on", "mat", "dog", "running", "runs", "ran", "a", "harry", "potter's", "friends",
+             "Caf\u00e9", "2001", "is", "was", "and"]
+    cases = [
+        ("the cat sat\non the mat", "on the mat\nthe cat sat"),
+        ("a b c d\ne f g", "a c e\nb d f g"),
+        ("the the the cat\nthe cat", "cat the\nthe the cat the"),
+        ("", "anything"),
+        ("only one sentence here", "only one sentence here too"),
+        ("\n\nblank lines around\n\n", "blank\n\nlines around"),
+        ("   \nwhitespace sentence", "whitespace\n   \nsentence"),
+        ("Running runs ran runner.\nHarry Potter's friends!", "harry potter friend\nrunning ran"),
+        ("x y z", "!!!\n..."),
+    ]
+    for k in range(40):
+        def text():
+            sents = []
+            for _ in range(rng.integers(1, 5)):
+                sents.append(" ".join(rng.choice(vocab, rng.integers(1, 12))))
+            return "\n".join(sents)
+        cases.append((text(), text()))
+    out = []
+    for stem in [False, True]:
+        sc = rouge_scorer.RougeScorer(["rougeLsum", "rougeL"], use_stemmer=stem)
+        for ref, pred in cases:
+            r = sc.score(ref, pred)
+            out.append({"reference": ref, "prediction": pred, "use_stemmer": stem,
+                        "rougeLsum": [f(r["rougeLsum"].precision), f(r["rougeLsum"].recall),
+                                      f(r["rougeLsum"].fmeasure)],
+                        "rougeL": [f(r["rougeL"].precision), f(r["rougeL"].recall), f(r["rougeL"].fmeasure)]})
+    return out
+
+
 if __name__ == "__main__":
     import sys
     v = versions()
     json.dump({"versions": v, "cases": wilcoxon_all_zero()}, open(OUT + "wilcoxon_all_zero.json", "w"))
     json.dump({"versions": v, "cases": cp_lower()}, open(OUT + "clopper_pearson_lower.json", "w"))
+    json.dump({"versions": v, "cases": rouge_lsum()}, open(OUT + "rouge_lsum.json", "w"))
     print(json.dumps(v))

@@ -28,6 +28,12 @@ pub struct BoundsRequest {
     /// the parameters, not as an input.
     pub reference_text: Option<String>,
     pub stemmer: bool,
+    /// ROUGE-Lsum (rouge-score's `rougeLsum`: sentences split on newlines, summary-level union LCS) instead of
+    /// ROUGE-L.
+    pub lsum: bool,
+    /// ROUGE-Lsum: what separates the sentences within one line of the files (default the two characters `\n`, as
+    /// a newline is written escaped in a one-summary-per-line file).
+    pub sentence_separator: Option<String>,
     /// With generations: also compute the leakage bounds on their ROUGE-L F-measures (`lethe rouge --bounds`; the
     /// page always asks).
     pub bounds: bool,
@@ -50,6 +56,8 @@ impl Default for BoundsRequest {
             reference: None,
             reference_text: None,
             stemmer: false,
+            lsum: false,
+            sentence_separator: None,
             bounds: true,
             alpha: leakage::DEFAULT_ALPHA,
             one_sided: false,
@@ -127,6 +135,11 @@ pub enum BoundsParameters {
         reference: Option<String>,
         reference_text: Option<String>,
         stemmer: bool,
+        /// ROUGE-Lsum (absent for ROUGE-L, whose reports are unchanged).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        lsum: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        sentence_separator: Option<String>,
         bounds: bool,
         bound_args: BoundParameters,
     },
@@ -177,6 +190,9 @@ impl BoundsOutput {
         )
     }
 }
+
+/// ROUGE-Lsum's default sentence separator within a line: the two characters `\n`.
+pub const DEFAULT_SENTENCE_SEPARATOR: &str = "\\n";
 
 /// What a report names pasted text by (it has no file).
 pub const PASTED: &str = "(pasted)";
@@ -296,10 +312,27 @@ fn scores(ws: &mut Workspace, req: &BoundsRequest) -> Result<Scores> {
                     .usage());
                 }
             };
-            let batch = match refs.len() {
-                1 => rouge::rouge_l_against(&refs[0], &preds, req.stemmer)?,
-                n if n == preds.len() => rouge::rouge_l_pairs(&refs, &preds, req.stemmer)?,
-                n => {
+            // ROUGE-Lsum: the sentence separator within a line becomes the newline rouge-score splits on.
+            let sep = req.sentence_separator.as_deref().unwrap_or(DEFAULT_SENTENCE_SEPARATOR);
+            if req.lsum && sep.is_empty() {
+                return Err(
+                    Error::msg("the sentence separator is empty: give the text that separates sentences").usage(),
+                );
+            }
+            let split = |lines: Vec<String>| -> Vec<String> {
+                if req.lsum {
+                    lines.into_iter().map(|l| l.replace(sep, "\n")).collect()
+                } else {
+                    lines
+                }
+            };
+            let (preds, refs) = (split(preds), split(refs));
+            let batch = match (refs.len(), req.lsum) {
+                (1, false) => rouge::rouge_l_against(&refs[0], &preds, req.stemmer)?,
+                (1, true) => rouge::rouge_lsum_against(&refs[0], &preds, req.stemmer)?,
+                (n, false) if n == preds.len() => rouge::rouge_l_pairs(&refs, &preds, req.stemmer)?,
+                (n, true) if n == preds.len() => rouge::rouge_lsum_pairs(&refs, &preds, req.stemmer)?,
+                (n, _) => {
                     return Err(Error::at(
                         "reference",
                         format!(
@@ -508,12 +541,13 @@ pub fn bounds(ws: &mut Workspace, req: &BoundsRequest) -> Result<BoundsOutput> {
         Some(scores) => {
             let f = &scores.fmeasure;
             let mean = f.iter().sum::<f64>() / f.len() as f64;
+            let name = if req.lsum { "ROUGE-Lsum" } else { "ROUGE-L" };
             let headline = match &report {
-                Some(r) => bounds_headline(r, "generations", "ROUGE-L F-measure"),
+                Some(r) => bounds_headline(r, "generations", &format!("{name} F-measure")),
                 None => Headline::new(
-                    "rouge_l",
+                    if req.lsum { "rouge_lsum" } else { "rouge_l" },
                     format!(
-                        "Mean ROUGE-L F-measure {} over {} generations (highest {}); add the leakage bounds \
+                        "Mean {name} F-measure {} over {} generations (highest {}); add the leakage bounds \
                          (--bounds) to bound how often a generation leaks",
                         num(mean),
                         f.len(),
@@ -527,6 +561,12 @@ pub fn bounds(ws: &mut Workspace, req: &BoundsRequest) -> Result<BoundsOutput> {
                 reference: spec("reference"),
                 reference_text: req.reference_text.clone(),
                 stemmer: req.stemmer,
+                lsum: req.lsum,
+                sentence_separator: req.lsum.then(|| {
+                    req.sentence_separator
+                        .clone()
+                        .unwrap_or_else(|| DEFAULT_SENTENCE_SEPARATOR.into())
+                }),
                 bounds: req.bounds,
                 bound_args: req.bound_parameters(),
             };

@@ -82,6 +82,12 @@ pub struct RougeArgs {
     /// Porter-stem tokens (rouge-score's use_stemmer=True)
     #[arg(long)]
     stemmer: bool,
+    /// ROUGE-Lsum (rouge-score's rougeLsum: sentences split on newlines, summary-level union LCS) instead of ROUGE-L
+    #[arg(long)]
+    lsum: bool,
+    /// With --lsum: the text separating sentences within a line [default: the two characters \n]
+    #[arg(long, value_name = "TEXT", requires = "lsum")]
+    sentence_sep: Option<String>,
     /// Also compute the leakage bounds on the per-generation ROUGE-L F-measures
     #[arg(long)]
     bounds: bool,
@@ -143,7 +149,8 @@ fn run_bounds(ws: &mut Workspace, req: &BoundsRequest, json: bool, files: &[(&st
             let f = &o.scores.fmeasure;
             let mean = f.iter().sum::<f64>() / f.len() as f64;
             let mut s = format!(
-                "ROUGE-L F-measure: mean {} over {} generations (max {})\n",
+                "{} F-measure: mean {} over {} generations (max {})\n",
+                if req.lsum { "ROUGE-Lsum" } else { "ROUGE-L" },
                 fmt_num(mean),
                 f.len(),
                 fmt_num(f.iter().copied().fold(0.0, f64::max))
@@ -217,6 +224,8 @@ pub(super) fn rouge_cmd(a: RougeArgs) -> Result<(), CliError> {
         reference,
         reference_text: a.reference_text.clone(),
         stemmer: a.stemmer,
+        lsum: a.lsum,
+        sentence_separator: a.sentence_sep.clone(),
         bounds: a.bounds,
         ..BoundsRequest::default()
     };

@@ -22,6 +22,17 @@
 //! 3. Split on whitespace, drop empty tokens.
 //! 4. With `use_stemmer`, stem tokens **longer than three characters** with NLTK's Porter stemmer
 //!    ([`porter_stem`]); shorter tokens are kept as they are.
+//!
+//! # ROUGE-Lsum (rouge-score's `rougeLsum`)
+//!
+//! [`rouge_lsum`]: the summary-level LCS of the ROUGE paper (section 3.2) as rouge-score 0.1.2 computes it. Each
+//! text is split into sentences on `\n` (empty pieces dropped; rouge-score's default `split_summaries=False`), each
+//! sentence tokenized as above. For each reference sentence `r`, the union over the prediction sentences `c` of the
+//! positions of `r` in **one** LCS of `r` and `c` — the one rouge-score's backtrack reads out of its table
+//! (`_backtrack_norec`: a match is taken, else the step toward the larger neighbour, the row up on ties) — and
+//! each token of that union is a hit while both texts still have an unused copy of it (rouge-score's counters,
+//! "as in version 1.5.5"). `precision = hits / Σ|c|`, `recall = hits / Σ|r|`, F as above; all three 0 when either
+//! text has no sentence or no token. With one sentence on each side it equals ROUGE-L.
 
 mod porter;
 
@@ -214,6 +225,182 @@ fn score_tokens(reference: &[String], prediction: &[String]) -> RougeScore {
 /// ```
 pub fn rouge_l(reference: &str, prediction: &str, use_stemmer: bool) -> RougeScore {
     score_tokens(&tokenize(reference, use_stemmer), &tokenize(prediction, use_stemmer))
+}
+
+/// rouge-score's `get_sents` (without `split_summaries`): the pieces of `text` between `\n`, empty ones dropped.
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    text.split('\n').filter(|s| !s.is_empty())
+}
+
+/// rouge-score's `lcs_ind(ref, can)`: the positions in `r` of the LCS its table and `_backtrack_norec` read out.
+fn lcs_indices(r: &[String], c: &[String]) -> Vec<usize> {
+    let cols = c.len() + 1;
+    let mut t = vec![0u32; (r.len() + 1) * cols];
+    for i in 1..=r.len() {
+        for j in 1..=c.len() {
+            t[i * cols + j] = if r[i - 1] == c[j - 1] {
+                t[(i - 1) * cols + j - 1] + 1
+            } else {
+                t[(i - 1) * cols + j].max(t[i * cols + j - 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (r.len(), c.len());
+    let mut out = Vec::new();
+    while i > 0 && j > 0 {
+        if r[i - 1] == c[j - 1] {
+            out.push(i - 1);
+            i -= 1;
+            j -= 1;
+        } else if t[i * cols + j - 1] > t[(i - 1) * cols + j] {
+            j -= 1;
+        } else {
+            i -= 1;
+        }
+    }
+    out.reverse();
+    out
+}
+
+/// rouge-score's `_summary_level_lcs` on tokenized sentences.
+fn summary_level_lcs(reference: &[Vec<String>], prediction: &[Vec<String>]) -> RougeScore {
+    use std::collections::HashMap;
+    let zero = RougeScore {
+        precision: 0.0,
+        recall: 0.0,
+        fmeasure: 0.0,
+    };
+    let m: usize = reference.iter().map(Vec::len).sum();
+    let n: usize = prediction.iter().map(Vec::len).sum();
+    if reference.is_empty() || prediction.is_empty() || m == 0 || n == 0 {
+        return zero;
+    }
+    let mut count_r: HashMap<&str, usize> = HashMap::new();
+    let mut count_c: HashMap<&str, usize> = HashMap::new();
+    for t in reference.iter().flatten() {
+        *count_r.entry(t.as_str()).or_default() += 1;
+    }
+    for t in prediction.iter().flatten() {
+        *count_c.entry(t.as_str()).or_default() += 1;
+    }
+    let mut hits = 0usize;
+    for r in reference {
+        let mut union: Vec<usize> = prediction.iter().flat_map(|c| lcs_indices(r, c)).collect();
+        union.sort_unstable();
+        union.dedup();
+        for i in union {
+            let t = r[i].as_str();
+            let (cr, cc) = (
+                count_r.get(t).copied().unwrap_or(0),
+                count_c.get(t).copied().unwrap_or(0),
+            );
+            if cc > 0 && cr > 0 {
+                hits += 1;
+                count_c.insert(t, cc - 1);
+                count_r.insert(t, cr - 1);
+            }
+        }
+    }
+    let recall = hits as f64 / m as f64;
+    let precision = hits as f64 / n as f64;
+    let fmeasure = if precision + recall > 0.0 {
+        2.0 * precision * recall / (precision + recall)
+    } else {
+        0.0
+    };
+    RougeScore {
+        precision,
+        recall,
+        fmeasure,
+    }
+}
+
+/// ROUGE-Lsum of `prediction` against `reference`, exactly rouge-score 0.1.2's
+/// `RougeScorer(['rougeLsum'], use_stemmer=use_stemmer).score(reference, prediction)['rougeLsum']`: sentences
+/// split on `\n` (see the module documentation). The time is `Σ|r_i|·|c_j|` table cells, the memory the largest
+/// sentence pair's table; the batch functions check both first.
+///
+/// # Examples
+/// ```
+/// use lethe::rouge::{rouge_l, rouge_lsum};
+/// let s = rouge_lsum("the cat sat\non the mat", "on the mat\nthe cat sat", false);
+/// assert_eq!((s.precision, s.recall), (1.0, 1.0)); // ROUGE-L of the joined texts is lower
+/// assert!(rouge_l("the cat sat on the mat", "on the mat the cat sat", false).fmeasure < 1.0);
+/// ```
+pub fn rouge_lsum(reference: &str, prediction: &str, use_stemmer: bool) -> RougeScore {
+    let tok = |t: &str| -> Vec<Vec<String>> { sentences(t).map(|s| tokenize(s, use_stemmer)).collect() };
+    summary_level_lcs(&tok(reference), &tok(prediction))
+}
+
+/// Refuses a ROUGE-Lsum batch whose tables exceed what one computation may take: `pairs` yields each pair's
+/// (reference, prediction) texts.
+fn check_lsum_work<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> Result<()> {
+    let (mut steps, mut count, mut largest) = (0u64, 0usize, 0u64);
+    for (r, p) in pairs {
+        let rs: Vec<usize> = sentences(r).map(token_count).collect();
+        let ps: Vec<usize> = sentences(p).map(token_count).collect();
+        let (m, n) = (rs.iter().sum::<usize>() as u64, ps.iter().sum::<usize>() as u64);
+        steps = steps.saturating_add(m.saturating_mul(n));
+        count += 1;
+        let rmax = rs.iter().max().copied().unwrap_or(0) as u64 + 1;
+        let pmax = ps.iter().max().copied().unwrap_or(0) as u64 + 1;
+        largest = largest.max(rmax.saturating_mul(pmax).saturating_mul(4));
+    }
+    let mut budget = crate::check::Budget::default();
+    budget.add(
+        crate::check::Cause::input("predictions"),
+        format!("ROUGE-Lsum of {count} text pair(s) (an LCS table for every reference and prediction sentence pair)"),
+        largest,
+        steps,
+        "score shorter texts or split long sentences (one per line within each text), or split the texts over \
+         several runs",
+    );
+    budget.check()
+}
+
+/// ROUGE-Lsum for many (reference, prediction) pairs, as [`rouge_lsum`].
+///
+/// # Errors
+/// [`Error::ShapeMismatch`] when the two lists differ in length; [`Error::TooLarge`] when the tables exceed what
+/// one computation may take ([`crate::check::limits`]).
+pub fn rouge_lsum_pairs<R: AsRef<str>, P: AsRef<str>>(
+    references: &[R],
+    predictions: &[P],
+    use_stemmer: bool,
+) -> Result<RougeBatch> {
+    if references.len() != predictions.len() {
+        return Err(Error::ShapeMismatch {
+            message: format!(
+                "`references` has {} texts but `predictions` has {}; pass one reference per prediction",
+                references.len(),
+                predictions.len()
+            ),
+        });
+    }
+    check_lsum_work(
+        references
+            .iter()
+            .zip(predictions)
+            .map(|(r, p)| (r.as_ref(), p.as_ref())),
+    )?;
+    let mut out = RougeBatch::with_capacity(predictions.len());
+    for (r, p) in references.iter().zip(predictions) {
+        out.push(rouge_lsum(r.as_ref(), p.as_ref(), use_stemmer));
+    }
+    Ok(out)
+}
+
+/// ROUGE-Lsum of many predictions against one reference, as [`rouge_lsum`].
+///
+/// # Errors
+/// As [`rouge_lsum_pairs`].
+pub fn rouge_lsum_against<P: AsRef<str>>(reference: &str, predictions: &[P], use_stemmer: bool) -> Result<RougeBatch> {
+    check_lsum_work(predictions.iter().map(|p| (reference, p.as_ref())))?;
+    let mut out = RougeBatch::with_capacity(predictions.len());
+    for p in predictions {
+        out.push(rouge_lsum(reference, p.as_ref(), use_stemmer));
+    }
+    Ok(out)
 }
 
 /// The number of tokens [`tokenize`] gives for `text` (stemming keeps the count), without building them.
