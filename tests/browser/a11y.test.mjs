@@ -13,7 +13,54 @@ async function unnamedControls(page) {
   return { total: controls.length, unnamed: unnamed.map((n) => `${n.role.value}#${n.backendDOMNodeId}`) };
 }
 
+/** In the page: failures of the checks axe flagged on teach.html and the main page (issue 17). */
+function contrastAudit() {
+  const rgb = (c) => (c.match(/[\d.]+/g) || []).slice(0, 3).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const ratio = (a, b = [255, 255, 255]) => {
+    const [x, y] = [lum(rgb(a)), lum(b)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05);
+  };
+  const roots = [document, ...[...document.querySelectorAll('lethe-eval')].map((e) => e.shadowRoot).filter(Boolean)];
+  const all = (sel) => roots.flatMap((r) => [...r.querySelectorAll(sel)]);
+  const bad = [];
+  // A focusable control inside role="img" is never reached by a screen reader (axe: nested-interactive).
+  for (const el of all('[role="slider"], input, button, select, [tabindex="0"]')) if (el.closest('[role="img"]')) bad.push(`control inside role=img: ${el.getAttribute('aria-label') || el.tagName}`);
+  // SVG text on the plots' white: 4.5:1 (WCAG 1.4.3).
+  const texts = all('svg text').filter((t) => t.getClientRects().length && t.textContent.trim());
+  for (const t of texts) {
+    const c = getComputedStyle(t).fill;
+    if (c.startsWith('rgb') && ratio(c) < 4.5) bad.push(`svg text "${t.textContent.slice(0, 30)}" ${c} ${ratio(c).toFixed(2)}:1`);
+  }
+  // The focus ring against white: 3:1 (WCAG 1.4.11).
+  const ring = all('.lethe-root button')[0];
+  let ringRatio = null;
+  if (ring) {
+    ring.focus({ focusVisible: true });
+    ringRatio = ratio(getComputedStyle(ring).outlineColor);
+    if (ringRatio < 3) bad.push(`focus ring ${getComputedStyle(ring).outlineColor} ${ringRatio.toFixed(2)}:1`);
+  }
+  return { bad: [...new Set(bad)].slice(0, 12), texts: texts.length, ringRatio };
+}
+
 export const tests = [
+  {
+    name: 'teach.html and the main page: no control inside an SVG image, SVG text at 4.5:1 or more, focus ring at 3:1 or more',
+    async fn({ context, base }) {
+      const teach = await open(context, base, '/teach.html');
+      await teach.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+      const a = await teach.evaluate(contrastAudit);
+      assert(a.bad.length === 0, `teach.html: ${a.bad.join('; ')}`);
+      const main = await open(context, base, '/');
+      await waitExample(main);
+      const b = await main.evaluate(contrastAudit);
+      assert(b.bad.length === 0, `index.html: ${b.bad.join('; ')}`);
+      return `${a.texts} + ${b.texts} SVG texts checked; focus ring ${b.ringRatio?.toFixed(1)}:1`;
+    },
+  },
   {
     name: 'every control has an accessible name (all panels, with results shown)',
     async fn({ context, base }) {
