@@ -154,6 +154,99 @@ fn add_with<V: Vector>(acc: &mut GramAcc<V::Elem>, x: &[V::Elem], w: usize) {
     }
 }
 
+/// [`add_with`] with a 4×4 tile, for targets with 32 vector registers (AVX-512: 16 accumulators + 8 loads), and
+/// the tiles of each band of [`JB`] columns of the Gram matrix done together so that band's packed rows stay in
+/// L1 while every row above it passes. Each entry gets the same panel sums in the same order as in [`add_with`]
+/// with the same `V` (the tile shape and the order of tiles change no bits).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn add_with_4x4<V: Vector>(acc: &mut GramAcc<V::Elem>, x: &[V::Elem], w: usize) {
+    /// Rows of one band: 32 packed rows of `KC` f32 are 32 KB.
+    const JB: usize = 32;
+    let zero = V::Elem::default();
+    let (n, n_pad) = (acc.n, acc.n_pad);
+    let l = V::LANES;
+    let kc_max = KC.div_ceil(l) * l;
+    acc.panel.resize(n_pad * kc_max, zero);
+    let (panel, g) = (&mut acc.panel, &mut acc.g);
+    let mut k0 = 0;
+    while k0 < w {
+        let kc = KC.min(w - k0);
+        let kcp = kc.div_ceil(l) * l;
+        for (i, dst) in panel.chunks_exact_mut(kcp).take(n_pad).enumerate() {
+            if i < n {
+                dst[..kc].copy_from_slice(&x[i * w + k0..i * w + k0 + kc]);
+                dst[kc..].fill(zero);
+            } else {
+                dst.fill(zero);
+            }
+        }
+        let rows: Vec<&[V::Elem]> = panel.chunks_exact(kcp).take(n_pad).collect();
+        for jb in (0..n).step_by(JB) {
+            let jend = (jb + JB).min(n);
+            // Row blocks i0 (4-aligned) up to the band's end; tiles from the diagonal block on.
+            for i0 in (0..jend).step_by(NR) {
+                for j0 in (jb.max(i0)..jend).step_by(NR) {
+                    let b = [rows[j0], rows[j0 + 1], rows[j0 + 2], rows[j0 + 3]];
+                    let t = micro_4x4::<V>([rows[i0], rows[i0 + 1], rows[i0 + 2], rows[i0 + 3]], b);
+                    for (r, tr) in t.into_iter().enumerate() {
+                        V::hsum4_add(tr, &mut g[(i0 + r) * n_pad + j0..(i0 + r) * n_pad + j0 + NR]);
+                    }
+                }
+            }
+        }
+        k0 += kc;
+    }
+}
+
+/// Sixteen dot products (rows a0..a3 against b0..b3), one named vector accumulator each (an array of them was
+/// shuffled between registers and the stack every step), loads without per-step bounds checks.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn micro_4x4<V: Vector>(a: [&[V::Elem]; 4], b: [&[V::Elem]; 4]) -> [[V; 4]; 4] {
+    let l = V::LANES;
+    let len = a[0].len() / l * l;
+    assert!(a.iter().chain(&b).all(|r| r.len() >= len));
+    // SAFETY: every row has at least `len` elements (asserted above) and `k + l ≤ len`.
+    let at = |r: &[V::Elem], k: usize| V::load(unsafe { r.get_unchecked(k..k + l) });
+    let z = V::zero();
+    let (mut c00, mut c01, mut c02, mut c03) = (z, z, z, z);
+    let (mut c10, mut c11, mut c12, mut c13) = (z, z, z, z);
+    let (mut c20, mut c21, mut c22, mut c23) = (z, z, z, z);
+    let (mut c30, mut c31, mut c32, mut c33) = (z, z, z, z);
+    let mut k = 0;
+    while k < len {
+        let (y0, y1, y2, y3) = (at(b[0], k), at(b[1], k), at(b[2], k), at(b[3], k));
+        let x0 = at(a[0], k);
+        c00 = c00.madd(x0, y0);
+        c01 = c01.madd(x0, y1);
+        c02 = c02.madd(x0, y2);
+        c03 = c03.madd(x0, y3);
+        let x1 = at(a[1], k);
+        c10 = c10.madd(x1, y0);
+        c11 = c11.madd(x1, y1);
+        c12 = c12.madd(x1, y2);
+        c13 = c13.madd(x1, y3);
+        let x2 = at(a[2], k);
+        c20 = c20.madd(x2, y0);
+        c21 = c21.madd(x2, y1);
+        c22 = c22.madd(x2, y2);
+        c23 = c23.madd(x2, y3);
+        let x3 = at(a[3], k);
+        c30 = c30.madd(x3, y0);
+        c31 = c31.madd(x3, y1);
+        c32 = c32.madd(x3, y2);
+        c33 = c33.madd(x3, y3);
+        k += l;
+    }
+    [
+        [c00, c01, c02, c03],
+        [c10, c11, c12, c13],
+        [c20, c21, c22, c23],
+        [c30, c31, c32, c33],
+    ]
+}
+
 /// Eight dot products (rows a0, a1 against b0..b3), one vector accumulator each: 8 accumulators + 6 loads fit the
 /// 16 registers of AVX2 and of V8's wasm SIMD.
 #[inline(always)]
@@ -270,6 +363,76 @@ mod x86 {
     pub(super) fn has_avx2_fma() -> bool {
         is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
     }
+
+    /// f32x16 (AVX-512F), on a 4×4 tile ([`super::add_with_4x4`]: 32 registers). Each dot product's sixteen lane sums
+    /// are reduced in a fixed order ([`F32x16::hsum4_add`]: halves, then pairs), so results are reproducible on
+    /// every AVX-512 machine; they differ from the AVX2 path's in the last bits (another summation order).
+    #[derive(Clone, Copy)]
+    pub(super) struct F32x16(__m512);
+
+    // SAFETY (all `unsafe` blocks below): only used inside `add_f32_avx512`, which carries
+    // `#[target_feature(enable = "avx512f,avx512vl,avx2,fma")]` and is only called after run-time detection; every load
+    // reads 16 elements from a chunk of exactly that length (`chunks_exact` in `micro`).
+    impl Vector for F32x16 {
+        type Elem = f32;
+        const LANES: usize = 16;
+        #[inline(always)]
+        fn zero() -> Self {
+            Self(unsafe { _mm512_setzero_ps() })
+        }
+        #[inline(always)]
+        fn load(s: &[f32]) -> Self {
+            debug_assert!(s.len() >= 16);
+            Self(unsafe { _mm512_loadu_ps(s.as_ptr()) })
+        }
+        #[inline(always)]
+        fn madd(self, a: Self, b: Self) -> Self {
+            Self(unsafe { _mm512_fmadd_ps(a.0, b.0, self.0) })
+        }
+        #[inline(always)]
+        fn hsum(self) -> f32 {
+            let mut out = [0f32; 4];
+            Self::hsum4_add([self, Self::zero(), Self::zero(), Self::zero()], &mut out);
+            out[0]
+        }
+        #[inline(always)]
+        fn hsum4_add(x: [Self; 4], out: &mut [f32]) {
+            assert!(out.len() >= 4);
+            unsafe {
+                // 512 → 256 bits: low half + high half of each vector.
+                let [a, b, c, d] = x;
+                let a = _mm256_add_ps(_mm512_castps512_ps256(a.0), high256(a.0));
+                let b = _mm256_add_ps(_mm512_castps512_ps256(b.0), high256(b.0));
+                let c = _mm256_add_ps(_mm512_castps512_ps256(c.0), high256(c.0));
+                let d = _mm256_add_ps(_mm512_castps512_ps256(d.0), high256(d.0));
+                // Pairwise: [a01 a23 b01 b23 | a45 a67 b45 b67], then [a0123 b0123 c0123 d0123 | a4567 …].
+                let ab = _mm256_hadd_ps(a, b);
+                let cd = _mm256_hadd_ps(c, d);
+                let s = _mm256_hadd_ps(ab, cd);
+                let s = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+                let o = out.as_mut_ptr();
+                _mm_storeu_ps(o, _mm_add_ps(_mm_loadu_ps(o), s));
+            }
+        }
+    }
+
+    /// The high 256 bits of a vector (AVX-512F has no f32x8 extract; the f64x4 one moves the same bits).
+    #[inline(always)]
+    unsafe fn high256(v: __m512) -> __m256 {
+        // SAFETY: the caller runs with AVX-512F (see `add_f32_avx512`).
+        unsafe { _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)) }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX-512F and VL, AVX2 and FMA.
+    #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+    pub(super) unsafe fn add_f32_avx512(acc: &mut super::GramAcc<f32>, x: &[f32], w: usize) {
+        super::add_with_4x4::<F32x16>(acc, x, w);
+    }
+
+    pub(super) fn has_avx512f() -> bool {
+        is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vl") && has_avx2_fma()
+    }
 }
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -297,8 +460,14 @@ mod wasm {
             // may be unaligned.
             Self(unsafe { v128_load(s.as_ptr().cast()) })
         }
+        /// simd128: a multiply then an add. The relaxed-SIMD build (feature `relaxed-simd`): `f32x4.relaxed_madd`,
+        /// one fused multiply-add where the hardware has one (x86-64 with FMA3, ARM64), a multiply and an add
+        /// elsewhere — so that build's f32 Gram may differ from this one in the last bits, by machine.
         #[inline(always)]
         fn madd(self, a: Self, b: Self) -> Self {
+            #[cfg(feature = "relaxed-simd")]
+            return Self(f32x4_relaxed_madd(a.0, b.0, self.0));
+            #[cfg(not(feature = "relaxed-simd"))]
             Self(f32x4_add(self.0, f32x4_mul(a.0, b.0)))
         }
         #[inline(always)]
@@ -351,6 +520,7 @@ mod wasm {
         }
     }
 
+    #[cfg_attr(feature = "relaxed-simd", target_feature(enable = "relaxed-simd"))]
     pub(super) fn add_f32(acc: &mut super::GramAcc<f32>, x: &[f32], w: usize) {
         super::add_with::<F32x4>(acc, x, w);
     }
@@ -361,6 +531,11 @@ mod wasm {
 
 /// Adds f32 columns to a Gram sum with the widest SIMD the machine has.
 pub(super) fn add_f32(acc: &mut GramAcc<f32>, x: &[f32], w: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx512f() {
+        // SAFETY: AVX-512F and VL, AVX2 and FMA are present (checked at run time just above).
+        return unsafe { x86::add_f32_avx512(acc, x, w) };
+    }
     #[cfg(target_arch = "x86_64")]
     if x86::has_avx2_fma() {
         // SAFETY: AVX2 and FMA are present (checked at run time just above).
@@ -391,4 +566,53 @@ pub(super) fn gram_portable<T: GramScalar>(x: &[T], n: usize, d: usize) -> Vec<T
     let mut acc = GramAcc::new(n);
     add_with::<Lanes4<T>>(&mut acc, x, d);
     acc.finish()
+}
+
+/// A SIMD path of the f32 Gram sum, for benchmarks that compare them (`lethe-bench`); the kernels always take
+/// [`GramPath::Auto`], the widest the machine has.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GramPath {
+    Auto,
+    Portable,
+    Avx2,
+    Avx512,
+}
+
+impl GramPath {
+    /// The path [`GramPath::Auto`] takes on this machine and build.
+    pub fn auto() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if x86::has_avx512f() {
+                return Self::Avx512;
+            }
+            if x86::has_avx2_fma() {
+                return Self::Avx2;
+            }
+        }
+        Self::Portable
+    }
+}
+
+/// The upper triangle of `X Xᵀ` (f32, as [`super::gram`]) on one SIMD path; `None` when this machine lacks it.
+#[doc(hidden)]
+pub fn gram_f32_on(path: GramPath, x: &[f32], n: usize, d: usize) -> Option<Vec<f32>> {
+    let mut acc = GramAcc::new(n);
+    match path {
+        GramPath::Auto => add_f32(&mut acc, x, d),
+        GramPath::Portable => add_with::<Lanes4<f32>>(&mut acc, x, d),
+        #[cfg(target_arch = "x86_64")]
+        GramPath::Avx2 if x86::has_avx2_fma() => {
+            // SAFETY: AVX2 and FMA are present (checked just above).
+            unsafe { x86::add_f32(&mut acc, x, d) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        GramPath::Avx512 if x86::has_avx512f() => {
+            // SAFETY: AVX-512F and VL, AVX2 and FMA are present (checked just above).
+            unsafe { x86::add_f32_avx512(&mut acc, x, d) }
+        }
+        _ => return None,
+    }
+    Some(acc.finish())
 }

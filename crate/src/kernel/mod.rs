@@ -25,8 +25,10 @@ use crate::error::{Error, Result};
 mod exp;
 mod gram;
 
-pub use exp::exp_f32;
+pub use exp::{exp_f32, exp_scaled_f32};
 pub use gram::GramAcc;
+#[doc(hidden)]
+pub use gram::{GramPath, gram_f32_on};
 
 /// The upper triangle (with the diagonal) of `X Xᵀ` for row-major `x` (`n × d`), as a row-major `n × n` matrix
 /// that is 0 below the diagonal.
@@ -45,6 +47,14 @@ pub trait Real:
     fn kernel_exp(self) -> Self;
     /// Adds the columns `x` (row-major `n × w`, `n` the sum's rows) to a Gram sum, with the widest SIMD available.
     fn gram_add(acc: &mut GramAcc<Self>, x: &[Self], w: usize);
+    /// `v ← exp(v·scale)` for kernel entries: the product in f64, rounded once to `Self`, then [`Real::kernel_exp`]
+    /// (the relaxed-SIMD wasm build's f32 path fuses the exponential's multiply-adds: [`exp::exp_scaled_f32`]).
+    #[inline]
+    fn exp_scaled(v: &mut [Self], scale: f64) {
+        for v in v {
+            *v = Self::from_f64(v.to_f64() * scale).kernel_exp();
+        }
+    }
 }
 
 impl Real for f64 {
@@ -66,6 +76,10 @@ impl Real for f32 {
     }
     fn gram_add(acc: &mut GramAcc<Self>, x: &[Self], w: usize) {
         gram::add_f32(acc, x, w);
+    }
+    #[inline]
+    fn exp_scaled(v: &mut [Self], scale: f64) {
+        exp::exp_scaled_f32(v, scale);
     }
 }
 
@@ -459,9 +473,7 @@ fn rbf_from_sq_dists<T: Real>(mut k: Vec<T>, n: usize, sigma: f64) -> Kernel<T> 
         row[0] = one;
         // The scale is applied in f64 and rounded once, so the f64 path is exactly exp(-d2 / (2 sigma^2)). This loop
         // carries no dependency, so it vectorises; the sums come after it.
-        for v in &mut row[1..] {
-            *v = T::from_f64(v.to_f64() * scale).kernel_exp();
-        }
+        T::exp_scaled(&mut row[1..], scale);
         let r = sum4(&row[1..], &mut cols[i + 1..]);
         off += r;
         rows[i] = r + cols[i] + one.to_f64();
@@ -593,6 +605,28 @@ mod tests {
                 assert!((c[k] - e[k]).abs() <= 1e-4 * (1.0 + e[k].abs()), "f32 n={n} d={d}");
             }
         }
+    }
+
+    /// Every f32 SIMD path this machine has (portable, AVX2, AVX-512) against the portable one.
+    #[test]
+    fn every_f32_gram_path_matches_portable() {
+        for &(n, d) in &[(3, 5), (9, 513), (17, 300), (64, 1000)] {
+            let x = seeded(n, d, 12);
+            let x32: Vec<f32> = center_columns(x.view());
+            let want = gram::gram_portable(&x32, n, d);
+            for path in [GramPath::Auto, GramPath::Portable, GramPath::Avx2, GramPath::Avx512] {
+                let Some(got) = gram_f32_on(path, &x32, n, d) else {
+                    continue;
+                };
+                for k in 0..n * n {
+                    assert!(
+                        (got[k] - want[k]).abs() <= 1e-4 * (1.0 + want[k].abs()),
+                        "{path:?} n={n} d={d}"
+                    );
+                }
+            }
+        }
+        assert_eq!(gram_f32_on(GramPath::Auto, &[1.0, 2.0], 1, 2), Some(vec![5.0]));
     }
 
     /// Columns added in panels whose widths are multiples of the packed panel sum to the same bits as one pass;
