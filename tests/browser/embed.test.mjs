@@ -71,6 +71,12 @@ export const tests = [
       const m = JSON.parse(await page.locator('#frame-out').textContent());
       eq(m.m1, r.oracle_similarity, 'iframe m1');
       eq(m.m4, r.nn_percentile_rank.value, 'iframe m4');
+      // The frame is as tall as its content (lethe:resize), not the browser's 150 px nor the page's first guess.
+      await page.waitForFunction(() => {
+        const f = document.getElementById('frame');
+        const app = f.contentDocument.getElementById('app');
+        return Math.abs(f.getBoundingClientRect().height - Math.ceil(app.getBoundingClientRect().height)) <= 2;
+      }, null, { timeout: 10000 });
       const note = page.locator('#csp-note');
       assert(await note.isVisible(), 'the CSP note is visible');
       const noteText = await note.textContent();
