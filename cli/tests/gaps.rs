@@ -138,3 +138,97 @@ fn rouge_lsum_through_the_cli_matches_rouge_score() {
     assert!(rep["parameters"].get("lsum").is_none());
     assert_eq!(rep["headline"]["call"], "rouge_l");
 }
+
+/// A little-endian `.npy` of `dtype` (`<f4` or `<f8`) and `shape`, from f64 values.
+fn npy(values: &[f64], shape: &[usize], dtype: &str) -> Vec<u8> {
+    let dims: Vec<String> = shape.iter().map(ToString::to_string).collect();
+    let mut header = format!(
+        "{{'descr': '{dtype}', 'fortran_order': False, 'shape': ({},), }}",
+        dims.join(", ")
+    );
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend((header.len() as u16).to_le_bytes());
+    out.extend(header.as_bytes());
+    for &v in values {
+        if dtype == "<f4" {
+            out.extend((v as f32).to_le_bytes());
+        } else {
+            out.extend(v.to_le_bytes());
+        }
+    }
+    out
+}
+
+/// `lethe epsilon --report-confidences`: the confidences scored, computed from float32 logits with metric.py's
+/// float32 softmax, equal to metric.py's `compute_logit_scaled_confidence` run by numpy
+/// (tests/fixtures/peers/competition_confidence.json, tests/peers/metric_runner.py).
+#[test]
+fn epsilon_reports_the_logit_scaled_confidences_as_metric_py_computes_them() {
+    let g: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/fixtures/peers/competition_confidence.json")).unwrap(),
+    )
+    .unwrap();
+    let mut checked = 0;
+    for (k, c) in g["cases"].as_array().unwrap().iter().enumerate() {
+        let dtype = if c["dtype"] == "float32" { "<f4" } else { "<f8" };
+        let logits: Vec<Vec<f64>> = c["logits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_array().unwrap().iter().map(num).collect())
+            .collect();
+        let (e, classes) = (logits.len(), logits[0].len());
+        // Two models on each side, each with these logits: every model's confidences are the case's.
+        let flat: Vec<f64> = logits.iter().flatten().copied().collect();
+        let two: Vec<f64> = flat.iter().chain(&flat).copied().collect();
+        let dir = std::env::temp_dir().join(format!("lethe-gaps-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let lp = dir.join(format!("logits_{k}.npy"));
+        std::fs::write(&lp, npy(&two, &[2, e, classes], dtype)).unwrap();
+        let labels: Vec<f64> = c["labels"].as_array().unwrap().iter().map(num).collect();
+        let lab = dir.join(format!("labels_{k}.npy"));
+        std::fs::write(&lab, npy(&labels, &[e], "<f8")).unwrap();
+        let (lp, lab) = (lp.display().to_string(), lab.display().to_string());
+        let out = lethe(&[
+            "epsilon",
+            "--retrained-logits",
+            &lp,
+            "--unlearned-logits",
+            &lp,
+            "--labels",
+            &lab,
+            "--variant",
+            "exhaustive",
+            "--report-confidences",
+            "--json",
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let conf = &r["result"]["confidences"];
+        assert_eq!(conf["computed_from"], "logits");
+        assert_eq!(
+            conf["exp_precision"],
+            if dtype == "<f4" { "float32" } else { "float64" }
+        );
+        assert_eq!(r["parameters"]["report_confidences"], true);
+        let want: Vec<f64> = c["confidence"].as_array().unwrap().iter().map(num).collect();
+        for side in ["retrained", "unlearned"] {
+            for m in 0..2 {
+                let got: Vec<f64> = conf[side][m].as_array().unwrap().iter().map(num).collect();
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    // The softmax's exp is numpy's float32 kernel for float32 logits (emulated bit for bit; a
+                    // float64 exp there would be ~1e-8 off); the final logs are the platform's against numpy's,
+                    // an ulp or two.
+                    let tol = 1e-13 * w.abs().max(1.0);
+                    assert!((g - w).abs() <= tol, "case {k} {side}[{m}][{i}]: {g} vs metric.py {w}");
+                }
+            }
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 5);
+}

@@ -5,8 +5,8 @@
 * clopper_pearson_lower.json: one-sided lower Clopper–Pearson bounds, scipy.stats.beta.ppf(a, x, n − x + 1) and
   statsmodels proportion_confint(x, n, 2a, "beta")[0].
 * rouge_lsum.json: rouge-score's rougeLsum (and rougeL beside it).
-* logit_confidence.json: the NeurIPS 2023 competition's logit-scaled confidences from float32 logits (metric.py's
-  float32 softmax).
+(The competition's logit-scaled confidences are checked against tests/fixtures/peers/competition_confidence.json,
+metric.py's compute_logit_scaled_confidence run by tests/peers/metric_runner.py.)
 """
 import json
 import math

@@ -39,6 +39,8 @@ pub struct EpsilonRequest {
     pub delta: f64,
     /// RA_unlearned, RA_retrained, TA_unlearned, TA_retrained.
     pub accuracies: Option<Vec<f64>>,
+    /// Also report the logit-scaled confidences the score was computed from (models × examples, each side).
+    pub report_confidences: bool,
 }
 
 impl Default for EpsilonRequest {
@@ -57,6 +59,7 @@ impl Default for EpsilonRequest {
             eps_max: "official".into(),
             delta: competition::DELTA,
             accuracies: None,
+            report_confidences: false,
         }
     }
 }
@@ -66,6 +69,24 @@ impl Default for EpsilonRequest {
 pub struct EpsilonResult {
     pub results: Vec<CompetitionResult>,
     pub final_scores: Vec<Option<f64>>,
+    /// The logit-scaled confidences scored, when asked for (`report_confidences`; absent otherwise, so other
+    /// reports are unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidences: Option<ScoredConfidences>,
+}
+
+/// The logit-scaled confidences `log(p_y + 1e-45) − log(Σ_{j≠y} p_j + 1e-45)` the score was computed from.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScoredConfidences {
+    /// `given` (the inputs were confidences), `logits` or `probabilities` (computed as metric.py does).
+    pub computed_from: &'static str,
+    /// From logits: the precision the softmax's `exp` was taken in — `float32` for float32 logits (numpy's float32
+    /// `exp`, as metric.py on the network's float32 outputs), else `float64`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exp_precision: Option<&'static str>,
+    /// Models × examples.
+    pub retrained: Vec<Vec<f64>>,
+    pub unlearned: Vec<Vec<f64>>,
 }
 
 /// The parameters `lethe epsilon --json` reports: its arguments, inputs as given. The options added for the
@@ -88,6 +109,8 @@ pub struct EpsilonParameters {
     pub eps_max: String,
     pub delta: f64,
     pub accuracies: Option<Vec<f64>>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub report_confidences: bool,
 }
 
 fn is_auto(s: &str) -> bool {
@@ -180,11 +203,22 @@ fn confidences_of(
     }
     let conf = if probabilities {
         competition::logit_scaled_confidences_from_probabilities(inp.matrix.view(), labels)
+    } else if is_float32(&inp) {
+        // metric.py takes the softmax of the network's float32 outputs in float32 (numpy's float32 `exp`): the
+        // values were widened exactly on loading and narrow back without rounding.
+        let v: Vec<f32> = inp.matrix.as_slice().iter().map(|&x| x as f32).collect();
+        lethe::MatrixRef::new(inp.matrix.rows(), inp.matrix.cols(), &v)
+            .and_then(|m| competition::logit_scaled_confidences(m, labels))
     } else {
         competition::logit_scaled_confidences(inp.matrix.view(), labels)
     }
     .map_err(|x| attribute(x, &EPS_ROLES).or_at(role))?;
     Ok((conf, inp))
+}
+
+/// Whether an input's file holds float32 values (logits then go through metric.py's float32 softmax).
+fn is_float32(inp: &Input) -> bool {
+    matches!(inp.record.dtype.as_str(), "float32" | "<f4" | "F32" | "f32")
 }
 
 /// Whether every value of both matrices lies in [0, 1]: probabilities, not logit-scaled confidences (which range
@@ -434,6 +468,7 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
         .usage());
     }
     let mut probability_like = false;
+    let mut exp_precision: Option<&'static str> = None;
     let (retrained, unlearned) = match (
         (&req.retrained, &req.unlearned),
         (&req.retrained_logits, &req.unlearned_logits),
@@ -501,6 +536,13 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
             let (rm, ri) = confidences_of(ws, rr, r, (&labels, &labels_path), probabilities)?;
             let (um, ui) = confidences_of(ws, ur, u, (&labels, &labels_path), probabilities)?;
             same_examples((&rm, &ri.record), (&um, &ui.record))?;
+            if !probabilities {
+                exp_precision = Some(match (is_float32(&ri), is_float32(&ui)) {
+                    (true, true) => "float32",
+                    (false, false) => "float64",
+                    _ => "float32 (retrained or unlearned) and float64",
+                });
+            }
             records.push(ri.record.clone());
             records.push(ui.record.clone());
             warned.push((rr, ri));
@@ -647,12 +689,28 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
         eps_max: req.eps_max.clone(),
         delta: req.delta,
         accuracies: req.accuracies.clone(),
+        report_confidences: req.report_confidences,
     };
     Ok(EpsilonOutput {
         load_warnings,
         result: EpsilonResult {
             results,
             final_scores: finals,
+            confidences: req.report_confidences.then(|| {
+                let rows = |m: &Matrix| (0..m.rows()).map(|i| m.row(i).to_vec()).collect();
+                ScoredConfidences {
+                    computed_from: if req.retrained.is_some() {
+                        "given"
+                    } else if req.retrained_probs.is_some() {
+                        "probabilities"
+                    } else {
+                        "logits"
+                    },
+                    exp_precision,
+                    retrained: rows(&retrained),
+                    unlearned: rows(&unlearned),
+                }
+            }),
         },
         parameters,
         inputs: records,

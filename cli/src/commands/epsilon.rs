@@ -47,6 +47,10 @@ pub struct EpsilonArgs {
     /// RA_unlearned,RA_retrained,TA_unlearned,TA_retrained for the final score
     #[arg(long, value_delimiter = ',')]
     accuracies: Option<Vec<f64>>,
+    /// Also report the logit-scaled confidences scored (models × examples each; computed from logits with
+    /// metric.py's float32 softmax for float32 logits) in the JSON report's result.confidences
+    #[arg(long)]
+    report_confidences: bool,
     #[command(flatten)]
     out: Out,
 }
@@ -108,6 +112,7 @@ pub(super) fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
         eps_max: a.eps_max.clone(),
         delta: a.delta,
         accuracies: a.accuracies.clone(),
+        report_confidences: a.report_confidences,
     };
     let out = analyses::epsilon(&mut ws, &req).map_err(err)?;
     emit_report(&out.report(), a.out.json, |o| {
@@ -140,6 +145,17 @@ pub(super) fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
             "the score expects {} (--json lists each example's epsilon)",
             analyses::CONFIDENCE_UNIT
         );
+        if let Some(c) = &o.confidences {
+            let _ = writeln!(
+                s,
+                "confidences ({}{}): {} retrained and {} unlearned models × {} examples (--json lists them)",
+                c.computed_from,
+                c.exp_precision.map(|p| format!(", exp in {p}")).unwrap_or_default(),
+                c.retrained.len(),
+                c.unlearned.len(),
+                c.retrained.first().map_or(0, Vec::len)
+            );
+        }
         s
     })
 }
