@@ -168,7 +168,7 @@ async function open(context, p, { width = 1280, height = 900 } = {}) {
 const workers = (page) => page.workers().filter((w) => /\/src\/worker\.js$|^blob:/.test(w.url())).length;
 
 async function noWorkersLeft(page, what) {
-  for (let i = 0; i < 50 && workers(page) > 0; i++) await page.waitForTimeout(100);
+  for (let i = 0; i < 100 && workers(page) > 0; i++) await page.waitForTimeout(100);
   eq(workers(page), 0, `workers left after ${what}`);
 }
 
@@ -219,7 +219,15 @@ async function widths(page, column) {
   return seen.join(', ');
 }
 
-const shot = (page, name, opts = {}) => page.screenshot({ path: path.join(SHOTS, name), ...opts });
+/** A screenshot from the top of the page (a fixed header would otherwise be drawn where the page was scrolled). */
+async function shot(page, name, opts = {}) {
+  await page.evaluate(() => {
+    document.activeElement?.blur?.();
+    window.scrollTo(0, 0);
+  });
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: path.join(SHOTS, name), ...opts });
+}
 
 /** Waits for the SDE verdict of the element on the analysis page (the built-in example run to the end). */
 const sdeDone = (page, timeout = 60000) => page.locator('lethe-eval [data-value="sde.verdict"]').first().waitFor({ timeout });
