@@ -596,7 +596,17 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
             .usage());
         }
     };
-    let accuracies = match req.accuracies.as_deref() {
+    // Issue 14: the competition's retrain_confs.npz and the unlearned models' file of its layout carry the models'
+    // accuracies; without --accuracies the final score takes main.py's means of them (recorded in the parameters).
+    #[cfg(feature = "full")]
+    let from_files = match (&req.accuracies, &req.retrained, &req.unlearned) {
+        (None, Some(r), Some(u)) => super::tools::competition_accuracies(ws, r, u).map(|a| a.to_vec()),
+        _ => None,
+    };
+    #[cfg(not(feature = "full"))]
+    let from_files: Option<Vec<f64>> = None;
+    let used_accuracies = req.accuracies.clone().or_else(|| from_files.clone());
+    let accuracies = match used_accuracies.as_deref() {
         None => None,
         Some(&[ra_u, ra_r, ta_u, ta_r]) => Some(Accuracies {
             retain_unlearned: ra_u,
@@ -664,6 +674,18 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
         ));
     }
     warnings.extend(loader_warnings(&load_warnings));
+    if let Some(a) = &from_files {
+        warnings.push(Warning::new(
+            "accuracies_from_files",
+            Some("retrained"),
+            format!(
+                "the final score's accuracies were read from the two files, each the mean over their models as \
+                 main.py takes it: RA_unlearned {}, RA_retrained {}, TA_unlearned {}, TA_retrained {}",
+                a[0], a[1], a[2], a[3]
+            ),
+            Some("give --accuracies to use others".into()),
+        ));
+    }
     let mut seen = Vec::new();
     for r in &results {
         warnings.extend(note_warnings(r, &mut seen, probability_like));
@@ -688,7 +710,7 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
         alpha: req.alpha,
         eps_max: req.eps_max.clone(),
         delta: req.delta,
-        accuracies: req.accuracies.clone(),
+        accuracies: used_accuracies,
         report_confidences: req.report_confidences,
     };
     Ok(EpsilonOutput {

@@ -167,6 +167,8 @@ mod stats;
 #[cfg(test)]
 mod tests;
 #[cfg(feature = "full")]
+mod tools;
+#[cfg(feature = "full")]
 mod tools_ou;
 
 pub use bounds::*;
@@ -179,5 +181,7 @@ pub use mia::*;
 pub use ruler_run::*;
 pub use sde_run::*;
 pub use stats::*;
+#[cfg(feature = "full")]
+pub use tools::*;
 #[cfg(feature = "full")]
 pub use tools_ou::*;

@@ -267,7 +267,25 @@ pub type WilcoxonReport = Report<WilcoxonParameters, WilcoxonOutput>;
 pub type JsdReport = Report<JsdParameters, JsdResult>;
 pub type MmdReport = Report<MmdParameters, MmdResult>;
 pub type WassersteinReport = Report<WassersteinParameters, WassersteinResult>;
-pub type InspectReport = Report<InspectParameters, FileInfo>;
+pub type InspectReport = Report<InspectParameters, InspectResult>;
+
+/// `lethe inspect`'s result: the file's arrays, and for a file one of the tools users run wrote (issue 14) what that
+/// tool's reader makes of it (absent for other files, whose reports are unchanged).
+#[derive(Clone, Debug, Serialize)]
+pub struct InspectResult {
+    #[serde(flatten)]
+    pub info: FileInfo,
+    #[cfg(feature = "full")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<super::tools::ToolFile>,
+}
+
+impl std::ops::Deref for InspectResult {
+    type Target = FileInfo;
+    fn deref(&self) -> &FileInfo {
+        &self.info
+    }
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Inputs: loading, the readers' warnings, non-finite values in the files' coordinates.
@@ -1362,6 +1380,26 @@ pub fn run_inspect(ws: &mut Workspace, req: &InspectRequest) -> Result<InspectRe
             ),
         ),
     };
+    #[cfg(feature = "full")]
+    let (tool, headline, warnings) = {
+        let tool = super::tools::tool_file(ws, id);
+        let (mut headline, mut warnings) = (headline, warnings);
+        if let Some(s) = tool.as_ref().and_then(|t| t.summary.as_ref()) {
+            let offers: Vec<&str> = s.offers.iter().map(|o| o.label.as_str()).collect();
+            headline = Headline::new(
+                "tool_file",
+                format!(
+                    "`{name}` is {}{}",
+                    s.description,
+                    if offers.is_empty() { String::new() } else { format!("; it offers: {}", offers.join("; ")) }
+                ),
+            );
+        }
+        if let Some(p) = tool.as_ref().and_then(|t| t.problem.as_ref()) {
+            warnings.push(Warning::new("tool_file_almost", Some("file"), p.message.clone(), None));
+        }
+        (tool, headline, warnings)
+    };
     let parameters = InspectParameters { file: name };
     Ok(Report::new(
         "inspect",
@@ -1370,7 +1408,11 @@ pub fn run_inspect(ws: &mut Workspace, req: &InspectRequest) -> Result<InspectRe
         Vec::new(),
         headline,
         warnings,
-        info,
+        InspectResult {
+            info,
+            #[cfg(feature = "full")]
+            tool,
+        },
     ))
 }
 

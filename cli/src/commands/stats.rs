@@ -185,8 +185,46 @@ pub(super) fn inspect(a: InspectArgs) -> Result<(), CliError> {
                 arr.problem.as_ref().map(|p| format!("  ({p})")).unwrap_or_default()
             ));
         }
+        s.push_str(&tool_text(info.tool.as_ref()));
         s
     })
+}
+
+/// What a tool's reader makes of the file (issue 14): the summary, its keys and the commands of its offers, or what
+/// is almost right.
+fn tool_text(tool: Option<&layer::ToolFile>) -> String {
+    let Some(tool) = tool else {
+        return String::new();
+    };
+    let mut s = String::new();
+    if let Some(p) = &tool.problem {
+        s.push_str(&format!("\nnote: {}\n", p.message));
+    }
+    if let Some(t) = &tool.summary {
+        s.push_str(&format!("\nWritten by {} ({})\n  {}\n", t.tool.label(), t.kind, t.description));
+        s.push_str(&format!("  reader follows: {}\n", t.follows));
+        if let Some(n) = t.samples {
+            s.push_str(&format!("  samples: {n}\n"));
+        }
+        if !t.models.is_empty() {
+            s.push_str(&format!("  models: {}\n", t.models.join(", ")));
+        }
+        s.push_str("  holds (PATH#KEY):\n");
+        for e in &t.entries {
+            let key = if e.key.contains('#') { e.key.clone() } else { format!("#{}", e.key) };
+            s.push_str(&format!("    {key:<23} {:<10} {}\n", format!("{:?}", e.shape), e.what));
+        }
+        if !t.offers.is_empty() {
+            s.push_str("  offers:\n");
+            for o in &t.offers {
+                s.push_str(&format!("    {}\n      {}\n", o.label, o.cli));
+            }
+        }
+        for w in &t.warnings {
+            s.push_str(&format!("  note: {w}\n"));
+        }
+    }
+    s
 }
 
 pub(super) fn hsic_cmd(mut a: HsicArgs) -> Result<(), CliError> {

@@ -153,10 +153,15 @@ pub(super) fn detect(p: &Probe<'_>) -> Option<Result<Summary, String>> {
          does",
         if l.who == "retrained" { "unlearned" } else { "retrained" }
     )];
+    // The other file, beside this one (as main.py's output folder holds both).
+    let sibling = match p.name.rfind(['/', '\\']) {
+        Some(i) => format!("{}{other}", &p.name[..=i]),
+        None => other.to_string(),
+    };
     let (retrained, unlearned) = if l.who == "retrained" {
-        ((p.name, RETRAINED.confs), (other, other_key))
+        ((p.name, RETRAINED.confs), (sibling.as_str(), other_key))
     } else {
-        ((other, other_key), (p.name, UNLEARNED.confs))
+        ((sibling.as_str(), other_key), (p.name, UNLEARNED.confs))
     };
     let offers = vec![Offer::new(
         "epsilon",
@@ -172,7 +177,7 @@ pub(super) fn detect(p: &Probe<'_>) -> Option<Result<Summary, String>> {
         kind: kind.into(),
         follows: follows.into(),
         description: format!(
-            "the unlearning competition's {} models: {} models' confidences on {} forget examples; mean accuracy \
+            "the unlearning competition's file of the {} models: {} models' confidences on {} forget examples; mean accuracy \
              retain {ra}, test {ta}, forget {fa}",
             l.who, r.models, r.examples
         ),

@@ -166,7 +166,7 @@ pub(super) fn detect(p: &Probe<'_>) -> Option<Result<Summary, String>> {
         kind: "data_object".into(),
         follows: if old { FOLLOWS_OLD } else { FOLLOWS }.into(),
         description: format!(
-            "LeakPro membership-inference result of `{name}`: {n} samples' signals ({m} members, {nm} non-members)"
+            "a LeakPro membership-inference result of `{name}`: {n} samples' signals ({m} members, {nm} non-members)"
         ),
         samples: Some(n),
         models: vec!["the target model".into()],

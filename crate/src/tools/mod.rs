@@ -31,8 +31,8 @@ mod leakpro;
 pub mod lira;
 pub mod muse;
 pub mod open_unlearning;
-pub mod tofu;
 mod privacy_meter;
+pub mod tofu;
 
 pub use competition::{accuracies, unlearned_accuracies};
 
@@ -350,7 +350,10 @@ const READERS: &[(Tool, Detect, Column)] = &[
 ];
 
 /// The readers of several files together (a dropped folder).
-const SET_READERS: &[(Tool, DetectSet)] = &[(Tool::PrivacyMeter, privacy_meter::detect_set)];
+const SET_READERS: &[(Tool, DetectSet)] = &[
+    (Tool::PrivacyMeter, privacy_meter::detect_set),
+    (Tool::Lira, lira::detect_set),
+];
 
 /// Which tool wrote the file `name` (used in messages only) holding `src`, decided from its content.
 ///

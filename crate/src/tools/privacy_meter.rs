@@ -143,12 +143,12 @@ pub(super) fn detect(p: &Probe<'_>) -> Option<Result<Summary, String>> {
     }
     let kind = if dp_file { "attack_result_dp" } else { "attack_result" };
     let description = format!(
-        "ML Privacy Meter {}: {n} samples' membership scores ({m} members, {nm} non-members) of one target model, or \
+        "{} of ML Privacy Meter: {n} samples' membership scores ({m} members, {nm} non-members) of one target model, or \
          of several concatenated (attack_result_average)",
         if dp_file {
-            "one-run DP audit result"
+            "a one-run DP audit result"
         } else {
-            "attack result"
+            "an attack result"
         }
     );
     let offers = vec![Offer::new(
@@ -318,7 +318,7 @@ pub(super) fn detect_set(probes: &[Probe<'_>]) -> Option<Result<Summary, String>
         kind: "signals".into(),
         follows: FOLLOWS_SIGNALS.into(),
         description: format!(
-            "ML Privacy Meter signals of {models} models on {n} samples (each model's softmax probability of the true \
+            "the signals of an ML Privacy Meter run: {models} models on {n} samples (each model's softmax probability of the true \
              label), with which samples each model trained on"
         ),
         samples: Some(n),
