@@ -342,7 +342,7 @@ pub fn eps_audit(ws: &mut Workspace, req: &EpsAuditRequest) -> Result<EpsAuditRe
                     ),
                     None => format!(
                         "even guessing every canary right could not reject ε = 0 at δ = {} for any number of canaries \
-                         up to 10⁶: the δ term grows with the canaries; use a smaller δ",
+                         up to 65,536: the δ term grows with the canaries; use a smaller δ",
                         num(req.delta)
                     ),
                 },
