@@ -145,6 +145,12 @@ fn one_run_on_scores_and_bad_input() {
     let out = lethe(&["eps-lower", &nan, &n]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("NaN"));
+    // ±inf scores are ranked as the most extreme (with lethe mia's warning), as jax-privacy orders them.
+    let inf = write_scores("inf.csv", &vals(&[1.0]));
+    std::fs::write(&inf, "1\n2\ninf\n5\n").unwrap();
+    let out = lethe(&["eps-lower", &inf, &n, "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("infinite_values"));
     let out = lethe(&["eps-lower", "--counts", "0,0,0,3"]);
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     let out = lethe(&["eps-lower", "--counts", "1,1,1,1", "--significance", "0.7"]);

@@ -195,9 +195,10 @@ pub struct FrontierPoint {
     pub tn: u64,
 }
 
+/// Scores may be ±inf (ordered as the most extreme, as numpy sorts them); NaN is refused.
 fn check_scores(name: &str, x: &[f64]) -> Result<()> {
     crate::check::nonempty(name, x)?;
-    crate::check::finite(name, x)
+    crate::rank::reject_nan(name, x)
 }
 
 /// jax-privacy's `_get_tn_fn_counts`: thresholds = the distinct scores of both groups and +∞, with the members'
@@ -205,7 +206,7 @@ fn check_scores(name: &str, x: &[f64]) -> Result<()> {
 /// others: the upper concave chain of (FN, TN), found here by a monotone chain, which keeps the same vertices).
 ///
 /// # Errors
-/// An empty or non-finite group.
+/// An empty group, or NaN scores.
 pub fn frontier(members: &[f64], non_members: &[f64]) -> Result<Vec<FrontierPoint>> {
     check_scores("members", members)?;
     check_scores("non_members", non_members)?;
@@ -661,6 +662,11 @@ mod tests {
         }
         assert!(clopper_pearson(&[], &x, &CpParams::default()).is_err());
         assert!(clopper_pearson(&[f64::NAN], &x, &CpParams::default()).is_err());
+        // ±inf are the most extreme scores. jax-privacy 2.0.0 on these scores (run): thresholds [-inf, 1, inf],
+        // fn [0, 0, 1], tn [0, 2, 2] — a member scoring +inf is flagged even at the +inf threshold.
+        let f = frontier(&[1.0, f64::INFINITY], &[f64::NEG_INFINITY, 0.0]).unwrap();
+        let pts: Vec<(f64, u64, u64)> = f.iter().map(|p| (p.threshold, p.fn_, p.tn)).collect();
+        assert_eq!(pts, [(f64::NEG_INFINITY, 0, 0), (1.0, 0, 2), (f64::INFINITY, 1, 2)]);
         assert!(one_run(10, 11, 1, 0.0, 0.05).is_err());
         assert!(one_run(10, 5, 6, 0.0, 0.05).is_err());
         assert!(one_run(10, 5, 5, 0.0, 1.0).is_err());
