@@ -153,6 +153,13 @@ const opened = [];
 async function open(context, p, { width = 1280, height = 900 } = {}) {
   const page = await context.newPage({ viewport: { width, height } });
   opened.push(page);
+  // Layout shifts (CLS, as Lighthouse counts them: not after input) on this page's first load.
+  await page.addInitScript(() => {
+    window.__letheCls = 0;
+    new PerformanceObserver((l) => {
+      for (const e of l.getEntries()) if (!e.hadRecentInput) window.__letheCls += e.value;
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(process.env.LETHE_STACKS ? e.stack : e.message));
   if (process.env.LETHE_EMBED_DEBUG) {
@@ -267,9 +274,14 @@ const tests = [
       const tl = Date.now();
       await sdeDone(page);
       const firstRun = secs(tl);
+      const cls = await page.evaluate(() => window.__letheCls);
+      assert(cls < 0.05, `layout shift while the element loads and runs: CLS ${cls}`);
       const w = await widths(page, null);
       await shot(page, 'embed-mkdocs-analysis.png', { fullPage: true });
-      // Instant navigation: Material swaps the content without a page load (the marker survives).
+      // Instant navigation: Material swaps the content without a page load (the marker survives). It intercepts
+      // links once it has the site's sitemap.xml.
+      await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/sitemap.xml') && e.responseEnd > 0));
+      await page.waitForTimeout(200);
       await page.evaluate(() => (window.__letheSamePage = true));
       await awayAndBack(page, {
         away: () => page.locator('.md-nav__link', { hasText: 'Home' }).first().click(),
@@ -285,7 +297,7 @@ const tests = [
       await page.locator('.md-nav__link', { hasText: 'Home' }).first().click();
       await noWorkersLeft(page, 'leaving the teaching page');
       assert(page.errors.length === 0, page.errors.join('; '));
-      return `first run ${firstRun} s; analysis ${w}; teaching ${wt}; slider ${moved}`;
+      return `first run ${firstRun} s, CLS ${cls.toFixed(3)}; analysis ${w}; teaching ${wt}; slider ${moved}`;
     },
   },
   {
@@ -295,6 +307,8 @@ const tests = [
       const tl = Date.now();
       await sdeDone(page);
       const firstRun = secs(tl);
+      const cls = await page.evaluate(() => window.__letheCls);
+      assert(cls < 0.05, `layout shift while the element loads and runs: CLS ${cls}`);
       const w = await widths(page, 'article');
       await shot(page, 'embed-docusaurus-analysis.png', { fullPage: true });
       await page.evaluate(() => (window.__letheSamePage = true));
@@ -313,7 +327,7 @@ const tests = [
       await page.locator('article a', { hasText: 'Home' }).first().click();
       await noWorkersLeft(page, 'leaving the teaching page');
       assert(page.errors.length === 0, page.errors.join('; '));
-      return `first run ${firstRun} s; analysis ${w}; teaching ${wt}; slider ${moved}`;
+      return `first run ${firstRun} s, CLS ${cls.toFixed(3)}; analysis ${w}; teaching ${wt}; slider ${moved}`;
     },
   },
   {
@@ -497,7 +511,8 @@ await new Promise((r) => server.listen(port, '127.0.0.1', r));
 let browser = null;
 try {
   const tb = Date.now();
-  if (!filter || /mkdocs/i.test(filter)) buildMkdocs();
+  // Always (1-2 s): its site_url holds this run's port, which Material's instant navigation compares links with.
+  buildMkdocs();
   if (!filter || /docusaurus|react/i.test(filter)) buildDocusaurus();
   console.log(`sites built in ${secs(tb)} s (${Object.entries(timings).map(([k, v]) => `${k} ${v} s`).join(', ')})`);
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });

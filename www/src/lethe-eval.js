@@ -192,11 +192,26 @@ export class LetheEval extends Base {
       return;
     }
     const sheets = this.teaching ? ['widget.css', 'teach.css'] : ['widget.css'];
+    // Shown once its stylesheets are in (no flash of unstyled content, whose height would shift the page twice).
+    // Until then the element keeps a window's height, so that what follows it on the page is not moved into view
+    // and out again (layout shift); a constructed sheet, which a page's CSP does not govern as it does <style>.
+    host.style.display = 'none';
+    const reserve = this._reserve(root);
+    let pending = sheets.length;
+    const styled = () => {
+      if (--pending) return;
+      host.style.display = '';
+      reserve?.replaceSync(':host { display: block; }');
+    };
     for (const sheet of sheets) {
       const css = document.createElement('link');
       css.rel = 'stylesheet';
       css.href = new URL(sheet, base).href;
-      css.addEventListener('error', () => this._fail(host, `Lethe's stylesheet could not be loaded from ${css.href}: check the element's base attribute or setBasePath().`));
+      css.addEventListener('load', styled);
+      css.addEventListener('error', () => {
+        styled();
+        this._fail(host, `Lethe's stylesheet could not be loaded from ${css.href}: check the element's base attribute or setBasePath().`);
+      });
       root.append(css);
     }
     root.append(host);
@@ -222,6 +237,18 @@ export class LetheEval extends Base {
     this._ready = this._widget.ready.then(() => this._applyData());
     this._ready.catch(() => {});
     if (this.hasAttribute('autorun')) this._ready.then(() => this.run()).catch(() => {});
+  }
+
+  /** A constructed stylesheet on the shadow root holding the element's place while it loads (null if unsupported). */
+  _reserve(root) {
+    try {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(':host { display: block; min-height: min(100vh, 1600px); }');
+      root.adoptedStyleSheets = [sheet];
+      return sheet;
+    } catch {
+      return null;
+    }
   }
 
   /** A failure to load an asset, shown in the element (not left at "starting"). */

@@ -13,7 +13,7 @@ export default {
       {
         docs: { routeBasePath: '/', sidebarPath: false },
         blog: false,
-        theme: {},
+        theme: { customCss: './src/lethe.css' },
       },
     ],
   ],
