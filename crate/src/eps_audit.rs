@@ -173,8 +173,11 @@ pub struct CpBound {
     #[serde(serialize_with = "crate::json::opt_f64")]
     pub threshold: Option<f64>,
     pub direction: Direction,
-    /// The counts at that test (for the rule "member at score ≥ threshold").
+    /// The counts at that test (for the rule "member at score ≥ threshold"; all 0 when no test gives a bound).
     pub counts: Counts,
+    /// The sample: members and non-members.
+    pub members: u64,
+    pub non_members: u64,
     /// The upper confidence bounds on FPR and FNR used there (jax-privacy; privacy-estimates' upper corner).
     pub fpr_upper: f64,
     pub fnr_upper: f64,
@@ -379,6 +382,8 @@ fn over_tests(tests: &[(Option<f64>, Counts)], p: &CpParams) -> Result<CpBound> 
         threshold,
         direction,
         counts,
+        members: sizes.0,
+        non_members: sizes.1,
         fpr_upper,
         fnr_upper,
         best_possible,

@@ -422,7 +422,7 @@ pub fn eps_audit(ws: &mut Workspace, req: &EpsAuditRequest) -> Result<EpsAuditRe
         } else {
             eps_audit::examples_needed(b.tests, &p)?
         };
-        let (n1, n0) = (b.counts.members(), b.counts.non_members());
+        let (n1, n0) = (b.members, b.non_members);
         let how = if b.tests > 1 {
             format!(
                 "Clopper–Pearson with Bonferroni over {} thresholds, the {} rule",
