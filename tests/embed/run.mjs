@@ -254,15 +254,33 @@ async function moveControl(page) {
   return `${before} → ${await out.textContent()}`;
 }
 
-/** Client-side navigation away from the analysis page and back, `n` times: a run completes each time. */
+/** The page's JS heap after a full garbage collection, in MB (workers' memory is gone with them: noWorkersLeft). */
+async function heapMB(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('HeapProfiler.collectGarbage');
+  await cdp.send('Performance.enable');
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  await cdp.detach();
+  return metrics.find((m) => m.name === 'JSHeapUsedSize').value / 2 ** 20;
+}
+
+/**
+ * Client-side navigation away from the analysis page and back, `n` times: a run completes each time, no Lethe worker
+ * is left after leaving, and the page's heap after leaving does not grow from visit to visit. Returns the heaps.
+ */
 async function awayAndBack(page, { away, back, n = 5 }) {
+  const heaps = [];
   for (let i = 0; i < n; i++) {
     await away();
     await page.waitForFunction(() => !document.querySelector('lethe-eval'));
     await noWorkersLeft(page, `leaving the analysis page (visit ${i + 1})`);
+    heaps.push(await heapMB(page));
     await back();
     await sdeDone(page);
   }
+  // Growth from the second departure to the last (the first one still holds what the first load cached).
+  assert(heaps.at(-1) - heaps[1] < 2, `the page's heap grows with each visit: ${heaps.map((h) => h.toFixed(1)).join(' → ')} MB`);
+  return `heap after leaving ${heaps.map((h) => h.toFixed(1)).join(' → ')} MB`;
 }
 
 // --- tests ---------------------------------------------------------------------------------------------------------
@@ -283,7 +301,7 @@ const tests = [
       await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/sitemap.xml') && e.responseEnd > 0));
       await page.waitForTimeout(200);
       await page.evaluate(() => (window.__letheSamePage = true));
-      await awayAndBack(page, {
+      const heaps = await awayAndBack(page, {
         away: () => page.locator('.md-nav__link', { hasText: 'Home' }).first().click(),
         back: () => page.locator('.md-nav__link', { hasText: 'Analysis' }).first().click(),
       });
@@ -297,7 +315,7 @@ const tests = [
       await page.locator('.md-nav__link', { hasText: 'Home' }).first().click();
       await noWorkersLeft(page, 'leaving the teaching page');
       assert(page.errors.length === 0, page.errors.join('; '));
-      return `first run ${firstRun} s, CLS ${cls.toFixed(3)}; analysis ${w}; teaching ${wt}; slider ${moved}`;
+      return `first run ${firstRun} s, CLS ${cls.toFixed(3)}; ${heaps}; analysis ${w}; teaching ${wt}; slider ${moved}`;
     },
   },
   {
@@ -312,7 +330,7 @@ const tests = [
       const w = await widths(page, 'article');
       await shot(page, 'embed-docusaurus-analysis.png', { fullPage: true });
       await page.evaluate(() => (window.__letheSamePage = true));
-      await awayAndBack(page, {
+      const heaps = await awayAndBack(page, {
         away: () => page.locator('article a', { hasText: 'Home' }).first().click(),
         back: () => page.locator('article a', { hasText: 'The SDE analysis' }).first().click(),
       });
@@ -327,7 +345,7 @@ const tests = [
       await page.locator('article a', { hasText: 'Home' }).first().click();
       await noWorkersLeft(page, 'leaving the teaching page');
       assert(page.errors.length === 0, page.errors.join('; '));
-      return `first run ${firstRun} s, CLS ${cls.toFixed(3)}; analysis ${w}; teaching ${wt}; slider ${moved}`;
+      return `first run ${firstRun} s, CLS ${cls.toFixed(3)}; ${heaps}; analysis ${w}; teaching ${wt}; slider ${moved}`;
     },
   },
   {
