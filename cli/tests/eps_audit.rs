@@ -110,6 +110,33 @@ fn counts_and_the_one_run_audit_match_the_peers() {
 }
 
 #[test]
+fn the_gdp_estimate_matches_jax_privacy_after_its_fix() {
+    let g = golden("gdp.json");
+    for c in g["cases"].as_array().unwrap().iter().step_by(5) {
+        let name = c["name"].as_str().unwrap();
+        let m = write_scores(&format!("gdp_{name}_m.csv"), c["members"].as_array().unwrap());
+        let n = write_scores(&format!("gdp_{name}_n.csv"), c["non_members"].as_array().unwrap());
+        let (sig, delta) = (c["significance"].to_string(), c["delta"].to_string());
+        let r = json(&[
+            "eps-lower",
+            &m,
+            &n,
+            "--method",
+            "gdp",
+            "--significance",
+            &sig,
+            "--delta",
+            &delta,
+        ]);
+        let (got, want) = (num(&r["result"]["epsilon"]), num(&c["jax_privacy_fixed"]));
+        assert!((got - want).abs() < 1e-9, "{name}: {got} vs {want}");
+        assert_eq!(r["headline"]["call"] == "inconclusive", want == 0.0);
+    }
+    let out = lethe(&["eps-lower", "--counts", "1,1,1,1", "--method", "gdp", "--delta", "1e-5"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
 fn too_small_a_sample_is_inconclusive_with_the_number_needed() {
     let rep = json(&["eps-lower", "--counts", "3,0,3,0"]);
     assert_eq!(rep["headline"]["call"], "inconclusive");

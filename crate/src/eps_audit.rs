@@ -641,6 +641,182 @@ pub fn canaries_needed(delta: f64, p: f64) -> Result<Option<u64>> {
     Ok(None)
 }
 
+/// scipy's `special.log_ndtr` (Cephes): `log Φ(x)`, with `−Φ(−x)` above 6 and the asymptotic series below −20.
+fn log_ndtr(a: f64) -> f64 {
+    if a > 6.0 {
+        return -crate::rank::ndtr(-a);
+    }
+    if a > -20.0 {
+        return crate::rank::ndtr(a).ln();
+    }
+    let log_lhs = -0.5 * a * a - (-a).ln() - 0.5 * (2.0 * std::f64::consts::PI).ln();
+    let (mut last, mut rhs, mut numerator, mut denom_factor) = (0.0f64, 1.0f64, 1.0f64, 1.0f64);
+    let denom_cons = 1.0 / (a * a);
+    let (mut sign, mut i) = (1.0f64, 0.0f64);
+    while (last - rhs).abs() > f64::EPSILON {
+        i += 1.0;
+        last = rhs;
+        sign = -sign;
+        denom_factor *= denom_cons;
+        numerator *= 2.0 * i - 1.0;
+        rhs += sign * numerator * denom_factor;
+    }
+    log_lhs + rhs.ln()
+}
+
+/// The standard normal quantile (scipy's `norm.ppf`), from statrs' inverse complementary error function.
+fn norm_ppf(p: f64) -> f64 {
+    -std::f64::consts::SQRT_2 * statrs::function::erf::erfc_inv(2.0 * p)
+}
+
+/// scipy's `optimize.brentq` (its C `brentq`, Brent 1973 as scipy writes it) on `[a, b]` with `xtol`, scipy's
+/// default `rtol` (4·ε) and 100 iterations; `None` when the ends do not bracket a root.
+fn brentq(f: impl Fn(f64) -> f64, a: f64, b: f64, xtol: f64) -> Option<f64> {
+    let rtol = 4.0 * f64::EPSILON;
+    let (mut xpre, mut xcur) = (a, b);
+    let (mut xblk, mut fblk, mut spre, mut scur) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let (mut fpre, mut fcur) = (f(xpre), f(xcur));
+    if fpre == 0.0 {
+        return Some(xpre);
+    }
+    if fcur == 0.0 {
+        return Some(xcur);
+    }
+    if fpre.is_sign_negative() == fcur.is_sign_negative() {
+        return None;
+    }
+    for _ in 0..100 {
+        if fpre != 0.0 && fcur != 0.0 && fpre.is_sign_negative() != fcur.is_sign_negative() {
+            xblk = xpre;
+            fblk = fpre;
+            spre = xcur - xpre;
+            scur = spre;
+        }
+        if fblk.abs() < fcur.abs() {
+            xpre = xcur;
+            xcur = xblk;
+            xblk = xpre;
+            fpre = fcur;
+            fcur = fblk;
+            fblk = fpre;
+        }
+        let delta = (xtol + rtol * xcur.abs()) / 2.0;
+        let sbis = (xblk - xcur) / 2.0;
+        if fcur == 0.0 || sbis.abs() < delta {
+            return Some(xcur);
+        }
+        if spre.abs() > delta && fcur.abs() < fpre.abs() {
+            let stry = if xpre == xblk {
+                -fcur * (xcur - xpre) / (fcur - fpre)
+            } else {
+                let dpre = (fpre - fcur) / (xpre - xcur);
+                let dblk = (fblk - fcur) / (xblk - xcur);
+                -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre))
+            };
+            if 2.0 * stry.abs() < spre.abs().min(3.0 * sbis.abs() - delta) {
+                spre = scur;
+                scur = stry;
+            } else {
+                spre = sbis;
+                scur = sbis;
+            }
+        } else {
+            spre = sbis;
+            scur = sbis;
+        }
+        xpre = xcur;
+        fpre = fcur;
+        xcur += if scur.abs() > delta {
+            scur
+        } else if sbis > 0.0 {
+            delta
+        } else {
+            -delta
+        };
+        fcur = f(xcur);
+    }
+    Some(xcur)
+}
+
+/// The GDP estimate's result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GdpBound {
+    /// ε at `delta` of the μ-GDP mechanism with the largest μ the error-rate bounds show (0 when none is positive;
+    /// at most 100, jax-privacy's bracket).
+    pub epsilon: f64,
+    /// That μ (0 when no threshold shows a positive one).
+    pub mu: f64,
+    pub delta: f64,
+    pub significance: f64,
+    pub confidence: f64,
+    /// Hypotheses the significance is split over: two per frontier threshold (FPR and FNR).
+    pub tests: usize,
+}
+
+/// jax-privacy's `CanaryScoreAuditor.epsilon_from_gdp(significance, delta)` as fixed upstream in commit aab3e1c
+/// (2026-07-27, after jax_privacy PR 270 showed the old `abs(μ)` could report ε > 0 on null scores): Clopper–
+/// Pearson upper bounds on FPR and FNR at every frontier threshold with Bonferroni over `2 × thresholds`, thresholds
+/// where either bound reaches `1 − δ` dropped, `μ = max(isf(FPR_ub) − ppf(FNR_ub))` (the forward rule only;
+/// μ ≤ 0 gives ε = 0), and ε the root in [0, 100] of the μ-GDP mechanism's `δ(ε) = δ` (brentq, `xtol = 1e-6`).
+/// jax-privacy 2.0.0 on PyPI still has the `abs(μ)` form. The normal quantiles are statrs', `log Φ` Cephes' form;
+/// the root agrees with jax-privacy to about `xtol`, not bit for bit.
+///
+/// # Errors
+/// Empty groups or NaN scores; significance outside (0, 0.5), δ outside (0, 1].
+pub fn gdp(members: &[f64], non_members: &[f64], significance: f64, delta: f64) -> Result<GdpBound> {
+    if !(significance > 0.0 && significance < 0.5) {
+        return Err(Error::param(
+            "significance",
+            significance,
+            "a number strictly between 0 and 0.5",
+        ));
+    }
+    if !(delta > 0.0 && delta <= 1.0) {
+        return Err(Error::param(
+            "delta",
+            delta,
+            "a number in (0, 1] (the GDP conversion needs δ > 0)",
+        ));
+    }
+    let f = frontier(members, non_members)?;
+    let (n1, n0) = (members.len() as u64, non_members.len() as u64);
+    let tests = 2 * f.len();
+    let a = significance / tests as f64;
+    let mut mu = f64::NEG_INFINITY;
+    let mut any = false;
+    for p in &f {
+        let fnr_ub = jax_upper(p.fn_, n1, a);
+        let fpr_ub = jax_upper(n0 - p.tn, n0, a);
+        if fpr_ub.max(fnr_ub) < 1.0 - delta {
+            any = true;
+            mu = mu.max(-norm_ppf(fpr_ub) - norm_ppf(fnr_ub));
+        }
+    }
+    let done = |epsilon: f64, mu: f64| GdpBound {
+        epsilon,
+        mu,
+        delta,
+        significance,
+        confidence: 1.0 - significance,
+        tests,
+    };
+    if !any || mu <= 0.0 {
+        return Ok(done(0.0, 0.0));
+    }
+    let gap = |eps: f64| {
+        let x = log_ndtr(-(eps / mu) + mu / 2.0);
+        let y = eps + log_ndtr(-(eps / mu) - mu / 2.0);
+        x + (-(y - x).exp()).ln_1p() - delta.ln()
+    };
+    if gap(0.0) <= 0.0 {
+        return Ok(done(0.0, mu));
+    }
+    if gap(100.0) >= 0.0 {
+        return Ok(done(100.0, mu));
+    }
+    Ok(done(brentq(gap, 0.0, 100.0, 1e-6).unwrap_or(f64::NAN), mu))
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {

@@ -140,3 +140,24 @@ fn one_run_matches_privacy_meter_bit_for_bit() {
     }
     dev.report("one-run p-values");
 }
+
+#[test]
+fn gdp_estimate_matches_jax_privacy_as_fixed_after_pr_270() {
+    let g = golden_eps("gdp.json");
+    let mut dev = MaxDev::default();
+    let mut old_wrong = 0;
+    for c in g["cases"].as_array().unwrap() {
+        let (x, y) = (nums(&c["members"]), nums(&c["non_members"]));
+        let b = lethe::eps_audit::gdp(&x, &y, num(&c["significance"]), num(&c["delta"])).unwrap();
+        let want = num(&c["jax_privacy_fixed"]);
+        dev.add(b.epsilon, want);
+        // scipy's brentq is ported step for step (6e-14 seen); the normal quantiles are statrs', not scipy's.
+        assert_close(b.epsilon, want, 1e-9, 0.0, format!("{} {}", c["name"], c["delta"]));
+        old_wrong += usize::from(num(&c["jax_privacy_2_0_0"]) > 0.0 && want == 0.0);
+    }
+    assert!(
+        old_wrong >= 10,
+        "the null cases where jax-privacy 2.0.0's abs(μ) reported ε > 0: {old_wrong}"
+    );
+    dev.report("GDP ε (jax-privacy after aab3e1c)");
+}

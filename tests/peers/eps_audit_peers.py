@@ -181,9 +181,40 @@ def one_run():
     return out
 
 
+def gdp():
+    """jax-privacy's epsilon_from_gdp as fixed in google-deepmind/jax_privacy commit aab3e1c (after PR 270): the
+    repository's auditing.py at commit 8967688c26d46f3b74bfdfe61ef1f984b887abab loaded as a module (its only change
+    from the installed 2.0.0 in this method); 2.0.0's own value beside it."""
+    import importlib.util
+    import subprocess
+    src = subprocess.run(["git", "-C", "/work/.mirror/google-deepmind+jax_privacy/repo", "show",
+                          "8967688c26d46f3b74bfdfe61ef1f984b887abab:jax_privacy/auditing.py"],
+                         capture_output=True, text=True, check=True).stdout
+    path = "/tmp/jax_privacy_auditing_8967688.py"
+    open(path, "w").write(src)
+    spec = importlib.util.spec_from_file_location("auditing_head", path)
+    head = importlib.util.module_from_spec(spec)
+    import sys
+    sys.modules["auditing_head"] = head
+    spec.loader.exec_module(head)
+    out = []
+    rng = np.random.default_rng(7)
+    cases = score_cases() + [("null_2000", rng.normal(0, 1, 1000), rng.normal(0, 1, 1000)),
+                             ("null_small_20", rng.normal(0, 1, 10), rng.normal(0, 1, 10))]
+    for name, x, y in cases:
+        for sig in [0.05, 0.01]:
+            for delta in [1e-5, 1e-3, 0.1]:
+                fixed = head.CanaryScoreAuditor(x, y).epsilon_from_gdp(sig, delta)
+                old = auditing.CanaryScoreAuditor(x, y).epsilon_from_gdp(sig, delta)
+                out.append({"name": name, "members": x.tolist(), "non_members": y.tolist(), "significance": sig,
+                            "delta": delta, "jax_privacy_fixed": f(fixed), "jax_privacy_2_0_0": f(old)})
+    return out
+
+
 if __name__ == "__main__":
     v = versions()
     json.dump({"versions": v, "cases": cp_scores()}, open(OUT + "clopper_pearson_scores.json", "w"))
     json.dump({"versions": v, "cases": cp_counts()}, open(OUT + "clopper_pearson_counts.json", "w"))
     json.dump({"versions": v, "cases": one_run()}, open(OUT + "one_run.json", "w"))
+    json.dump({"versions": v, "cases": gdp()}, open(OUT + "gdp.json", "w"))
     print(json.dumps(v))

@@ -18,7 +18,7 @@
 //! sample was too small for any bound (with the number of examples a perfect attack would need) or the attack too
 //! weak for this sample.
 
-use lethe::eps_audit::{self, Counts, CpBound, CpParams, CpRule, OneRun};
+use lethe::eps_audit::{self, Counts, CpBound, CpParams, CpRule, GdpBound, OneRun};
 
 use super::*;
 use crate::report::{Headline, Report, Warning, num};
@@ -55,7 +55,7 @@ pub struct EpsAuditRequest {
     pub lower_is_member: bool,
     pub counts: Option<CountsArg>,
     pub one_run: Option<OneRunCounts>,
-    /// `clopper-pearson` or `one-run`.
+    /// `clopper-pearson`, `one-run` or `gdp` (jax-privacy's GDP estimate, scores only).
     pub method: String,
     /// `jax-privacy` or `privacy-estimates` (Clopper–Pearson).
     pub rule: String,
@@ -134,6 +134,8 @@ pub struct EpsAuditResult {
     pub clopper_pearson: Option<CpBound>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub one_run: Option<OneRun>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gdp: Option<GdpBound>,
     /// When no attack on a sample this size could show ε > 0: the size that would (members and non-members each
     /// for Clopper–Pearson, canaries for the one-run audit); `None` otherwise.
     pub examples_needed: Option<u64>,
@@ -245,11 +247,15 @@ fn cp_params(req: &EpsAuditRequest) -> Result<CpParams> {
 /// parameters out of range (significance outside (0, 0.5) for Clopper–Pearson, (0, 1) for the one-run audit; δ
 /// outside [0, 1); counts that do not add up).
 pub fn eps_audit(ws: &mut Workspace, req: &EpsAuditRequest) -> Result<EpsAuditReport> {
-    let one_run = match req.method.as_str() {
-        "clopper-pearson" => false,
-        "one-run" => true,
+    let (one_run, gdp) = match req.method.as_str() {
+        "clopper-pearson" => (false, false),
+        "one-run" => (true, false),
+        "gdp" => (false, true),
         other => {
-            return Err(Error::msg(format!("the method `{other}` is not one of clopper-pearson, one-run")).usage());
+            return Err(Error::msg(format!(
+                "the method `{other}` is not one of clopper-pearson, one-run, gdp"
+            ))
+            .usage());
         }
     };
     let has_scores = req.members.is_some() || req.non_members.is_some() || req.scores.is_some();
@@ -286,7 +292,55 @@ pub fn eps_audit(ws: &mut Workspace, req: &EpsAuditRequest) -> Result<EpsAuditRe
         None
     };
     let conf = pct(req.significance);
-    let (result, headline, parameters_rule) = if one_run {
+    let (result, headline, parameters_rule) = if gdp {
+        let Some(s) = &scores else {
+            return Err(Error::msg(
+                "the GDP estimate takes attack scores (members' and non-members' scores, or scores with labels)",
+            )
+            .usage());
+        };
+        if !(req.significance > 0.0 && req.significance < 0.5) || !(req.delta > 0.0 && req.delta <= 1.0) {
+            return Err(Error::msg(format!(
+                "the GDP estimate takes a significance strictly between 0 and 0.5 and a delta in (0, 1]: got {} and {}",
+                req.significance, req.delta
+            ))
+            .usage());
+        }
+        let g = eps_audit::gdp(&s.members, &s.non_members, req.significance, req.delta)?;
+        let (n1, n0) = (s.members.len(), s.non_members.len());
+        let headline = if g.epsilon > 0.0 {
+            Headline::new(
+                "eps_lower_bound",
+                format!(
+                    "ε ≥ {} at {conf} confidence (δ = {}): GDP estimate (μ = {}, jax-privacy's epsilon_from_gdp; it assumes \
+                     the run's privacy curve is Gaussian), {n1} members and {n0} non-members",
+                    num(g.epsilon),
+                    num(req.delta),
+                    num(g.mu)
+                ),
+            )
+        } else {
+            Headline::inconclusive(
+                format!("Inconclusive: the attack does not show ε > 0 at {conf} confidence (GDP estimate)"),
+                format!(
+                    "no threshold's error-rate bounds give a positive μ (Bonferroni over {} bounds) for the rule \
+                     \"member at high score\"",
+                    g.tests
+                ),
+            )
+        };
+        let result = EpsAuditResult {
+            method: "gdp",
+            epsilon: g.epsilon,
+            delta: req.delta,
+            confidence: g.confidence,
+            clopper_pearson: None,
+            one_run: None,
+            gdp: Some(g),
+            examples_needed: None,
+        };
+        (result, headline, None)
+    } else if one_run {
         if !(req.significance > 0.0 && req.significance < 1.0) {
             return Err(Error::msg(format!(
                 "significance = {} must lie strictly between 0 and 1 (0.05 for 95% confidence)",
@@ -370,6 +424,7 @@ pub fn eps_audit(ws: &mut Workspace, req: &EpsAuditRequest) -> Result<EpsAuditRe
             confidence: o.confidence,
             clopper_pearson: None,
             one_run: Some(o),
+            gdp: None,
             examples_needed: needed,
         };
         (result, headline, None)
@@ -471,6 +526,7 @@ pub fn eps_audit(ws: &mut Workspace, req: &EpsAuditRequest) -> Result<EpsAuditRe
             confidence: b.confidence,
             clopper_pearson: Some(b),
             one_run: None,
+            gdp: None,
             examples_needed: needed,
         };
         (result, headline, Some(p.rule.name().to_string()))

@@ -32,9 +32,9 @@ pub struct EpsLowerArgs {
     #[arg(long, value_delimiter = ',', value_name = "M,R,V",
           conflicts_with_all = ["members", "non_members", "scores"])]
     one_run: Option<Vec<u64>>,
-    /// clopper-pearson (default; Bonferroni over the thresholds tried) or one-run (Steinke, Nasr, Jagielski 2023;
-    /// privacy-meter's get_eps_audit)
-    #[arg(long, value_parser = ["clopper-pearson", "one-run"])]
+    /// clopper-pearson (default; Bonferroni over the thresholds tried), one-run (Steinke, Nasr, Jagielski 2023;
+    /// privacy-meter's get_eps_audit) or gdp (jax-privacy's epsilon_from_gdp as fixed after its PR 270; scores, δ > 0)
+    #[arg(long, value_parser = ["clopper-pearson", "one-run", "gdp"])]
     method: Option<String>,
     /// Clopper–Pearson rule: jax-privacy (epsilon_clopper_pearson, default) or privacy-estimates (compute_eps_lo)
     #[arg(long, value_parser = ["jax-privacy", "privacy-estimates"], default_value = "jax-privacy")]
@@ -187,6 +187,14 @@ pub(super) fn eps_lower_cmd(a: EpsLowerArgs) -> Result<(), CliError> {
                 fmt_num(o.p_value_at_zero)
             );
             let _ = writeln!(t, "  all m guessed right could show ε ≥ {}", fmt_num(o.best_possible));
+        }
+        if let Some(g) = &r.gdp {
+            let _ = writeln!(
+                t,
+                "  μ = {} (GDP), {} bounds in the Bonferroni correction",
+                fmt_num(g.mu),
+                g.tests
+            );
         }
         if let Some(n) = r.examples_needed {
             let _ = writeln!(t, "  examples needed for any bound above 0: {n}");
