@@ -54,6 +54,14 @@ printf 'Running runs ran runner\0run running ran\0' >corpus/rouge/stem
 printf 'Caf\xc3\xa9 \xc4\xb0stanbul 2001 \xe2\x84\xaaelvin\0caf istanbul kelvin' >corpus/rouge/unicode
 seed any "$FIX"/npy/f4_le_C.npy "$FIX"/npy/rank3_F.npy "$FIX"/npz/stored.npz "$FIX"/npz/compressed.npz \
   "$FIX"/safetensors/bf16.safetensors "$FIX"/text/projector.tsv "$FIX"/text/header.csv "$FIX"/json/object.json
+# tools_ou: the open-unlearning / TOFU / MUSE sample files (tests/fixtures/tools, PROVENANCE_ou_tofu_muse.md).
+TOOLS=../tests/fixtures/tools
+mkdir -p corpus/tools_ou
+for f in "$TOOLS"/open_unlearning/*/*.json "$TOOLS"/muse/*/privleak/*.json "$TOOLS"/tofu/*/*.json; do
+  [ -f "$f" ] && cp -f "$f" "corpus/tools_ou/$(echo "${f#"$TOOLS"/}" | tr / _)"
+done
+# ks: two samples of f64 (first byte: where they split); no seeds needed.
+mkdir -p corpus/ks
 # stats: arbitrary bytes decoded into shapes, values and parameters (fuzz_targets/stats.rs); no seeds needed.
 mkdir -p corpus/stats
 
