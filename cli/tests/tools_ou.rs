@@ -194,3 +194,33 @@ fn tool_rouge_reproduces_the_files_rouge() {
         rep["warnings"]
     );
 }
+
+#[test]
+fn keys_of_tool_files_feed_the_audit_and_the_bounds() {
+    let eval = fx("open_unlearning/unlearned/TOFU_EVAL.json");
+    let members = format!("{eval}#mia_min_k/forget");
+    let non = format!("{eval}#mia_min_k/holdout");
+    let rep = json(&["mia", &members, &non, "--lower-is-member"]);
+    let auc = file("open_unlearning/unlearned/TOFU_EVAL.json")["mia_min_k"]["auc"]
+        .as_f64()
+        .unwrap();
+    // open-unlearning's AUC is the audit's with forget as members and lower score = member (exact here,
+    // scikit-learn's trapezoid sum 1 ulp off)
+    let a = rep["result"]["summary"]["auc"].as_f64().unwrap();
+    assert!((a - auc).abs() <= 2e-16, "{a} vs {auc}");
+    let rouge = format!("{eval}#forget_Q_A_ROUGE/rougeL_recall");
+    let rep = json(&["bounds", &rouge]);
+    assert_eq!(rep["command"], "bounds");
+    let log = fx("muse/unlearned/privleak/log.json");
+    let rep = json(&[
+        "mia",
+        &format!("{log}#forget/Min-40%"),
+        &format!("{log}#holdout/Min-40%"),
+        "--lower-is-member",
+    ]);
+    let muse_auc = file("muse/unlearned/privleak/auc.json")["forget_holdout_Min-40%"]
+        .as_f64()
+        .unwrap();
+    let a = rep["result"]["summary"]["auc"].as_f64().unwrap();
+    assert!((a - (1.0 - muse_auc)).abs() < 1e-15, "{a} vs 1 − {muse_auc}");
+}
