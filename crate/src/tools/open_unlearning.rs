@@ -837,6 +837,34 @@ mod tests {
     }
 
     #[test]
+    fn the_dispatch_detects_eval_files_with_python_nan_and_names_almost_files() {
+        let s = crate::tools::detect("TOFU_EVAL.json", &EVAL.as_bytes())
+            .unwrap()
+            .unwrap();
+        assert_eq!(s.tool, Tool::OpenUnlearning);
+        assert_eq!(s.kind, "TOFU_EVAL");
+        assert!(s.entries.iter().any(|e| e.key == "mia_min_k/forget"));
+        assert!(s.offers.iter().any(|o| o.analysis == "forget-quality"));
+        assert!(s.warnings.iter().any(|w| w.contains("forget_quality is null")));
+        let bad = br#"{"forget_Q_A_Prob": {"agg_value": 1, "value_by_index": {"0": 5}}}"#;
+        let e = crate::tools::detect("x.json", &bad.as_slice()).unwrap().unwrap_err();
+        assert_eq!(e.tool, Tool::OpenUnlearning);
+        assert!(
+            e.message.contains("`forget_Q_A_Prob` → `value_by_index` → `0`"),
+            "{}",
+            e.message
+        );
+        let opts = crate::data::LoadOptions {
+            name: Some("forget_truth_ratio/score".into()),
+            ..Default::default()
+        };
+        let l = crate::tools::load_key::<f64>("x.json", &EVAL.as_bytes(), &opts)
+            .unwrap()
+            .unwrap();
+        assert_eq!(l.matrix.rows(), 2);
+    }
+
+    #[test]
     fn almost_files_say_where() {
         let v: Value =
             serde_json::from_str(r#"{"forget_Q_A_Prob": {"agg_value": 1, "value_by_index": [1, 2]}}"#).unwrap();
