@@ -299,7 +299,8 @@ pub fn eps_audit(ws: &mut Workspace, req: &EpsAuditRequest) -> Result<EpsAuditRe
             )
             .usage());
         };
-        if !(req.significance > 0.0 && req.significance < 0.5) || !(req.delta > 0.0 && req.delta <= 1.0) {
+        let in_range = req.significance > 0.0 && req.significance < 0.5 && req.delta > 0.0 && req.delta <= 1.0;
+        if !in_range {
             return Err(Error::msg(format!(
                 "the GDP estimate takes a significance strictly between 0 and 0.5 and a delta in (0, 1]: got {} and {}",
                 req.significance, req.delta
