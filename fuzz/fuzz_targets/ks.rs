@@ -9,7 +9,9 @@ use lethe::ks::{KsMethod, ks_2samp};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {
-    let Some((&cut, rest)) = bytes.split_first() else { return };
+    let Some((&cut, rest)) = bytes.split_first() else {
+        return;
+    };
     let vals: Vec<f64> = rest
         .chunks_exact(8)
         .take(600)

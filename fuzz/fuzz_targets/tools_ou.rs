@@ -14,7 +14,10 @@ fuzz_target!(|bytes: &[u8]| {
     // The whole dispatch, as `lethe inspect` and the page call it.
     if let Some(Ok(summary)) = tools::detect("fuzz.json", &bytes) {
         for e in &summary.entries {
-            let opts = lethe::data::LoadOptions { name: Some(e.key.clone()), ..Default::default() };
+            let opts = lethe::data::LoadOptions {
+                name: Some(e.key.clone()),
+                ..Default::default()
+            };
             if let Some(Ok(l)) = tools::load_key::<f64>("fuzz.json", &bytes, &opts) {
                 assert_eq!(l.matrix.as_slice().len(), l.matrix.rows() * l.matrix.cols());
             }
