@@ -384,6 +384,139 @@ pub fn assemble(
     Ok((sh, notes))
 }
 
+/// The writer versions this reader follows.
+pub const FOLLOWS: &str = "tensorflow/privacy@03035d5d4a271ac795dab80f5bc1cef82fc3d462 research/mi_lira_2021: train.py \
+                           main (keep.npy), score.py load_one (scores/), inference.py main (logits/), read as plot.py \
+                           load_data reads them";
+
+/// A dropped folder (or files given with their paths) in mi_lira_2021's layout, said before anything runs: how many
+/// experiments, examples and augmentations, which folders are left out, and the LiRA runs it offers. `None` when no
+/// `experiment*` folder with a keep.npy and scores/ or logits/ is among the paths; `Some(Err)` when there is one
+/// but the files are not what those scripts write (a keep.npy that is not one flag per example, scores of another
+/// rank, shapes that differ between experiments, a folder without keep.npy).
+pub(super) fn detect_set(probes: &[super::Probe<'_>]) -> Option<Result<super::Summary, String>> {
+    let names: Vec<String> = probes.iter().map(|p| p.name.replace('\\', "/")).collect();
+    let layout = match plan(&names, ScoreSource::Auto) {
+        Ok(l) => l,
+        Err(e) if e.detail.starts_with("no `experiment*` folder") => return None,
+        Err(e) => return Some(Err(e.to_string())),
+    };
+    let header = |path: &str| {
+        probes
+            .iter()
+            .zip(&names)
+            .find(|(_, n)| n.as_str() == path)
+            .and_then(|(p, _)| p.header(None).cloned())
+    };
+    let mut shape: Option<(String, Vec<u64>)> = None;
+    for e in &layout.experiments {
+        let keep = e.keep.as_deref().unwrap_or_default();
+        match header(keep) {
+            Some(h) if h.shape.len() == 1 => {}
+            Some(h) => {
+                return Some(Err(format!(
+                    "`{keep}` has shape {:?}, but train.py writes keep.npy as one flag per example: give the keep.npy \
+                     of that training run",
+                    h.shape
+                )));
+            }
+            None => {
+                return Some(Err(format!(
+                    "`{keep}` is not a .npy array: give the keep.npy train.py wrote"
+                )));
+            }
+        }
+        let data = if layout.from_logits { &e.logits } else { &e.scores };
+        let data = data.as_deref().unwrap_or_default();
+        let Some(h) = header(data) else {
+            return Some(Err(format!(
+                "`{data}` is not a .npy array: give the file score.py (or inference.py) wrote"
+            )));
+        };
+        let want = if layout.from_logits { 4 } else { 2 };
+        if h.shape.len() != want && !(want == 2 && h.shape.len() == 1) {
+            return Some(Err(format!(
+                "`{data}` has shape {:?}, but {} writes {}",
+                h.shape,
+                if layout.from_logits { "inference.py" } else { "score.py" },
+                if layout.from_logits {
+                    "logits as examples × 1 × augmentations × classes"
+                } else {
+                    "scores as examples × augmentations"
+                }
+            )));
+        }
+        match &shape {
+            None => shape = Some((data.to_string(), h.shape.clone())),
+            Some((f0, s0)) if *s0 != h.shape => {
+                return Some(Err(format!(
+                    "`{data}` has shape {:?} but `{f0}` has {s0:?}: every model's scores need the same examples and \
+                     augmentations (plot.py stacks them); rerun inference.py and score.py for it, or leave it out",
+                    h.shape
+                )));
+            }
+            _ => {}
+        }
+    }
+    let (_, s) = shape?;
+    let examples = s[0];
+    let augs = if layout.from_logits {
+        s[2]
+    } else {
+        s.get(1).copied().unwrap_or(1)
+    };
+    let models = layout.experiments.len();
+    let dir = layout.experiments[0]
+        .dir
+        .rsplit_once('/')
+        .map_or(".".to_string(), |(d, _)| d.to_string());
+    let offer = |variant: &str, label: &str| super::Offer {
+        analysis: "lira".into(),
+        label: label.into(),
+        inputs: vec![super::OfferInput {
+            role: "dir".into(),
+            file: dir.clone(),
+            key: None,
+        }],
+        options: super::options(&[("variant", serde_json::Value::String(variant.into()))]),
+        cli: format!("lethe lira {dir} --variant {variant}"),
+    };
+    let mut files: Vec<String> = Vec::new();
+    for e in &layout.experiments {
+        files.extend([&e.keep, &e.scores, &e.logits].into_iter().flatten().cloned());
+    }
+    files.extend(layout.labels.iter().cloned());
+    Some(Ok(super::Summary {
+        tool: super::Tool::Lira,
+        kind: "experiment_dir".into(),
+        follows: FOLLOWS.into(),
+        description: format!(
+            "shadow-model results of mi_lira_2021: {models} models on {examples} examples × {augs} augmentation(s){}; \
+             each model's keep.npy says which examples it trained on",
+            if layout.from_logits {
+                ", as logits (scored as score.py does)"
+            } else {
+                ""
+            }
+        ),
+        samples: Some(examples),
+        models: layout.experiments.iter().map(|e| e.dir.clone()).collect(),
+        entries: Vec::new(),
+        offers: vec![
+            offer(
+                "online",
+                "LiRA online (plot.py generate_ours), the last model as target, audited",
+            ),
+            offer(
+                "offline",
+                "LiRA offline (plot.py generate_ours_offline), the last model as target, audited",
+            ),
+        ],
+        warnings: layout.skipped.clone(),
+        files,
+    }))
+}
+
 /// Every file under `dir` (native), as `/`-separated paths beginning with `dir`.
 ///
 /// # Errors
@@ -459,6 +592,51 @@ mod tests {
         let l = plan(&p, ScoreSource::Auto).unwrap();
         assert!(l.from_logits);
         assert_eq!(l.labels.as_deref(), Some("d/y_train.npy"));
+    }
+
+    #[test]
+    fn detects_the_fixture_folder_from_its_headers() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/golden_lira/exp");
+        let paths = list_dir(&root).unwrap();
+        let bytes: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
+        let files: Vec<(&str, &dyn crate::data::ByteSource)> = paths
+            .iter()
+            .zip(&bytes)
+            .map(|(p, b)| (p.as_str(), b as &dyn crate::data::ByteSource))
+            .collect();
+        let s = crate::tools::detect_set(&files).unwrap().unwrap();
+        assert_eq!(s.tool, crate::tools::Tool::Lira);
+        assert_eq!(s.samples, Some(200));
+        assert_eq!(s.models.len(), 16);
+        assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+        assert!(
+            s.offers[0].cli.ends_with("golden_lira/exp --variant online"),
+            "{}",
+            s.offers[0].cli
+        );
+        // A keep.npy of another rank: almost LiRA.
+        let mut bytes = bytes;
+        let k = paths
+            .iter()
+            .position(|p| p.ends_with("experiment-2_16/keep.npy"))
+            .unwrap();
+        bytes[k] = std::fs::read(
+            paths
+                .iter()
+                .find(|p| p.ends_with("experiment-2_16/scores/0000000100.npy"))
+                .unwrap(),
+        )
+        .unwrap();
+        let files: Vec<(&str, &dyn crate::data::ByteSource)> = paths
+            .iter()
+            .zip(&bytes)
+            .map(|(p, b)| (p.as_str(), b as &dyn crate::data::ByteSource))
+            .collect();
+        let e = crate::tools::detect_set(&files).unwrap().unwrap_err();
+        assert!(
+            e.message.contains("experiment-2_16/keep.npy") && e.message.contains("one flag per example"),
+            "{e}"
+        );
     }
 
     #[test]
