@@ -271,6 +271,15 @@ export function miaPanel(ctx) {
     );
   }
 
+  // LiRA from shadow models (panels/lira.js, loaded when opened): a folder of shadow-model results.
+  const liraBox = h('details', { class: 'lira-box', 'data-role': 'lira-open' }, h('summary', {}, 'LiRA from shadow models: a folder of shadow-model results (tensorflow/privacy mi_lira_2021), or stacked arrays'));
+  liraBox.addEventListener('toggle', () => {
+    if (!liraBox.open || liraBox.dataset.loaded) return;
+    liraBox.dataset.loaded = '1';
+    import('./lira.js').then((m) => liraBox.append(m.liraSection(ctx).el));
+  });
+  parts.el.append(liraBox);
+
   return {
     id: 'mia',
     el: parts.el,
