@@ -4,13 +4,25 @@
 //   * the exported JSON report equals `target/release/lethe lira exp … --json` run beside it: `result` (the LiRA
 //     scores and the audit), `parameters`, `inputs`, `headline`, `warnings`, version, command, seed;
 //   * the headline shown is the layer's, and the LiRA numbers are shown;
+//   * stacked arrays (scores.npy + keep.npy picked as two files) give `lethe lira --scores … --keep …`'s report;
 //   * a copy of the folder with one keep.npy missing gives the reader's message naming that folder and the fix.
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ROOT, assert, cli, compare, downloadJson, eq, open, runDone, values, waitRun } from './lib.mjs';
+import { ROOT, assert, cli, compare, downloadJson, eq, npy, open, runDone, values, waitRun, write } from './lib.mjs';
 
 const FIXTURE = path.join(ROOT, 'tests/fixtures/golden_lira');
+
+/** The data of a .npy file (format 1.0) as numbers: `<f8` or `|b1` (as 0/1). */
+function readNpy(file) {
+  const b = readFileSync(file);
+  const len = b.readUInt16LE(8);
+  const header = b.subarray(10, 10 + len).toString('latin1');
+  const data = b.subarray(10 + len);
+  if (header.includes("'<f8'")) return Array.from(new Float64Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength)));
+  if (header.includes("'|b1'")) return Array.from(data, (v) => (v ? 1 : 0));
+  throw new Error(`${file}: dtype not handled here: ${header}`);
+}
 
 async function liraSection(page) {
   const mia = page.locator('#lethe-mia[data-panel]');
@@ -55,6 +67,35 @@ export const tests = [
       eq(v['headline.text'], c.headline.text, 'headline shown');
       assert(/online-fixed-variance/.test(v['lira.variant']), `variant shown: ${v['lira.variant']}`);
       await lira.locator('svg.lethe-plot path[data-name="roc"]').first().waitFor({ timeout: 5000 });
+
+      // Stacked arrays (two files: the scores, and keep with "keep" in its name), as np.stack would make them.
+      const dir = mkdtempSync(path.join(tmpdir(), 'lethe-lira-'));
+      const scores = [];
+      const keep = [];
+      for (let m = 0; m < 16; m++) {
+        scores.push(...readNpy(path.join(FIXTURE, `exp/experiment-${m}_16/scores/0000000100.npy`)));
+        keep.push(...readNpy(path.join(FIXTURE, `exp/experiment-${m}_16/keep.npy`)));
+      }
+      write(dir, 'scores.npy', npy(scores, [16, 200, 2]));
+      write(dir, 'keep.npy', npy(keep, [16, 200]));
+      await lira.locator('[data-role="lira-files"]').setInputFiles([path.join(dir, 'scores.npy'), path.join(dir, 'keep.npy')]);
+      await lira.locator('[data-value="lira.summary"]').filter({ hasText: /Stacked arrays/ }).waitFor({ timeout: 30000 });
+      await lira.locator('[data-param=variant]').selectOption('offline');
+      await lira.locator('[data-param=ci]').selectOption('delong');
+      await lira.locator('[data-param=target]').fill('0');
+      await runDone(lira);
+      const stacked = await downloadJson(page, lira.locator('[data-action="export-json"]'));
+      const cs = cli(['lira', '--scores', 'scores.npy', '--keep', 'keep.npy', '--variant', 'offline', '--target', '0'], dir);
+      const rs = compare(stacked.result, cs.result, { rel: 1e-12, abs: 1e-12, loose: { re: /tpr_at_fpr\[\d+\]\.(tpr|fpr)_interval\.(lo|hi)$/, rel: 1e-9 }, at: 'lira.stacked' });
+      assert(rs.diffs.length === 0, `stacked result differs from the CLI:\n${rs.diffs.slice(0, 8).join('\n')}`);
+      for (const k of ['inputs', 'parameters']) {
+        const d = compare(stacked[k], cs[k], { at: `lira.stacked.${k}` });
+        assert(d.diffs.length === 0, `stacked ${k} differ from the CLI:\n${d.diffs.slice(0, 8).join('\n')}`);
+      }
+      eq(JSON.stringify(stacked.warnings), JSON.stringify(cs.warnings), 'stacked warnings');
+      eq(stacked.cli_equivalent.split(' ').slice(0, 6).join(' '), 'lethe lira --scores scores.npy --keep keep.npy', 'stacked cli line');
+      rmSync(dir, { recursive: true, force: true });
+      await lira.locator('[data-param=target]').fill('');
 
       // An almost-right folder: experiment-5_16 without its keep.npy.
       const tmp = mkdtempSync(path.join(tmpdir(), 'lethe-lira-'));
