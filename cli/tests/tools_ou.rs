@@ -224,3 +224,82 @@ fn keys_of_tool_files_feed_the_audit_and_the_bounds() {
     let a = rep["result"]["summary"]["auc"].as_f64().unwrap();
     assert!((a - (1.0 - muse_auc)).abs() < 1e-15, "{a} vs 1 − {muse_auc}");
 }
+
+#[test]
+fn a_muse_eval_file_without_a_retain_model_uses_open_unlearnings_default_reference() {
+    let u = fx("open_unlearning/muse_unlearned/MUSE_EVAL.json");
+    let rep = json(&["privleak", "--unlearned", &u]);
+    let stated = file("open_unlearning/muse_unlearned/MUSE_EVAL.json")["privleak"]["agg_value"]
+        .as_f64()
+        .unwrap();
+    let got = rep["result"]["privleak"].as_f64().unwrap();
+    assert!((got - stated).abs() <= 1e-12 * stated.abs(), "{got} vs {stated}");
+    let codes: Vec<&str> = rep["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"default_reference"), "{codes:?}");
+    let rep = json(&["tool-rouge", &format!("{u}#forget_verbmem_ROUGE")]);
+    assert_eq!(rep["result"]["max_gap_f1"].as_f64(), Some(0.0));
+}
+
+/// Splits a command line as a POSIX shell does for the offers' quoting (single quotes only).
+fn words(cmd: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
+    for c in cmd.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                any = true;
+            }
+            ' ' if !quoted => {
+                if any || !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+                any = false;
+            }
+            c => cur.push(c),
+        }
+    }
+    if any || !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+#[test]
+fn every_offer_of_the_sample_files_runs_as_its_command_line() {
+    let mut ran = 0;
+    for f in [
+        "open_unlearning/unlearned/TOFU_EVAL.json",
+        "open_unlearning/muse_unlearned/MUSE_EVAL.json",
+        "tofu/full/eval_log_forget.json",
+        "muse/unlearned/privleak/log.json",
+        "muse/unlearned/privleak/auc.json",
+    ] {
+        let rep = json(&["inspect", &fx(f)]);
+        let summary = &rep["result"]["tool"]["summary"];
+        assert!(summary.is_object(), "{f}: {}", rep["result"]);
+        for o in summary["offers"].as_array().unwrap() {
+            let cli = o["cli"].as_str().unwrap();
+            // forget quality names the retain model's file it needs; give it the sample's retain model
+            let cli = cli
+                .replace("RETAIN_MODEL_EVAL.json", &fx("open_unlearning/retain/TOFU_EVAL.json"))
+                .replace(
+                    "RETAIN_MODEL_eval_log_forget.json",
+                    &fx("tofu/retain90/eval_log_forget.json"),
+                )
+                .replace("RETRAINED_MODEL_log.json", &fx("muse/retrain/privleak/log.json"))
+                .replace("RETRAINED_MODEL_auc.json", &fx("muse/retrain/privleak/auc.json"));
+            let w = words(&cli);
+            assert_eq!(w[0], "lethe", "{cli}");
+            let args: Vec<&str> = w[1..].iter().map(String::as_str).collect();
+            let out = lethe(&args);
+            assert!(out.status.success(), "{cli}: {}", String::from_utf8_lossy(&out.stderr));
+            ran += 1;
+        }
+    }
+    assert!(ran >= 10, "{ran}");
+}

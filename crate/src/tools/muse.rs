@@ -159,15 +159,17 @@ pub(super) fn detect(p: &Probe<'_>) -> Option<Result<Summary, String>> {
             shell(&format!("{}#forget/Min-40%", p.name)),
             shell(&format!("{}#holdout/Min-40%", p.name))
         );
-        let offers = vec![
-            audit,
-            Offer::new(
+        let offers = vec![audit, {
+            let mut o = Offer::new(
                 "privleak",
-                "privleak (MUSE's formula) with a bootstrap interval",
+                "privleak (MUSE's formula) with a bootstrap interval; needs the retrained model's log.json (or \
+                     the corpus for MUSE's constant)",
                 &[("unlearned", p.name, None)],
                 options(&[]),
-            ),
-        ];
+            );
+            o.cli.push_str(" --retain RETRAINED_MODEL_log.json");
+            o
+        }];
         return Some(Ok(Summary {
             tool: Tool::Muse,
             kind: "privleak_log".into(),
@@ -201,12 +203,17 @@ pub(super) fn detect(p: &Probe<'_>) -> Option<Result<Summary, String>> {
         samples: None,
         models: vec!["the evaluated model".into()],
         entries,
-        offers: vec![Offer::new(
-            "privleak",
-            "privleak (MUSE's formula) from the forget/holdout Min-40% AUC",
-            &[("unlearned", p.name, None)],
-            options(&[]),
-        )],
+        offers: vec![{
+            let mut o = Offer::new(
+                "privleak",
+                "privleak (MUSE's formula) from the forget/holdout Min-40% AUC; needs the retrained model's auc.json \
+                 (or the corpus for MUSE's constant)",
+                &[("unlearned", p.name, None)],
+                options(&[]),
+            );
+            o.cli.push_str(" --retain RETRAINED_MODEL_auc.json");
+            o
+        }],
         warnings: Vec::new(),
         files: Vec::new(),
     }))

@@ -638,15 +638,15 @@ fn entries_and_offers(p_name: &str, f: &OuFile) -> (Vec<Entry>, Vec<Offer>, Opti
                     }
                 }
                 if fields.iter().any(|f| f.name == "generation") && fields.iter().any(|f| f.name == "ground_truth") {
-                    offers.push(Offer::new(
+                    let mut o = Offer::new(
                         "tool-rouge",
-                        format!(
-                            "ROUGE-L of {}'s generations against the ground truth, with leakage bounds",
-                            m.name
-                        ),
+                        format!("ROUGE-L of {}'s generations against the ground truth", m.name),
                         &[("file", p_name, Some(&m.name))],
                         options(&[]),
-                    ));
+                    );
+                    // `lethe tool-rouge` takes its file as a positional argument
+                    o.cli = format!("lethe tool-rouge {}", shell(&format!("{p_name}#{}", m.name)));
+                    offers.push(o);
                 }
                 if m.is_truth_ratio() {
                     let mut o = Offer::new(
