@@ -113,6 +113,7 @@ const MOUNTS = [
   ['/sub/mk/', () => path.join(WORK, 'mkdocs-out')],
   ['/sub/dz/', () => path.join(WORK, 'docusaurus/build')],
   ['/sub/lethe/', () => SITE],
+  ['/sub/lethe-copy/', () => SITE],
   ['/pages/', () => path.join(HERE, 'pages')],
 ];
 // The strict policy of the CSP page: no inline script, Lethe on the page's own origin.
@@ -391,6 +392,22 @@ const tests = [
         return (await el.run()).result.n;
       });
       eq(moved, 8, 'a run after a move');
+      // Inserted, removed and inserted again around the element's deferred start; `ready` right after insertion.
+      const churn = await page.evaluate(async () => {
+        const el = document.createElement('lethe-eval');
+        el.setAttribute('analysis', 'bounds');
+        document.body.append(el);
+        el.remove();
+        await null;
+        document.body.append(el);
+        const info = await el.ready;
+        el.data = { scores: { values: new Float64Array([0, 0.2, 0.4, 0.9]), shape: [4, 1] } };
+        const n = (await el.run()).result.n;
+        el.remove();
+        return { version: info.version, n };
+      });
+      eq(churn.n, 4, 'a run after insert/remove/insert');
+      assert(churn.version, 'ready resolved with the version');
       for (let i = 0; i < 5; i++) {
         await page.evaluate(() => window.detach());
         await noWorkersLeft(page, `removing the element (${i + 1})`);
@@ -412,6 +429,8 @@ const tests = [
       const page = await open(context, '/pages/csp.html');
       await page.waitForFunction(() => document.getElementById('out').textContent.startsWith('n='), null, { timeout: 30000 });
       eq(await page.locator('#out').textContent(), 'n=8 alpha=0.05', 'ran under the strict CSP');
+      const fromBase = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname).filter((p) => /widget\.css$|worker\.js$/.test(p)));
+      assert(fromBase.length && fromBase.every((p) => p.startsWith('/sub/lethe-copy/')), `files from data-lethe-base: ${fromBase}`);
       const csp = page.errors.filter((e) => /Content Security Policy|Refused/i.test(e));
       assert(csp.length === 0, `CSP violations: ${csp.join('; ')}`);
       assert(page.errors.length === 0, page.errors.join('; '));

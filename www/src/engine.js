@@ -4,8 +4,14 @@
 import { spawnWorker } from './spawn.js';
 import { assetUrl } from './base.js';
 
-// From the site's base URL (base.js), not `new URL('./worker.js', import.meta.url)`: a bundler would bundle it.
-const WORKER_URL = (base) => (base ? new URL('src/worker.js', base) : assetUrl('src/worker.js'));
+// From the base URL (base.js): not import.meta.url, which a bundler rewrites.
+const WORKER_URL = (base) => simd(base ? new URL('src/worker.js', base) : assetUrl('src/worker.js'));
+// `?lethe-simd=simd128|relaxed` on the page forces the worker's wasm build (worker.js; the browser tests run each).
+const simd = (url) => {
+  const forced = typeof location !== 'undefined' && new URLSearchParams(location.search).get('lethe-simd');
+  if (forced) url.searchParams.set('simd', forced);
+  return url;
+};
 
 /** Why this browser cannot run the widget, or null. */
 export function unsupported() {
@@ -19,7 +25,6 @@ export class Engine {
   /** `workers`: how many workers a pooled SDE run uses (default min(hardwareConcurrency, 4)). */
   constructor({ workers, base } = {}) {
     this.workers = workers;
-    /** The site's base URL (base.js); null: found at start. */
     this.base = base || null;
     this.worker = null;
     this.pending = new Map();
@@ -138,10 +143,7 @@ export class Engine {
     });
   }
 
-  /**
-   * Ends the worker (and with it the SDE pool's workers it started) and frees its memory: used when the last
-   * <lethe-eval> leaves the page. Requests still pending are rejected; the next engine() call starts afresh.
-   */
+  /** Ends the worker and its SDE pool (the last <lethe-eval> left the page); pending requests are rejected. */
   stop() {
     this.worker?.terminate();
     this.worker = null;

@@ -80,6 +80,8 @@ export class LetheEval extends Base {
     this._built = false;
     this._teardown = null;
     this._engineKey = null;
+    this._waitBase = null;
+    this._pendingBuild = false;
     this._upgradeAll();
   }
 
@@ -122,6 +124,8 @@ export class LetheEval extends Base {
 
   /** Resolves once the element has started (its worker and wasm are in); rejects with what failed. */
   get ready() {
+    // Inserted just now: its build runs after the current script.
+    if (this._pendingBuild) return Promise.resolve().then(() => this.ready);
     return this._widget?.ready ?? this._teach?.then((t) => t.ready) ?? Promise.reject(new Error('<lethe-eval> is not in the document'));
   }
 
@@ -145,7 +149,12 @@ export class LetheEval extends Base {
     // server-rendered page) can still call setBasePath() right after the import.
     if (!this._built) {
       this._built = true;
-      queueMicrotask(() => this.isConnected && this._build());
+      this._pendingBuild = true;
+      queueMicrotask(() => {
+        this._pendingBuild = false;
+        if (this.isConnected) this._build();
+        else this._built = false;
+      });
     }
   }
 
@@ -314,7 +323,7 @@ export class LetheEval extends Base {
   async run({ signal } = {}) {
     if (this.teaching) throw new Error('<lethe-eval mode="teach"> has no analysis to run: its figure updates as the controls move');
     // Appended just now: its build runs after the current script (connectedCallback).
-    if (this._built && !this._widget) await null;
+    if (this._pendingBuild) await null;
     if (!this._widget) throw new Error('<lethe-eval> must be in the document before run()');
     await this._ready;
     return this._widget.run(this.analysis, { signal });

@@ -134,7 +134,7 @@ export function create(el, opts = {}) {
       }),
     ));
   const versionEl = h('span', { class: 'version muted' }, 'loading…');
-  // Shown at once with the example (the page's largest text: shown before the worker, wasm and data load).
+  // Shown at once (the page's largest text: before the worker, wasm and data load).
   const activationsNote = opts.example && opts.panels.some((p) => p === 'sde' || p === 'ruler');
   const exampleEl = h('p', { class: 'example-note', hidden: !activationsNote }, activationsNote ? EXAMPLE_NOTE : null);
   const statusEl = h('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
@@ -275,7 +275,6 @@ export function create(el, opts = {}) {
  * shown) has the full wasm module fetched and adds the example's index files, which the lean module does not read.
  */
 async function loadExample(api, ctx, noteEl, base) {
-  // From the site's base URL (base.js), not import.meta.url: a bundler would try to bundle the directory.
   const root = base ? new URL(base, document.baseURI) : assetUrl('data/digits/');
   const names = ['act_unlearned.npy', 'act_retrained.npy', 'act_original.npy', 'forget.txt', 'retain.txt', 'test.txt'];
   const files = await Promise.all(
