@@ -495,10 +495,12 @@ pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Re
         #[cfg(feature = "full")]
         "lira" => {
             // LiRA from shadow models (analyses/lira.rs): the files of a dropped folder (sources named by their
-            // relative paths) or stacked arrays; quick to fit, then the audit as `mia` (no bootstrap progress).
+            // relative paths) or stacked arrays; quick to fit, then the audit as `mia`, its bootstrap posting
+            // progress and stopping on a cancel as mia's does.
             let req: analyses::LiraRequest = parse("lira", request)?;
             let job = with_ws(|ws| analyses::prepare_lira(ws, &req)).map_err(to_js)?;
-            out(&job.run(1, &mut |_, _| true).map_err(to_js)?)
+            let mut monitor = JsMonitor::new(checkpoint);
+            out(&job.run_with(1, &mut monitor).await.map_err(to_js)?)
         }
         #[cfg(feature = "full")]
         "eps-lower" => {

@@ -655,6 +655,26 @@ impl LiraJob {
     /// # Errors
     /// Cancelled; the audit's refusals (every score equal: `constant_scores`); the core's errors.
     pub fn run(self, threads: usize, progress: &mut dyn FnMut(usize, usize) -> bool) -> Result<LiraReport> {
+        let (scored, job) = self.score(progress)?;
+        let audit = job.run(threads, progress).map_err(|e| scored.attribute(e))?;
+        scored.finish(audit)
+    }
+
+    /// As [`LiraJob::run`], the audit's bootstrap reporting to `monitor` between blocks of resamples (the page's
+    /// worker: progress posted, a cancel stops it keeping the resamples done); the fit itself is quick and runs
+    /// through.
+    ///
+    /// # Errors
+    /// As [`LiraJob::run`].
+    pub async fn run_with<M: Monitor>(self, threads: usize, monitor: &mut M) -> Result<LiraReport> {
+        let (scored, job) = self.score(&mut |_, _| true)?;
+        let audit = job.run_with(threads, monitor).await.map_err(|e| scored.attribute(e))?;
+        scored.finish(audit)
+    }
+
+    /// LiRA's scores, and the audit of them prepared (the layer's `mia` analysis on the two score vectors, handed
+    /// over as .npy sources).
+    fn score(self, progress: &mut dyn FnMut(usize, usize) -> bool) -> Result<(Scored, MiaJob)> {
         let LiraJob {
             shadows: sh,
             params,
@@ -662,7 +682,7 @@ impl LiraJob {
             experiments,
             parameters,
             inputs,
-            mut warnings,
+            warnings,
             mia,
         } = self;
         let role = if parameters.dir.is_some() { "dir" } else { "scores" };
@@ -672,7 +692,6 @@ impl LiraJob {
         for (&s, &a) in scored.membership.iter().zip(&scored.answers) {
             if a { members.push(s) } else { non_members.push(s) }
         }
-        // The audit: the layer's `mia` analysis on the two score vectors, handed over as .npy sources.
         let mut scratch = Workspace::new();
         let targets = params
             .targets
@@ -692,12 +711,63 @@ impl LiraJob {
             non_members: Some(plain(1)),
             ..mia
         };
-        let audit = prepare_mia(&mut scratch, &req)
-            .and_then(|job| job.run(threads, progress))
-            .map_err(|mut e| {
-                e.input = Some(role.into());
-                e
-            })?;
+        let out = Scored {
+            sh,
+            params,
+            available,
+            experiments,
+            parameters,
+            inputs,
+            warnings,
+            scored,
+            members: members.len(),
+            non_members: non_members.len(),
+            role,
+            seed: req.seed,
+        };
+        let job = prepare_mia(&mut scratch, &req).map_err(|e| out.attribute(e))?;
+        Ok((out, job))
+    }
+}
+
+/// A LiRA run scored, waiting for its audit.
+struct Scored {
+    sh: Shadows,
+    params: LiraParams,
+    available: usize,
+    experiments: Vec<String>,
+    parameters: LiraParameters,
+    inputs: Vec<InputRecord>,
+    warnings: Vec<Warning>,
+    scored: lira::LiraScores,
+    members: usize,
+    non_members: usize,
+    role: &'static str,
+    seed: u64,
+}
+
+impl Scored {
+    /// The audit's errors concern this analysis's scores.
+    fn attribute(&self, mut e: Error) -> Error {
+        e.input = Some(self.role.into());
+        e
+    }
+
+    fn finish(self, audit: MiaReport) -> Result<LiraReport> {
+        let Scored {
+            sh,
+            params,
+            available,
+            experiments,
+            parameters,
+            inputs,
+            mut warnings,
+            scored,
+            members,
+            non_members,
+            role,
+            seed,
+        } = self;
         for w in audit.warnings {
             // The audit's inputs are this analysis's scores: its warnings concern them.
             let input = w.input.as_ref().map(|_| role);
@@ -707,7 +777,8 @@ impl LiraJob {
         let who = if params.targets.len() == 1 {
             format!("target model {}", params.targets[0])
         } else {
-            format!("target models {targets}")
+            let t: Vec<String> = params.targets.iter().map(ToString::to_string).collect();
+            format!("target models {}", t.join(","))
         };
         let prefix = format!(
             "LiRA {} ({}), {who} against {} shadow models: ",
@@ -740,13 +811,13 @@ impl LiraJob {
                 in_used: scored.in_size,
                 out_used: scored.out_size,
             },
-            members: members.len(),
-            non_members: non_members.len(),
+            members,
+            non_members,
             scores: scored.membership,
             labels: scored.answers.iter().map(|&a| u8::from(a)).collect(),
             audit: audit.result,
         };
-        let seed = (parameters.ci != "delong").then_some(req.seed);
+        let seed = (parameters.ci != "delong").then_some(seed);
         Ok(Report::new(
             "lira", parameters, seed, inputs, headline, warnings, result,
         ))
@@ -801,6 +872,35 @@ mod tests {
             r.headline.text
         );
         assert_eq!(r.inputs.len(), 32);
+    }
+
+    #[test]
+    fn run_with_a_monitor_gives_the_same_report() {
+        let mut ws = Workspace::new();
+        let files = fixture_files(&mut ws, "exp");
+        let req = LiraRequest {
+            files,
+            ci: "both".into(),
+            resamples: 50,
+            ..LiraRequest::default()
+        };
+        let a = prepare_lira(&mut ws, &req).unwrap().run(1, &mut |_, _| true).unwrap();
+        let mut seen = 0;
+        let b = {
+            let mut monitor = |_: &lethe::progress::Progress| {
+                seen += 1;
+                true
+            };
+            let job = prepare_lira(&mut ws, &req).unwrap();
+            let mut f = std::pin::pin!(job.run_with(1, &mut monitor));
+            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+            let std::task::Poll::Ready(b) = f.as_mut().poll(&mut cx) else {
+                panic!("the CPU run never waits")
+            };
+            b.unwrap()
+        };
+        assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
+        assert!(seen > 0);
     }
 
     #[test]
