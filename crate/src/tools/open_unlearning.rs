@@ -197,15 +197,17 @@ pub struct OuFile {
 }
 
 fn is_result_object(o: &Map<String, Value>) -> bool {
+    // What a metric function returns: value_by_index, or only open-unlearning's result keys (agg_value; an MIA
+    // metric's forget, holdout, auc).
     o.contains_key("value_by_index")
-        || (o.contains_key("agg_value")
+        || (!o.is_empty()
             && o.keys().all(|k| {
                 matches!(
                     k.as_str(),
                     "agg_value" | "value_by_index" | "forget" | "holdout" | "auc"
                 )
-            }))
-        || (o.contains_key("forget") && o.contains_key("holdout") && o.contains_key("auc"))
+            })
+            && o.keys().any(|k| k != "auc"))
 }
 
 fn suite_of(names: &[&str]) -> Option<&'static str> {
@@ -301,7 +303,7 @@ fn metric_of(name: &str, v: &Value) -> Result<Metric, String> {
         )
     })?;
     let agg_value = o.get("agg_value").filter(|a| !a.is_null()).and_then(number);
-    let shape = if o.contains_key("forget") && o.contains_key("holdout") {
+    let shape = if o.contains_key("forget") || o.contains_key("holdout") {
         let f = score_set(name, o, "forget")?;
         let h = score_set(name, o, "holdout")?;
         MetricShape::Mia {
@@ -399,8 +401,13 @@ fn metric_obj<'v>(v: &'v Value, metric: &str) -> Result<&'v Map<String, Value>, 
         names.truncate(12);
         format!("the file has no metric `{metric}`; it has {}", names.join(", "))
     })?;
-    m.as_object()
-        .ok_or_else(|| format!("`{metric}` is {}, not a metric result", kind(m)))
+    m.as_object().ok_or_else(|| {
+        format!(
+            "`{metric}` is {} here, not a metric's per-sample results: this looks like a SUMMARY file (one value \
+             per metric); give the TOFU_EVAL.json / MUSE_EVAL.json written beside it, which holds the samples",
+            kind(m)
+        )
+    })
 }
 
 /// The per-sample numeric field `field` of `metric`, one row per sample in index order, as many columns as the
@@ -876,6 +883,11 @@ mod tests {
         .unwrap();
         let e = read(&v).unwrap().unwrap_err();
         assert!(e.contains("holdout"), "{e}");
+        let v: Value =
+            serde_json::from_str(r#"{"mia_min_k": {"forget": {"value_by_index": {"0": {"score": 1}}}, "auc": 0.5}}"#)
+                .unwrap();
+        let e = read(&v).unwrap().unwrap_err();
+        assert!(e.contains("no `holdout` score set"), "{e}");
         // a summary
         let v: Value = serde_json::from_str(r#"{"forget_quality": 0.01, "model_utility": 0.6}"#).unwrap();
         assert!(read(&v).unwrap().unwrap().summary);
