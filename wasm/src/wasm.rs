@@ -507,6 +507,26 @@ pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Re
             let req: analyses::EpsAuditRequest = parse("eps-lower", request)?;
             out(&with_ws(|ws| analyses::eps_audit(ws, &req)).map_err(to_js)?)
         }
+        // The open-unlearning / TOFU / MUSE analyses a tools' file offers (issue 14; analyses/tools_ou.rs).
+        #[cfg(feature = "full")]
+        "forget-quality" => {
+            let req: analyses::ForgetQualityRequest = parse("forget-quality", request)?;
+            out(&with_ws(|ws| analyses::run_forget_quality(ws, &req)).map_err(to_js)?)
+        }
+        #[cfg(feature = "full")]
+        "privleak" => {
+            let req: analyses::PrivleakRequest = parse("privleak", request)?;
+            out(&with_ws(|ws| analyses::run_privleak(ws, &req)).map_err(to_js)?)
+        }
+        #[cfg(feature = "full")]
+        "tool-rouge" => {
+            let req: analyses::ToolRougeRequest = parse("tool-rouge", request)?;
+            out(&with_ws(|ws| analyses::run_tool_rouge(ws, &req)).map_err(to_js)?)
+        }
+        #[cfg(not(feature = "full"))]
+        "forget-quality" | "privleak" | "tool-rouge" => Err(to_js(WebError::needs_full(format!(
+            "`{analysis}` is computed by the full module"
+        )))),
         #[cfg(not(feature = "full"))]
         "epsilon" | "bounds" | "mgen" | "mia" | "eps-lower" | "lira" => Err(to_js(WebError::needs_full(format!(
             "`{analysis}` is computed by the full module"
@@ -550,6 +570,33 @@ pub async fn check(analysis: String, request: JsValue) -> Result<JsValue, JsValu
     let o = Object::new();
     let _ = Reflect::set(&o, &"warnings".into(), &warnings);
     Ok(o.into())
+}
+
+/// Which tool wrote each of sources `ids`, and all of them together (a dropped folder; `paths` are its files' paths
+/// inside it, else their names): `{files: [{source, tool}], set}`, `tool` and `set` the layer's `ToolFile` (summary
+/// and offers, or what is almost right) or null (issue 14: the page shows the summary and offers the analyses).
+#[cfg(feature = "full")]
+#[wasm_bindgen(js_name = toolFiles)]
+pub fn tool_files(ids: Vec<u32>, paths: JsValue) -> Result<JsValue, JsValue> {
+    let paths: Option<Vec<String>> = if paths.is_undefined() || paths.is_null() {
+        None
+    } else {
+        Some(parse("paths", paths)?)
+    };
+    let v = with_ws(|ws| {
+        let files: Vec<serde_json::Value> = ids
+            .iter()
+            .map(|&id| serde_json::json!({ "source": id, "tool": analyses::tool_file(ws, id) }))
+            .collect();
+        let set = if ids.len() > 1 {
+            analyses::tool_set(ws, &ids, paths.as_deref())
+        } else {
+            None
+        };
+        Ok(serde_json::json!({ "files": files, "set": set }))
+    })
+    .map_err(to_js)?;
+    out(&v)
 }
 
 /// A seeded synthetic example (`competition`, `scores`, `generations`): `{description, files: [{name, bytes}]}`.

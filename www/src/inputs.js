@@ -9,6 +9,8 @@ export class InputStore {
     this.engine = engine;
     this.items = new Map();
     this.listeners = new Set();
+    /** Files a tool wrote together (issue 14), each `{id, tool, toolFiles: {path: source}, runs}`. */
+    this.toolSets = [];
   }
 
   on(fn) {
@@ -119,6 +121,46 @@ export class InputStore {
     this._changed(item);
   }
 
+  /**
+   * Adds several files at once (a drop, the picker) and asks which tool wrote them (issue 14: lethe::tools decides
+   * from their content, in the full module): each item gets `tool` (its summary and offers, or what is almost right),
+   * and files that are a tool's set together (privacy-meter's memberships + signals, a LiRA folder) a set entry.
+   * Resolves to the items.
+   */
+  async addFiles(files) {
+    const items = await Promise.all(files.map((f) => this.add({ file: f })));
+    await this.detectTools(items, files.map((f) => f.webkitRelativePath || f.name)).catch(() => {});
+    return items;
+  }
+
+  /** See `addFiles`; `paths` name the items inside a dropped folder (else their names). */
+  async detectTools(items, paths = null) {
+    const usable = items.filter((i) => i.status === 'ready' || i.status === 'unreadable');
+    if (!usable.length) return null;
+    const names = usable.map((i) => (paths ? paths[items.indexOf(i)] : i.name));
+    const r = await this.engine.request('tools', { sources: usable.map((i) => i.id), paths: names });
+    // The summaries' view (tools.js) is loaded only when a tool's file was dropped.
+    if (r.set || (r.files || []).some((f) => f.tool)) this.toolView ||= await import('./tools.js');
+    for (const f of r.files || []) {
+      const it = this.items.get(f.source);
+      if (it && f.tool) {
+        it.tool = f.tool;
+        it.toolFiles = { [it.name]: it.id };
+        this._changed(it);
+      }
+    }
+    if (r.set) {
+      this.toolSets.push({ id: nextId('toolset'), tool: r.set, toolFiles: Object.fromEntries(names.map((n, k) => [n, usable[k].id])) });
+      this._changed(null);
+    }
+    return r;
+  }
+
+  /** Runs an offer of a tools' file (see tools.js); its result is kept on `owner.runs[offer.label]`. */
+  runOffer(offer, owner) {
+    return this.toolView.runOffer(this, offer, owner);
+  }
+
   remove(id) {
     if (!this.items.has(id)) return;
     this.items.delete(id);
@@ -174,6 +216,7 @@ function card(store, item) {
         ),
       ),
     item.note && h('span', { class: 'muted' }, item.note),
+    item.tool && store.toolView?.toolBox(store, item.tool, item),
     (item.warnings || []).map((w) => h('div', { class: 'warning' }, w)),
     item.sha256
       ? h('div', { class: 'hash', title: item.sha256 }, 'SHA-256 ', h('code', {}, item.sha256.slice(0, 16) + '…'))
@@ -195,7 +238,7 @@ export function inputsView(store, { maxBytesText = '1 GiB' } = {}) {
     'data-role': 'inputs-file',
     accept: '.npy,.npz,.safetensors,.csv,.tsv,.txt,.json',
     onchange: (e) => {
-      for (const f of e.target.files) store.add({ file: f });
+      store.addFiles([...e.target.files]);
       e.target.value = '';
     },
   });
@@ -205,7 +248,7 @@ export function inputsView(store, { maxBytesText = '1 GiB' } = {}) {
     h('p', {}, 'Drop .npy, .npz, .safetensors, CSV/TSV or JSON files here, or ', h('button', { type: 'button', class: 'button button-secondary button-small', onclick: () => picker.click() }, 'choose files'), picker,
       h('span', { class: 'muted' }, ` — read in slices inside this tab, up to ${maxBytesText} per input.`)),
   );
-  wireDrop(drop, (files) => files.forEach((f) => store.add({ file: f })));
+  wireDrop(drop, (files) => store.addFiles(files));
   const pasteArea = h('textarea', { rows: 4, class: 'paste', 'aria-label': 'Numbers to paste (one per line, or CSV rows)', placeholder: '0.12\n0.5\n…   or   1,2,3\\n4,5,6' });
   const pasteName = h('input', { type: 'text', value: '', 'aria-label': 'Name of the pasted input', placeholder: 'pasted.csv', size: 14 });
   let pasted = 0;
@@ -229,7 +272,8 @@ export function inputsView(store, { maxBytesText = '1 GiB' } = {}) {
       }, 'Add pasted input'),
     ),
   );
-  const render = () => fill(list, store.list().map((i) => card(store, i)));
+  const render = () =>
+    fill(list, store.toolSets.map((t) => h('li', { class: 'card card-toolset', 'data-toolset': t.id }, h('div', { class: 'card-head' }, h('strong', {}, Object.keys(t.toolFiles).join(' + '))), store.toolView?.toolBox(store, t.tool, t))), store.list().map((i) => card(store, i)));
   store.on(render);
   render();
   return h('section', { class: 'inputs', 'aria-label': 'Inputs' }, h('h2', {}, 'Inputs'), drop, paste, list);

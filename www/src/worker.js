@@ -379,6 +379,9 @@ async function handle(m) {
     }
     case 'synthetic':
       return (await loadFull()).synthetic(m.kind, m.seed >>> 0);
+    // Which tool wrote these sources (issue 14; lethe::tools, from their content): summaries and offers.
+    case 'tools':
+      return (await loadFull()).toolFiles(Uint32Array.from(m.sources), m.paths || null);
     // Teaching mode (teach.html, <lethe-eval mode="teach">): small requests, answered at once by the full module.
     case 'teach':
       return (await loadFull()).teach(m.topic, m.request);

@@ -1330,7 +1330,29 @@ pub fn run_inspect(ws: &mut Workspace, req: &InspectRequest) -> Result<InspectRe
         .ok_or_else(|| Error::at("file", "choose a file to inspect").usage())?;
     let src = ws.source(id).map_err(|e| Error::at("file", e.message))?;
     let name = src.name.clone();
-    let info = lethe::data::inspect(&name, &*src.data).map_err(|e| Error::data("file", "", &e))?;
+    // A file one of the tools users run wrote (issue 14) is summarised by that tool's reader even where the plain
+    // reader finds no array in it (MUSE's privleak log: objects of numbers), and the plain reader's notes on keys it
+    // ignored are dropped: the tool's reader says what every key is.
+    #[cfg(feature = "full")]
+    let claimed = super::tools::tool_file(ws, id).filter(|t| t.summary.is_some());
+    #[cfg(not(feature = "full"))]
+    let claimed: Option<()> = None;
+    let info = match lethe::data::inspect(&name, &*src.data) {
+        Ok(mut info) => {
+            if claimed.is_some() {
+                info.warnings.retain(|w| !w.contains("were ignored"));
+            }
+            info
+        }
+        Err(_) if claimed.is_some() => FileInfo {
+            input: name.clone(),
+            format: lethe::data::detect(&name, &*src.data).map_err(|e| Error::data("file", "", &e))?,
+            file_size: src.data.len(),
+            arrays: Vec::new(),
+            warnings: Vec::new(),
+        },
+        Err(e) => return Err(Error::data("file", "", &e)),
+    };
     let warnings: Vec<Warning> = info
         .warnings
         .iter()
@@ -1382,7 +1404,7 @@ pub fn run_inspect(ws: &mut Workspace, req: &InspectRequest) -> Result<InspectRe
     };
     #[cfg(feature = "full")]
     let (tool, headline, warnings) = {
-        let tool = super::tools::tool_file(ws, id);
+        let tool = claimed.or_else(|| super::tools::tool_file(ws, id));
         let (mut headline, mut warnings) = (headline, warnings);
         if let Some(s) = tool.as_ref().and_then(|t| t.summary.as_ref()) {
             let offers: Vec<&str> = s.offers.iter().map(|o| o.label.as_str()).collect();

@@ -155,7 +155,11 @@ impl Offer {
             .collect();
         let mut cli = format!("lethe {analysis}");
         for i in &inputs {
-            cli.push_str(&format!(" --{} {}", i.role.replace('_', "-"), shell_word(&i.spec())));
+            if POSITIONAL.contains(&(analysis, i.role.as_str())) {
+                cli.push_str(&format!(" {}", shell_word(&i.spec())));
+            } else {
+                cli.push_str(&format!(" --{} {}", i.role.replace('_', "-"), shell_word(&i.spec())));
+            }
         }
         for (k, v) in &options {
             let flag = k.replace('_', "-");
@@ -179,6 +183,10 @@ impl Offer {
         }
     }
 }
+
+/// Inputs the CLI takes as positional arguments (`lethe mia MEMBERS NON_MEMBERS`, `lethe bounds SCORES`), by
+/// analysis and request field.
+const POSITIONAL: &[(&str, &str)] = &[("mia", "members"), ("mia", "non_members"), ("bounds", "scores")];
 
 /// `s` quoted for a POSIX shell when it holds anything but plain path characters.
 fn shell_word(s: &str) -> String {
@@ -306,7 +314,8 @@ impl<'a> Probe<'a> {
                 if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
                     return None;
                 }
-                serde_json::from_slice::<Value>(body).ok()
+                // Python's json.dump writes bare NaN / Infinity (open-unlearning's EVAL files): read them too.
+                open_unlearning::parse_python_json(body).ok()
             })
             .as_ref()
     }

@@ -310,6 +310,18 @@ export function miaPanel(ctx) {
       note.hidden = false;
       return run.run().catch(() => {});
     },
+    /**
+     * Runs the audit on `inputs` given as the layer's input references (a tools' file's offer, issue 14, whose
+     * `#KEY`s the slots' pickers do not list), with the panel's options; shown and exported as a Run's result.
+     */
+    async runInputs(inputs) {
+      const req = { ...request(), members: null, non_members: null, scores: null, labels: null, ...inputs };
+      const out = await ctx.engine.request('run', { analysis: 'mia', request: req });
+      last = { req, out };
+      render(last);
+      ctx.emit('result', { panel: 'mia', output: out, report: report(last) });
+      return out;
+    },
     set(opts) {
       for (const [k, v] of Object.entries(opts)) {
         if (slots[k]) slots[k].set(v);
