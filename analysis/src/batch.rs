@@ -215,7 +215,10 @@ pub fn merge(mut cells: Vec<Cell>, format: Format) -> Result<String> {
     let rows: Vec<Map<String, Value>> = cells.iter().map(row).collect();
     match format {
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&rows).map_err(|e| Error::msg(format!("writing JSON: {e}")))?;
+            // Keys sorted, in every build (serde_json keeps insertion order where `preserve_order` is on).
+            let sorted: Vec<std::collections::BTreeMap<&String, &Value>> =
+                rows.iter().map(|r| r.iter().collect()).collect();
+            let mut s = serde_json::to_string_pretty(&sorted).map_err(|e| Error::msg(format!("writing JSON: {e}")))?;
             s.push('\n');
             Ok(s)
         }

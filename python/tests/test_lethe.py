@@ -1,0 +1,262 @@
+"""The Python package against the CLI: every analysis gives the report `lethe … --json` gives on the same data,
+arrays are read in place (never copied), errors are the CLI's, Ctrl-C and progress reach the run, and batch cells
+merge to the same table on a Dask LocalCluster with 2 workers as from `lethe batch` shards.
+
+LETHE_CLI names the CLI binary (default: target/release/lethe of this repository)."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import lethe
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+D = ROOT / "examples" / "data" / "digits"
+CLI = os.environ.get("LETHE_CLI", str(ROOT / "target" / "release" / "lethe"))
+
+
+def cli(*args, ok=True):
+    p = subprocess.run([CLI, *map(str, args)], capture_output=True, text=True)
+    if ok:
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)
+    return p
+
+
+def same(report, want, whole=False):
+    """The report equals the CLI's: result, headline, warning codes (and everything, for the same files)."""
+    got = report.to_dict()
+    # An array stands where the CLI names a file: `<x array>` for the file's name.
+    text = json.dumps({k: got[k] for k in ("headline", "warnings")})
+    for i in want["inputs"]:
+        text = text.replace(f"<{i['role']} array>", pathlib.Path(i["path"]).name)
+    got.update(json.loads(text))
+    if whole:
+        assert got == want
+        return
+    assert got["result"] == want["result"]
+    assert got["headline"] == want["headline"]
+    assert got["warnings"] == want["warnings"]
+    assert got["command"] == want["command"] and got["seed"] == want["seed"]
+    assert report.headline.call == want["headline"]["call"]
+
+
+@pytest.fixture(scope="module")
+def act():
+    return np.load(D / "act_unlearned.npy")
+
+
+@pytest.fixture(scope="module")
+def mia_scores():
+    return np.load(D / "mia_scores.npz")
+
+
+def test_sde_arrays_equal_cli_in_c_and_fortran_order(act):
+    want = cli("sde", "--it", f"{D}/act_unlearned.npy@144..244", "--oot", f"{D}/act_unlearned.npy@544..644",
+               "--target", f"{D}/act_unlearned.npy@0..100", "--shuffles", 40, "--json")
+    r = lethe.sde(act[144:244], act[544:644], target=[act[0:100]], shuffles=40)
+    same(r, want)
+    f = lethe.sde(np.asfortranarray(act[144:244]), np.asfortranarray(act[544:644]),
+                  target=[np.asfortranarray(act[0:100])], shuffles=40, threads=1)
+    same(f, want)
+    assert r.warnings and r.warnings[0].code == want["warnings"][0]["code"]
+
+
+def test_files_give_the_cli_report_itself():
+    spec = f"{D}/act_unlearned.npy"
+    want = cli("sde", "--it", f"{spec}@144..244", "--oot", f"{spec}@544..644", "--target", f"{spec}@0..100",
+               "--shuffles", 30, "--json")
+    r = lethe.sde(f"{spec}@144..244", f"{spec}@544..644", target=[f"{spec}@0..100"], shuffles=30)
+    same(r, want, whole=True)
+    assert r.to_json() == cli_text("sde", "--it", f"{spec}@144..244", "--oot", f"{spec}@544..644", "--target",
+                                   f"{spec}@0..100", "--shuffles", 30, "--json")
+
+
+def cli_text(*args):
+    return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True, check=True).stdout
+
+
+def test_calibrate(act):
+    want = cli("calibrate", "--data", f"{D}/act_unlearned.npy", "--it-pool", "144..544", "--oot-pool", "544..744",
+               "--target", "0..40", "--refs", 4, "--size", 40, "--paper-shuffles", 20, "--json")
+    r = lethe.calibrate(act, it_pool="144..544", oot_pool=range(544, 744), target=["0..40"], refs=4, size=40,
+                        paper_shuffles=20)
+    same(r, want)
+
+
+def test_ruler(act):
+    want = cli("ruler", "--unlearned", f"{D}/act_unlearned.npy", "--oracle", f"{D}/act_retrained.npy",
+               "--original", f"{D}/act_original.npy", "--forget", f"{D}/forget.txt", "--retain",
+               f"{D}/retain.txt", "--json")
+    runs = [{"unlearned": act, "oracle": np.load(D / "act_retrained.npy"),
+             "original": np.load(D / "act_original.npy")}]
+    r = lethe.ruler(runs=runs, forget=D / "forget.txt", retain=str(D / "retain.txt"))
+    same(r, want)
+
+
+def test_epsilon(tmp_path):
+    g = json.loads((ROOT / "tests/fixtures/golden/neurips2023.json").read_text())["forgetting_quality_case"]
+    a = g["accuracies"]
+    accs = f"{a['ra_u']},{a['ra_r']},{a['ta_u']},{a['ta_r']}"
+    (tmp_path / "r.json").write_text(json.dumps(g["retrained_confs"]))
+    (tmp_path / "u.json").write_text(json.dumps(g["unlearned_confs"]))
+    want = cli("epsilon", "--retrained", tmp_path / "r.json", "--unlearned", tmp_path / "u.json", "--accuracies",
+               accs, "--json")
+    r = lethe.epsilon(retrained=np.array(g["retrained_confs"]), unlearned=np.array(g["unlearned_confs"]),
+                      accuracies=[a["ra_u"], a["ra_r"], a["ta_u"], a["ta_r"]])
+    same(r, want)
+
+
+def test_bounds_and_rouge(tmp_path):
+    s = np.random.default_rng(1).uniform(0, 1, 200)
+    np.save(tmp_path / "s.npy", s)
+    same(lethe.bounds(s, x=[0.5, 0.9]), cli("bounds", tmp_path / "s.npy", "--x", 0.5, "--x", 0.9, "--json"))
+    (tmp_path / "gen.txt").write_text("the cat sat on the mat\na dog is on the mat\n")
+    (tmp_path / "ref.txt").write_text("the cat is on the mat\nthe cat is on the mat\n")
+    want = cli("rouge", "--predictions", tmp_path / "gen.txt", "--reference", tmp_path / "ref.txt", "--json")
+    same(lethe.rouge(predictions=tmp_path / "gen.txt", reference=tmp_path / "ref.txt"), want, whole=True)
+
+
+def test_two_sample_statistics(act, tmp_path):
+    x, y = act[:60, :3].astype(np.float64), act[60:120, :3].astype(np.float64)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", y)
+    np.save(tmp_path / "x1.npy", x[:, 0].copy())
+    np.save(tmp_path / "y1.npy", y[:, 0].copy())
+    X, Y, X1, Y1 = (tmp_path / n for n in ("x.npy", "y.npy", "x1.npy", "y1.npy"))
+    same(lethe.hsic(x, y, permutations=99), cli("hsic", X, Y, "--permutations", 99, "--json"))
+    same(lethe.mwu(x[:, 0], y[:, 0], alternative="less"), cli("mwu", X1, Y1, "--alternative", "less", "--json"))
+    same(lethe.wilcoxon(x[:, 0], y[:, 0], correction=True), cli("wilcoxon", X1, Y1, "--correction", "--json"))
+    same(lethe.jsd(x[:, 0], y[:, 0], bins=10, base="2"), cli("jsd", X1, Y1, "--bins", 10, "--base", 2, "--json"))
+    same(lethe.mmd(x, y, unbiased=True), cli("mmd", X, Y, "--unbiased", "--json"))
+    same(lethe.wasserstein(x, y), cli("wasserstein", X, Y, "--json"))
+
+
+def test_mia_and_fdr(mia_scores, tmp_path):
+    npz = f"{D}/mia_scores.npz#lira_unlearned"
+    want = cli("mia", f"{npz}@0..144", f"{npz}@144..503", "--ci", "both", "--resamples", 200, "--json")
+    s = mia_scores["lira_unlearned"]
+    same(lethe.mia(s[:144], s[144:], ci="both", resamples=200), want)
+    p = np.array([0.001, 0.02, 0.03, 0.2, 0.5])
+    np.save(tmp_path / "p.npy", p)
+    same(lethe.fdr(p, method="holm"), cli("fdr", tmp_path / "p.npy", "--method", "holm", "--json"))
+
+
+def test_inspect_and_load_every_format(tmp_path):
+    same(lethe.inspect(D / "softmax.npz"), cli("inspect", D / "softmax.npz", "--json"), whole=True)
+    a = np.arange(12, dtype=np.float32).reshape(4, 3) / 8
+    np.save(tmp_path / "a.npy", a)
+    np.savez_compressed(tmp_path / "a.npz", a=a, b=a * 2)
+    np.savetxt(tmp_path / "a.csv", a, delimiter=",")
+    (tmp_path / "a.json").write_text(json.dumps(a.tolist()))
+    header = json.dumps({"a": {"dtype": "F32", "shape": [4, 3], "data_offsets": [0, a.nbytes]}}).encode()
+    (tmp_path / "a.safetensors").write_bytes(len(header).to_bytes(8, "little") + header + a.tobytes())
+    for name in ("a.npy", "a.npz#a", "a.csv", "a.json", "a.safetensors"):
+        got = lethe.load(f"{tmp_path}/{name}")
+        assert got.dtype == np.float64 and np.array_equal(got, a), name
+    assert np.array_equal(lethe.load(f"{tmp_path}/a.npz#b@1..3"), a[1:3] * 2)
+    with pytest.raises(lethe.LetheError, match="holds several"):
+        lethe.load(tmp_path / "a.npz")
+
+
+def test_arrays_are_read_in_place_not_copied():
+    for a in (np.ones((50, 8)), np.ones((50, 8), dtype=np.float32), np.asfortranarray(np.ones((50, 8))),
+              np.ones((100, 8))[10:60]):
+        addr, n = lethe._lethe._source_address(a)
+        assert (addr, n) == (a.__array_interface__["data"][0], a.nbytes)
+    with pytest.raises(lethe.LetheError, match="contiguous"):
+        lethe._lethe._source_address(np.ones((50, 8))[::2])
+
+
+PEAK = """
+import resource, sys, numpy as np, lethe
+a = np.random.default_rng(0).standard_normal((400, 65536), dtype=np.float32)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+r = lethe.sde(a[:200], a[200:], shuffles=5, in_place=sys.argv[1], threads=1)
+assert r.result["in_training_reference"]["values"]
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before, a.nbytes)
+"""
+
+
+@pytest.mark.parametrize("in_place", ["always", "never"])
+def test_in_place_run_holds_no_copy_of_the_array(in_place):
+    # 400 × 65536 float32 (100 MiB), in a fresh process (peak memory is per process). Read in place, a panel of
+    # columns at a time, the run adds a few MiB; loaded (in_place="never", the check that this test can fail), it
+    # adds a copy of the rows.
+    out = subprocess.run([sys.executable, "-c", PEAK, in_place], capture_output=True, text=True, check=True)
+    grown, nbytes = map(int, out.stdout.split())
+    if in_place == "always":
+        assert grown < nbytes / 4, f"peak memory grew by {grown / 2**20:.0f} MiB"
+    else:
+        assert grown > nbytes / 2, f"peak memory grew by {grown / 2**20:.0f} MiB"
+
+
+def test_errors_are_the_clis(tmp_path, act):
+    p = cli("jsd", "/no/such.npy", "/no/such.npy", ok=False)
+    with pytest.raises(lethe.LetheError) as e:
+        lethe.jsd("/no/such.npy", "/no/such.npy")
+    assert p.stderr.strip() == f"lethe: error: {e.value}"
+    v = np.arange(10.0)
+    v[3] = np.nan
+    np.save(tmp_path / "nan.npy", v)
+    p = cli("mwu", tmp_path / "nan.npy", tmp_path / "nan.npy", ok=False)
+    with pytest.raises(lethe.LetheError) as e:
+        lethe.mwu(v, v)
+    assert e.value.code == "non_finite" and e.value.input == "x"
+    assert p.stderr.strip() == f"lethe: error: {e.value}".replace("<x array>", str(tmp_path / "nan.npy"))
+    with pytest.raises(lethe.LetheError, match="has no option `alternativ`.*alternative") as e:
+        lethe.mwu(v, v, alternativ="less")
+    assert e.value.usage
+
+
+def test_progress_and_gil_released(act):
+    seen = []
+    ticks = []
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0.005)
+
+    t = threading.Thread(target=count)
+    t.start()
+    lethe.sde(act[144:244], act[544:644], target=[act[0:100]], shuffles=2000, threads=1,
+              progress=lambda f, phase: seen.append((f, phase)))
+    stop.set()
+    t.join()
+    assert seen[-1] == (1.0, "done")
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and len(seen) >= 2
+    assert len(ticks) > 5, "another Python thread ran while the core computed"
+
+
+def test_ctrl_c_stops_a_run(act):
+    import _thread
+
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        lethe.sde(act[144:244], act[544:644], target=[act[0:100]], shuffles=10**7, threads=2)
+    assert time.monotonic() - t0 < 60
+    # A callback that raises stops the run the same way.
+    def boom(f, phase):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        lethe.hsic(act[:100], act[100:200], permutations=10**7, progress=boom)
+
+
+def test_stubs_are_current():
+    sys.path.insert(0, str(ROOT / "python"))
+    import gen_stubs
+
+    assert (ROOT / "python/lethe/__init__.pyi").read_text() == gen_stubs.text(), "run python/gen_stubs.py"
