@@ -9,7 +9,6 @@ export class InputStore {
     this.engine = engine;
     this.items = new Map();
     this.listeners = new Set();
-    /** Files a tool wrote together (issue 14), each `{id, tool, toolFiles: {path: source}, runs}`. */
     this.toolSets = [];
   }
 
@@ -122,41 +121,18 @@ export class InputStore {
   }
 
   /**
-   * Adds several files at once (a drop, the picker) and asks which tool wrote them (issue 14: lethe::tools decides
-   * from their content, in the full module): each item gets `tool` (its summary and offers, or what is almost right),
-   * and files that are a tool's set together (privacy-meter's memberships + signals, a LiRA folder) a set entry.
-   * Resolves to the items.
+   * Adds files (a drop, the picker); files that may be a tool's (issue 14: not a lone .npy/CSV) go to tools.js,
+   * which asks the full module which tool wrote them and shows the summaries and offers.
    */
   async addFiles(files) {
     const items = await Promise.all(files.map((f) => this.add({ file: f })));
-    await this.detectTools(items, files.map((f) => f.webkitRelativePath || f.name)).catch(() => {});
+    const paths = files.map((f) => f.webkitRelativePath || f.name);
+    const maybe = (i) => i.status === 'unreadable' || /npz|json/.test(i.info?.format);
+    if (items.some(maybe) || (items.length > 1 && (items.some((i) => i.info?.arrays?.some((a) => a.dtype === 'bool')) || paths.some((p) => p.includes('/')))))
+      await import('./tools.js').then((m) => m.detect(this, items, paths)).catch(() => {});
     return items;
   }
 
-  /** See `addFiles`; `paths` name the items inside a dropped folder (else their names). */
-  async detectTools(items, paths = null) {
-    const usable = items.filter((i) => i.status === 'ready' || i.status === 'unreadable');
-    if (!usable.length) return null;
-    const names = usable.map((i) => (paths ? paths[items.indexOf(i)] : i.name));
-    const r = await this.engine.request('tools', { sources: usable.map((i) => i.id), paths: names });
-    // The summaries' view (tools.js) is loaded only when a tool's file was dropped.
-    if (r.set || (r.files || []).some((f) => f.tool)) this.toolView ||= await import('./tools.js');
-    for (const f of r.files || []) {
-      const it = this.items.get(f.source);
-      if (it && f.tool) {
-        it.tool = f.tool;
-        it.toolFiles = { [it.name]: it.id };
-        this._changed(it);
-      }
-    }
-    if (r.set) {
-      this.toolSets.push({ id: nextId('toolset'), tool: r.set, toolFiles: Object.fromEntries(names.map((n, k) => [n, usable[k].id])) });
-      this._changed(null);
-    }
-    return r;
-  }
-
-  /** Runs an offer of a tools' file (see tools.js); its result is kept on `owner.runs[offer.label]`. */
   runOffer(offer, owner) {
     return this.toolView.runOffer(this, offer, owner);
   }

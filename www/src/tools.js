@@ -1,8 +1,35 @@
 // Tools' files on the page (issue 14): what a tool's reader made of a dropped file or set (lethe::tools, from the
 // content, in the full module: which tool and version, what it holds, the analyses it offers) and the offers run as
 // the analysis layer's requests. Loaded by inputs.js only once a tool's file was dropped.
-import { h } from './dom.js';
+import { h, nextId } from './dom.js';
 import { shape } from './format.js';
+
+/**
+ * Asks which tool wrote `items` (lethe::tools decides from their content, in the full module; `paths` name them
+ * inside a dropped folder): each item gets `tool` (its summary and offers, or what is almost right), and files that
+ * are a tool's set together (privacy-meter's memberships + signals, a LiRA folder) an entry in `store.toolSets`
+ * (`{id, tool, toolFiles: {path: source}, runs}`).
+ */
+export async function detect(store, items, paths) {
+  const usable = items.filter((i) => i.status === 'ready' || i.status === 'unreadable');
+  if (!usable.length) return null;
+  const names = usable.map((i) => paths[items.indexOf(i)]);
+  const r = await store.engine.request('tools', { sources: usable.map((i) => i.id), paths: names });
+  store.toolView = { toolBox, runOffer };
+  for (const f of r.files || []) {
+    const it = store.items.get(f.source);
+    if (it && f.tool) {
+      it.tool = f.tool;
+      it.toolFiles = { [it.name]: it.id };
+      store._changed(it);
+    }
+  }
+  if (r.set) {
+    store.toolSets.push({ id: nextId('toolset'), tool: r.set, toolFiles: Object.fromEntries(names.map((n, k) => [n, usable[k].id])) });
+    store._changed(null);
+  }
+  return r;
+}
 
 /**
  * What a tool's reader made of a file or set (issue 14): which tool and version, what it holds, the analyses it
