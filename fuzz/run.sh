@@ -60,6 +60,21 @@ mkdir -p corpus/tools_ou
 for f in "$TOOLS"/open_unlearning/*/*.json "$TOOLS"/muse/*/privleak/*.json "$TOOLS"/tofu/*/*.json; do
   [ -f "$f" ] && cp -f "$f" "corpus/tools_ou/$(echo "${f#"$TOOLS"/}" | tr / _)"
 done
+# tools_pm: the privacy-meter, LeakPro and competition sample files (tests/fixtures/tools/PROVENANCE.md); the first
+# byte picks one file (even) or two split at the next two bytes (odd: memberships + signals, retrain + unlearned).
+TOOLS=../tests/fixtures/tools
+mkdir -p corpus/tools_pm
+for f in "$TOOLS"/privacy_meter/log/report/exp/*.npz "$TOOLS"/leakpro/*.json "$TOOLS"/competition/*.npz; do
+  [ -f "$f" ] && { printf '\x00'; cat "$f"; } >"corpus/tools_pm/$(echo "${f#"$TOOLS"/}" | tr / _)"
+done
+pair() { # pair NAME A B
+  local n; n=$(stat -c %s "$2")
+  { printf '\x01'; printf "\\x$(printf %02x $((n % 256)))\\x$(printf %02x $((n / 256)))"; cat "$2" "$3"; } >"corpus/tools_pm/$1"
+}
+[ -f "$TOOLS"/privacy_meter/log/memberships.npy ] && pair pm_set "$TOOLS"/privacy_meter/log/memberships.npy \
+  "$TOOLS"/privacy_meter/log/signals/rmia_signals.npy
+[ -f "$TOOLS"/competition/retrain_confs.npz ] && pair competition_pair "$TOOLS"/competition/retrain_confs.npz \
+  "$TOOLS"/competition/unlearned_confs.npz
 # ks: two samples of f64 (first byte: where they split); no seeds needed.
 mkdir -p corpus/ks
 # stats: arbitrary bytes decoded into shapes, values and parameters (fuzz_targets/stats.rs); no seeds needed.
