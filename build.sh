@@ -115,6 +115,27 @@ wasm_pkg() {
   for m in lethe_lean lethe_web; do
     node_modules/.bin/wasm-opt -Oz "pkg/${m}_bg.wasm" -o "pkg/${m}_bg.wasm"
   done
+  wasm_relaxed lethe_lean wasm-lean --no-default-features
+  wasm_relaxed lethe_web wasm-release
+}
+
+# The relaxed-SIMD twin of a module (issue 16): the same crate with the core's feature relaxed-simd
+# (`f32x4.relaxed_madd` in the f32 Gram and exp), as pkg/NAME_relaxed_bg.wasm. The worker fetches it instead of
+# pkg/NAME_bg.wasm where the browser validates relaxed SIMD (www/src/worker.js), through the same JS glue, which must
+# therefore come out identical.
+wasm_relaxed() {
+  local name=$1 profile=$2 tmp
+  shift 2
+  log "wasm: $name relaxed-SIMD twin (profile $profile, feature lethe/relaxed-simd) → pkg/${name}_relaxed_bg.wasm"
+  tmp=$(mktemp -d)
+  cargo build -q --profile "$profile" -p lethe-web --target wasm32-unknown-unknown "$@" --features lethe/relaxed-simd
+  wasm-bindgen --target web --out-dir "$tmp" --out-name "$name" "target/wasm32-unknown-unknown/$profile/lethe_web.wasm"
+  if ! cmp -s "$tmp/$name.js" "pkg/$name.js"; then
+    echo "the relaxed-SIMD build of $name has other JS glue than pkg/$name.js (diff $tmp/$name.js pkg/$name.js)" >&2
+    return 1
+  fi
+  node_modules/.bin/wasm-opt -Oz --enable-relaxed-simd "$tmp/${name}_bg.wasm" -o "pkg/${name}_relaxed_bg.wasm"
+  rm -rf "$tmp"
 }
 
 site() {

@@ -30,12 +30,14 @@ export const tests = [
       const missing = measured.filter((p) => !initial.includes(p));
       const extra = initial.filter((p) => !measured.includes(p));
       assert(missing.length === 0 && extra.length === 0, `site_sizes and the network log disagree: measured but not loaded ${missing.join(', ') || '—'}; loaded but not measured ${extra.join(', ') || '—'}`);
-      assert(initial.includes('pkg/lethe_lean_bg.wasm'), 'the lean module is part of the initial page');
+      // One of the lean module's two builds (simd128, or its relaxed-SIMD twin where the browser has it: worker.js).
+      assert(initial.some((p) => /^pkg\/lethe_lean(_relaxed)?_bg\.wasm$/.test(p)), 'the lean module is part of the initial page');
       const w = weigh(SITE, initial);
       const kb = (b) => (b / 1024).toFixed(1);
       assert(w.total <= BUDGET_BYTES, `initial page ${kb(w.total)} KB gzipped, over the budget of ${kb(BUDGET_BYTES)} KB`);
       const after = [...new Set(requested.slice(firstFull).filter((p) => !p.startsWith('data/')))];
-      const fullModule = ['pkg/lethe_web.js', 'pkg/lethe_web_bg.wasm', 'src/full.js'];
+      const fullWasm = after.find((p) => /^pkg\/lethe_web(_relaxed)?_bg\.wasm$/.test(p)) || 'pkg/lethe_web_bg.wasm';
+      const fullModule = ['pkg/lethe_web.js', fullWasm, 'src/full.js'];
       assert(fullModule.every((p) => after.includes(p)), `the full module was loaded: ${after.join(' ')}`);
       // The pool's workers (pool.test.mjs) load worker.js and its imports again, and the full module; the panels the
       // first results do not need (competition epsilon, leakage bounds, membership audit) come after them too.

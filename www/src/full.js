@@ -4,5 +4,8 @@ import init, * as wasm from '../pkg/lethe_web.js';
 
 export { wasm };
 
-/** Fetches and instantiates the module. */
-export const start = () => init({ module_or_path: new URL('../pkg/lethe_web_bg.wasm', import.meta.url) });
+/** Fetches and instantiates the module: its relaxed-SIMD build when `simd` is `relaxed` (worker.js decides). */
+export const start = (simd) =>
+  init({
+    module_or_path: simd === 'relaxed' ? new URL('../pkg/lethe_web_relaxed_bg.wasm', import.meta.url) : new URL('../pkg/lethe_web_bg.wasm', import.meta.url),
+  });

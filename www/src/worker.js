@@ -10,6 +10,26 @@
 import initLean, * as lean from '../pkg/lethe_lean.js';
 import { spawnWorker } from './spawn.js';
 
+/**
+ * Which build of the two wasm modules this worker runs (issue 16): `relaxed` (pkg/*_relaxed_bg.wasm: the f32 kernels
+ * with relaxed SIMD's fused multiply-add; f32 results may differ in the last bits, f64 is the same) where this browser
+ * validates a relaxed-SIMD instruction, `simd128` (pkg/*_bg.wasm) otherwise. Both share one JS glue. `?simd=…` on
+ * this worker's URL (the page's `?lethe-simd=…`, engine.js) forces one: the browser tests run each.
+ */
+const SIMD = (() => {
+  const forced = new URL(import.meta.url).searchParams.get('simd');
+  if (forced === 'simd128' || forced === 'relaxed') return forced;
+  // (module (func (result v128) (f32x4.relaxed_madd (i32x4.splat (i32.const 0)) … ×3)))
+  const madd = [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 19, 1, 17, 0, 65, 0, 253, 17, 65, 0, 253, 17, 65, 0, 253, 17, 253, 133, 2, 11];
+  try {
+    return WebAssembly.validate(new Uint8Array(madd)) ? 'relaxed' : 'simd128';
+  } catch {
+    return 'simd128';
+  }
+})();
+const LEAN_WASM = () =>
+  SIMD === 'relaxed' ? new URL('../pkg/lethe_lean_relaxed_bg.wasm', import.meta.url) : new URL('../pkg/lethe_lean_bg.wasm', import.meta.url);
+
 let ready = null;
 let leanStarted = false;
 let webgpu = null;
@@ -62,7 +82,7 @@ function loadFull() {
   if (!full) {
     full = import('./full.js')
       .then(async (m) => {
-        await m.start();
+        await m.start(SIMD);
         for (const [id, s] of sources) addTo(m.wasm, id, s);
         sources = null;
         active = m.wasm;
@@ -148,7 +168,8 @@ let poolSize = 1;
 /** A pool worker: the same worker.js, started with `{pool: true}`, driven through the page protocol. */
 class PoolWorker {
   constructor() {
-    this.worker = spawnWorker(new URL('./worker.js', import.meta.url));
+    // The same URL as this worker's (a forced wasm build, `?simd=…`, carries over to the pool).
+    this.worker = spawnWorker(new URL(import.meta.url));
     this.seq = 0;
     this.pending = new Map();
     this.has = new Set();
@@ -285,7 +306,7 @@ async function handle(m) {
     leanStarted = true;
     ready =
       ready ||
-      initLean({ module_or_path: new URL('../pkg/lethe_lean_bg.wasm', import.meta.url) }).catch((e) => {
+      initLean({ module_or_path: LEAN_WASM() }).catch((e) => {
         throw startError('the WebAssembly module', e);
       });
     [webgpu] = await Promise.all([webgpu || detectWebGpu(), ready]);
