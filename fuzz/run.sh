@@ -75,6 +75,21 @@ pair() { # pair NAME A B
   "$TOOLS"/privacy_meter/log/signals/rmia_signals.npy
 [ -f "$TOOLS"/competition/retrain_confs.npz ] && pair competition_pair "$TOOLS"/competition/retrain_confs.npz \
   "$TOOLS"/competition/unlearned_confs.npz
+# tools_lira: mi_lira_2021 folders cut from tests/fixtures/golden_lira/exp (fuzz_targets/tools_lira.rs): the first
+# byte is the number of experiment folders − 1, then each folder's keep.npy and scores file, each after its u16 length.
+LIRA=../tests/fixtures/golden_lira/exp
+mkdir -p corpus/tools_lira
+u16() { printf "\\x$(printf %02x $(($1 % 256)))\\x$(printf %02x $(($1 / 256)))"; }
+for k in 1 2 4; do
+  {
+    printf "\\x$(printf %02x $((k - 1)))"
+    for m in $(seq 0 $((k - 1))); do
+      for f in "$LIRA/experiment-${m}_16/keep.npy" "$LIRA/experiment-${m}_16/scores/0000000100.npy"; do
+        [ -f "$f" ] && { u16 "$(stat -c %s "$f")"; cat "$f"; }
+      done
+    done
+  } >"corpus/tools_lira/seed$k"
+done
 # ks: two samples of f64 (first byte: where they split); no seeds needed.
 mkdir -p corpus/ks
 # stats: arbitrary bytes decoded into shapes, values and parameters (fuzz_targets/stats.rs); no seeds needed.
