@@ -327,6 +327,24 @@ export const tests = [
     },
   },
   {
+    name: '<lethe-eval analysis="mia" example> fetches only the membership audit\'s example data and shows no SDE/RULER note',
+    async fn({ context, base }) {
+      const html = '<!doctype html><html><head><link rel="icon" href="data:,"><script type="module" src="src/lethe-eval.js"></script></head><body><lethe-eval analysis="mia" example></lethe-eval></body></html>';
+      await context.route(`${base}/mia-element.html`, (r) => r.fulfill({ contentType: 'text/html', body: html }));
+      const paths = [];
+      context.on('request', (r) => paths.push(new URL(r.url()).pathname));
+      const page = await open(context, base, '/mia-element.html');
+      const note = page.locator('lethe-eval .lethe-example-note[data-example-files]');
+      await note.waitFor({ state: 'attached', timeout: 60000 });
+      await page.locator('lethe-eval [data-value="mia.example"]').waitFor({ timeout: 60000 });
+      const data = paths.filter((p) => p.includes('/data/'));
+      eq(data.join(' '), '/data/digits/mia_scores.npz', 'example data fetched');
+      eq(await note.evaluate((n) => n.hidden && n.textContent), '', 'SDE/RULER example note');
+      eq(page.errors.join('; '), '', 'page errors');
+      return `fetched ${data.join(', ')} only`;
+    },
+  },
+  {
     name: 'importing the modules without a DOM (Node, as a docs site renders) does not throw',
     async fn() {
       const script = `

@@ -150,7 +150,10 @@ export function create(el, opts = {}) {
     opts.panels.length > 1
       ? h('nav', { class: 'nav', 'aria-label': 'Analyses' }, Object.values(places).map((el) => h('a', { href: `#${el.id}` }, el.querySelector('h2').textContent.split(' — ')[0])))
       : null;
-  fill(root, header, exampleEl, statusEl, opts.showInputs ? inputsView(store, { maxBytesText: '1 GiB' }) : null, nav, Object.values(places));
+  const inputsEl = opts.showInputs ? inputsView(store, { maxBytesText: '1 GiB' }) : null;
+  // Room kept for the example's files (widget.css): the panels do not move as they arrive.
+  if (activationsNote && inputsEl) inputsEl.classList.add('lethe-inputs-example');
+  fill(root, header, exampleEl, statusEl, inputsEl, nav, Object.values(places));
 
   const ready = eng.start().then(
     (info) => {
@@ -263,7 +266,7 @@ export function create(el, opts = {}) {
     ready
       .then(() => api.loadExample())
       .catch((e) => fill(statusEl, h('div', { class: 'error', role: 'alert' }, `The built-in example could not be loaded: ${e.message}`)))
-      .finally(() => prefetch().then(loadPanels));
+      .finally(() => (inputsEl?.classList.remove('lethe-inputs-example'), prefetch().then(loadPanels)));
   } else {
     ready.then(() => (loadPanels(), prefetch()), () => {});
   }
@@ -276,7 +279,9 @@ export function create(el, opts = {}) {
  */
 async function loadExample(api, ctx, noteEl, base) {
   const root = base ? new URL(base, document.baseURI) : assetUrl('data/digits/');
-  const names = ['act_unlearned.npy', 'act_retrained.npy', 'act_original.npy', 'forget.txt', 'retain.txt', 'test.txt'];
+  const { sde, ruler } = api.panels;
+  // Only SDE and RULER use these.
+  const names = sde || ruler ? ['act_unlearned.npy', 'act_retrained.npy', 'act_original.npy', 'forget.txt', 'retain.txt', 'test.txt'] : [];
   const files = await Promise.all(
     names.map(async (n) => {
       const r = await fetch(new URL(n, root));
@@ -286,10 +291,8 @@ async function loadExample(api, ctx, noteEl, base) {
   );
   const items = {};
   for (const f of files.filter((f) => f.name.endsWith('.npy'))) items[f.name] = await ctx.store.add({ file: f, origin: 'example' });
-  noteEl.hidden = false;
-  fill(noteEl, EXAMPLE_NOTE);
+  if (names.length && noteEl.hidden) (noteEl.hidden = false), fill(noteEl, EXAMPLE_NOTE);
   const id = (n) => items[n].id;
-  const { sde, ruler } = api.panels;
   // Rows as ranges: rows 0–143 are the forget set (forget.txt), 144–543 retain rows (retain.txt), 544–743 test rows
   // (test.txt); the lean module the page opens with reads .npy only.
   sde?.set({
