@@ -18,8 +18,10 @@ import { gzipSync } from 'node:zlib';
  * one monomorphised run, serde and Unicode tables) brought the page back to ~311 KB. What is left is the example's
  * own work — SDE with the calibrated verdict and RULER before the first results — and moving either to the full
  * module puts ~780 KB on the first results' path (measured: RULER −19 KB, calibrated −34 KB).
+ * 316 KB since issue 17: index.html holds the widget's first view (header and example note, +0.66 KB; the widget's
+ * fixes +0.18 KB), painted before the modules load: mobile LCP 3.0 → 1.4 s (Lighthouse 12.8.2, docs/embedding.md).
  */
-export const BUDGET_BYTES = 315 * 1024;
+export const BUDGET_BYTES = 316 * 1024;
 
 /** Bytes of `file` gzipped at level 9 (each file is served and compressed on its own). */
 export const gzipped = (file) => gzipSync(readFileSync(file), { level: 9 }).length;
