@@ -193,6 +193,23 @@ embed_site_tests() {
   node tests/embed/run.mjs
 }
 
+# The Python package (python/, docs/python.md): a venv under target/ from PyPI, the extension built by maturin (outside
+# the Cargo workspace: its own lockfile and target/python), then pytest against the release CLI (every analysis's
+# report equals lethe … --json; arrays read in place; errors; Ctrl-C; batch on a 2-worker Dask LocalCluster).
+# Adds about 2-4 minutes on a bare 2-core machine (pip, one release build of the extension), under a minute after.
+python_tests() {
+  log "Python package: venv target/python-venv (maturin, numpy, pytest, dask[distributed]), maturin develop, pytest"
+  python3 -c "import ensurepip" 2>/dev/null || need_apt python3-venv
+  local venv="$ROOT/target/python-venv"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check maturin numpy pytest 'dask[distributed]'
+  cargo build -q --release -p lethe-cli
+  rustfmt --edition 2024 --check python/src/lib.rs
+  (cd python && export VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" PYO3_PYTHON="$venv/bin/python" &&
+    cargo clippy -q --all-targets -- -D warnings && maturin develop --release -q)
+  (cd python && "$venv/bin/python" -m pytest -q -p no:logging tests)
+}
+
 cmd=${1:-test}
 case "$cmd" in
   setup) setup ;;
@@ -203,6 +220,7 @@ case "$cmd" in
     wasm_build_check
     browser_tests
     embed_site_tests
+    python_tests
     gpu_browser_tests
     fuzz_smoke
     log "all tests passed"

@@ -53,7 +53,10 @@ impl ByteSource for ArraySource {
         let end = start.checked_add(buf.len()).filter(|&e| e <= total).ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::UnexpectedEof,
-                format!("asked for {} bytes at offset {offset}, but the array holds {total} bytes", buf.len()),
+                format!(
+                    "asked for {} bytes at offset {offset}, but the array holds {total} bytes",
+                    buf.len()
+                ),
             )
         })?;
         let h = self.header.len();
@@ -151,8 +154,7 @@ fn run(
     in_place: &str,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
-    let mut request: Value =
-        serde_json::from_str(request).map_err(|e| LetheError::new_err(format!("request: {e}")))?;
+    let mut request: Value = serde_json::from_str(request).map_err(|e| LetheError::new_err(format!("request: {e}")))?;
     let in_place = policy(in_place)?;
     let threads = threads.unwrap_or_else(lethe::parallel::available_threads).max(1);
     let mut ws = Workspace::new();
@@ -267,7 +269,10 @@ fn run_cell(py: Python<'_>, number: usize, text: &str, threads: usize) -> PyResu
 /// The cells of a manifest: (number, text).
 #[pyfunction]
 fn manifest_cells(text: &str) -> Vec<(usize, String)> {
-    batch::cells(text).into_iter().map(|(n, t)| (n, t.to_string())).collect()
+    batch::cells(text)
+        .into_iter()
+        .map(|(n, t)| (n, t.to_string()))
+        .collect()
 }
 
 /// Merges cells (JSON, as `run_cell` and `lethe batch` write them) into one table: `csv` or `json` text.
