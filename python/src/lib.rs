@@ -168,7 +168,9 @@ fn run(
     let latest: Mutex<Option<Progress>> = Mutex::new(None);
     let (outcome, interrupt) = py.detach(|| {
         std::thread::scope(|s| {
-            let worker = s.spawn(|| {
+            let (done, finished) = std::sync::mpsc::channel();
+            let (latest, cancel, ws, request) = (&latest, &cancel, &mut ws, &request);
+            let worker = s.spawn(move || {
                 let mut monitor = |p: &Progress| {
                     if let Ok(mut l) = latest.lock() {
                         *l = Some(p.clone());
@@ -180,11 +182,14 @@ fn run(
                     in_place,
                     monitor: &mut monitor,
                 };
-                dispatch::run(&mut ws, command, &request, &mut ctl)
+                let out = dispatch::run(ws, command, request, &mut ctl);
+                let _ = done.send(());
+                out
             });
             let mut interrupt: Option<PyErr> = None;
-            while !worker.is_finished() {
-                std::thread::sleep(Duration::from_millis(50));
+            // Wakes as soon as the run ends; every 50 ms before that, looks for Ctrl-C and posts the progress.
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(Duration::from_millis(50))
+            {
                 if interrupt.is_some() {
                     continue;
                 }
