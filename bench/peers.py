@@ -1,5 +1,6 @@
 """Python peers of Lethe's SDE job, on the same .npy inputs (bench/gen.py), single-threaded (bench/run.sh sets the
-BLAS thread counts to 1, as Lethe's CPU path is).
+BLAS thread counts to 1, as Lethe's CPU path is, and unsets OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE so that OpenBLAS picks
+its own kernel for the CPU; the JSON records the kernel threadpoolctl reports).
 
 Every peer computes the split-half distribution H(S) = {HSIC(S1, S2[p_t])}_{t=1..T} of each subset (S1 = first
 half, S2 = second half, Gaussian RBF kernels, σ = sqrt(d) as the SDE paper and Lethe's default, biased HSIC
@@ -69,6 +70,18 @@ def hyppo_test(s1, s2, shuffles, sigma, rng):
 PEERS = {"naive": naive, "once": once, "hyppo": hyppo_test}
 
 
+def blas_info():
+    """The BLAS numpy runs on, as threadpoolctl reports it (library, version, the kernel it chose for this CPU,
+    threads)."""
+    from threadpoolctl import threadpool_info
+
+    return [
+        {k: i.get(k) for k in ("internal_api", "version", "architecture", "num_threads", "threading_layer")}
+        for i in threadpool_info()
+        if i.get("user_api") == "blas"
+    ]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("peer", choices=sorted(PEERS))
@@ -107,6 +120,8 @@ def main():
             "per_subset_s": times,
             "reference_means": means[:2],
             "numpy": np.__version__,
+            "blas": blas_info(),
+            "openblas_env": {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in os.environ},
         },
         sys.stdout,
     )

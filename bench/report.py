@@ -49,6 +49,11 @@ def jobs(file):
 machine = load("machine.json")
 node = load("wasm_node.json", {"runtime": "node (not run)", "results": []})
 chromium = load("wasm_chromium.json", {"runtime": "chromium (not run)", "results": []})
+# The relaxed-SIMD build of the same wasm (f32x4.relaxed_madd in the f32 kernels): what the page's worker runs in a
+# browser that validates relaxed SIMD (Chromium does).
+node_r = load("wasm_node_relaxed.json", {"runtime": "node (not run)", "results": []})
+chromium_r = load("wasm_chromium_relaxed.json", {"runtime": "chromium (not run)", "results": []})
+native = load("native.json", {})
 
 
 def wasm(results, kind, **kw):
@@ -80,9 +85,23 @@ if "machine_cpu_s" in machine:
     w("  figures move from run to run by more than the differences between neighbouring rows; compare rows of one run.")
 w(f"* Versions: {machine['rustc']}; Node {machine['node']}; {chromium['runtime']}; {machine['python']}, numpy "
   f"{(load('peer_once_table9.json') or {}).get('numpy', '?')}, hyppo 0.5.2 (bench/requirements.txt).")
+blas = (load("peer_once_table9.json") or {}).get("blas") or []
+if blas:
+    b = blas[0]
+    w(f"* numpy's BLAS, as threadpoolctl reports it in the peers' own process: {b.get('internal_api')} {b.get('version')}, "
+      f"kernel **{b.get('architecture')}**, {b.get('num_threads')} thread(s). This machine's environment sets "
+      f"`{machine.get('openblas_env', '?')}`, which pins OpenBLAS to an older kernel; `bench/run.sh` unsets both for the "
+      "Python peers only, so that numpy runs its best kernel for this CPU.")
 w("* Lethe wasm: `bench/wasm` (crate `lethe-bench`, raw exports around the same `lethe` core) built `--release` for")
-w("  wasm32 with `+simd128`, run single-threaded (one instance, no threads) in Node and in headless Chromium in a")
-w("  dedicated worker (`bench/web/`). Python peers: single-threaded BLAS (`*_NUM_THREADS=1`), as Lethe's CPU path is.")
+w("  wasm32 twice: `+simd128`, and the relaxed-SIMD build (feature `relaxed-simd`: `f32x4.relaxed_madd` in the f32")
+w("  Gram and exp; what the page's worker picks where the browser validates relaxed SIMD, as Chromium does; Node 20")
+w("  runs it with `--experimental-wasm-relaxed-simd`). Run single-threaded (one instance, no threads) in Node and in")
+w("  headless Chromium in a dedicated worker (`bench/web/`). Python peers: single-threaded BLAS (`*_NUM_THREADS=1`),")
+w("  as Lethe's CPU path is.")
+if native:
+    w(f"* Native: the CLI's f32 Gram takes the {native.get('gram_path')} path here (run-time detection); ceilings measured by "
+      f"`lethe-bench-native`: f32 FMA peak {native.get('peak_avx512_gflops')} GFLOP/s with AVX-512, "
+      f"{native.get('peak_avx2_gflops')} with AVX2, one core at {native.get('clock_ghz')} GHz (a chain of dependent adds).")
 w("* With both cores (its own section below): the CLI with `--threads 2`, the wasm on a pool of 2 plain Web Workers")
 w("  in Chromium (each its own instance, no SharedArrayBuffer), numpy kernels-once with BLAS on 2 threads.")
 w("")
@@ -107,7 +126,8 @@ for name, size, d, pool, draws, shuffles in jobs("jobs.txt"):
     for p in ("f64", "f32"):
         t, rss = cli_time(name, p)
         rows.append((f"Lethe native CLI `--precision {p}` (peak RSS {rss / 1024:.0f} MB)", t))
-    for rt, label in [(node, "Node"), (chromium, "headless Chromium, worker")]:
+    for rt, label in [(node, "Node"), (chromium, "headless Chromium, worker"), (node_r, "Node, relaxed SIMD"),
+                      (chromium_r, "headless Chromium, worker, relaxed SIMD")]:
         for f32 in (1, 0):
             r = wasm(rt, "job", name=name, f32=f32)
             if r:
@@ -120,14 +140,15 @@ for name, size, d, pool, draws, shuffles in jobs("jobs.txt"):
     w("")
     c32 = cli_time(name, "f32")[0]
     ch = wasm(chromium, "job", name=name, f32=1)
-    targets[name] = (once, c32, ch["ms"] / 1e3 if ch else None)
+    chr_ = wasm(chromium_r, "job", name=name, f32=1)
+    targets[name] = (once, c32, ch["ms"] / 1e3 if ch else None, chr_["ms"] / 1e3 if chr_ else None)
     # correctness
     checks = []
     for p, f32 in (("f64", 0), ("f32", 1)):
         if not os.path.exists(os.path.join(RES, f"cli_{name}_{p}.json")):
             continue
         vals, rep = cli_values(name, p)
-        for rt, label in [(node, "Node"), (chromium, "Chromium")]:
+        for rt, label in [(node, "Node"), (chromium, "Chromium"), (node_r, "Node, relaxed"), (chromium_r, "Chromium, relaxed")]:
             r = wasm(rt, "job", name=name, f32=f32)
             if r and "values" in r:
                 checks.append(f"wasm ({label}) vs native CLI, {p}: largest relative difference over all "
@@ -135,6 +156,12 @@ for name, size, d, pool, draws, shuffles in jobs("jobs.txt"):
                               + (f"equal ({r['otr']})" if r['otr'] == rep['out_of_training_rate'] else
                                  f"{r['otr']} vs {rep['out_of_training_rate']} natively (a verdict near a tie falls "
                                  f"the other way under {p} rounding)"))
+    a, b = wasm(chromium, "job", name=name, f32=1), wasm(chromium_r, "job", name=name, f32=1)
+    if a and b and "values" in a and "values" in b:
+        same = sum(1 for x, y in zip(a["values"], b["values"]) if x == y)
+        checks.append(f"relaxed-SIMD vs simd128 build (Chromium), f32: {same} of {len(a['values'])} shuffle values identical, "
+                      f"largest relative difference {max_rel(a['values'], b['values']):.1e}, OTR "
+                      + ("equal" if a["otr"] == b["otr"] else f"{b['otr']} vs {a['otr']}"))
     _, rep64 = cli_values(name, "f64")
     zs = []
     for k, ref in enumerate(("in_training_reference", "out_of_training_reference")):
@@ -151,7 +178,7 @@ w("## Targets (issue 4), measured in this run")
 w("")
 w("| target | measured | met? |")
 w("|---|---|---|")
-once9, cli9, ch9 = targets.get("table9", (None, None, None))
+once9, cli9, ch9, chr9 = targets.get("table9", (None, None, None, None))
 if ch9:
     w(f"| Table 9 job, headless Chromium, CPU wasm f32, one thread: ≤ 1.5 s | {ch9:.2f} s | {'yes' if ch9 <= 1.5 else 'no'} |")
     w(f"| … and ≥ 10× faster than numpy kernels-once ({once9:.1f} s) | {once9 / ch9:.1f}× | {'yes' if once9 / ch9 >= 10 else 'no'} |")
@@ -164,24 +191,71 @@ if g and peak and g.get("gflops") and peak.get("gflops"):
     w(f"| Gram (f32, {g['n']}×{g['d']}) ≥ 75% of the measured wasm simd128 ceiling (Chromium) | {g['gflops']:.1f} of {peak['gflops']:.1f} GFLOP/s = {frac:.0%} | {'yes' if frac >= 0.75 else 'no'} |")
 w("| Table 9 job on a real GPU ≤ 0.2 s | not measured (no GPU lent to this task) | – |")
 w("")
+# Issue 16: against numpy kernels-once on its best BLAS kernel (OPENBLAS_CORETYPE unset, see the top).
+w("## Targets (issue 16), measured in this run, against numpy kernels-once on its own best BLAS kernel")
+w("")
+w("| target | measured | met? |")
+w("|---|---|---|")
+yes = lambda ok: "yes" if ok else "**no**"
+for name, want in (("table9", 15), ("table10", 4)):
+    once, c32, ch, chr_ = targets.get(name, (None, None, None, None))
+    best = chr_ or ch
+    if once and best:
+        which = "relaxed-SIMD build, the one the page picks in Chromium" if chr_ else "simd128 build"
+        extra = f"; simd128 build {ch:.2f} s, {once / ch:.1f}×" if chr_ and ch else ""
+        w(f"| {name.replace('table', 'Table ')} job, headless Chromium, CPU, one worker, f32: ≥ {want}× numpy kernels-once "
+          f"({once:.1f} s) | {best:.2f} s, {once / best:.1f}× ({which}{extra}) | {yes(once / best >= want)} |")
+for name, want in (("table9", 25), ("table10", 6)):
+    once, c32, _, _ = targets.get(name, (None, None, None, None))
+    if once and c32:
+        w(f"| {name.replace('table', 'Table ')} job, native CLI, f32, one thread: ≥ {want}× | {c32:.2f} s, {once / c32:.1f}× | "
+          f"{yes(once / c32 >= want)} |")
+gr = wasm(chromium_r, "gram", n=500, d=512)
+pr = wasm(chromium_r, "peak")
+if gr and pr and gr.get("gflops") and pr.get("gflops"):
+    f = gr["gflops"] / pr["gflops"]
+    w(f"| Gram (f32, 500×512) ≥ 75% of the measured FMA ceiling, browser (Chromium, relaxed SIMD: `f32x4.relaxed_madd` "
+      f"chains) | {gr['gflops']:.1f} of {pr['gflops']:.1f} GFLOP/s = {f:.0%} | {yes(f >= 0.75)} |")
+ng = [x for x in native.get("grams", []) if x["n"] == 500 and x["d"] == 512 and x["path"] == "Auto"]
+npk = native.get("peak_avx512_gflops") or native.get("peak_avx2_gflops")
+if ng and npk:
+    f = ng[0]["gflops"] / npk
+    w(f"| Gram (f32, 500×512) ≥ 75% of the measured FMA ceiling, native ({native.get('gram_path')}; ceiling: AVX-512 "
+      f"FMA chains) | {ng[0]['gflops']:.1f} of {npk:.1f} GFLOP/s = {f:.0%} | {yes(f >= 0.75)} |")
+w("| Table 9 job with `--backend gpu` ≤ 0.2 s, and in the page on WebGPU | not measured: no GPU machine was lent to "
+  "this task | – |")
+w("")
 gram_note = "the Gram itself was not measured"
 if g and peak and g.get("gflops") and peak.get("gflops"):
     gram_note = f"the Gram itself ran at {g['gflops'] / peak['gflops']:.0%} of the ceiling in this run"
-w("Where the misses come from (same run): per subset, the wasm job spends its time about evenly on the two kernels")
-w(f"(Gram-bound; {gram_note}) and on the 200 shuffles, whose loop is bound by its")
-w("dependent gathers (a load of a random entry of L per term; wasm has no gather instruction). Other work on the")
-w("machine during the run (counted at the top) slows every row, the peers")
-w("included. The native CLI runs the same code (AVX2 Gram, scalar shuffle loop) on one thread here; `perf` puts")
-w("about half of its time in the shuffle loop (~5 ms a subset, about 1.3 gathered terms per cycle: two loads each,")
-w("near the load ports' limit) and a quarter in the Gram. Tried on this machine and not kept (each measured slower or")
-w("no faster end to end): AVX2 hardware gathers in the shuffle loop (7.5 vs 5.1 ms for 200 shuffles), two rows per")
-w("pass sharing their index loads (5.2 vs 5.1 ms natively; slower in V8 too), byte offsets instead of indices, and an")
-w("AVX-512 Gram (1.09 vs 1.52 ms alone in criterion, no change in the whole job). What did help natively: keeping")
-w("freed memory in the process (glibc `mallopt`, cli/src/main.rs): every subset's kernels had been fresh mmaps,")
-w("~1300 page faults a subset, 14% of the job. The \"rest\" of a wasm job (outside kernels and shuffles; profiled")
-w("apart with `node --cpu-prof`) is mostly drawing the shuffles' permutations (rand_chacha's ChaCha8, which has no")
-w("wasm SIMD path, and Fisher–Yates: about 1.3 ms a subset in Node) and reading each subset's rows from the pool;")
-w("the verdicts (JSD, Mann–Whitney) take under 0.1 ms a subset.")
+w("Where the misses come from (same run): per Table 9 subset the wasm job spends its time about evenly on the two")
+w(f"kernels (Gram-bound; {gram_note}) and on the 200 shuffles, whose loop is bound by its")
+w("dependent gathers (a load of a random entry of L per term; wasm has no gather instruction); relaxed SIMD speeds the")
+w("kernels only, so the shuffles cap the browser's Table 9 ratio. Table 10 (d = 8192) is ~90% Gram in wasm: there the")
+w("ceiling itself is the limit — `f32x4.relaxed_madd` is one 128-bit FMA, so the browser's ceiling is a quarter of")
+w("the native AVX-512 one. Other work on the machine during the run (counted at the top) slows every row, the peers")
+w("included.")
+if native.get("score_ms") and native.get("clock_ghz"):
+    n0, t0 = native["score_n"], native["score_shuffles"]
+    terms = t0 * n0 * (n0 - 1) / 2
+    per_cycle = terms / (native["score_ms"] * 1e-3 * native["clock_ghz"] * 1e9)
+    w(f"The native shuffle loop (scalar, 8 shuffles a pass over the upper triangle): {t0} shuffles of n = {n0} took "
+      f"{native['score_ms']:.2f} ms, {terms / 1e6:.1f} M gathered terms, **{per_cycle:.2f} terms per cycle** at the measured "
+      f"{native['clock_ghz']:.2f} GHz. Per column j the 8 shuffles load 8 16-bit indices, the 8 entries of L they name "
+      "and one entry of Kc (17 loads for 8 terms) and do a multiply and an add per term: the load ports (4 loads a "
+      f"cycle on Zen 5) cap it at {4 * 8 / 17:.2f} terms a cycle ({per_cycle / (4 * 8 / 17):.0%} of it here), the two "
+      "multiply and two add pipes at 2. At that cap the Table 9 job's shuffles alone would take "
+      f"{102 * terms / (4 * 8 / 17) / (native['clock_ghz'] * 1e9):.2f} s natively. "
+      "Tried and not kept: AVX2 hardware gathers (7.5 vs 5.1 ms for 200 shuffles), two rows a pass sharing index loads "
+      "(5.2 vs 5.1 ms), byte offsets instead of indices.")
+w("The native Gram: the hand-written AVX-512 kernel (4×4 tile of f32x16, run-time detection; AVX2 2×4 tile where")
+w("AVX-512 is missing) against the `gemm` crate 0.18.2 (faer's and candle's GEMM) measured apart on this machine: on")
+w("stable Rust `gemm` dispatches to AVX2+FMA only (its AVX-512 kernels need its `nightly` feature, which no longer")
+w("builds), and it has no symmetric product, so it computes all n² entries: 2.01 ms for 500×512 (127 GFLOP/s computed,")
+w("64 GFLOP/s useful) against the table's figures below; kept the hand-written kernels.")
+w("The \"rest\" of a wasm job (outside kernels and shuffles; profiled apart with `node --cpu-prof`) is mostly drawing the")
+w("shuffles' permutations (rand_chacha's ChaCha8, which has no wasm SIMD path, and Fisher–Yates: about 1.3 ms a subset")
+w("in Node) and reading each subset's rows from the pool; the verdicts (JSD, Mann–Whitney) take under 0.1 ms a subset.")
 cli9_t2 = cli_time("table9", "f32", 2)[0]
 if cli9_t2 and once9:
     w(f"With `--threads 2` it takes {cli9_t2:.2f} s, {once9 / cli9_t2:.1f}× the single-threaded peer (not like-for-like;")
@@ -248,26 +322,47 @@ w("speed-up above 2× on two cores is run-to-run variation.")
 w("")
 
 # ----- Gram and kernels
-w("## Gram kernel and the hot loops (wasm, f32 unless said)")
+w("## Gram kernel and the hot loops (f32 unless said)")
 w("")
-w("Ceiling: peak f32 multiply+add throughput of simd128 measured in the same runtime (12 independent f32x4")
-w("`c = c·a + b` chains, no memory traffic; wasm has no FMA, 2 flops per lane). Gram: `kernel::sq_dists` (the")
-w("upper triangle of X Xᵀ, packed 2×4 tiles, plus the distance pass and one mirroring), useful flops n(n+1)·d.")
+w("Ceilings, each measured in its own runtime: wasm simd128, 12 independent f32x4 `c = c·a + b` chains (a multiply and")
+w("an add, 2 flops per lane); wasm relaxed SIMD, the same with `f32x4.relaxed_madd` (one FMA on this x86-64);")
+w("native, 12 chains of `vfmadd` on 256-bit (AVX2) and 512-bit (AVX-512) registers. No memory traffic. Gram:")
+w("`kernel::sq_dists` (the upper triangle of X Xᵀ, packed tiles, plus the distance pass and one mirroring), useful")
+w("flops n(n+1)·d; natively also the Gram alone on each SIMD path.")
 w("")
-w("| | Node | Chromium |")
-w("|---|---:|---:|")
-pn, pc = wasm(node, "peak"), wasm(chromium, "peak")
-w(f"| simd128 ceiling | {pn['gflops']:.1f} GFLOP/s | {pc['gflops']:.1f} GFLOP/s |" if pn and pc else "| simd128 ceiling | – | – |")
+w("| | Node | Chromium | Node, relaxed SIMD | Chromium, relaxed SIMD |")
+w("|---|---:|---:|---:|---:|")
+pn, pc, pnr, pcr = wasm(node, "peak"), wasm(chromium, "peak"), wasm(node_r, "peak"), wasm(chromium_r, "peak")
+cellp = lambda p: f"{p['gflops']:.1f} GFLOP/s" if p and p.get("gflops") else "–"
+w(f"| ceiling (simd128 / relaxed_madd) | {cellp(pn)} | {cellp(pc)} | {cellp(pnr)} | {cellp(pcr)} |")
+cell = lambda x, p: f"{x['ms']:.2f} ms, {x['gflops']:.1f} GFLOP/s ({x['gflops'] / p['gflops']:.0%})" if x and p and x.get("gflops") and p.get("gflops") else "–"
 for r in [t for t in node["results"] if t["kind"] == "gram" and t.get("role") != "pool"]:
-    c = wasm(chromium, "gram", n=r["n"], d=r["d"])
-    cell = lambda x, p: f"{x['ms']:.2f} ms, {x['gflops']:.1f} GFLOP/s ({x['gflops'] / p['gflops']:.0%})" if x and p and x.get("gflops") else "–"
-    w(f"| Gram {r['n']}×{r['d']} | {cell(r, pn)} | {cell(c, pc)} |")
+    kw = {"n": r["n"], "d": r["d"]}
+    w(f"| Gram {r['n']}×{r['d']} | {cell(r, pn)} | {cell(wasm(chromium, 'gram', **kw), pc)} | "
+      f"{cell(wasm(node_r, 'gram', **kw), pnr)} | {cell(wasm(chromium_r, 'gram', **kw), pcr)} |")
 for kind, label, kw in [("exp", "exp_f32 over {len} values", {}), ("prepare", "both kernels of one {n}×{d} pair, f32", {"f32": 1}),
                         ("prepare", "both kernels of one {n}×{d} pair, f64", {"f32": 0}),
                         ("score", "{shuffles} shuffles, n = {n}, f32", {"f32": 1}), ("score", "{shuffles} shuffles, n = {n}, f64", {"f32": 0})]:
-    a, b = wasm(node, kind, **kw), wasm(chromium, kind, **kw)
+    a = wasm(node, kind, **kw)
     if a:
-        w(f"| {label.format(**a)} | {a['ms']:.2f} ms | {b['ms']:.2f} ms |" if b else f"| {label.format(**a)} | {a['ms']:.2f} ms | – |")
+        cells = [wasm(rt, kind, **kw) for rt in (node, chromium, node_r, chromium_r)]
+        w(f"| {label.format(**a)} | " + " | ".join(f"{c['ms']:.2f} ms" if c else "–" for c in cells) + " |")
+w("")
+if native:
+    w("Native (`lethe-bench-native`, one thread, the CLI's kernels):")
+    w("")
+    pk = {"Avx512": native.get("peak_avx512_gflops"), "Avx2": native.get("peak_avx2_gflops")}
+    auto = native.get("gram_path")
+    w(f"| | time | GFLOP/s | of the AVX-512 FMA peak ({pk['Avx512']} GFLOP/s) | of the AVX2 FMA peak ({pk['Avx2']} GFLOP/s) |")
+    w("|---|---:|---:|---:|---:|")
+    for x in native.get("grams", []):
+        label = {"Auto": f"the kernels' path ({auto})", "sq_dists": "Gram + distances + mirroring (`sq_dists`)"}.get(x["path"], x["path"])
+        frac = lambda p: f"{x['gflops'] / p:.0%}" if p else "–"
+        w(f"| Gram {x['n']}×{x['d']}, {label} | {x['ms']:.2f} ms | {x['gflops']:.1f} | {frac(pk['Avx512'])} | {frac(pk['Avx2'])} |")
+    w(f"| exp_f32 over {native.get('exp_len')} values | {native.get('exp_ms', 0):.2f} ms | | | |")
+    w(f"| both kernels of one 500×512 pair, f32 | {native.get('prepare_f32_ms', 0):.2f} ms | | | |")
+    w(f"| {native.get('score_shuffles')} shuffles, n = {native.get('score_n')}, f32 | {native.get('score_ms', 0):.2f} ms | | | |")
+    w("")
 pool = wasm(node, "gram", role="pool")
 g0 = [t for t in node["results"] if t["kind"] == "gram"][0]
 if pool and g0["ms"] > 0:
@@ -332,7 +427,7 @@ if wide is not None:
     tn, ta = load("wide_never.time"), load("wide_always.time")
     same = wide["result"] == load("wide_always.json")["result"]
     w(f"* A wide input, {int(rows)} × {int(d)} float32 ({int(rows) * int(d) * 4 / 1e6:.0f} MB): `lethe sde` with references of")
-    w(f"  {int(rows) // 2} rows and the whole file as target, 50 shuffles, f32: loaded (`--in-place never`)")
+    w(f"  {int(rows) // 2} rows and the whole file as target (`--equal-size`: {int(rows) // 2} of its rows drawn), 50 shuffles, f32: loaded (`--in-place never`)")
     w(f"  {tn['max_rss_kb'] / 1024:.0f} MB, {tn['wall_s']:.2f} s; read in place a panel of columns at a time (`--in-place always`)")
     w(f"  {ta['max_rss_kb'] / 1024:.0f} MB, {ta['wall_s']:.2f} s; reports {'identical' if same else 'DIFFERENT'}.")
 w("* Before drawn targets became rows of their pool (commit d9590b5, measured once with `/usr/bin/time -v`): the")
@@ -353,4 +448,17 @@ w("  `node bench/browser.mjs …` (same arguments; headless Chromium, worker); a
 w("  bench/lethe-wasm.mjs and the one run.sh writes to bench/out/results/plan.json.")
 w("* Native micro-benchmarks (criterion): `cargo bench -p lethe --bench sde` (the Table 9 subset shape: one 500×512")
 w("  pair's kernels and 200 shuffles, f32 and f64).")
-print("\n".join(out))
+# Sections written by hand (their heading says "not from `bench/run.sh`") are carried over from the BENCHMARKS.md
+# this run replaces, after the generated ones.
+old = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "BENCHMARKS.md")
+if not smoke and os.path.exists(old):
+    keep, on = [], False
+    for line in open(old).read().split("\n"):
+        if line.startswith("## "):
+            on = "not from `bench/run.sh`" in line
+        if on:
+            keep.append(line)
+    if keep:
+        out.append("")
+        out.extend(keep)
+print("\n".join(out).rstrip("\n"))

@@ -47,9 +47,14 @@ rm -rf "$RES"
 mkdir -p "$DATA" "$RES"
 # Single-threaded peers, as Lethe's CPU path is.
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1 PYTHONWARNINGS=ignore
+# The Python peers run with OpenBLAS choosing its own kernel for this CPU: this workplace sets OPENBLAS_CORETYPE
+# (Haswell) and OPENBLAS_L2_SIZE, which hold numpy to an older, slower kernel on this AVX-512 EPYC. They are unset
+# for the peers only (`$PEER`); what was set is recorded, and peers.py records the kernel threadpoolctl reports.
+OPENBLAS_SEEN="OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE-(unset)} OPENBLAS_L2_SIZE=${OPENBLAS_L2_SIZE-(unset)}"
 
 # --- tools ---------------------------------------------------------------------------------------------------
 PY=bench/.venv/bin/python
+PEER="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $PY"
 if [ ! -f bench/.venv/.installed ] || ! cmp -s bench/requirements.txt bench/.venv/.installed; then
   log "bench/.venv: pip install -r bench/requirements.txt"
   python3 -m venv bench/.venv
@@ -57,11 +62,22 @@ if [ ! -f bench/.venv/.installed ] || ! cmp -s bench/requirements.txt bench/.ven
   cp bench/requirements.txt bench/.venv/.installed
 fi
 [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund --silent
-log "cargo build --release -p lethe-cli; lethe-bench for wasm32 (+simd128, release)"
+log "cargo build --release -p lethe-cli and lethe-bench-native; lethe-bench for wasm32 (+simd128, and +relaxed-simd)"
 cargo build -q --release -p lethe-cli
-cargo build -q --release -p lethe-bench --target wasm32-unknown-unknown
+cargo build -q --release -p lethe-bench --bin lethe-bench-native
+# Two wasm builds of the same core: relaxed SIMD (feature relaxed-simd: f32x4.relaxed_madd in the f32 kernels), then
+# simd128 (what browsers without relaxed SIMD run). The first is copied aside before the second overwrites it.
+mkdir -p "$OUT"
+cargo build -q --release -p lethe-bench --lib --target wasm32-unknown-unknown --features relaxed-simd
+cp target/wasm32-unknown-unknown/release/lethe_bench.wasm "$OUT/lethe_bench_relaxed.wasm"
+cargo build -q --release -p lethe-bench --lib --target wasm32-unknown-unknown
 LETHE=target/release/lethe
 WASM=target/wasm32-unknown-unknown/release/lethe_bench.wasm
+WASM_RELAXED=$OUT/lethe_bench_relaxed.wasm
+if cmp -s "$WASM" "$WASM_RELAXED"; then
+  echo "the simd128 and relaxed-SIMD builds of lethe-bench are the same file: touch bench/wasm/src/lib.rs and rerun" >&2
+  exit 1
+fi
 
 # --- shapes: name size d pool draws shuffles ----------------------------------------------------------------
 if [ $SMOKE = 1 ]; then
@@ -82,6 +98,11 @@ for spec in $JOBS $SWEEP; do
 done
 echo "$JOBS" > "$RES/jobs.txt"
 echo "$SWEEP" > "$RES/sweep.txt"
+
+# --- native ceilings: the machine's own f32 FMA peak (AVX2, AVX-512), its clock, the Gram on each SIMD path ---
+log "native: f32 FMA peak, clock, Gram per SIMD path, shuffle loop (lethe-bench-native)"
+target/release/lethe-bench-native "$GRAMS" > "$RES/native.json"
+cat "$RES/native.json" >&2
 
 # --- Lethe native CLI ----------------------------------------------------------------------------------------
 cli_job() { # name size draws shuffles precision repeat threads
@@ -115,7 +136,7 @@ for m in never always; do
   A="$DATA/wide/acts.npy"
   /usr/bin/time -f '{"wall_s": %e, "max_rss_kb": %M}' -o "$RES/wide_$m.time" \
     $LETHE sde --it "$A@0..$((wide_rows / 2))" --oot "$A@$((wide_rows / 2))..$wide_rows" --target "$A" \
-    --shuffles 50 --precision f32 --threads 1 --in-place "$m" --json > "$RES/wide_$m.json"
+    --equal-size --shuffles 50 --precision f32 --threads 1 --in-place "$m" --json > "$RES/wide_$m.json"
   echo "  wide, --in-place $m: $(cat "$RES/wide_$m.time")" >&2
 done
 
@@ -123,21 +144,21 @@ done
 log "Python peers (single-threaded BLAS; kernels-once of the Table jobs also with BLAS on 2 threads)"
 for spec in $JOBS $SWEEP; do
   IFS=: read -r name size d pool draws shuffles <<<"$spec"
-  $PY bench/peers.py once "$DATA/$name" "$draws" "$size" "$shuffles" > "$RES/peer_once_$name.json"
+  $PEER bench/peers.py once "$DATA/$name" "$draws" "$size" "$shuffles" > "$RES/peer_once_$name.json"
   case "$name" in
     table*)
       OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 MKL_NUM_THREADS=2 \
-        $PY bench/peers.py once "$DATA/$name" "$draws" "$size" "$shuffles" > "$RES/peer_once2_$name.json"
-      $PY bench/peers.py naive "$DATA/$name" "$draws" "$size" "$shuffles" --subsets "$PEER_SUBSETS" > "$RES/peer_naive_$name.json"
-      $PY bench/peers.py hyppo "$DATA/$name" "$draws" "$size" "$shuffles" --subsets "$PEER_SUBSETS" > "$RES/peer_hyppo_$name.json" ;;
+        $PEER bench/peers.py once "$DATA/$name" "$draws" "$size" "$shuffles" > "$RES/peer_once2_$name.json"
+      $PEER bench/peers.py naive "$DATA/$name" "$draws" "$size" "$shuffles" --subsets "$PEER_SUBSETS" > "$RES/peer_naive_$name.json"
+      $PEER bench/peers.py hyppo "$DATA/$name" "$draws" "$size" "$shuffles" --subsets "$PEER_SUBSETS" > "$RES/peer_hyppo_$name.json" ;;
   esac
 done
 
 # --- wasm: the same plan in Node and in headless Chromium ---------------------------------------------------
-log "wasm (Node, then headless Chromium in a worker, then the Table 9 job on a pool of 2 workers)"
-$PY - "$RES/plan.json" "$GRAMS" "$JOBS $SWEEP" "$REPEAT" <<'PYEOF'
+log "wasm (Node, then headless Chromium in a worker, then the Table 9 job on a pool of 2 workers; then the relaxed-SIMD build)"
+$PY - "$RES/plan.json" "$GRAMS" "$JOBS $SWEEP" "$REPEAT" "$RES/plan_relaxed.json" <<'PYEOF'
 import json, sys
-out, grams, jobs, repeat = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), int(sys.argv[4])
+out, grams, jobs, repeat, out_relaxed = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), int(sys.argv[4]), sys.argv[5]
 tasks = [{"kind": "peak", "reps": 5}]
 for g in grams:
     n, d = map(int, g.split(":"))
@@ -166,9 +187,16 @@ for j in jobs:
                           "size": int(size), "shuffles": int(shuffles), "f32": f32, "seed": 0, "keepValues": True,
                           "repeat": repeat})
 json.dump({"tasks": tasks}, open(out, "w"))
+# The relaxed-SIMD build: its ceiling, the f32 kernels and the f32 Table jobs on one worker (f64 is unchanged).
+relaxed = [t for t in tasks if t["kind"] in ("peak", "exp") or (t["kind"] in ("gram", "prepare", "score") and t.get("f32")
+           and t.get("role") != "pool") or (t["kind"] == "job" and t["f32"] and t["name"].startswith("table"))]
+json.dump({"tasks": relaxed}, open(out_relaxed, "w"))
 PYEOF
 node bench/node.mjs "$WASM" "$RES/plan.json" "$DATA" "$RES/wasm_node.json"
 node bench/browser.mjs "$WASM" "$RES/plan.json" "$DATA" "$RES/wasm_chromium.json"
+# Node 20 (V8 11.3) has relaxed SIMD behind a flag; Chromium ships it.
+node --experimental-wasm-relaxed-simd bench/node.mjs "$WASM_RELAXED" "$RES/plan_relaxed.json" "$DATA" "$RES/wasm_node_relaxed.json"
+node bench/browser.mjs "$WASM_RELAXED" "$RES/plan_relaxed.json" "$DATA" "$RES/wasm_chromium_relaxed.json"
 
 # --- competition score --------------------------------------------------------------------------------------
 log "competition score: lethe epsilon vs metric.py"
@@ -177,7 +205,7 @@ read -r models examples <<<"$COMP"
 /usr/bin/time -f '{"wall_s": %e, "max_rss_kb": %M}' -o "$RES/epsilon.time" \
   $LETHE epsilon --retrained "$DATA/competition/retrained.npy" --unlearned "$DATA/competition/unlearned.npy" --json > "$RES/epsilon.json"
 if [ -n "$METRIC" ] && [ -f "$METRIC" ]; then
-  $PY bench/metric_bench.py run "$METRIC" "$DATA/competition" "$METRIC_K" "$RES/epsilon.json" > "$RES/metric.json"
+  $PEER bench/metric_bench.py run "$METRIC" "$DATA/competition" "$METRIC_K" "$RES/epsilon.json" > "$RES/metric.json"
 else
   echo "  metric.py not given (--metric PATH or METRIC_PY): the official row is skipped" >&2
 fi
@@ -199,7 +227,8 @@ times > "$RES/times.txt" # in this shell (not a subshell): the CPU time of every
   echo "\"rustc\": \"$(rustc --version)\","
   echo "\"node\": \"$(node --version)\","
   echo "\"python\": \"$($PY --version 2>&1)\","
-  echo "\"commit\": \"$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crate cli bench/wasm || echo '+dirty')\","
+  echo "\"openblas_env\": \"$OPENBLAS_SEEN\","
+  echo "\"commit\": \"$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crate/src crate/Cargo.toml cli bench/wasm || echo '+dirty')\","
   echo "\"smoke\": $SMOKE"
   echo "}"
 } > "$RES/machine.json"
@@ -207,6 +236,8 @@ if [ $SMOKE = 1 ]; then
   python3 bench/report.py "$RES" > "$OUT/BENCHMARKS.smoke.md"
   echo "smoke run done: $OUT/BENCHMARKS.smoke.md" >&2
 else
-  python3 bench/report.py "$RES" > BENCHMARKS.md
+  # Into a new file first: report.py carries the hand-written sections over from the current BENCHMARKS.md.
+  python3 bench/report.py "$RES" > "$OUT/BENCHMARKS.md.new"
+  mv "$OUT/BENCHMARKS.md.new" BENCHMARKS.md
   echo "wrote BENCHMARKS.md" >&2
 fi

@@ -444,9 +444,14 @@ pub fn exp_ms(len: usize, reps: usize) -> f64 {
 
 /// Peak f32 multiply-add throughput of this build's SIMD, GFLOP/s: twelve independent chains `c = c·a + b` of
 /// f32x4 (no memory traffic; 12 chains + 2 constants fit V8's ~15 usable SIMD registers, and 12 in flight cover
-/// the multiply→add latency). wasm simd128 has no FMA: a multiply and an add, 2 flops per lane.
+/// the multiply→add latency). wasm simd128 has no FMA: a multiply and an add, 2 flops per lane. The relaxed-SIMD
+/// build (feature `relaxed-simd`) measures `f32x4.relaxed_madd` chains instead (one fused multiply-add where the
+/// hardware has FMA; still 2 flops per lane).
 pub fn peak_gflops(iters: u32) -> f64 {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128", feature = "relaxed-simd"))]
+    return peak_relaxed(iters);
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    #[allow(unreachable_code)]
     {
         use core::arch::wasm32::*;
         let t = now_ms();
@@ -468,6 +473,29 @@ pub fn peak_gflops(iters: u32) -> f64 {
         let _ = iters;
         f64::NAN
     }
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128", feature = "relaxed-simd"))]
+#[target_feature(enable = "relaxed-simd")]
+fn peak_relaxed(iters: u32) -> f64 {
+    use core::arch::wasm32::*;
+    let t = now_ms();
+    let a = f32x4_splat(0.999_9);
+    let b = f32x4_splat(1e-4);
+    let mut c: [v128; 12] = std::array::from_fn(|k| f32x4_splat(k as f32 * 0.01));
+    for _ in 0..iters {
+        for v in &mut c {
+            *v = f32x4_relaxed_madd(*v, a, b);
+        }
+    }
+    std::hint::black_box(c);
+    let ms = now_ms() - t;
+    f64::from(iters) * 12.0 * 8.0 / (ms * 1e6)
+}
+
+/// 1 for the relaxed-SIMD build, 0 for the simd128 one.
+pub fn relaxed_build() -> u32 {
+    u32::from(cfg!(feature = "relaxed-simd"))
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -707,6 +735,11 @@ pub extern "C" fn lb_exp_ms(len: usize, reps: usize) -> f64 {
 #[unsafe(no_mangle)]
 pub extern "C" fn lb_peak_gflops(iters: u32) -> f64 {
     peak_gflops(iters)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn lb_relaxed() -> u32 {
+    relaxed_build()
 }
 
 #[cfg(test)]
