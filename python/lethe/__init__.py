@@ -83,12 +83,6 @@ class Report:
     def __repr__(self) -> str:
         return f"<lethe.Report {self.command}: {self.headline.text}>"
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        try:
-            from .widget import ReportWidget  # noqa: F401  (anywidget installed)
-        except ImportError:
-            return {"text/plain": repr(self)}
-        return show(self)._repr_mimebundle_(include=include, exclude=exclude)
 
 
 def commands() -> List[str]:
@@ -231,13 +225,9 @@ def load(path: str) -> _np.ndarray:
 
 
 def show(report: "Report | Dict[str, Any] | str"):
-    """The report as the page's panels in a notebook (an anywidget; needs ``pip install anywidget``)."""
-    from .widget import ReportWidget
-
-    if isinstance(report, Report):
-        text = report.to_json()
-    elif isinstance(report, dict):
-        text = _json.dumps(report)
-    else:
-        text = str(report)
-    return ReportWidget(report=text)
+    """The report as the page's panels in a notebook: not built yet (docs/python.md, "In a notebook"); the report's
+    JSON (``report.to_json()``) opens in the page's Load report."""
+    raise NotImplementedError(
+        "the notebook view (lethe.show) is not built yet: report.headline, report.warnings and report.to_json() hold "
+        "the whole report, and the page opens the JSON"
+    )

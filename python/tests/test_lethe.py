@@ -228,7 +228,7 @@ def test_progress_and_gil_released(act):
 
     t = threading.Thread(target=count)
     t.start()
-    lethe.sde(act[144:244], act[544:644], target=[act[0:100]], shuffles=2000, threads=1,
+    lethe.sde(act[144:244], act[544:644], target=[act[0:100]], shuffles=50000, threads=1,
               progress=lambda f, phase: seen.append((f, phase)))
     stop.set()
     t.join()
