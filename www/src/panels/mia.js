@@ -5,6 +5,7 @@ import { h, fill } from '../dom.js';
 import { fmt, num } from '../format.js';
 import { PALETTE, SERIES, axes, frame, legend } from '../views/svg.js';
 import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, cliLine, envelope, preflight, headlineBox, layerWarnings } from './common.js';
+import { epsSection } from './eps.js';
 
 const RULES = { leakpro: 'LeakPro (largest TPR, FPR ≤ target)', 'privacy-meter': 'privacy-meter (last point, FPR ≤ target)', 'jax-privacy': 'jax_privacy (convex hull)' };
 const RULE_COLOR = { leakpro: PALETTE.it, 'privacy-meter': PALETTE.oot, 'jax-privacy': PALETTE.target };
@@ -269,7 +270,12 @@ export function miaPanel(ctx) {
       h('p', { class: 'params-line muted' }, `${req.lower_is_member ? 'lower score = member · ' : ''}interval ${req.ci} · rule ${req.rule} · α = ${req.alpha}`),
       exportBar({ name: 'lethe-mia', report: () => report({ req, out }), table: () => table({ out }) }),
     );
+    eps.follow(req);
   }
+
+  // The ε lower bound on the same scores (panels/eps.js): follows each audit, cleared when the scores change.
+  const eps = epsSection(ctx, { current: () => request(), watch: parts.el });
+  parts.el.append(eps.el);
 
   // LiRA from shadow models (panels/lira.js, loaded when opened): a folder of shadow-model results.
   const liraBox = h('details', { class: 'lira-box', 'data-role': 'lira-open' }, h('summary', {}, 'LiRA from shadow models: a folder of shadow-model results (tensorflow/privacy mi_lira_2021), or stacked arrays'));
@@ -284,6 +290,7 @@ export function miaPanel(ctx) {
     id: 'mia',
     el: parts.el,
     slots,
+    eps,
     fields: { ...p, mode },
     /** The mode that data for `roles` needs (scores/labels → one input with labels; members → two inputs). */
     modeFor: (roles) => (roles.some((r) => r === 'scores' || r === 'labels') ? 'labels' : roles.some((r) => r === 'members' || r === 'non_members') ? 'two' : null),
