@@ -53,13 +53,37 @@ export function createTeach(el, opts = {}) {
   const ready = eng.start().then(
     async (info) => {
       ctx.version = info.version;
-      for (const [id, , build] of TOPICS) {
+      const builds = [];
+      for (const [id, title, build] of TOPICS) {
         if (!ids.includes(id)) continue;
-        const t = build(ctx, { number: opts.numbered === false || ids.length === 1 ? null : TOPIC_IDS.indexOf(id) + 1 });
-        topics[id] = t;
-        root.append(t.el);
+        const number = opts.numbered === false || ids.length === 1 ? null : TOPIC_IDS.indexOf(id) + 1;
+        // Until built, a topic is its heading (the contents' anchor, with room kept in teach.css).
+        const place = h('section', { class: 'teach-topic teach-pending', id: `lethe-teach-${id}`, 'data-topic': id, 'aria-busy': 'true' }, h('h2', {}, number ? `${number}. ` : null, title));
+        root.append(place);
+        let built = null;
+        const start = () =>
+          (built ||= new Promise((resolve) => {
+            const t = build(ctx, { number });
+            topics[id] = t;
+            place.replaceWith(t.el);
+            resolve(t.ready);
+          }));
+        builds.push({ place, start, started: () => !!built });
       }
-      await Promise.all(Object.values(topics).map((t) => t.ready));
+      // A topic is built (its first computation, its figures) when it nears the screen — at once where it is on it —
+      // and the others one at a time when the page is idle: opening the page does not block it for all six at once.
+      const near = (el) => el.getBoundingClientRect().top < (globalThis.innerHeight || 0) + 200;
+      const seen = typeof IntersectionObserver === 'function' && builds.length > 1 && new IntersectionObserver((es) => es.forEach((e) => e.isIntersecting && builds.find((b) => b.place === e.target)?.start()), { rootMargin: '200px 0px' });
+      for (const b of builds) {
+        if (!seen || near(b.place)) b.start();
+        else seen.observe(b.place);
+      }
+      const idle = () => new Promise((r) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(r, { timeout: 1000 }) : setTimeout(r, 50)));
+      for (const b of builds) {
+        if (!b.started()) await idle();
+        await b.start();
+      }
+      if (seen) seen.disconnect();
       root.dataset.state = 'ready';
       return info;
     },
