@@ -179,6 +179,9 @@ export const tests = [
       assert(c.result.examples_needed > 6, `the size needed is stated: ${c.result.examples_needed}`);
       eq(await eps.locator('[data-value="eps.examples_needed"]').textContent(), String(c.result.examples_needed), 'size needed shown');
       assert(/at least \d+ members/.test(await eps.locator('[data-value="eps.headline.reason"]').textContent()), 'the reason names the size needed');
+      await page.setViewportSize({ width: 1280, height: 1200 });
+      await eps.scrollIntoViewIfNeeded();
+      await eps.screenshot({ path: path.join(SHOTS, 'eps-section-inconclusive.png') });
 
       // The one-run audit from counts alone.
       await eps.locator('[data-role="eps-counts"] > summary').click();

@@ -249,15 +249,17 @@ export function epsSection(ctx, { current, watch }) {
     const g = r.gdp;
     const level = `${+(100 * r.confidence).toPrecision(6)}%`;
     const dir = cp && cp.direction === 'members_lower' ? '≤' : '≥';
+    // The best test's threshold and rates only where it shows something (ε > 0).
+    const shown = num(r.epsilon) > 0;
     fill(
       parts.results,
       headlineBox(out.headline),
       layerWarnings(out.warnings),
       numbers([
-        ['ε lower bound', fmt(num(r.epsilon)), `${METHOD_NAME[r.method] || r.method}; δ = ${delta(num(r.delta))}, ${level} confidence`, 'eps.epsilon'],
+        ['ε lower bound', fmt(num(r.epsilon)), `${METHOD_NAME[r.method] || r.method}; δ = ${delta(num(r.delta))}, ${level} confidence${shown ? '' : ': no ε above 0 is shown'}`, 'eps.epsilon'],
         r.examples_needed != null && ['Sample size needed', String(r.examples_needed), one ? 'canaries, all guessed right, for any ε > 0' : 'members and as many non-members, separated perfectly, for any ε > 0', 'eps.examples_needed'],
-        cp && cp.threshold != null && ['Best threshold', fmt(num(cp.threshold)), `“member” at a score ${dir} this flags ${cp.counts.tp} of ${cp.members} members and ${cp.counts.fp} of ${cp.non_members} non-members`, 'eps.threshold'],
-        cp && cp.threshold != null && ['Error rates, upper bounds', `FPR ${fmt(num(cp.fpr_upper))}, FNR ${fmt(num(cp.fnr_upper))}`, 'Clopper–Pearson, at the Bonferroni share of the confidence', 'eps.rates'],
+        shown && cp && cp.threshold != null && ['Best threshold', fmt(num(cp.threshold)), `“member” at a score ${dir} this flags ${cp.counts.tp} of ${cp.members} members and ${cp.counts.fp} of ${cp.non_members} non-members`, 'eps.threshold'],
+        shown && cp && cp.threshold != null && ['Error rates, upper bounds', `FPR ${fmt(num(cp.fpr_upper))}, FNR ${fmt(num(cp.fnr_upper))}`, 'Clopper–Pearson, at the Bonferroni share of the confidence', 'eps.rates'],
         cp && ['Thresholds tried', String(cp.tests), `each tested at ${fmt(num(cp.per_test_significance))} (Bonferroni: ${+cp.significance.toPrecision(12)} split over ${cp.tests}); the ${cp.rule} rule${cp.one_sided ? '' : ', both directions'}`, 'eps.tests'],
         cp && ['Most this sample can show', fmt(num(cp.best_possible)), `ε a perfect attack would give on ${cp.members} members and ${cp.non_members} non-members`, 'eps.best_possible'],
         one && ['Guesses', `${one.v} correct of ${one.r}`, `on ${one.m} canaries; p-value at ε = 0: ${fmt(num(one.p_value_at_zero))}`, 'eps.guesses'],
