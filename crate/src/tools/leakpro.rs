@@ -112,7 +112,6 @@ pub(super) fn detect(p: &Probe<'_>) -> Option<Result<Summary, String>> {
         .and_then(Value::as_str)
         .unwrap_or("the attack");
     let auc = o.get("roc_auc").and_then(Value::as_f64);
-    let curve = o.get("tpr").and_then(Value::as_array).map_or(0, Vec::len) as u64;
     let mut entries = vec![
         Entry {
             key: "signal_values".into(),
@@ -135,14 +134,23 @@ pub(super) fn detect(p: &Probe<'_>) -> Option<Result<Summary, String>> {
             what: "the signals of the non-members".into(),
         },
     ];
-    if curve > 0 {
+    // The ROC LeakPro stored, each list with its own length (a file edited by hand may hold lists of two lengths).
+    {
         for (k, what) in [
             ("fpr", "LeakPro's ROC false-positive rates"),
             ("tpr", "its true-positive rates"),
         ] {
+            let Some(n) = o
+                .get(k)
+                .and_then(json_numbers)
+                .map(|v| v.len() as u64)
+                .filter(|&n| n > 0)
+            else {
+                continue;
+            };
             entries.push(Entry {
                 key: k.into(),
-                shape: vec![curve],
+                shape: vec![n],
                 what: what.into(),
             });
         }
