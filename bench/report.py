@@ -446,6 +446,9 @@ w("* The wasm alone: `cargo build --release -p lethe-bench --target wasm32-unkno
 w("  `node bench/node.mjs target/wasm32-unknown-unknown/release/lethe_bench.wasm PLAN.json bench/out/data OUT.json` or")
 w("  `node bench/browser.mjs …` (same arguments; headless Chromium, worker); a plan is a list of tasks, see")
 w("  bench/lethe-wasm.mjs and the one run.sh writes to bench/out/results/plan.json.")
+w("* The relaxed-SIMD wasm: `cargo build --release -p lethe-bench --lib --target wasm32-unknown-unknown --features")
+w("  relaxed-simd` (same plan; Node needs `--experimental-wasm-relaxed-simd`). The native ceilings and kernels:")
+w("  `cargo build --release -p lethe-bench --bin lethe-bench-native && target/release/lethe-bench-native \"500:512\"`.")
 w("* Native micro-benchmarks (criterion): `cargo bench -p lethe --bench sde` (the Table 9 subset shape: one 500×512")
 w("  pair's kernels and 200 shuffles, f32 and f64).")
 # Sections written by hand (their heading says "not from `bench/run.sh`") are carried over from the BENCHMARKS.md
