@@ -63,7 +63,7 @@ def stub(command: str) -> str:
     inputs, rows, texts = _lethe.roles(command)
     params = []
     for name in _lethe.options(command):
-        if name in ("part", "assemble", "backend"):
+        if name in ("part", "assemble", "backend", "files", "dir"):
             continue
         if name in ("target", "target_in", "target_out") and name in inputs:
             t = "Optional[Sequence[Input]]"
@@ -79,7 +79,7 @@ def stub(command: str) -> str:
             t = "Any"
         params.append(f"{name}: {t} = ...")
     run_opts = "threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ..."
-    return (f"def {command}({', '.join(params)}, *, {run_opts}) -> Report:\n"
+    return (f"def {command.replace('-', '_')}({', '.join(params)}, *, {run_opts}) -> Report:\n"
             f"    \"\"\"lethe {command}: the CLI's options, the same report as `lethe {command} ... --json`.\"\"\"\n")
 
 

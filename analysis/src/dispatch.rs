@@ -31,6 +31,8 @@ pub const COMMANDS: &[&str] = &[
     "mmd",
     "wasserstein",
     "mia",
+    "lira",
+    "eps-lower",
     "fdr",
     "inspect",
 ];
@@ -97,6 +99,8 @@ pub fn roles(command: &str) -> Result<Roles> {
         "rouge" => r(&[], &[], &["predictions", "reference"]),
         "hsic" | "mwu" | "wilcoxon" | "jsd" | "mmd" | "wasserstein" => r(XY, &[], &[]),
         "mia" => r(&["members", "non_members", "scores", "labels"], &[], &[]),
+        "lira" => r(&["scores", "keep"], &[], &[]),
+        "eps-lower" => r(&["members", "non_members", "scores", "labels"], &[], &[]),
         "fdr" => r(&["pvalues"], &[], &[]),
         "inspect" => r(&[], &[], &["file"]),
         other => {
@@ -250,13 +254,16 @@ pub fn options(command: &str) -> Result<&'static [&'static str]> {
         "mmd" => fields::<MmdRequest>(),
         "wasserstein" => fields::<WassersteinRequest>(),
         "mia" => fields::<MiaRequest>(),
+        "lira" => fields::<LiraRequest>(),
+        "eps-lower" => fields::<EpsAuditRequest>(),
         "fdr" => fields::<FdrRequest>(),
         _ => &["file"],
     })
 }
 
-/// Keys a front end must not set: the browser's pooled-run parts, and the backend (this path runs on the CPU).
-const INTERNAL: &[&str] = &["part", "assemble", "backend"];
+/// Keys a front end must not set: the browser's pooled-run parts, the backend (this path runs on the CPU), LiRA's
+/// directory files (a mi_lira_2021 directory is laid out by the CLI's `--dir`; here: `scores` and `keep`).
+const INTERNAL: &[&str] = &["part", "assemble", "backend", "files", "dir"];
 
 fn parse<'de, T: Deserialize<'de>>(command: &str, request: &'de Value) -> Result<T> {
     let known = options(command)?;
@@ -390,6 +397,35 @@ pub fn run(ws: &mut Workspace, command: &str, request: &Value, ctl: &mut Control
                 })
             };
             json(&job.run(threads, &mut progress)?)
+        }
+        "lira" => {
+            let req: LiraRequest = parse(command, request)?;
+            let job = prepare_lira(ws, &req)?;
+            let mut progress = |done: usize, total: usize| {
+                #[allow(clippy::cast_precision_loss)]
+                let fraction = if total > 0 { done as f64 / total as f64 } else { 1.0 };
+                monitor(&Progress {
+                    fraction,
+                    phase: "bootstrap resamples".into(),
+                })
+            };
+            json(&job.run(threads, &mut progress)?)
+        }
+        "eps-lower" => {
+            let mut request = request.clone();
+            // The CLI's default method: the one-run audit when its counts or guesses are given.
+            if let Value::Object(m) = &mut request
+                && !m.contains_key("method")
+            {
+                let one_run = ["one_run", "guess_members"]
+                    .iter()
+                    .any(|k| m.get(*k).is_some_and(|v| !v.is_null()));
+                m.insert(
+                    "method".into(),
+                    Value::from(if one_run { "one-run" } else { "clopper-pearson" }),
+                );
+            }
+            json(&eps_audit(ws, &parse(command, &request)?)?)
         }
         "fdr" => json(&run_fdr(ws, &parse(command, request)?)?),
         "inspect" => {

@@ -199,8 +199,8 @@ def _analysis(command: str):
             kwargs[name] = a
         return run(command, **kwargs)
 
-    analysis.__name__ = command
-    analysis.__qualname__ = command
+    analysis.__name__ = command.replace("-", "_")
+    analysis.__qualname__ = analysis.__name__
     analysis.__doc__ = (f"``lethe {command}``: inputs {', '.join(positional) or '-'} (numpy arrays or "
                         f"\"PATH[#TENSOR][@ROWS]\"); options {', '.join(o for o in _lethe.options(command))}. "
                         "Returns a Report (see lethe.run for threads, in_place, progress).")
@@ -208,8 +208,9 @@ def _analysis(command: str):
 
 
 for _command in _lethe.commands():
-    globals()[_command] = _analysis(_command)
-    __all__.append(_command)
+    _name = _command.replace("-", "_")  # eps-lower → lethe.eps_lower
+    globals()[_name] = _analysis(_command)
+    __all__.append(_name)
 
 
 def load(path: str) -> _np.ndarray:

@@ -87,6 +87,12 @@ def wasserstein(x: Optional[Input] = ..., y: Optional[Input] = ..., *, threads: 
 def mia(members: Optional[Input] = ..., non_members: Optional[Input] = ..., scores: Optional[Input] = ..., labels: Optional[Input] = ..., lower_is_member: Any = ..., alpha: Any = ..., ci: Any = ..., resamples: Any = ..., seed: Any = ..., rule: Any = ..., fpr: Any = ..., curve_points: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
     """lethe mia: the CLI's options, the same report as `lethe mia ... --json`."""
 
+def lira(scores: Optional[Input] = ..., keep: Optional[Input] = ..., from: Any = ..., variant: Any = ..., targets: Any = ..., augmentations: Any = ..., in_size: Any = ..., out_size: Any = ..., alpha: Any = ..., ci: Any = ..., resamples: Any = ..., seed: Any = ..., rule: Any = ..., fpr: Any = ..., curve_points: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
+    """lethe lira: the CLI's options, the same report as `lethe lira ... --json`."""
+
+def eps_lower(members: Optional[Input] = ..., non_members: Optional[Input] = ..., scores: Optional[Input] = ..., labels: Optional[Input] = ..., lower_is_member: Any = ..., counts: Any = ..., one_run: Any = ..., method: Any = ..., rule: Any = ..., significance: Any = ..., delta: Any = ..., two_sided: Any = ..., guess_members: Any = ..., guess_non_members: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
+    """lethe eps-lower: the CLI's options, the same report as `lethe eps-lower ... --json`."""
+
 def fdr(pvalues: Optional[Input] = ..., method: Any = ..., alpha: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
     """lethe fdr: the CLI's options, the same report as `lethe fdr ... --json`."""
 

@@ -34,10 +34,15 @@ def same(report, want, whole=False):
     """The report equals the CLI's: result, headline, warning codes (and everything, for the same files)."""
     got = report.to_dict()
     # An array stands where the CLI names a file: `<x array>` for the file's name.
+    # (Both sides name it by its base name, as headlines do.)
     text = json.dumps({k: got[k] for k in ("headline", "warnings")})
+    wtext = json.dumps({k: want[k] for k in ("headline", "warnings")})
     for i in want["inputs"]:
         text = text.replace(f"<{i['role']} array>", pathlib.Path(i["path"]).name)
+        if not whole:
+            wtext = wtext.replace(i["path"], pathlib.Path(i["path"]).name)
     got.update(json.loads(text))
+    want = {**want, **json.loads(wtext)}
     if whole:
         assert got == want
         return
@@ -260,3 +265,18 @@ def test_stubs_are_current():
     import gen_stubs
 
     assert (ROOT / "python/lethe/__init__.pyi").read_text() == gen_stubs.text(), "run python/gen_stubs.py"
+
+
+def test_lira_and_eps_lower(tmp_path, mia_scores):
+    rng = np.random.default_rng(3)
+    keep = (rng.uniform(size=(16, 200)) < 0.5).astype(np.float64)
+    scores = rng.standard_normal((16, 200, 2)) + keep[:, :, None] * 0.8
+    np.save(tmp_path / "scores.npy", scores)
+    np.save(tmp_path / "keep.npy", keep)
+    want = cli("lira", "--scores", tmp_path / "scores.npy", "--keep", tmp_path / "keep.npy", "--variant",
+               "online-fixed-variance", "--json")
+    same(lethe.lira(scores=scores, keep=keep, variant="online-fixed-variance"), want)
+    npz = f"{D}/mia_scores.npz#lira_unlearned"
+    want = cli("eps-lower", f"{npz}@0..144", f"{npz}@144..503", "--json")
+    s = mia_scores["lira_unlearned"]
+    same(lethe.eps_lower(s[:144], s[144:]), want)
