@@ -26,7 +26,7 @@ fn shards(manifest: &Path, n: usize, dir: &Path) -> Vec<String> {
             let out = dir.join(format!("s{n}_{i}.jsonl")).display().to_string();
             let o = lethe(&[
                 "batch",
-                manifest.to_str().unwrap(),
+                manifest.to_str().expect("a UTF-8 temporary path"),
                 "--shard",
                 &format!("{i}/{n}"),
                 "-o",
