@@ -891,6 +891,21 @@ fn check_range(role: &str, name: &str, data: &dyn ByteSource, input: &InputRef) 
     let declared = data::inspect(name, data)
         .ok()
         .and_then(|info| info.array(input.tensor.as_deref()).map(|a| a.rows));
+    // A tool's `#KEY` (`attack_result_0.npz#members`) is no array of the file: its reader says how many rows it has.
+    #[cfg(feature = "full")]
+    let declared = match declared {
+        Some(n) => Some(n),
+        None => {
+            let whole = LoadOptions {
+                name: input.tensor.clone(),
+                ..LoadOptions::default()
+            };
+            match lethe::tools::load_key::<f64>(name, data, &whole) {
+                Some(loaded) => Some(loaded.map_err(|e| Error::data(role, "", &e))?.matrix.rows() as u64),
+                None => None,
+            }
+        }
+    };
     match declared {
         Some(n) if b as u64 > n => Err(Error::at(
             role,

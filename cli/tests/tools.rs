@@ -277,3 +277,15 @@ fn plain_files_are_no_tool_s_and_their_inspect_is_unchanged() {
     assert!(r["result"].get("tool").is_none(), "{r}");
     assert_eq!(r["headline"]["call"], "readable");
 }
+
+#[test]
+fn a_tool_key_takes_a_row_range_like_any_array() {
+    // `#members@0..10` was refused as "no array named members" by the range check that runs before the load.
+    let f = fixture("privacy_meter/log/report/exp/attack_result_0.npz");
+    let part = report(&["mia", &format!("{f}#members@0..40"), &format!("{f}#non_members@0..30")]);
+    assert_eq!(part["inputs"][0]["rows_used"], 40);
+    assert_eq!(part["inputs"][1]["rows_used"], 30);
+    let (code, e) = fails(&["mia", &format!("{f}#members@0..100000"), &format!("{f}#non_members")]);
+    assert_eq!(code, 1, "{e}");
+    assert!(e.contains("out of range") && e.contains("valid indices are 0.."), "{e}");
+}
