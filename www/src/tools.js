@@ -71,6 +71,8 @@ export async function runOffer(store, offer, owner) {
   try {
     const request = { ...offer.options };
     for (const inp of offer.inputs) {
+      // A whole folder (LiRA's shadow models) is read by its own section, which takes the folder's relative paths.
+      if (inp.role === 'dir') throw new Error(`${offer.label}: open “LiRA from shadow models” at the foot of the Membership audit panel and choose or drop the folder there`);
       const base = inp.file.split('/').pop();
       const id = owner.toolFiles?.[inp.file] ?? store.list().filter((i) => i.name === base).pop()?.id;
       if (id == null) throw new Error(`${offer.label} needs ${base} as well: add that file`);
