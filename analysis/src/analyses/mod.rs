@@ -156,10 +156,10 @@ pub fn file_warning(role: Option<&str>, message: &str) -> crate::report::Warning
 
 mod bounds;
 mod calibrate;
+mod eps_audit;
 mod epsilon;
 #[cfg(feature = "full")]
 mod lira;
-mod eps_audit;
 mod mia;
 mod ruler_run;
 mod sde_run;
@@ -173,10 +173,10 @@ mod tools_ou;
 
 pub use bounds::*;
 pub use calibrate::*;
+pub use eps_audit::*;
 pub use epsilon::*;
 #[cfg(feature = "full")]
 pub use lira::*;
-pub use eps_audit::*;
 pub use mia::*;
 pub use ruler_run::*;
 pub use sde_run::*;

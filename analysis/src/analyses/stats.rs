@@ -1413,7 +1413,11 @@ pub fn run_inspect(ws: &mut Workspace, req: &InspectRequest) -> Result<InspectRe
                 format!(
                     "`{name}` is {}{}",
                     s.description,
-                    if offers.is_empty() { String::new() } else { format!("; it offers: {}", offers.join("; ")) }
+                    if offers.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; it offers: {}", offers.join("; "))
+                    }
                 ),
             );
         }

@@ -201,7 +201,12 @@ fn tool_text(tool: Option<&layer::ToolFile>) -> String {
         s.push_str(&format!("\nnote: {}\n", p.message));
     }
     if let Some(t) = &tool.summary {
-        s.push_str(&format!("\nWritten by {} ({})\n  {}\n", t.tool.label(), t.kind, t.description));
+        s.push_str(&format!(
+            "\nWritten by {} ({})\n  {}\n",
+            t.tool.label(),
+            t.kind,
+            t.description
+        ));
         s.push_str(&format!("  reader follows: {}\n", t.follows));
         if let Some(n) = t.samples {
             s.push_str(&format!("  samples: {n}\n"));
@@ -211,7 +216,11 @@ fn tool_text(tool: Option<&layer::ToolFile>) -> String {
         }
         s.push_str("  holds (PATH#KEY):\n");
         for e in &t.entries {
-            let key = if e.key.contains('#') { e.key.clone() } else { format!("#{}", e.key) };
+            let key = if e.key.contains('#') {
+                e.key.clone()
+            } else {
+                format!("#{}", e.key)
+            };
             s.push_str(&format!("    {key:<23} {:<10} {}\n", format!("{:?}", e.shape), e.what));
         }
         if !t.offers.is_empty() {
