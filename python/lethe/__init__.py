@@ -226,9 +226,9 @@ def load(path: str) -> _np.ndarray:
 
 
 def show(report: "Report | Dict[str, Any] | str"):
-    """The report as the page's panels in a notebook: not built yet (docs/python.md, "In a notebook"); the report's
-    JSON (``report.to_json()``) opens in the page's Load report."""
-    raise NotImplementedError(
-        "the notebook view (lethe.show) is not built yet: report.headline, report.warnings and report.to_json() hold "
-        "the whole report, and the page opens the JSON"
-    )
+    """The report in a notebook (an anywidget: ``pip install anywidget``): its headline, warnings, plots and numbers,
+    drawn by the page's own modules, with JSON/SVG/PNG exports. Takes a report, its dict or its JSON text; returns
+    the widget (the last expression of a cell displays it)."""
+    from . import _widget
+
+    return _widget.show(report)
