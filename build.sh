@@ -202,12 +202,14 @@ python_tests() {
   python3 -c "import ensurepip" 2>/dev/null || need_apt python3-venv
   local venv="$ROOT/target/python-venv"
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check maturin numpy pytest 'dask[distributed]'
+  # jupyterlab + anywidget: lethe.show's test in a real JupyterLab (measured: 15 s of pip into a fresh venv, 11 s of test).
+  "$venv/bin/pip" install -q --disable-pip-version-check maturin numpy pytest 'dask[distributed]' jupyterlab anywidget
   cargo build -q --release -p lethe-cli
   rustfmt --edition 2024 --check python/src/lib.rs
   (cd python && export VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" PYO3_PYTHON="$venv/bin/python" &&
     cargo clippy -q --all-targets -- -D warnings && maturin develop --release -q)
   (cd python && "$venv/bin/python" -m pytest -q -p no:logging tests)
+  node tests/notebook/jupyterlab.test.mjs "$venv"
 }
 
 cmd=${1:-test}
