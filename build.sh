@@ -206,6 +206,7 @@ python_tests() {
   "$venv/bin/pip" install -q --disable-pip-version-check maturin numpy pytest 'dask[distributed]' jupyterlab anywidget
   cargo build -q --release -p lethe-cli
   rustfmt --edition 2024 --check python/src/lib.rs
+  python3 python/widget/build.py  # lethe.show's ES module from the page's current www/src (docs/python.md)
   (cd python && export VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" PYO3_PYTHON="$venv/bin/python" &&
     cargo clippy -q --all-targets -- -D warnings && maturin develop --release -q)
   (cd python && "$venv/bin/python" -m pytest -q -p no:logging tests)
