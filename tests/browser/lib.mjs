@@ -130,6 +130,18 @@ export function compare(a, b, { rel = 0, abs = 0, absPaths = null, loose = null,
   return res;
 }
 
+/**
+ * `LETHE_SIMD=simd128|relaxed` runs the whole suite on one wasm build (issue 16: both builds pass the same suite):
+ * every page opened here gets `?lethe-simd=…`, which the page's worker and pool obey (engine.js). A test that
+ * forces a build itself (simd.test.mjs) keeps its own.
+ */
+function withSimd(p) {
+  const build = process.env.LETHE_SIMD;
+  if (!build || p.includes('lethe-simd=')) return p;
+  const [path, hash = ''] = p.split('#');
+  return `${path}${path.includes('?') ? '&' : '?'}lethe-simd=${build}${hash ? `#${hash}` : ''}`;
+}
+
 /** Opens a page of the site and collects page errors. */
 export async function open(context, base, p = '/', { width = 1280, height = 900 } = {}) {
   const page = await context.newPage({ viewport: { width, height } });
@@ -137,7 +149,7 @@ export async function open(context, base, p = '/', { width = 1280, height = 900 
   page.on('pageerror', (e) => page.errors.push(process.env.LETHE_STACKS ? e.stack : e.message));
   page.on('console', (m) => m.type() === 'error' && page.errors.push(`console: ${m.text()}`));
   await page.setViewportSize({ width, height });
-  await page.goto(base + p);
+  await page.goto(base + withSimd(p));
   return page;
 }
 
