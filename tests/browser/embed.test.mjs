@@ -330,7 +330,7 @@ export const tests = [
     name: '<lethe-eval analysis="mia" example> fetches only the membership audit\'s example data and shows no SDE/RULER note',
     async fn({ context, base }) {
       const html = '<!doctype html><html><head><link rel="icon" href="data:,"><script type="module" src="src/lethe-eval.js"></script></head><body><lethe-eval analysis="mia" example></lethe-eval></body></html>';
-      await context.route(`${base}/mia-element.html`, (r) => r.fulfill({ contentType: 'text/html', body: html }));
+      await context.route((u) => u.href.startsWith(`${base}/mia-element.html`), (r) => r.fulfill({ contentType: 'text/html', body: html }));
       const paths = [];
       context.on('request', (r) => paths.push(new URL(r.url()).pathname));
       const page = await open(context, base, '/mia-element.html');

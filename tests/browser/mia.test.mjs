@@ -140,7 +140,7 @@ export const tests = [
       const n = normals(u, 900, 0);
       write(dir, 'em.npy', npy(m, [400]));
       write(dir, 'en.npy', npy(n, [900]));
-      await context.route(`${base}/plain-mia.html`, (route) =>
+      await context.route((u) => u.href.startsWith(`${base}/plain-mia.html`), (route) =>
         route.fulfill({
           contentType: 'text/html',
           body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Audit notes</title>

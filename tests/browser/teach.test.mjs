@@ -779,7 +779,7 @@ export const tests = [
     async fn({ context, base }) {
       const requests = [];
       context.on('request', (r) => requests.push(r.url()));
-      await context.route(`${base}/plain-teach.html`, (route) =>
+      await context.route((u) => u.href.startsWith(`${base}/plain-teach.html`), (route) =>
         route.fulfill({
           contentType: 'text/html',
           body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><title>Course notes</title>

@@ -186,7 +186,7 @@ export const tests = [
   {
     name: '<lethe-eval mode="teach" topic="mia"> in a plain page: one topic, live from the keyboard',
     async fn({ context, base }) {
-      await context.route(`${base}/plain-mia.html`, (route) =>
+      await context.route((u) => u.href.startsWith(`${base}/plain-mia.html`), (route) =>
         route.fulfill({
           contentType: 'text/html',
           body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><title>Auditing notes</title>
