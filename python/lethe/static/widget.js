@@ -2002,10 +2002,11 @@ function miaPanel(ctx) {
 
 return { EXAMPLE, rocPlot, miaPanel };
 })();
-// ---- python/widget/view.js
-// lethe.show(report): a report computed in the kernel, drawn with the page's own modules (headline, warnings,
-// numbers, plots, exports). The kernel sends the report's JSON text (trait `_report`); nothing is computed here, no
-// wasm is loaded and no request is made. python/widget/build.py inlines the imports below into one ES module.
+// ---- python/widget/report.js
+const __m10 = (() => {
+// A Lethe report drawn with the page's own modules: headline, warnings, plots, numbers, JSON/SVG/PNG exports. Used by
+// lethe.show (view.js: a report computed in the kernel) and lethe.widget (run.js: a report computed in the notebook's
+// browser by the inlined wasm module). python/widget/build.py inlines the imports below.
 const { h, fill } = __m1;
 const { fmt, num } = __m2;
 const { histogramPlot } = __m4;
@@ -2071,6 +2072,7 @@ function plots(report) {
   return out;
 }
 
+/** Draws the report given as JSON text into `el`. */
 function draw(el, text) {
   let report;
   try {
@@ -2094,6 +2096,14 @@ function draw(el, text) {
     ),
   );
 }
+
+return { draw };
+})();
+// ---- python/widget/view.js
+// lethe.show(report): a report computed in the kernel, drawn with the page's own modules (report.js). The kernel
+// sends the report's JSON text (trait `_report`); nothing is computed here, no wasm is loaded and no request is made.
+// python/widget/build.py inlines the imports below into one ES module.
+const { draw } = __m10;
 
 export default {
   render({ model, el }) {
