@@ -315,7 +315,8 @@ function histogramPlot(data, opts = {}) {
     const px = x(mk.x);
     if (!(px >= area.x0 && px <= area.x1)) continue;
     svg.append(h('svg:line', { x1: px, x2: px, y1: area.y0, y2: area.y1, stroke: mk.color || PALETTE.ink, 'stroke-dasharray': '4 3', 'stroke-width': 1.5 }));
-    svg.append(h('svg:text', { x: px + 4, y: area.y0 + 12, fill: mk.color || PALETTE.ink }, mk.label));
+    const end = px + mk.label.length * 7 > area.x1; // the label left of the line, not past the plot's edge
+    svg.append(h('svg:text', { x: end ? px - 4 : px + 4, y: area.y0 + 12, 'text-anchor': end && 'end', fill: mk.color || PALETTE.ink }, mk.label));
   }
   legend(svg, area, entries);
   // For overlays drawn by the caller (e.g. a draggable threshold): the plot area and the x scale.
@@ -2002,8 +2003,871 @@ function miaPanel(ctx) {
 
 return { EXAMPLE, rocPlot, miaPanel };
 })();
-// ---- python/widget/report.js
+// ---- www/src/panels/ruler.js
 const __m10 = (() => {
+// RULER panel: representation-level metrics m1–m4 per run, Wilcoxon + Benjamini–Hochberg across runs. Numbers from
+// the core's RulerReport (as `lethe ruler --json`).
+const { h, fill, nextId } = __m1;
+const { fmt, num } = __m2;
+const { histogramPlot } = __m4;
+const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, changedEvent, say, loadWarnings } = __m7;
+
+/** One run's histogram of nearest-neighbour percentile ranks (the core's counts). */
+function rankPlot(hg, width) {
+  return histogramPlot({ edges: hg.edges.map(num), series: hg.series.map((s) => ({ ...s, name: 'forget records' })) }, {
+    width,
+    xlabel: 'percentile rank among retain records (uniform under the null)',
+    labels: { ranks: 'forget records' },
+    label: 'Histogram of nearest-neighbour percentile ranks',
+  });
+}
+
+function rulerPanel(ctx) {
+  const parts = panelFrame({
+    id: 'lethe-ruler',
+    title: 'RULER — representation-level metrics',
+    intro:
+      'How close are the unlearned model’s embeddings of the forget records to the retrained oracle’s (m1–m3), and do forget records still sit unusually close to retain records (m4, needs no oracle)?',
+  });
+  const runsEl = h('div', { class: 'runs' });
+  const runs = [];
+  const addRun = () => {
+    const k = runs.length;
+    const tag = runs.length ? ` (run ${k + 1})` : '';
+    const r = {
+      unlearned: inputSlot(ctx, { key: 'unlearned', label: `Unlearned model embeddings${tag}`, hint: k ? null : 'one row per record (all records; forget/retain rows are chosen below)', rows: false }),
+      oracle: inputSlot(ctx, { key: 'oracle', label: `Retrained oracle embeddings${tag}`, optional: true, rows: false }),
+      original: inputSlot(ctx, { key: 'original', label: `Original model embeddings${tag}`, optional: true, rows: false, hint: k ? null : 'enables m3' }),
+    };
+    r.el = h('div', { class: 'run', 'data-run': k }, k ? h('h3', {}, `Run ${k + 1}`) : null, r.unlearned.el, r.oracle.el, r.original.el);
+    if (k) {
+      r.el.append(h('button', { type: 'button', class: 'button button-small button-secondary', 'aria-label': `Remove run ${k + 1}`, onclick: () => { runs.splice(runs.indexOf(r), 1); r.el.remove(); changedEvent(runsEl, `run ${k + 1} was removed`); } }, 'remove run'));
+    }
+    runs.push(r);
+    runsEl.append(r.el);
+    return r;
+  };
+  addRun();
+  const forgetId = nextId('forget');
+  const retainId = nextId('retain');
+  const forget = rowsControl(ctx.store, { key: 'forget', label: 'Forget rows', withAll: false });
+  const retain = rowsControl(ctx.store, { key: 'retain', label: 'Retain rows', withAll: false });
+  const forgetErr = h('div', { class: 'error', role: 'alert', 'data-error-for': 'forget' });
+  const retainErr = h('div', { class: 'error', role: 'alert', 'data-error-for': 'retain' });
+  const rowSlot = (key, label, ctl, err, id) => {
+    const checks = h('div', { class: 'slot-checks', 'data-check-for': key });
+    const notice = h('div', { class: 'slot-notice', 'data-notice-for': key, 'aria-live': 'polite' });
+    return {
+      key,
+      notice,
+      el: h('div', { class: 'slot', 'data-slot': key, id }, h('div', { class: 'slot-label' }, label), ctl.el, notice, err, checks),
+      showError: (m) => fill(err, say(m)),
+      clearError: () => fill(err),
+      showChecks: (list, labels) => fill(checks, (list || []).filter((c) => say(c.message, labels) !== err.textContent).map((c) => checkLine(c, labels))),
+    };
+  };
+  const forgetSlot = rowSlot('forget', 'Forget rows', forget, forgetErr, forgetId);
+  const retainSlot = rowSlot('retain', 'Retain rows', retain, retainErr, retainId);
+  fill(
+    parts.inputs,
+    runsEl,
+    h('button', { type: 'button', class: 'button button-small button-secondary', onclick: addRun }, 'Add a run (another seed) for Wilcoxon across runs'),
+    forgetSlot.el,
+    retainSlot.el,
+  );
+  const p = {
+    ties: field({ key: 'ties', label: 'm4 ties', type: 'select', value: 'at-most', options: [['at-most', '≤ counts (authors’ code)'], ['half', 'ties count ½']] }),
+    fdr: field({ key: 'fdr', label: 'FDR level (across runs)', value: 0.05, min: 0, max: 1, step: 0.01 }),
+  };
+  parts.params.append(p.ties.el, p.fdr.el);
+
+  const allSlots = () => [...runs.flatMap((r) => [r.unlearned, r.oracle, r.original]), forgetSlot, retainSlot];
+  // A person's own embeddings in place of the example's: its forget/retain ranges (rows of the digits files) clear.
+  parts.inputs.addEventListener('lethe-change', (e) => {
+    const item = e.detail?.item;
+    if (!item || item.origin === 'example') return;
+    for (const [sl, ctl, name] of [[forgetSlot, forget, 'Forget rows'], [retainSlot, retain, 'Retain rows']]) {
+      const notes = resetExampleRows([[name, ctl]]);
+      if (notes.length) fill(sl.notice, notes.map((n) => h('div', { class: 'warning', 'data-value': `${sl.key}.rows-reset` }, n)));
+    }
+  });
+  let last = null;
+  const request = () => ({
+    runs: runs
+      .map((r) => ({ unlearned: r.unlearned.get(), oracle: r.oracle.get(), original: r.original.get() }))
+      .filter((r) => r.unlearned),
+    forget: forget.get(),
+    retain: retain.get(),
+    ties: p.ties.get(),
+    fdr: p.fdr.get(),
+  });
+  const rowsText = (r, out) => {
+    if (!r) return null;
+    if (r.kind === 'text') return r.text;
+    const name = ctx.store.get(r.source)?.name;
+    return r.kind === 'file' ? name : `${name}==${r.value}`;
+  };
+  const report = ({ req, out }) => {
+    const specs = (role) => out.inputs.filter((x) => x.role === role).map((x) => x.spec);
+    const parameters = {
+      unlearned: specs('unlearned'),
+      oracle: specs('oracle'),
+      original: specs('original'),
+      forget: rowsText(req.forget, out),
+      retain: rowsText(req.retain, out),
+      ties: req.ties,
+      fdr: req.fdr,
+    };
+    const args = [
+      ...parameters.unlearned.map((s) => ['unlearned', s]),
+      ...parameters.oracle.map((s) => ['oracle', s]),
+      ...parameters.original.map((s) => ['original', s]),
+      ['forget', parameters.forget],
+      ['retain', parameters.retain],
+      ['ties', req.ties],
+      ['fdr', req.fdr],
+    ];
+    return envelope(ctx, { command: 'ruler', parameters, seed: null, output: out, cli: cliLine('ruler', args) });
+  };
+  const table = ({ out }) => {
+    const rows = [['run', 'forget_record', 'nn_percentile_rank', 'forget_nn_similarity']];
+    out.result.runs.forEach((r, k) => r.nn_percentile_rank.ranks.forEach((v, i) => rows.push([k, i, num(v), num(r.nn_percentile_rank.forget_nn[i])])));
+    return rows;
+  };
+
+  const run = runner(ctx, parts, {
+    label: 'Run RULER',
+    fields: Object.values(p),
+    start: async (signal) => {
+      for (const s of allSlots()) s.clearError();
+      pre.clear();
+      const req = request();
+      if (!req.runs.length) {
+        runs[0].unlearned.showError('choose the unlearned model’s embeddings');
+        throw new Error('no input');
+      }
+      if (!req.forget || !req.retain) {
+        (req.forget ? retainSlot : forgetSlot).showError('choose the rows (a..b, a list, an index file or a split column)');
+        throw new Error('no rows');
+      }
+      try {
+        const out = await ctx.engine.request('run', { analysis: 'ruler', request: req }, { signal });
+        last = { req, out };
+        render(last);
+        ctx.emit('result', { panel: 'ruler', output: out, report: report(last) });
+        return out;
+      } catch (e) {
+        if (e.name !== 'AbortError') {
+          showError(parts, allSlots(), e);
+          ctx.emit('error', { panel: 'ruler', message: e.message, input: e.input });
+        }
+        throw e;
+      }
+    },
+  });
+
+  // Checks before Run, once the unlearned embeddings and both row sets are chosen.
+  const pre = preflight(ctx, parts, {
+    busy: () => run.busy(),
+    slots: allSlots,
+    build: () => {
+      const req = request();
+      return req.runs.length && req.forget && req.retain ? [{ analysis: 'ruler', request: req }] : null;
+    },
+  });
+  parts.onChange = () => pre.schedule();
+
+  function render({ req, out }) {
+    const res = out.result;
+    const left = pre.place(out.warnings, true);
+    // The call on each metric against its null, beneath the one call.
+    const calls = out.metric_calls?.length
+      ? h('ul', { class: 'metric-calls', 'data-value': 'ruler.calls' }, out.metric_calls.map((m) => h('li', { 'data-call': m.call, 'data-metric': m.metric }, h('strong', {}, `${m.metric}: `), m.text)))
+      : null;
+    const blocks = [headlineBox(out.headline), calls, layerWarnings(left), ...(out.warnings ? [] : [warningsBox(res.warnings), loadWarnings(out.load_warnings)])];
+    res.runs.forEach((r, k) => {
+      const m4 = r.nn_percentile_rank;
+      const opt = (v) => (v == null ? '—' : fmt(v));
+      blocks.push(
+        numbers(
+          [
+            ['m1 oracle similarity', opt(r.oracle_similarity), 'mean cosine, forget records; no fixed null', `ruler.${k}.m1`],
+            ['m2 calibration gap', opt(r.calibration_gap), `null ${r.nulls.calibration_gap}; < 0 residual memorisation, > 0 over-correction`, `ruler.${k}.m2`],
+            ['m3 representation shift', opt(r.representation_shift), `null ${r.nulls.representation_shift}; > 0 moved towards the oracle`, `ruler.${k}.m3`],
+            ['m4 NN percentile rank', fmt(m4.value), `null ${r.nulls.nn_percentile_rank} ± ${fmt(m4.null_sd)} (sd); > 0.5 forget records closer to retain than retain to each other`, `ruler.${k}.m4`],
+          ],
+          res.runs.length > 1 ? `Run ${k + 1}: ${r.n_forget} forget, ${r.n_retain} retain records` : `${r.n_forget} forget, ${r.n_retain} retain records`,
+        ),
+      );
+    });
+    if (res.across_runs.length) {
+      blocks.push(
+        h('div', { class: 'table-scroll' }, h('table', { class: 'targets' },
+          h('caption', {}, `Across ${res.runs.length} runs: Wilcoxon signed-rank against the null, Benjamini–Hochberg at FDR ${req.fdr}`),
+          h('thead', {}, h('tr', {}, ['metric', 'null', 'Wilcoxon p', 'BH-adjusted', 'rank-biserial', ''].map((c) => h('th', { scope: 'col' }, c)))),
+          h('tbody', {}, res.across_runs.map((m) => h('tr', { 'data-key': `ruler.across.${m.metric}` },
+            h('td', {}, m.metric), h('td', {}, String(m.null)), h('td', {}, fmt(m.wilcoxon.p_value)), h('td', {}, fmt(m.p_adjusted)),
+            h('td', {}, m.rank_biserial == null ? '—' : fmt(m.rank_biserial)), h('td', {}, m.reject ? 'significant' : 'not significant'))))),
+        ),
+      );
+    } else if (res.runs.length === 1) {
+      blocks.push(h('p', { class: 'muted' }, 'Load runs from several seeds (“Add a run”) to test each metric against its null with Wilcoxon across runs.'));
+    }
+    out.rank_histograms.forEach((hg, k) => {
+      blocks.push(
+        plotBlock({
+          title: `Nearest-neighbour percentile ranks of forget records${out.rank_histograms.length > 1 ? ` (run ${k + 1})` : ''}`,
+          filename: `ruler-ranks-run${k + 1}`,
+          draw: (width) => rankPlot(hg, width),
+        }).el,
+      );
+    });
+    blocks.push(
+      h('p', { class: 'params-line muted' }, `ties ${req.ties} · FDR ${req.fdr} · row-wise L2-normalised embeddings (ε = 1e-12), as the authors’ metrics.py`),
+      exportBar({ name: 'lethe-ruler', report: () => report({ req, out }), table: () => table({ out }) }),
+    );
+    fill(parts.results, blocks);
+  }
+
+  return {
+    id: 'ruler',
+    el: parts.el,
+    runs,
+    addRun,
+    fields: p,
+    run: (signal) => run.run(signal),
+    cancel: () => run.cancel(),
+    last: () => last && report(last),
+    /** The rows set now are the built-in example's: a person's own file in their place clears them. */
+    markExample() {
+      forget.markExample();
+      retain.markExample();
+    },
+    set(opts) {
+      for (const [k, v] of Object.entries(opts)) {
+        if (k === 'unlearned' || k === 'oracle' || k === 'original') runs[0][k].set(v);
+        else if (k === 'forget') forget.set(typeof v === 'string' ? { kind: 'text', text: v } : v);
+        else if (k === 'retain') retain.set(typeof v === 'string' ? { kind: 'text', text: v } : v);
+        else if (p[k]) p[k].set(v);
+      }
+    },
+  };
+}
+
+return { rankPlot, rulerPanel };
+})();
+// ---- www/src/panels/epsilon.js
+const __m11 = (() => {
+// Competition epsilon panel: per-example epsilon, forgetting quality and final score of the NeurIPS 2023 unlearning
+// competition — official (metric.py, bit for bit), exhaustive and Clopper–Pearson variants side by side.
+const { h, fill } = __m1;
+const { fmt, num } = __m2;
+const { histogramPlot } = __m4;
+const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, preflight, headlineBox, layerWarnings, loadWarnings } = __m7;
+
+const NAMES = { official: 'Official (metric.py)', exhaustive: 'Exhaustive thresholds', high_probability: 'Clopper–Pearson bound' };
+
+/** One variant's histogram of per-example ε (`r`: its result, `plot`: {histogram}, the core's counts), ε_max marked. */
+function epsilonPlot(r, plot, width) {
+  return histogramPlot({ edges: plot.histogram.edges.map(num), series: plot.histogram.series.map((s) => ({ ...s, name: 'examples' })) }, {
+    width,
+    xlabel: 'ε per example (bins = scoring buckets of width 0.5)',
+    labels: { epsilon: 'examples' },
+    markers: [{ x: num(r.eps_max), label: `ε_max ${fmt(r.eps_max).replace(/\.?0+$/, '')}: no points beyond` }],
+    label: `Histogram of per-example epsilon, ${NAMES[r.variant.kind]}`,
+  });
+}
+
+function epsilonPanel(ctx) {
+  const parts = panelFrame({
+    id: 'lethe-epsilon',
+    title: 'Competition epsilon — NeurIPS 2023 unlearning score',
+    intro:
+      'For each forget example, how well can an attacker tell the unlearned models’ outputs from the retrained models’? Each example’s ε earns points by bucket; the forgetting quality F is their mean.',
+  });
+  const mode = field({
+    key: 'mode',
+    label: 'Inputs are',
+    type: 'select',
+    value: 'conf',
+    options: [['conf', 'logit-scaled confidences (models × examples)'], ['logits', 'logits (models × examples × classes) + labels'], ['probs', 'class probabilities (models × examples × classes) + labels']],
+    help: 'the score is computed on logit-scaled confidences, log p(true class) − log Σ p(other classes); from logits or probabilities Lethe computes them as the competition does',
+  });
+  const slots = {
+    retrained: inputSlot(ctx, { key: 'retrained', label: 'Retrained models', hint: 'one row per model, one column per forget example' }),
+    unlearned: inputSlot(ctx, { key: 'unlearned', label: 'Unlearned models', hint: 'same examples, same order' }),
+    retrained_logits: inputSlot(ctx, { key: 'retrained_logits', label: 'Retrained models’ logits' }),
+    unlearned_logits: inputSlot(ctx, { key: 'unlearned_logits', label: 'Unlearned models’ logits' }),
+    retrained_probs: inputSlot(ctx, { key: 'retrained_probs', label: 'Retrained models’ class probabilities' }),
+    unlearned_probs: inputSlot(ctx, { key: 'unlearned_probs', label: 'Unlearned models’ class probabilities' }),
+    labels: inputSlot(ctx, { key: 'labels', label: 'Labels (true class per example)' }),
+  };
+  const scaled = field({ key: 'logit_scaled', label: 'These values are logit-scaled confidences already (values in [0, 1] are otherwise taken for probabilities and refused)', type: 'checkbox', value: false });
+  const seed = field({ key: 'synthetic_seed', label: 'Synthetic seed', value: 0, min: 0, step: 1 });
+  seed.el.dataset.nostale = '';
+  const synthNote = h('div', { class: 'muted', 'aria-live': 'polite' });
+  const synthBtn = h('button', { type: 'button', class: 'button button-secondary', 'data-action': 'synthetic' }, 'Generate a synthetic example');
+  synthBtn.addEventListener('click', async () => {
+    const s = await ctx.engine.request('synthetic', { kind: 'competition', seed: seed.get() || 0 });
+    const items = [];
+    for (const f of s.files) items.push(await ctx.store.add({ bytes: f.bytes, name: f.name, origin: 'synthetic', note: s.description }));
+    mode.set('conf');
+    syncMode();
+    slots.retrained.set({ source: items[0].id, rows: { kind: 'all' } });
+    slots.unlearned.set({ source: items[1].id, rows: { kind: 'all' } });
+    fill(synthNote, s.description + '. Not real data: for trying the panel.');
+    p.accuracies.set('0.97, 0.98, 0.90, 0.91');
+  });
+  const syncMode = () => {
+    const m = mode.get();
+    for (const k of ['retrained', 'unlearned']) slots[k].el.hidden = m !== 'conf';
+    scaled.el.hidden = m !== 'conf';
+    for (const k of ['retrained_logits', 'unlearned_logits']) slots[k].el.hidden = m !== 'logits';
+    for (const k of ['retrained_probs', 'unlearned_probs']) slots[k].el.hidden = m !== 'probs';
+    slots.labels.el.hidden = m === 'conf';
+  };
+  mode.input.addEventListener('change', syncMode);
+  fill(parts.inputs, h('div', { class: 'synthetic row' }, synthBtn, seed.el), synthNote, mode.el, Object.values(slots).map((s) => s.el), scaled.el);
+  syncMode();
+
+  const p = {
+    variant: field({ key: 'variant', label: 'Variants', type: 'select', value: 'all', options: [['all', 'all three side by side'], ['official', 'official'], ['exhaustive', 'exhaustive'], ['clopper-pearson', 'Clopper–Pearson']] }),
+    alpha: field({ key: 'alpha', label: 'α (Clopper–Pearson, two-sided)', value: 0.05, min: 0, max: 1, step: 0.01 }),
+    eps_max: field({ key: 'eps_max', label: 'ε_max', type: 'text', value: 'official', help: '“official” = ⌈ln(N − 1)⌉, or a number' }),
+    delta: field({ key: 'delta', label: 'δ', value: 1e-5, step: 'any' }),
+    accuracies: field({ key: 'accuracies', label: 'Accuracies for the final score', type: 'text', value: '', size: 22, help: 'RA unlearned, RA retrained, TA unlearned, TA retrained (optional)' }),
+  };
+  parts.params.append(...Object.values(p).map((f) => f.el));
+
+  let last = null;
+  const request = () => {
+    const m = mode.get();
+    const acc = p.accuracies.get().trim();
+    const of = (k, want) => (m === want ? slots[k].get() : null);
+    return {
+      retrained: of('retrained', 'conf'),
+      unlearned: of('unlearned', 'conf'),
+      retrained_logits: of('retrained_logits', 'logits'),
+      unlearned_logits: of('unlearned_logits', 'logits'),
+      retrained_probs: of('retrained_probs', 'probs'),
+      unlearned_probs: of('unlearned_probs', 'probs'),
+      labels: m === 'conf' ? null : slots.labels.get(),
+      confidences: m === 'conf' && scaled.get() ? 'logit-scaled' : 'auto',
+      variant: p.variant.get(),
+      alpha: p.alpha.get(),
+      eps_max: p.eps_max.get().trim(),
+      delta: p.delta.get(),
+      accuracies: acc ? acc.split(/[,\s]+/).filter(Boolean).map(Number) : null,
+    };
+  };
+  const report = ({ req, out }) => {
+    const one = (role) => out.inputs.find((x) => x.role === role)?.spec ?? null;
+    const parameters = {
+      retrained: one('retrained'),
+      unlearned: one('unlearned'),
+      retrained_logits: one('retrained_logits'),
+      unlearned_logits: one('unlearned_logits'),
+      labels: one('labels'),
+      variant: req.variant,
+      alpha: req.alpha,
+      eps_max: req.eps_max,
+      delta: req.delta,
+      accuracies: req.accuracies,
+    };
+    const args = [
+      ['retrained', parameters.retrained],
+      ['unlearned', parameters.unlearned],
+      ['retrained-logits', parameters.retrained_logits],
+      ['unlearned-logits', parameters.unlearned_logits],
+      ['retrained-probs', one('retrained_probs')],
+      ['unlearned-probs', one('unlearned_probs')],
+      ['labels', parameters.labels],
+      ['confidences', req.confidences !== 'auto' ? req.confidences : null],
+      ['variant', req.variant],
+      ['alpha', req.alpha],
+      ['eps-max', req.eps_max],
+      ['delta', req.delta],
+      ['accuracies', req.accuracies && req.accuracies.join(',')],
+    ];
+    return envelope(ctx, { command: 'epsilon', parameters, seed: null, output: out, cli: cliLine('epsilon', args) });
+  };
+  const table = ({ out }) => {
+    const rows = [['variant', 'example', 'epsilon', 'bucket', 'points', 'peaky']];
+    for (const r of out.result.results) r.per_example.forEach((e, i) => rows.push([r.variant.kind, i, num(e.epsilon), e.bucket ?? '', e.points, e.peaky]));
+    return rows;
+  };
+
+  const run = runner(ctx, parts, {
+    label: 'Compute epsilon',
+    fields: Object.values(p),
+    start: async (signal) => {
+      for (const s of Object.values(slots)) s.clearError();
+      pre.clear();
+      const req = request();
+      try {
+        const out = await ctx.engine.request('run', { analysis: 'epsilon', request: req }, { signal });
+        last = { req, out };
+        render(last);
+        ctx.emit('result', { panel: 'epsilon', output: out, report: report(last) });
+        return out;
+      } catch (e) {
+        if (e.name !== 'AbortError') {
+          showError(parts, Object.values(slots), e);
+          ctx.emit('error', { panel: 'epsilon', message: e.message, input: e.input });
+        }
+        throw e;
+      }
+    },
+  });
+
+  // Checks before Run, once both inputs of the chosen kind are there.
+  const pre = preflight(ctx, parts, {
+    busy: () => run.busy(),
+    slots: () => Object.values(slots),
+    build: () => {
+      const req = request();
+      const m = mode.get();
+      const ready = m === 'logits' ? req.retrained_logits && req.unlearned_logits && req.labels : m === 'probs' ? req.retrained_probs && req.unlearned_probs && req.labels : req.retrained && req.unlearned;
+      return ready ? [{ analysis: 'epsilon', request: req }] : null;
+    },
+  });
+  parts.onChange = () => pre.schedule();
+
+  /** Every example's ε and points, one column per variant (what the histograms count), on the page. */
+  const perExample = (res) => {
+    const n = res.results[0]?.per_example.length || 0;
+    if (!n) return null;
+    const head = res.results.flatMap((r) => [`ε, ${NAMES[r.variant.kind]}`, 'points']);
+    return h('details', { class: 'per-example-box', open: true },
+      h('summary', {}, `Per-example ε (${n} examples)`),
+      h('div', { class: 'table-scroll per-example' }, h('table', { class: 'targets', 'data-value': 'eps.per_example' },
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'example'), head.map((x) => h('th', { scope: 'col' }, x)))),
+        h('tbody', {}, Array.from({ length: n }, (_, i) => h('tr', {},
+          h('th', { scope: 'row' }, String(i)),
+          res.results.map((r) => {
+            const e = r.per_example[i];
+            return [h('td', { 'data-eps': `${r.variant.kind}.${i}` }, `${fmt(e.epsilon)}${e.peaky ? ' (peaky)' : ''}`), h('td', {}, fmt(e.points))];
+          })))))));
+  };
+
+  function render({ req, out }) {
+    const res = out.result;
+    const left = pre.place(out.warnings, true);
+    const cols = res.results.map((r, k) => {
+      const kind = r.variant.kind;
+      const eps = r.per_example.map((e) => num(e.epsilon));
+      const plot = out.plots[k];
+      return h(
+        'div',
+        { class: 'variant', 'data-variant': kind },
+        h('h3', {}, NAMES[kind] + (kind === 'high_probability' ? ` (α = ${r.variant.alpha})` : '')),
+        numbers([
+          ['Forgetting quality F', fmt(r.forget_score), kind === 'high_probability' ? `mean points over ${eps.length} examples; ε here is a lower confidence bound, so F is higher than with point estimates` : `mean points over ${eps.length} examples`, `eps.${kind}.F`],
+          res.final_scores[k] != null && ['Final score', fmt(res.final_scores[k]), 'F · RA_U/RA_R · TA_U/TA_R', `eps.${kind}.final`],
+          ['ε_max', fmt(r.eps_max), `${r.buckets.length} scoring buckets`, `eps.${kind}.eps_max`],
+          plot.infinite > 0 && ['Examples with ε = ∞', String(plot.infinite), 'perfectly separated'],
+          kind === 'official' && ['Peaky examples (ε = 50)', String(r.per_example.filter((e) => e.peaky).length), 'metric.py’s range rule'],
+        ]),
+        out.warnings ? null : warningsBox(r.warnings),
+        plotBlock({
+          title: `Per-example ε (${NAMES[kind]})`,
+          filename: `epsilon-${kind}`,
+          draw: (width) => epsilonPlot(r, plot, width),
+        }).el,
+      );
+    });
+    const buckets = res.results[0]?.buckets || [];
+    fill(
+      parts.results,
+      headlineBox(out.headline),
+      layerWarnings(left),
+      out.warnings ? null : loadWarnings(out.load_warnings),
+      h('div', { class: 'variants' }, cols),
+      perExample(res),
+      buckets.length > 0 &&
+        h('details', { class: 'buckets' }, h('summary', {}, 'Scoring buckets'),
+          h('table', { class: 'targets' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'ε in'), h('th', { scope: 'col' }, 'points H'))),
+            h('tbody', {}, buckets.map((b) => h('tr', {}, h('td', {}, `[${num(b.start)}, ${num(b.end)})`), h('td', {}, fmt(b.points))))))),
+      h('p', { class: 'params-line muted' }, `δ = ${req.delta} · ε_max ${req.eps_max} · α = ${req.alpha}`),
+      exportBar({ name: 'lethe-epsilon', report: () => report({ req, out }), table: () => table({ out }) }),
+    );
+  }
+
+  return {
+    id: 'epsilon',
+    el: parts.el,
+    slots,
+    fields: { ...p, mode, logit_scaled: scaled },
+    /** The mode that data for `roles` needs (logits and labels → logits; confidences → conf). */
+    modeFor: (roles) =>
+      roles.some((r) => r.endsWith('_probs')) ? 'probs' : roles.some((r) => ['retrained_logits', 'unlearned_logits', 'labels'].includes(r)) ? 'logits' : roles.some((r) => r === 'retrained' || r === 'unlearned') ? 'conf' : null,
+    synthetic: () => synthBtn.click(),
+    run: (signal) => run.run(signal),
+    cancel: () => run.cancel(),
+    last: () => last && report(last),
+    set(opts) {
+      for (const [k, v] of Object.entries(opts)) {
+        if (slots[k]) slots[k].set(v);
+        else if (p[k]) p[k].set(Array.isArray(v) ? v.join(', ') : v);
+        else if (k === 'mode') (mode.set(v), syncMode());
+        else if (k === 'logit_scaled' || k === 'confidences') scaled.set(v === true || v === 'logit-scaled');
+      }
+    },
+  };
+}
+
+return { NAMES, epsilonPlot, epsilonPanel };
+})();
+// ---- www/src/views/ecdf.js
+const __m12 = (() => {
+// Empirical CDF with its DKW confidence band (values from the core's cdf_bounds), and an optional marker at x.
+const { h } = __m1;
+const { PALETTE, axes, frame, legend, scale, ticks } = __m3;
+const { num } = __m2;
+
+/** band: {x, cdf, lower, upper}; opts: {width, marker: {x, label}}. */
+function ecdfPlot(band, opts = {}) {
+  const width = opts.width || 640;
+  const height = opts.height || 280;
+  const entries = [
+    ['empirical CDF', PALETTE.it, 'solid'],
+    [`DKW band (1 − α = ${opts.level ?? ''})`, PALETTE.sky],
+    ...(opts.truth ? [[opts.truthLabel || 'true CDF', PALETTE.ink, 'line']] : []),
+  ];
+  // Room for the legend's rows: they wrap on narrow plots, entry by entry as svg.js `legend` places them.
+  const m = { l: 52, r: 14 };
+  let rows = 1;
+  for (let i = 0, x = m.l; i < entries.length; i++) {
+    const w = 24 + entries[i][0].length * 6.9;
+    if (x + w > width - m.r && x > m.l) {
+      rows++;
+      x = m.l;
+    }
+    x += w;
+  }
+  const { svg, area } = frame({ width, height, m: { ...m, t: Math.max(30, 12 + 16 * rows), b: 44 }, title: opts.title, label: opts.label });
+  const xs = band.x.map(num);
+  const x = scale(Math.min(0, xs[0]), Math.max(1, xs[xs.length - 1]), area.x0, area.x1);
+  const y = scale(0, 1, area.y1, area.y0);
+  axes(svg, area, x, y, { xlabel: opts.xlabel || 'score x', ylabel: 'Pr(X ≤ x)', xticks: ticks(x.domain[0], x.domain[1], 5), yticks: [0, 0.25, 0.5, 0.75, 1] });
+  // Right-continuous steps: the value at x[i] holds until x[i+1].
+  const step = (ys) => {
+    let d = '';
+    xs.forEach((v, i) => {
+      const nx = i + 1 < xs.length ? xs[i + 1] : x.domain[1];
+      d += `${i ? 'L' : 'M'}${x(v)},${y(num(ys[i]))}L${x(nx)},${y(num(ys[i]))}`;
+    });
+    return d;
+  };
+  let band_d = step(band.upper);
+  for (let i = xs.length - 1; i >= 0; i--) {
+    const nx = i + 1 < xs.length ? xs[i + 1] : x.domain[1];
+    band_d += `L${x(nx)},${y(num(band.lower[i]))}L${x(xs[i])},${y(num(band.lower[i]))}`;
+  }
+  svg.append(h('svg:path', { d: band_d + 'Z', fill: PALETTE.sky, 'fill-opacity': 0.35, stroke: 'none', class: 'band' }));
+  svg.append(h('svg:path', { d: step(band.cdf), fill: 'none', stroke: PALETTE.it, 'stroke-width': 2, class: 'ecdf' }));
+  // Optional: the true CDF of the distribution the sample came from ({x, cdf}, drawn as steps on its own points).
+  if (opts.truth) {
+    const t = opts.truth;
+    let d = '';
+    t.x.forEach((v, i) => {
+      const nx = i + 1 < t.x.length ? t.x[i + 1] : x.domain[1];
+      d += `${i ? 'L' : 'M'}${x(Math.max(v, x.domain[0]))},${y(num(t.cdf[i]))}L${x(Math.min(nx, x.domain[1]))},${y(num(t.cdf[i]))}`;
+    });
+    svg.append(h('svg:path', { d, fill: 'none', stroke: PALETTE.ink, 'stroke-width': 1.5, 'stroke-dasharray': '5 4', class: 'truth' }));
+  }
+  if (opts.marker && Number.isFinite(opts.marker.x)) {
+    const px = x(opts.marker.x);
+    svg.append(h('svg:line', { x1: px, x2: px, y1: area.y0, y2: area.y1, stroke: PALETTE.oot, 'stroke-width': 1.5, 'stroke-dasharray': '4 3' }));
+    svg.append(h('svg:text', { x: Math.min(px + 4, area.x1 - 120), y: area.y0 + 12, fill: PALETTE.oot, stroke: '#ffffff', 'stroke-width': 3, 'paint-order': 'stroke' }, opts.marker.label || ''));
+  }
+  legend(svg, area, entries);
+  return svg;
+}
+
+return { ecdfPlot };
+})();
+// ---- www/src/panels/bounds.js
+const __m13 = (() => {
+// Leakage bounds panel (Scholten et al., following conbo): M_bin, M_gen(x) with a slider, expectation and SD
+// bounds, ED score, and the sample size for a bound of a given width; scores from a file, pasted, or ROUGE-L of
+// pasted generations against a reference.
+const { h, fill, nextId } = __m1;
+const { fmt, num } = __m2;
+const { ecdfPlot } = __m12;
+const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, preflight, headlineBox, layerWarnings, checkLine, say, loadWarnings } = __m7;
+
+/** Pasted text or a file of lines, for `key`. */
+function textSource(ctx, { key, label, placeholder, rows = 5 }) {
+  const id = nextId('text');
+  const area = h('textarea', { id, rows, placeholder, 'data-role': key });
+  const src = h('select', { 'aria-label': `${label}: or a text file`, 'data-role': `${key}-source` });
+  const error = h('div', { class: 'error', role: 'alert', 'data-error-for': key });
+  const checks = h('div', { class: 'slot-checks', 'data-check-for': key });
+  const fillSources = () => {
+    const cur = src.value;
+    fill(src, h('option', { value: '' }, '— or choose a text file —'), ctx.store.sources().map((i) => h('option', { value: i.id }, ctx.store.label(i))));
+    src.value = cur;
+    if (cur && src.value !== cur) src.dispatchEvent(new CustomEvent('lethe-change', { bubbles: true, detail: { why: `the file chosen for “${label}” was removed` } }));
+  };
+  ctx.store.on(fillSources);
+  fillSources();
+  const el = h('div', { class: 'slot', 'data-slot': key }, h('label', { for: id, class: 'slot-label' }, label), area, h('div', { class: 'row' }, src), error, checks);
+  return {
+    key,
+    el,
+    showChecks: (list, labels) => fill(checks, (list || []).filter((c) => say(c.message, labels) !== error.textContent).map((c) => checkLine(c, labels))),
+    get: () => (src.value ? { kind: 'source', source: Number(src.value) } : area.value.trim() ? { kind: 'text', text: area.value } : null),
+    set: (v) => {
+      fillSources();
+      if (v?.kind === 'source') src.value = String(v.source);
+      else {
+        src.value = '';
+        area.value = v?.text || '';
+      }
+      el.dispatchEvent(new CustomEvent('lethe-change', { bubbles: true, detail: { why: `“${label}” changed` } }));
+    },
+    showError: (m) => fill(error, say(m)),
+    clearError: () => fill(error),
+  };
+}
+
+/** The scores' empirical CDF with its DKW band at level 1 − `alpha` ({x, cdf, lower, upper}: the core's), `marker` at x. */
+function boundsPlot(ecdf, alpha, marker, width) {
+  return ecdfPlot(ecdf, { width, level: `1 − ${alpha}`, marker, label: 'Empirical CDF with DKW confidence band' });
+}
+
+function boundsPanel(ctx) {
+  const parts = panelFrame({
+    id: 'lethe-bounds',
+    title: 'Leakage bounds — how much can sampled answers leak?',
+    intro:
+      'From n sampled answers and a leakage score in [0, 1] for each (0/1 “the secret appeared”, or ROUGE-L against the secret), distribution-free upper bounds on what the next answer leaks.',
+  });
+  const mode = field({ key: 'mode', label: 'Scores come from', type: 'select', value: 'scores', options: [['scores', 'a file or pasted numbers in [0, 1] (or 0/1 flags)'], ['generations', 'generations scored by ROUGE-L against a reference']] });
+  const slots = {
+    scores: inputSlot(ctx, { key: 'scores', label: 'Scores', hint: 'one column (or one row) of numbers in [0, 1]; all 0/1 gives M_bin too' }),
+    predictions: textSource(ctx, { key: 'predictions', label: 'Generations (one per line)', placeholder: 'answer 1\nanswer 2\n…' }),
+    reference: textSource(ctx, { key: 'reference', label: 'Reference (the secret; one line, or one per generation)', placeholder: 'the text that must not leak', rows: 2 }),
+  };
+  const stemmer = field({ key: 'stemmer', label: 'Porter stemming (rouge-score use_stemmer)', type: 'checkbox', value: false });
+  const seed = field({ key: 'synthetic_seed', label: 'Synthetic seed', value: 0, min: 0, step: 1 });
+  seed.el.dataset.nostale = '';
+  const synthNote = h('div', { class: 'muted', 'aria-live': 'polite' });
+  const synth = async (kind) => {
+    const s = await ctx.engine.request('synthetic', { kind, seed: seed.get() || 0 });
+    const items = [];
+    for (const f of s.files) items.push(await ctx.store.add({ bytes: f.bytes, name: f.name, origin: 'synthetic', note: s.description }));
+    if (kind === 'scores') {
+      mode.set('scores');
+      slots.scores.set({ source: items[0].id, rows: { kind: 'all' } });
+    } else {
+      mode.set('generations');
+      slots.predictions.set({ kind: 'source', source: items[0].id });
+      slots.reference.set({ kind: 'source', source: items[1].id });
+    }
+    syncMode();
+    fill(synthNote, s.description + '. Not real data: for trying the panel.');
+  };
+  const genBtns = h(
+    'div',
+    { class: 'synthetic row' },
+    h('button', { type: 'button', class: 'button button-secondary', 'data-action': 'synthetic-scores', onclick: () => synth('scores') }, 'Synthetic scores'),
+    h('button', { type: 'button', class: 'button button-secondary', 'data-action': 'synthetic-generations', onclick: () => synth('generations') }, 'Synthetic generations'),
+    seed.el,
+  );
+  const syncMode = () => {
+    const gen = mode.get() === 'generations';
+    slots.scores.el.hidden = gen;
+    slots.predictions.el.hidden = !gen;
+    slots.reference.el.hidden = !gen;
+    stemmer.el.hidden = !gen;
+  };
+  mode.input.addEventListener('change', syncMode);
+  fill(parts.inputs, genBtns, synthNote, mode.el, slots.scores.el, slots.predictions.el, slots.reference.el, stemmer.el);
+  syncMode();
+
+  const p = {
+    alpha: field({ key: 'alpha', label: 'α', value: 0.01, min: 0, max: 1, step: 0.005, help: 'conbo: two-sided level 1 − α' }),
+    one_sided: field({ key: 'one_sided', label: 'one-sided M_bin / M_gen (the paper’s form)', type: 'checkbox', value: false }),
+    x: field({ key: 'x', label: 'M_gen at x', type: 'text', value: '0.25, 0.5, 0.75', size: 16 }),
+    stepsize: field({ key: 'stepsize', label: 'Grid points', value: 100, min: 2, step: 1 }),
+    sd_method: field({ key: 'sd_method', label: 'SD bound', type: 'select', value: 'conbo', options: [['conbo', 'conbo'], ['perbin', 'per bin'], ['lp', 'exact LP']] }),
+    atom_at_zero: field({ key: 'atom_at_zero', label: 'mass at 0 in the first cell', type: 'checkbox', value: false }),
+    rho: field({ key: 'rho', label: 'ED weight ρ', value: 2, min: 0, step: 0.5 }),
+    plan_width: field({ key: 'plan_width', label: 'Bound width wanted (± w)', value: 0.05, min: 0, max: 1, step: 0.01 }),
+  };
+  parts.params.append(...Object.values(p).map((f) => f.el));
+
+  let last = null;
+  const request = (extra = {}) => {
+    const gen = mode.get() === 'generations';
+    const xs = p.x.get().split(/[,\s]+/).filter(Boolean).map(Number);
+    return {
+      scores: gen ? null : slots.scores.get(),
+      predictions: gen ? slots.predictions.get() : null,
+      reference: gen ? slots.reference.get() : null,
+      stemmer: gen && stemmer.get(),
+      alpha: p.alpha.get(),
+      one_sided: p.one_sided.get(),
+      x: xs,
+      stepsize: p.stepsize.get(),
+      sd_method: p.sd_method.get(),
+      atom_at_zero: p.atom_at_zero.get(),
+      rho: p.rho.get(),
+      plan_width: p.plan_width.get(),
+      ...extra,
+    };
+  };
+  const report = ({ req, out }) => {
+    const bound = { alpha: req.alpha, one_sided: req.one_sided, x: req.x, stepsize: req.stepsize, sd_method: req.sd_method, atom_at_zero: req.atom_at_zero, rho: req.rho, plan_width: req.plan_width };
+    const bargs = [['alpha', req.alpha], ['one-sided', req.one_sided], ...req.x.map((v) => ['x', v]), ['stepsize', req.stepsize], ['sd-method', req.sd_method], ['atom-at-zero', req.atom_at_zero], ['rho', req.rho], ['plan-width', req.plan_width]];
+    if (out.command === 'bounds') {
+      const scores = out.inputs[0]?.spec ?? null;
+      return envelope(ctx, { command: 'bounds', parameters: { scores, bounds: bound }, seed: null, output: out, cli: cliLine('bounds', [['_scores', scores], ...bargs]) });
+    }
+    const rec = (role) => out.inputs.find((x) => x.role === role)?.path ?? null;
+    const parameters = { predictions: rec('predictions') ?? '(pasted)', reference: rec('reference') ?? '(pasted)', reference_text: null, stemmer: req.stemmer, bounds: true, bound_args: bound };
+    return envelope(ctx, { command: 'rouge', parameters, seed: null, output: out, cli: cliLine('rouge', [['predictions', parameters.predictions], ['reference', parameters.reference], ['stemmer', req.stemmer], ['bounds', true], ...bargs]) });
+  };
+  const table = ({ out }) => {
+    const rows = [['x', 'ecdf', 'dkw_lower', 'dkw_upper']];
+    out.ecdf.x.forEach((x, i) => rows.push([num(x), num(out.ecdf.cdf[i]), num(out.ecdf.lower[i]), num(out.ecdf.upper[i])]));
+    return rows;
+  };
+
+  const run = runner(ctx, parts, {
+    label: 'Compute bounds',
+    fields: Object.values(p),
+    start: async (signal) => {
+      for (const s of Object.values(slots)) s.clearError();
+      pre.clear();
+      const req = request();
+      try {
+        const out = await ctx.engine.request('run', { analysis: 'bounds', request: req }, { signal });
+        last = { req, out };
+        render(last);
+        ctx.emit('result', { panel: 'bounds', output: out, report: report(last) });
+        return out;
+      } catch (e) {
+        if (e.name !== 'AbortError') {
+          showError(parts, Object.values(slots), e);
+          ctx.emit('error', { panel: 'bounds', message: e.message, input: e.input });
+        }
+        throw e;
+      }
+    },
+  });
+
+  // Checks before Run, once the scores (or generations and a reference) are there.
+  const pre = preflight(ctx, parts, {
+    busy: () => run.busy(),
+    slots: () => Object.values(slots),
+    build: () => {
+      const req = request();
+      const ready = mode.get() === 'generations' ? req.predictions && req.reference : req.scores;
+      return ready ? [{ analysis: 'bounds', request: req }] : null;
+    },
+  });
+  parts.onChange = () => pre.schedule();
+
+  /** Each generation's ROUGE-L against the reference (the scores the bounds take), on the page. */
+  const perGeneration = (req, scores) => {
+    const n = scores?.fmeasure.length || 0;
+    if (!n) return null;
+    const text = req.predictions?.kind === 'text' ? req.predictions.text.split(/\r?\n/) : null;
+    const clip = (t) => (t.length > 90 ? `${t.slice(0, 89)}…` : t);
+    return h('details', { class: 'per-example-box', open: true },
+      h('summary', {}, `ROUGE-L of each generation (${n})`),
+      h('div', { class: 'table-scroll per-example' }, h('table', { class: 'targets', 'data-value': 'rouge.per_generation' },
+        h('thead', {}, h('tr', {}, ['generation', text && 'text', 'ROUGE-L F', 'precision', 'recall'].filter(Boolean).map((x) => h('th', { scope: 'col' }, x)))),
+        h('tbody', {}, Array.from({ length: n }, (_, i) => h('tr', {},
+          h('th', { scope: 'row' }, String(i + 1)),
+          text && h('td', { class: 'muted' }, clip(text[i] ?? '')),
+          h('td', { 'data-rouge': String(i) }, fmt(scores.fmeasure[i])),
+          h('td', {}, fmt(scores.precision[i])),
+          h('td', {}, fmt(scores.recall[i]))))))));
+  };
+
+  function render({ req, out }) {
+    const rep = out.command === 'rouge' ? out.result.bounds : out.result;
+    const left = pre.place(out.warnings, true);
+    const blocks = [headlineBox(out.headline), layerWarnings(left), ...(out.warnings ? [] : [warningsBox(rep.warnings), loadWarnings(out.load_warnings)])];
+    const side = req.one_sided ? 'one-sided' : 'two-sided (conbo)';
+    blocks.push(
+      numbers([
+        ['n', String(rep.n), out.command === 'rouge' ? 'generations (ROUGE-L F-measure scores)' : 'scores'],
+        rep.binary && ['M_bin: leak probability ≤', fmt(rep.binary.upper), `${rep.binary.leaks} leaks in ${rep.binary.n}; Clopper–Pearson, ${side}, α = ${req.alpha}`, 'bounds.m_bin'],
+        ...rep.general.x.map((x, i) => [`M_gen(${num(x)}): Pr(X > ${num(x)}) ≤`, fmt(rep.general.upper[i]), `DKW, ${side}`, `bounds.m_gen.${i}`]),
+        ['E[X] ∈', `[${fmt(rep.expectation.lower)}, ${fmt(rep.expectation.upper)}]`, `sample mean ${fmt(rep.expectation.mean)}`, 'bounds.expectation'],
+        ['SD(X) ≤', fmt(rep.std.upper), `sample SD ${fmt(rep.std.sample_std)}; ${req.sd_method}`, 'bounds.sd'],
+        ['ED score (mean + ρ·SD)', fmt(rep.ed.score), `ρ = ${rep.ed.rho}`, 'bounds.ed'],
+        ['Samples for a ± ' + req.plan_width + ' bound', String(rep.plan.n), `DKW band needs ${rep.plan.dkw_n}; binomial bound needs ${rep.plan.binomial_n}`, 'bounds.plan'],
+      ]),
+    );
+    if (out.command === 'rouge') blocks.push(perGeneration(req, out.result.scores));
+    // The slider asks the core for M_gen at its x (no arithmetic here).
+    const sliderId = nextId('x');
+    const slider = h('input', { type: 'range', id: sliderId, min: 0, max: 1, step: 0.01, value: 0.5, 'data-role': 'mgen-x' });
+    const readout = h('output', { for: sliderId, class: 'mgen-readout', 'data-value': 'bounds.slider' });
+    let markerX = 0.5;
+    let markerText = '';
+    const plot = plotBlock({
+      title: 'Empirical CDF of the scores with its DKW band',
+      filename: 'bounds-ecdf',
+      draw: (width) => boundsPlot(out.ecdf, req.alpha, { x: markerX, label: markerText }, width),
+    });
+    let seq = 0;
+    const update = async () => {
+      const x = Number(slider.value);
+      const mine = ++seq;
+      try {
+        const g = await ctx.engine.request('run', { analysis: 'mgen', request: request({ ...req, x: [x] }) });
+        if (mine !== seq) return;
+        markerX = x;
+        markerText = `M_gen(${x}) = ${fmt(g.upper[0])}`;
+        fill(readout, `M_gen(${x}) = ${fmt(g.upper[0])}: the next answer scores above ${x} with probability at most this (F_n(${x}) = ${fmt(g.ecdf[0])})`);
+        plot.render();
+      } catch (e) {
+        fill(readout, e.message);
+      }
+    };
+    slider.addEventListener('input', update);
+    blocks.push(h('div', { class: 'slider' }, h('label', { for: sliderId }, 'x for M_gen(x)'), slider, readout), plot.el);
+    blocks.push(
+      h('p', { class: 'params-line muted' }, `α = ${req.alpha} (${side}) · grid ${req.stepsize} points · SD ${req.sd_method} · ρ = ${req.rho}`),
+      exportBar({ name: 'lethe-bounds', report: () => report({ req, out }), table: () => table({ out }) }),
+    );
+    fill(parts.results, blocks);
+    update();
+  }
+
+  return {
+    id: 'bounds',
+    el: parts.el,
+    slots,
+    fields: { ...p, mode, stemmer },
+    /** The mode that data for `roles` needs (generations and a reference → generations; scores → scores). */
+    modeFor: (roles) => (roles.some((r) => r === 'predictions' || r === 'reference') ? 'generations' : roles.includes('scores') ? 'scores' : null),
+    synthetic: synth,
+    run: (signal) => run.run(signal),
+    cancel: () => run.cancel(),
+    last: () => last && report(last),
+    set(opts) {
+      for (const [k, v] of Object.entries(opts)) {
+        if (slots[k]) slots[k].set(v);
+        else if (p[k]) p[k].set(Array.isArray(v) ? v.join(', ') : v);
+        else if (k === 'mode') (mode.set(v), syncMode());
+        else if (k === 'stemmer') stemmer.set(v);
+      }
+    },
+  };
+}
+
+return { boundsPlot, boundsPanel };
+})();
+// ---- python/widget/report.js
+const __m14 = (() => {
 // A Lethe report drawn with the page's own modules: headline, warnings, plots, numbers, JSON/SVG/PNG exports. Used by
 // lethe.show (view.js: a report computed in the kernel) and lethe.widget (run.js: a report computed in the notebook's
 // browser by the inlined wasm module). python/widget/build.py inlines the imports below.
@@ -2012,6 +2876,9 @@ const { fmt, num } = __m2;
 const { histogramPlot } = __m4;
 const { numbers, plotBlock, exportBar, headlineBox, layerWarnings } = __m7;
 const { rocPlot } = __m9;
+const { rankPlot } = __m10;
+const { epsilonPlot, NAMES } = __m11;
+const { boundsPlot } = __m13;
 
 /** Every scalar of a value under its dotted path (arrays are left to the plots and the JSON export). */
 function scalars(v, path, out) {
@@ -2025,49 +2892,116 @@ function scalars(v, path, out) {
   return out;
 }
 
-/** Equal-width counts of each series over their joint range (the page's SDE histogram gets its counts from the core). */
-function binned(series, bins) {
+// The page's plots are drawn from data the core counts for it (analysis/src/plots.rs), which the report does not
+// hold; the few display choices below count the same values from the report the same way, so the bars are the page's.
+
+/** numpy.histogram's edges and counts over [lo, hi], as the core counts them (lethe::divergence::histogram). */
+function histogramIn(values, bins, lo, hi) {
+  if (lo === hi) [lo, hi] = [lo - 0.5, hi + 0.5];
+  const step = (hi - lo) / bins;
+  const edges = Array.from({ length: bins + 1 }, (_, i) => (step === 0 ? (i / bins) * (hi - lo) + lo : i * step + lo));
+  edges[bins] = hi;
+  const counts = new Array(bins).fill(0);
+  for (const v of values) {
+    if (!(v >= lo && v <= hi)) continue;
+    let i = Math.trunc(((v - lo) / (hi - lo)) * bins);
+    if (i === bins) i--;
+    if (v < edges[i]) i--;
+    else if (v >= edges[i + 1] && i !== bins - 1) i++;
+    counts[i]++;
+  }
+  return { edges, counts };
+}
+
+/** Histograms of several series on shared edges over their finite values' range (plots.rs shared_histograms). */
+function sharedHistograms(series, bins) {
   const all = series.flatMap((s) => s.values).filter(Number.isFinite);
   if (!all.length) return null;
-  let lo = Math.min(...all);
-  let hi = Math.max(...all);
-  if (!(hi > lo)) hi = lo + 1;
-  const edges = Array.from({ length: bins + 1 }, (_, i) => lo + ((hi - lo) * i) / bins);
-  return {
-    edges,
-    series: series.map((s) => {
-      const counts = new Array(bins).fill(0);
-      for (const x of s.values) if (Number.isFinite(x)) counts[Math.min(bins - 1, Math.floor(((x - lo) / (hi - lo)) * bins))]++;
-      return { name: s.name, role: s.role, counts };
-    }),
-  };
+  const lo = all.reduce((a, b) => Math.min(a, b));
+  const hi = all.reduce((a, b) => Math.max(a, b));
+  const out = series.map((s) => ({ ...s, ...histogramIn(s.values.filter(Number.isFinite), bins, lo, hi) }));
+  return { edges: out[0].edges, series: out.map(({ name, role, counts }) => ({ name, role, counts })) };
+}
+
+/** Per-example ε in bins of a scoring bucket's width (0.5) from 0 past ε_max and the largest finite ε (plots.rs). */
+function epsilonHistogram(r) {
+  const eps = r.per_example.map((e) => num(e.epsilon));
+  const finite = eps.filter(Number.isFinite);
+  const top = Math.max(finite.reduce((a, b) => Math.max(a, b), 0), num(r.eps_max), 0.5);
+  const bins = Math.min(Math.floor(top / 0.5) + 1, 200);
+  const { edges, counts } = histogramIn(finite, bins, 0, bins * 0.5);
+  return { histogram: { edges, series: [{ name: '', role: 'epsilon', counts }] }, infinite: eps.length - finite.length };
+}
+
+/** The empirical CDF of `values` at 0, each distinct value and 1, with the two-sided DKW band at level 1 − α. */
+function ecdfBand(values, alpha) {
+  const v = values.map(num).filter(Number.isFinite).sort((a, b) => a - b);
+  const n = v.length;
+  const x = [...new Set([0, 1, ...v])].sort((a, b) => a - b);
+  const eps = Math.sqrt(Math.log(2 / alpha) / (2 * n));
+  let k = 0;
+  const cdf = x.map((t) => {
+    while (k < n && v[k] <= t) k++;
+    return k / n;
+  });
+  return { x, cdf, lower: cdf.map((c) => Math.max(c - eps, 0)), upper: cdf.map((c) => Math.min(c + eps, 1)) };
 }
 
 function plots(report) {
   const r = report.result || {};
   const out = [];
-  if (r.curve && r.summary && r.tpr_at_fpr) {
-    out.push(plotBlock({ title: 'ROC (log–log) with Clopper–Pearson intervals at the target FPRs', filename: `lethe-${report.command}-roc`, draw: (width) => rocPlot(r, { width }) }).el);
-  }
+  const block = (title, filename, draw) => out.push(plotBlock({ title, filename: `lethe-${filename}`, draw }).el);
+  const roc = r.curve && r.summary && r.tpr_at_fpr ? r : r.audit?.curve && r.audit.summary && r.audit.tpr_at_fpr ? r.audit : null;
+  if (roc) block(`${report.command === 'lira' ? 'LiRA: ' : ''}ROC (log–log) with Clopper–Pearson intervals at the target FPRs`, `${report.command}-roc`, (width) => rocPlot(roc, { width }));
   if (report.command === 'sde' && r.in_training_reference?.values) {
-    const series = [
-      { name: 'in-training', role: 'it', values: r.in_training_reference.values.map(num) },
-      { name: 'out-of-training', role: 'oot', values: (r.out_of_training_reference?.values || []).map(num) },
-      ...(r.targets || []).filter((t) => t.distribution?.values).map((t) => ({ name: t.label || t.name, role: 'target', values: t.distribution.values.map(num) })),
-    ];
-    const bins = Number(report.parameters?.bins) || 30;
-    series.forEach((s, k) => {
-      if (s.role !== 'target') return;
-      const data = binned([series[0], series[1], s], bins);
-      if (!data) return;
-      out.push(
-        plotBlock({
-          title: `HSIC split-half distributions: ${s.name}`,
-          filename: `lethe-sde-distributions-${k - 2}`,
-          draw: (width) => histogramPlot(data, { width, xlabel: 'HSIC(S₁, S₂ shuffled)', label: 'Overlaid histograms of the in-training, out-of-training and target distributions' }),
-        }).el,
+    const dists = [
+      { name: 'in-training reference', role: 'it', d: r.in_training_reference },
+      { name: 'out-of-training reference', role: 'oot', d: r.out_of_training_reference },
+      ...(r.targets || []).map((t) => ({ name: t.name, role: 'target', d: t.distribution })),
+    ].filter((s) => s.d?.values);
+    const data = sharedHistograms(dists.map((s) => ({ name: s.name, role: s.role, values: s.d.values.map(num) })), 30);
+    const targets = data ? data.series.filter((s) => s.role === 'target') : [];
+    targets.forEach((t, k) => {
+      const shown = [...dists.filter((s) => s.role !== 'target'), dists.filter((s) => s.role === 'target')[k]];
+      const moments = shown.filter((s) => s.d.moments).map((s) => ({ role: s.role, mean: num(s.d.moments.mean), sd: num(s.d.moments.sd) }));
+      block(`HSIC split-half distributions${targets.length > 1 ? `: ${t.name}` : ''}`, `sde-distributions${targets.length > 1 ? `-${k}` : ''}`, (width) =>
+        histogramPlot({ edges: data.edges, series: data.series.filter((s) => s.role !== 'target').concat(t) }, {
+          width,
+          xlabel: 'HSIC(S₁, S₂ shuffled)',
+          moments,
+          label: 'Overlaid histograms of the in-training, out-of-training and target distributions, with each distribution’s exact mean ± sd over all shuffles',
+        }),
       );
     });
+  }
+  if (report.command === 'ruler') {
+    (r.runs || []).forEach((run, k, runs) => {
+      const { edges, counts } = histogramIn(run.nn_percentile_rank.ranks.map(num).filter(Number.isFinite), 10, 0, 1);
+      const hg = { edges, series: [{ name: '', role: 'ranks', counts }] };
+      block(`Nearest-neighbour percentile ranks of forget records${runs.length > 1 ? ` (run ${k + 1})` : ''}`, `ruler-ranks-run${k + 1}`, (width) => rankPlot(hg, width));
+    });
+  }
+  if (report.command === 'epsilon') {
+    for (const v of r.results || []) {
+      const plot = epsilonHistogram(v);
+      block(`Per-example ε (${NAMES[v.variant.kind]})`, `epsilon-${v.variant.kind}`, (width) => epsilonPlot(v, plot, width));
+    }
+  }
+  // Leakage bounds: the page's ECDF needs the scores, which a `rouge … --bounds` report holds (each generation's
+  // ROUGE-L F-measure) and a `bounds` report does not.
+  const bounds = report.command === 'rouge' ? r.bounds : report.command === 'bounds' ? r : null;
+  if (bounds?.general) {
+    const scores = r.scores?.fmeasure;
+    const alpha = num(bounds.general.alpha);
+    if (scores?.length) {
+      const gx = bounds.general.x.map(num);
+      const i = gx.reduce((b, x, j) => (Math.abs(x - 0.5) < Math.abs(gx[b] - 0.5) ? j : b), 0);
+      const marker = gx.length ? { x: gx[i], label: `M_gen(${gx[i]}) = ${fmt(bounds.general.upper[i])}` } : null;
+      const band = ecdfBand(scores, alpha);
+      block('Empirical CDF of the scores with its DKW band', 'bounds-ecdf', (width) => boundsPlot(band, alpha, marker, width));
+    } else {
+      out.push(h('p', { class: 'muted', 'data-value': 'plot-note' }, 'No plot of the scores: this report holds their bounds, not the scores themselves (a ROUGE-L report with bounds holds both).'));
+    }
   }
   return out;
 }
@@ -2103,7 +3037,7 @@ return { draw };
 // lethe.show(report): a report computed in the kernel, drawn with the page's own modules (report.js). The kernel
 // sends the report's JSON text (trait `_report`); nothing is computed here, no wasm is loaded and no request is made.
 // python/widget/build.py inlines the imports below into one ES module.
-const { draw } = __m10;
+const { draw } = __m14;
 
 export default {
   render({ model, el }) {

@@ -41,6 +41,11 @@ function textSource(ctx, { key, label, placeholder, rows = 5 }) {
   };
 }
 
+/** The scores' empirical CDF with its DKW band at level 1 − `alpha` ({x, cdf, lower, upper}: the core's), `marker` at x. */
+export function boundsPlot(ecdf, alpha, marker, width) {
+  return ecdfPlot(ecdf, { width, level: `1 − ${alpha}`, marker, label: 'Empirical CDF with DKW confidence band' });
+}
+
 export function boundsPanel(ctx) {
   const parts = panelFrame({
     id: 'lethe-bounds',
@@ -219,7 +224,7 @@ export function boundsPanel(ctx) {
     const plot = plotBlock({
       title: 'Empirical CDF of the scores with its DKW band',
       filename: 'bounds-ecdf',
-      draw: (width) => ecdfPlot(out.ecdf, { width, level: `1 − ${req.alpha}`, marker: { x: markerX, label: markerText }, label: 'Empirical CDF with DKW confidence band' }),
+      draw: (width) => boundsPlot(out.ecdf, req.alpha, { x: markerX, label: markerText }, width),
     });
     let seq = 0;
     const update = async () => {

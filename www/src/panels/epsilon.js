@@ -5,7 +5,18 @@ import { fmt, num } from '../format.js';
 import { histogramPlot } from '../views/hist.js';
 import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, preflight, headlineBox, layerWarnings, loadWarnings } from './common.js';
 
-const NAMES = { official: 'Official (metric.py)', exhaustive: 'Exhaustive thresholds', high_probability: 'Clopper–Pearson bound' };
+export const NAMES = { official: 'Official (metric.py)', exhaustive: 'Exhaustive thresholds', high_probability: 'Clopper–Pearson bound' };
+
+/** One variant's histogram of per-example ε (`r`: its result, `plot`: {histogram}, the core's counts), ε_max marked. */
+export function epsilonPlot(r, plot, width) {
+  return histogramPlot({ edges: plot.histogram.edges.map(num), series: plot.histogram.series.map((s) => ({ ...s, name: 'examples' })) }, {
+    width,
+    xlabel: 'ε per example (bins = scoring buckets of width 0.5)',
+    labels: { epsilon: 'examples' },
+    markers: [{ x: num(r.eps_max), label: `ε_max ${fmt(r.eps_max).replace(/\.?0+$/, '')}: no points beyond` }],
+    label: `Histogram of per-example epsilon, ${NAMES[r.variant.kind]}`,
+  });
+}
 
 export function epsilonPanel(ctx) {
   const parts = panelFrame({
@@ -201,14 +212,7 @@ export function epsilonPanel(ctx) {
         plotBlock({
           title: `Per-example ε (${NAMES[kind]})`,
           filename: `epsilon-${kind}`,
-          draw: (width) =>
-            histogramPlot({ edges: plot.histogram.edges.map(num), series: plot.histogram.series.map((s) => ({ ...s, name: 'examples' })) }, {
-              width,
-              xlabel: 'ε per example (bins = scoring buckets of width 0.5)',
-              labels: { epsilon: 'examples' },
-              markers: [{ x: num(r.eps_max), label: `ε_max ${fmt(r.eps_max).replace(/\.?0+$/, '')}: no points beyond` }],
-              label: `Histogram of per-example epsilon, ${NAMES[kind]}`,
-            }),
+          draw: (width) => epsilonPlot(r, plot, width),
         }).el,
       );
     });

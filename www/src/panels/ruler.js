@@ -5,6 +5,16 @@ import { fmt, num } from '../format.js';
 import { histogramPlot } from '../views/hist.js';
 import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, changedEvent, say, loadWarnings } from './common.js';
 
+/** One run's histogram of nearest-neighbour percentile ranks (the core's counts). */
+export function rankPlot(hg, width) {
+  return histogramPlot({ edges: hg.edges.map(num), series: hg.series.map((s) => ({ ...s, name: 'forget records' })) }, {
+    width,
+    xlabel: 'percentile rank among retain records (uniform under the null)',
+    labels: { ranks: 'forget records' },
+    label: 'Histogram of nearest-neighbour percentile ranks',
+  });
+}
+
 export function rulerPanel(ctx) {
   const parts = panelFrame({
     id: 'lethe-ruler',
@@ -201,13 +211,7 @@ export function rulerPanel(ctx) {
         plotBlock({
           title: `Nearest-neighbour percentile ranks of forget records${out.rank_histograms.length > 1 ? ` (run ${k + 1})` : ''}`,
           filename: `ruler-ranks-run${k + 1}`,
-          draw: (width) =>
-            histogramPlot({ edges: hg.edges.map(num), series: hg.series.map((s) => ({ ...s, name: 'forget records' })) }, {
-              width,
-              xlabel: 'percentile rank among retain records (uniform under the null)',
-              labels: { ranks: 'forget records' },
-              label: 'Histogram of nearest-neighbour percentile ranks',
-            }),
+          draw: (width) => rankPlot(hg, width),
         }).el,
       );
     });

@@ -58,7 +58,8 @@ export function histogramPlot(data, opts = {}) {
     const px = x(mk.x);
     if (!(px >= area.x0 && px <= area.x1)) continue;
     svg.append(h('svg:line', { x1: px, x2: px, y1: area.y0, y2: area.y1, stroke: mk.color || PALETTE.ink, 'stroke-dasharray': '4 3', 'stroke-width': 1.5 }));
-    svg.append(h('svg:text', { x: px + 4, y: area.y0 + 12, fill: mk.color || PALETTE.ink }, mk.label));
+    const end = px + mk.label.length * 7 > area.x1; // the label left of the line, not past the plot's edge
+    svg.append(h('svg:text', { x: end ? px - 4 : px + 4, y: area.y0 + 12, 'text-anchor': end && 'end', fill: mk.color || PALETTE.ink }, mk.label));
   }
   legend(svg, area, entries);
   // For overlays drawn by the caller (e.g. a draggable threshold): the plot area and the x scale.
