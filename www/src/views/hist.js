@@ -59,7 +59,7 @@ export function histogramPlot(data, opts = {}) {
     if (!(px >= area.x0 && px <= area.x1)) continue;
     svg.append(h('svg:line', { x1: px, x2: px, y1: area.y0, y2: area.y1, stroke: mk.color || PALETTE.ink, 'stroke-dasharray': '4 3', 'stroke-width': 1.5 }));
     const end = px + mk.label.length * 7 > area.x1; // the label left of the line, not past the plot's edge
-    svg.append(h('svg:text', { x: end ? px - 4 : px + 4, y: area.y0 + 12, 'text-anchor': end && 'end', fill: mk.color || PALETTE.ink }, mk.label));
+    svg.append(h('svg:text', { x: end ? px - 4 : px + 4, y: area.y0 + 12, 'text-anchor': end && 'end', fill: mk.color || PALETTE.ink, stroke: '#ffffff', 'stroke-width': 3, 'paint-order': 'stroke' }, mk.label));
   }
   legend(svg, area, entries);
   // For overlays drawn by the caller (e.g. a draggable threshold): the plot area and the x scale.
