@@ -202,15 +202,17 @@ python_tests() {
   python3 -c "import ensurepip" 2>/dev/null || need_apt python3-venv
   local venv="$ROOT/target/python-venv"
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  # jupyterlab + anywidget: lethe.show's test in a real JupyterLab (measured: 15 s of pip into a fresh venv, 11 s of test).
-  "$venv/bin/pip" install -q --disable-pip-version-check maturin numpy pytest 'dask[distributed]' jupyterlab anywidget
+  # jupyterlab, notebook + anywidget: lethe.show's test in a real JupyterLab and Jupyter Notebook 7 (measured: 15 s of
+  # pip into a fresh venv, 11 s of test per front end).
+  "$venv/bin/pip" install -q --disable-pip-version-check maturin numpy pytest 'dask[distributed]' jupyterlab notebook anywidget
   cargo build -q --release -p lethe-cli
   rustfmt --edition 2024 --check python/src/lib.rs
   python3 python/widget/build.py  # lethe.show's ES module from the page's current www/src (docs/python.md)
   (cd python && export VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" PYO3_PYTHON="$venv/bin/python" &&
     cargo clippy -q --all-targets -- -D warnings && maturin develop --release -q)
   (cd python && "$venv/bin/python" -m pytest -q -p no:logging tests)
-  node tests/notebook/jupyterlab.test.mjs "$venv"
+  node tests/notebook/jupyterlab.test.mjs "$venv" --app lab
+  node tests/notebook/jupyterlab.test.mjs "$venv" --app notebook
 }
 
 cmd=${1:-test}
