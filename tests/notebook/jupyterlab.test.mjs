@@ -5,6 +5,7 @@
 // aborted and fails the test). Screenshots of each plot land in target/screenshots/notebook-APP-COMMAND-K.png.
 // Usage: node tests/notebook/jupyterlab.test.mjs VENV [--app lab|notebook|all]   (default: both front ends; VENV
 // has jupyterlab, notebook, anywidget and lethe installed)
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { APPS, ROOT, assert, eq, parseArgs, waitForCells, withNotebook } from './lib.mjs';
@@ -59,6 +60,36 @@ const cells = (dir) => {
   ];
 };
 
+/** numpy.histogram(values, bins, range) of each list in `series` (range: [lo, hi], or null for their joint range). */
+function numpyCounts(venv, series, bins, range) {
+  const code = `import json, sys, numpy as np
+s = [np.asarray(v, float) for v in json.load(sys.stdin)]
+r = ${range ? `(${range[0]}, ${range[1]})` : '(min(v.min() for v in s), max(v.max() for v in s))'}
+print(json.dumps([np.histogram(v, ${bins}, r)[0].tolist() for v in s]))`;
+  return JSON.parse(execFileSync(path.join(venv, 'bin/python'), ['-c', code], { input: JSON.stringify(series) }).toString());
+}
+
+/**
+ * The bar heights of the histogram series named `name` in an exported SVG, as fractions of the tallest (the step path
+ * goes up and across each bin in turn from the baseline), to compare with counts / max(counts).
+ */
+function barShares(svg, name) {
+  const d = svg.match(new RegExp(`<path d="([^"]+)"[^>]*data-name="${name.replace(/[[\]().*+?^$|\\]/g, '\\$&')}"`))?.[1];
+  assert(d, `no histogram series “${name}” in the SVG export`);
+  const ys = [...d.matchAll(/[ML]\s*[-\d.e]+\s*,\s*([-\d.e]+)/g)].map((m) => Number(m[1]));
+  const base = ys[0];
+  const heights = ys.slice(1, -1).filter((_, i) => i % 2 === 0).map((y) => base - y);
+  const top = Math.max(...heights);
+  return heights.map((v) => v / top);
+}
+
+/** `shares` (barShares) equal `counts` / max(counts), to rounding. */
+function sameBars(shares, counts, what) {
+  const top = Math.max(...counts);
+  eq(shares.length, counts.length, `${what}: number of bins`);
+  shares.forEach((v, k) => assert(Math.abs(v - counts[k] / top) < 1e-9, `${what}: bin ${k} is ${v} of the tallest, numpy counts ${counts[k]} of ${top}`));
+}
+
 /** The SVG export of the plot titled like `title` in `box`: its text. */
 async function svgExport(page, box, title) {
   const [dl] = await Promise.all([page.waitForEvent('download'), box.getByRole('button', { name: new RegExp(`Download ${title}.* as SVG`) }).first().click()]);
@@ -103,11 +134,14 @@ for (const app of apps) {
     await box('lira').locator('.lethe-headline-text').waitFor({ timeout: 120_000 });
 
     // SDE: one histogram of the in-training, out-of-training and target distributions, with each one's mean ± sd.
-    await headline('sde');
+    const q = (await headline('sde')).result;
     eq(await box('sde').locator('figure svg').count(), 1, 'SDE histograms (one target)');
     const sde = await svgExport(page, box('sde'), 'HSIC split-half');
     eq((sde.match(/class="lethe-series"/g) || []).length, 3, 'SDE: three distributions overlaid');
     assert(sde.includes('class="lethe-moment"'), 'SDE: the exact means ± sd are drawn');
+    // The bars are the page's: numpy's counts in 30 bins over the three distributions' joint range (plots.rs).
+    const dists = [q.in_training_reference, q.out_of_training_reference, q.targets[0].distribution].map((d) => d.values);
+    numpyCounts(venv, dists, 30, null).forEach((c, k) => sameBars(barShares(sde, ['in-training reference', 'out-of-training reference', q.targets[0].name][k]), c, `SDE series ${k}`));
     await shot('sde');
 
     // RULER: one histogram of the forget records' percentile ranks per run, ten bins over [0, 1].
@@ -115,6 +149,7 @@ for (const app of apps) {
     eq(await box('ruler').locator('figure svg').count(), ruler.result.runs.length, 'RULER: one rank histogram per run');
     const ranks = await svgExport(page, box('ruler'), 'Nearest-neighbour percentile ranks');
     assert(ranks.includes('data-name="forget records"') && ranks.includes('percentile rank among retain records'), `RULER: the SVG export lacks the rank histogram: ${ranks.slice(0, 300)}`);
+    sameBars(barShares(ranks, 'forget records'), numpyCounts(venv, [ruler.result.runs[0].nn_percentile_rank.ranks], 10, [0, 1])[0], 'RULER ranks');
     await shot('ruler');
 
     // Epsilon: one histogram of per-example ε per variant, ε_max marked.
