@@ -35,6 +35,9 @@ pub const COMMANDS: &[&str] = &[
     "eps-lower",
     "fdr",
     "inspect",
+    "forget-quality",
+    "privleak",
+    "tool-rouge",
 ];
 
 /// Where a request takes its inputs: roles that are inputs (`PATH[#TENSOR][@ROWS]`), rows of an input, text files.
@@ -103,6 +106,9 @@ pub fn roles(command: &str) -> Result<Roles> {
         "eps-lower" => r(&["members", "non_members", "scores", "labels"], &[], &[]),
         "fdr" => r(&["pvalues"], &[], &[]),
         "inspect" => r(&[], &[], &["file"]),
+        // Tool files (open-unlearning / TOFU / MUSE), `PATH[#KEY]` as the CLI reads them (`ws.input_arg`).
+        "forget-quality" | "privleak" => r(&["unlearned", "retain"], &[], &[]),
+        "tool-rouge" => r(&["file"], &[], &[]),
         other => {
             return Err(Error::msg(format!("unknown analysis `{other}`: one of {}", COMMANDS.join(", "))).usage());
         }
@@ -163,7 +169,10 @@ fn resolve_map(ws: &mut Workspace, roles: &Roles, map: &mut Map<String, Value>) 
             _ => {}
         }
     }
-    if let Some(file) = map.remove("file") {
+    // `lethe inspect FILE`: the request's `source`.
+    if roles.texts.contains(&"file")
+        && let Some(file) = map.remove("file")
+    {
         map.insert("source".into(), file);
     }
     Ok(())
@@ -257,6 +266,9 @@ pub fn options(command: &str) -> Result<&'static [&'static str]> {
         "lira" => fields::<LiraRequest>(),
         "eps-lower" => fields::<EpsAuditRequest>(),
         "fdr" => fields::<FdrRequest>(),
+        "forget-quality" => fields::<ForgetQualityRequest>(),
+        "privleak" => fields::<PrivleakRequest>(),
+        "tool-rouge" => fields::<ToolRougeRequest>(),
         _ => &["file"],
     })
 }
@@ -432,6 +444,9 @@ pub fn run(ws: &mut Workspace, command: &str, request: &Value, ctl: &mut Control
             let req: InspectRequest = parse(command, request)?;
             json(&run_inspect(ws, &req)?)
         }
+        "forget-quality" => json(&run_forget_quality(ws, &parse(command, request)?)?),
+        "privleak" => json(&run_privleak(ws, &parse(command, request)?)?),
+        "tool-rouge" => json(&run_tool_rouge(ws, &parse(command, request)?)?),
         other => Err(roles(other)
             .err()
             .unwrap_or_else(|| Error::msg(format!("unknown analysis `{other}`")))),

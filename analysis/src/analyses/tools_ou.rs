@@ -47,6 +47,18 @@ pub enum ResultFormat {
     MuseAuc,
 }
 
+impl ResultFormat {
+    /// The kind of file, in a user's words.
+    fn kind(self) -> &'static str {
+        match self {
+            Self::OpenUnlearning => "an open-unlearning EVAL file",
+            Self::Tofu => "a TOFU eval log",
+            Self::MuseLog => "a MUSE privleak log.json",
+            Self::MuseAuc => "a MUSE auc.json",
+        }
+    }
+}
+
 struct ToolInput {
     value: Value,
     format: ResultFormat,
@@ -209,9 +221,12 @@ pub fn run_forget_quality(
         return Err(Error::at(
             "retain",
             format!(
-                "`{}` is a {:?} file but `{}` a {:?} file; forget quality compares two files of one kind (both \
-                 open-unlearning TOFU_EVAL.json, or both TOFU eval_log_forget.json)",
-                u.record.path, u.format, r.record.path, r.format
+                "`{}` is {} but `{}` {}; forget quality compares two files of one kind (both open-unlearning \
+                 TOFU_EVAL.json, or both TOFU eval_log_forget.json)",
+                u.record.path,
+                u.format.kind(),
+                r.record.path,
+                r.format.kind()
             ),
         ));
     }
@@ -467,6 +482,20 @@ fn ou_roc(forget: &[f64], holdout: &[f64]) -> Result<lethe::roc::Roc> {
 pub fn run_privleak(ws: &mut Workspace, req: &PrivleakRequest) -> Result<Report<PrivleakParameters, PrivleakResult>> {
     if !(req.alpha > 0.0 && req.alpha < 1.0) {
         return Err(Error::at("alpha", format!("alpha {} is not between 0 and 1", req.alpha)).usage());
+    }
+    // One reference: the retain model's file, a reference AUC, or MUSE's corpus (the CLI's arguments conflict).
+    let given = [req.retain.is_some(), req.ref_auc.is_some(), req.corpus.is_some()];
+    if given.iter().filter(|g| **g).count() > 1 {
+        return Err(Error::at(
+            "retain",
+            "give one reference: the retain model's file, the reference AUC, or MUSE's corpus, not several",
+        )
+        .usage());
+    }
+    if let Some(c) = req.corpus.as_deref()
+        && !matches!(c, "news" | "books")
+    {
+        return Err(Error::at("corpus", format!("the corpus `{c}` is not one of MUSE's: news, books")).usage());
     }
     let u = read_source(ws, "unlearned", req.unlearned.as_ref())?;
     let muse = matches!(u.format, ResultFormat::MuseLog | ResultFormat::MuseAuc);
