@@ -118,15 +118,27 @@ pub fn roles(command: &str) -> Result<Roles> {
 /// Turns the inputs of `request` (a JSON object for `command`) written as the CLI writes them into the
 /// workspace's sources: strings at input roles become inputs (`ws.input_arg`), at row roles rows
 /// (`ws.rows_arg`), at text roles files (`ws.add_path`); lists of them, one each. Values already in the request's
-/// own form (`{"source": 3, ...}`, as the Python package passes arrays) are left as they are.
+/// own form (`{"source": 3, ...}`, as the Python package passes arrays) are left as they are. LiRA's `dir` (a
+/// folder in mi_lira_2021's layout, as `lethe lira DIR`) becomes the request's `files`, listed as the CLI lists
+/// them ([`crate::analyses::open_lira_dir`]); `files` itself is not an option.
 ///
 /// # Errors
-/// A request that is not an object; a malformed input or rows text; a file that cannot be opened.
+/// A request that is not an object; a malformed input or rows text; a file that cannot be opened; LiRA's `files`
+/// given, or a `dir` that is not a folder.
 pub fn resolve(ws: &mut Workspace, command: &str, request: &mut Value) -> Result<()> {
     let roles = roles(command)?;
     let Value::Object(map) = request else {
         return Err(Error::msg(format!("the options of `{command}` must be a JSON object")).usage());
     };
+    if command == "lira" {
+        if map.contains_key("files") {
+            return Err(unknown_option(command, "files"));
+        }
+        if let Some(Value::String(dir)) = map.get("dir") {
+            let files = crate::analyses::open_lira_dir(ws, std::path::Path::new(dir))?;
+            map.insert("files".into(), Value::from(files));
+        }
+    }
     resolve_map(ws, &roles, map)
 }
 
@@ -274,22 +286,30 @@ pub fn options(command: &str) -> Result<&'static [&'static str]> {
 }
 
 /// Keys a front end must not set: the browser's pooled-run parts, the backend (this path runs on the CPU), LiRA's
-/// directory files (a mi_lira_2021 directory is laid out by the CLI's `--dir`; here: `scores` and `keep`).
-const INTERNAL: &[&str] = &["part", "assemble", "backend", "files", "dir"];
+/// directory files (listed from its `dir` by [`resolve`]).
+const INTERNAL: &[&str] = &["part", "assemble", "backend", "files"];
+
+/// `key` is not an option of `command`: the usage error naming the options it has.
+fn unknown_option(command: &str, key: &str) -> Error {
+    let known = options(command).unwrap_or(&[]);
+    let shown: Vec<&str> = known.iter().copied().filter(|k| !INTERNAL.contains(k)).collect();
+    Error::msg(format!(
+        "`{command}` has no option `{key}`; its options are {}",
+        shown.join(", ")
+    ))
+    .usage()
+}
 
 fn parse<'de, T: Deserialize<'de>>(command: &str, request: &'de Value) -> Result<T> {
     let known = options(command)?;
     if let Value::Object(map) = request {
         for key in map.keys() {
+            // What [`resolve`] writes: inspect's `source`, LiRA's `files` (from its `dir`).
             let ok = (known.contains(&key.as_str()) && !INTERNAL.contains(&key.as_str()))
-                || (command == "inspect" && key == "source");
+                || (command == "inspect" && key == "source")
+                || (command == "lira" && key == "files");
             if !ok {
-                let shown: Vec<&str> = known.iter().copied().filter(|k| !INTERNAL.contains(k)).collect();
-                return Err(Error::msg(format!(
-                    "`{command}` has no option `{key}`; its options are {}",
-                    shown.join(", ")
-                ))
-                .usage());
+                return Err(unknown_option(command, key));
             }
         }
     }

@@ -331,6 +331,56 @@ fn read_stacked(ws: &mut Workspace, s: &InputRef, k: &InputRef) -> Result<Read> 
     })
 }
 
+/// The files of folder `dir` (mi_lira_2021's layout) the layout can use: every keep.npy and y_train.npy, and the
+/// last file (sorted by name) of each experiment's scores/ and logits/ (the one plot.py reads; the others are not
+/// opened), as paths under `dir`, sorted.
+///
+/// # Errors
+/// `dir` is not a directory (a usage error naming the fix); the directory cannot be listed.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn lira_layout_files(dir: &std::path::Path) -> Result<Vec<String>> {
+    if !dir.is_dir() {
+        return Err(Error::msg(format!(
+            "`{}` is not a directory: give the folder mi_lira_2021 writes (with experiment*/ folders), or the \
+             stacked arrays with --scores and --keep",
+            dir.display()
+        ))
+        .usage());
+    }
+    let all =
+        dir::list_dir(dir).map_err(|e| Error::msg(format!("`{}`: cannot list the directory: {e}", dir.display())))?;
+    let mut last: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
+    let mut out = Vec::new();
+    for p in all {
+        let name = p.rsplit('/').next().unwrap_or(&p);
+        let parent = p.rsplit_once('/').map_or("", |(d, _)| d);
+        if name == "keep.npy" || name == "y_train.npy" {
+            out.push(p.clone());
+        } else if parent.ends_with("/scores") || parent.ends_with("/logits") {
+            let e = last.entry(parent.to_string()).or_default();
+            if p > *e {
+                *e = p.clone();
+            }
+        }
+    }
+    out.extend(last.into_values());
+    out.sort();
+    Ok(out)
+}
+
+/// Opens the files of folder `dir` the layout can use ([`lira_layout_files`]) in `ws` (role `dir`): the request's
+/// `files` (its `dir` is the folder as given, as the report records it).
+///
+/// # Errors
+/// As [`lira_layout_files`]; a file that cannot be opened.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn open_lira_dir(ws: &mut Workspace, dir: &std::path::Path) -> Result<Vec<u32>> {
+    lira_layout_files(dir)?
+        .iter()
+        .map(|p| ws.add_path("dir", std::path::Path::new(p)))
+        .collect()
+}
+
 /// Loads and checks a `lethe lira` request.
 ///
 /// # Errors

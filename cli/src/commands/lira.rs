@@ -1,9 +1,8 @@
 //! `lethe lira` (LiRA from shadow-model results, tensorflow/privacy `mi_lira_2021`): arguments → a request of the
 //! analysis layer (`lethe_analysis::analyses::LiraRequest`), which reads, checks, scores and audits; this module
-//! lists the directory's files and prints the report.
+//! prints the report (the layer lists the directory's files: `open_lira_dir`).
 
 use std::ffi::OsString;
-use std::path::Path;
 
 use lethe_analysis::Workspace;
 use lethe_analysis::analyses::{self as layer, LiraRequest, MiaRequest};
@@ -72,37 +71,6 @@ pub struct LiraArgs {
     out: Out,
 }
 
-/// The files of `dir` the layout can use: every keep.npy and y_train.npy, and the last file (sorted by name) of
-/// each experiment's scores/ and logits/ (the one plot.py reads; the others are not opened).
-fn layout_files(dir: &Path) -> Result<Vec<String>, CliError> {
-    if !dir.is_dir() {
-        return Err(CliError::usage(format!(
-            "`{}` is not a directory: give the folder mi_lira_2021 writes (with experiment*/ folders), or the \
-             stacked arrays with --scores and --keep",
-            dir.display()
-        )));
-    }
-    let all = lethe::tools::lira::list_dir(dir)
-        .map_err(|e| CliError::msg(format!("`{}`: cannot list the directory: {e}", dir.display())))?;
-    let mut last: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
-    let mut out = Vec::new();
-    for p in all {
-        let name = p.rsplit('/').next().unwrap_or(&p);
-        let parent = p.rsplit_once('/').map_or("", |(d, _)| d);
-        if name == "keep.npy" || name == "y_train.npy" {
-            out.push(p.clone());
-        } else if parent.ends_with("/scores") || parent.ends_with("/logits") {
-            let e = last.entry(parent.to_string()).or_default();
-            if p > *e {
-                *e = p.clone();
-            }
-        }
-    }
-    out.extend(last.into_values());
-    out.sort();
-    Ok(out)
-}
-
 pub(super) fn lira_cmd(a: LiraArgs) -> Result<(), CliError> {
     let mut ws = Workspace::new();
     ws.set_hash_all(true);
@@ -126,10 +94,7 @@ pub(super) fn lira_cmd(a: LiraArgs) -> Result<(), CliError> {
     if let Some(dir) = &a.dir {
         files.push(("dir", dir.display().to_string()));
         req.dir = Some(dir.display().to_string());
-        for p in layout_files(dir)? {
-            let id = ws.add_path("dir", Path::new(&p)).map_err(|e| layer_error(e, &[]))?;
-            req.files.push(id);
-        }
+        req.files = layer::open_lira_dir(&mut ws, dir).map_err(|e| layer_error(e, &[]))?;
     } else if let (Some(s), Some(k)) = (&a.scores, &a.keep) {
         files.push(("scores", s.to_string_lossy().into_owned()));
         files.push(("keep", k.to_string_lossy().into_owned()));
