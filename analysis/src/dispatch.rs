@@ -316,6 +316,33 @@ fn parse<'de, T: Deserialize<'de>>(command: &str, request: &'de Value) -> Result
     T::deserialize(request).map_err(|e| Error::msg(format!("`{command}`: {e}")).usage())
 }
 
+/// The defaults of the CLI's subcommands that `command`'s request type does not have: calibrate's `size` (100),
+/// rouge's `bounds` (off: `lethe rouge` computes the leakage bounds only with `--bounds`), eps-lower's `method`
+/// (the one-run audit when its counts or guesses are given, else Clopper–Pearson). Keys already set are kept.
+pub fn defaults(command: &str, request: &mut Value) {
+    let Value::Object(m) = request else {
+        return;
+    };
+    match command {
+        "calibrate" => {
+            m.entry("size").or_insert(Value::from(100));
+        }
+        "rouge" => {
+            m.entry("bounds").or_insert(Value::Bool(false));
+        }
+        "eps-lower" if !m.contains_key("method") => {
+            let one_run = ["one_run", "guess_members"]
+                .iter()
+                .any(|k| m.get(*k).is_some_and(|v| !v.is_null()));
+            m.insert(
+                "method".into(),
+                Value::from(if one_run { "one-run" } else { "clopper-pearson" }),
+            );
+        }
+        _ => {}
+    }
+}
+
 fn json<T: serde::Serialize>(v: &T) -> Result<Value> {
     serde_json::to_value(v).map_err(|e| Error::msg(format!("writing the report: {e}")))
 }
@@ -332,6 +359,9 @@ pub fn run(ws: &mut Workspace, command: &str, request: &Value, ctl: &mut Control
     ws.set_in_place(ctl.in_place);
     let threads = ctl.threads.max(1);
     let monitor = &mut *ctl.monitor;
+    let mut request = request.clone();
+    defaults(command, &mut request);
+    let request = &request;
     match command {
         "sde" => {
             let req: SdeRequest = parse(command, request)?;
@@ -348,12 +378,7 @@ pub fn run(ws: &mut Workspace, command: &str, request: &Value, ctl: &mut Control
             ))
         }
         "calibrate" => {
-            let mut request = request.clone();
-            // The CLI's --size default.
-            if let Value::Object(m) = &mut request {
-                m.entry("size").or_insert(Value::from(100));
-            }
-            let req: CalibrateRequest = parse(command, &request)?;
+            let req: CalibrateRequest = parse(command, request)?;
             // Pools and targets index the rows of the data: a row subset of it is loaded, so they stay its rows.
             if req.data.as_ref().is_some_and(|d| d.rows != crate::rows::Rows::All) {
                 if ctl.in_place == InPlacePolicy::Always {
@@ -390,12 +415,7 @@ pub fn run(ws: &mut Workspace, command: &str, request: &Value, ctl: &mut Control
             json(&bounds(ws, &req)?.report())
         }
         "rouge" => {
-            let mut request = request.clone();
-            // `lethe rouge` computes the leakage bounds only when asked (--bounds).
-            if let Value::Object(m) = &mut request {
-                m.entry("bounds").or_insert(Value::Bool(false));
-            }
-            let req: BoundsRequest = parse(command, &request)?;
+            let req: BoundsRequest = parse(command, request)?;
             if req.predictions.is_none() {
                 return Err(Error::msg("rouge: give the generations (predictions), one per line").usage());
             }
@@ -443,22 +463,7 @@ pub fn run(ws: &mut Workspace, command: &str, request: &Value, ctl: &mut Control
             };
             json(&job.run(threads, &mut progress)?)
         }
-        "eps-lower" => {
-            let mut request = request.clone();
-            // The CLI's default method: the one-run audit when its counts or guesses are given.
-            if let Value::Object(m) = &mut request
-                && !m.contains_key("method")
-            {
-                let one_run = ["one_run", "guess_members"]
-                    .iter()
-                    .any(|k| m.get(*k).is_some_and(|v| !v.is_null()));
-                m.insert(
-                    "method".into(),
-                    Value::from(if one_run { "one-run" } else { "clopper-pearson" }),
-                );
-            }
-            json(&eps_audit(ws, &parse(command, &request)?)?)
-        }
+        "eps-lower" => json(&eps_audit(ws, &parse(command, request)?)?),
         "fdr" => json(&run_fdr(ws, &parse(command, request)?)?),
         "inspect" => {
             let req: InspectRequest = parse(command, request)?;
