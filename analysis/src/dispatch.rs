@@ -379,17 +379,7 @@ pub fn run(ws: &mut Workspace, command: &str, request: &Value, ctl: &mut Control
         }
         "calibrate" => {
             let req: CalibrateRequest = parse(command, request)?;
-            // Pools and targets index the rows of the data: a row subset of it is loaded, so they stay its rows.
-            if req.data.as_ref().is_some_and(|d| d.rows != crate::rows::Rows::All) {
-                if ctl.in_place == InPlacePolicy::Always {
-                    return Err(Error::msg(
-                        "in-place reading `always` reads the data whole, in place: give it without @ROWS (pools and \
-                         targets pick its rows)",
-                    )
-                    .usage());
-                }
-                ws.set_in_place(InPlacePolicy::Never);
-            }
+            calibrate_data_rows(ws, &req)?;
             let job = prepare_calibrate(ws, &req)?;
             let out = job.run_threaded_with(threads, &mut |p| monitor(p))?;
             json(&Report::new(

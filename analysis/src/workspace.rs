@@ -706,6 +706,11 @@ impl Workspace {
         self.in_place = policy;
     }
 
+    /// How [`Workspace::open`] holds large inputs now.
+    pub fn in_place_policy(&self) -> InPlacePolicy {
+        self.in_place
+    }
+
     /// Opens `input` for `role` of SDE or the calibrated verdict, as the workspace's [`InPlacePolicy`] says: with
     /// `auto`, read in place when its rows would take more than [`IN_PLACE_BYTES`] as f64 and its file stores the
     /// array uncompressed (then nothing but headers and side files is read, and the 1 GiB limit does not apply),

@@ -199,6 +199,27 @@ fn pool_rows(
     Ok((v, text))
 }
 
+/// The data given with `@ROWS`: pools and targets index the rows of the data, so a row subset of it is loaded and
+/// they stay its rows (the workspace stops reading in place); in-place reading `always` reads the data whole, in
+/// place, so it refuses a row subset. Call before [`prepare_calibrate`] (the CLI and the dispatcher do).
+///
+/// # Errors
+/// The data has `@ROWS` and the workspace's in-place reading is `always` (a usage error).
+pub fn calibrate_data_rows(ws: &mut Workspace, req: &CalibrateRequest) -> Result<()> {
+    use crate::workspace::InPlacePolicy;
+    if req.data.as_ref().is_some_and(|d| d.rows != Rows::All) {
+        if ws.in_place_policy() == InPlacePolicy::Always {
+            return Err(Error::msg(
+                "in-place reading `always` reads the data whole, in place: give it without @ROWS (pools and \
+                 targets pick its rows)",
+            )
+            .usage());
+        }
+        ws.set_in_place(InPlacePolicy::Never);
+    }
+    Ok(())
+}
+
 /// Resolves everything a calibrated evaluation needs, in the CLI's order (`calibrate_cmd`): the data, the pools,
 /// the explicit targets, then targets drawn from each pool (positions drawn by `lethe::sde::draw_targets`).
 ///

@@ -345,15 +345,6 @@ pub(super) fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
     let err = |e: lethe_analysis::Error| layer_error(e, &shown);
     let mut ws = workspace(a.in_place.in_place);
     let data = ws.input_arg_os("data", &a.data).map_err(err)?;
-    // Pools and targets index the rows of --data: a row subset of it is loaded, so that they stay its rows.
-    if data.rows != lethe_analysis::rows::Rows::All {
-        if a.in_place.in_place == InPlacePolicy::Always {
-            return Err(CliError::usage(
-                "--in-place always reads --data whole, in place: give it without @ROWS (pools and targets pick its rows)",
-            ));
-        }
-        ws.set_in_place(InPlacePolicy::Never);
-    }
     let mut rows = |role: &str, list: &[OsString]| -> Result<Vec<lethe_analysis::rows::Rows>, CliError> {
         list.iter().map(|s| ws.rows_arg_os(role, s).map_err(err)).collect()
     };
@@ -392,6 +383,8 @@ pub(super) fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
         backend: "cpu".into(),
         equal_size: a.equal_size,
     };
+    // Pools and targets index the rows of --data: a row subset of it is loaded, so that they stay its rows.
+    layer::calibrate_data_rows(&mut ws, &req).map_err(err)?;
     let job = layer::prepare_calibrate(&mut ws, &req).map_err(err)?;
     drop(ws);
     let in_place = job.read_in_place();
