@@ -478,6 +478,57 @@ pub fn run_resolved(command: &str, mut request: Value, ctl: &mut Control<'_>) ->
     run(&mut ws, command, &request, ctl)
 }
 
+/// `request` read as `command`'s typed request, its keys checked as [`run`] checks them (the value is dropped).
+fn check(command: &str, request: &Value) -> Result<()> {
+    use crate::analyses::*;
+    fn p<'de, T: Deserialize<'de>>(command: &str, request: &'de Value) -> Result<()> {
+        parse::<T>(command, request).map(drop)
+    }
+    match command {
+        "sde" => p::<SdeRequest>(command, request),
+        "calibrate" => p::<CalibrateRequest>(command, request),
+        "ruler" => p::<RulerRequest>(command, request),
+        "epsilon" => p::<EpsilonRequest>(command, request),
+        "bounds" | "rouge" => p::<BoundsRequest>(command, request),
+        "hsic" => p::<HsicRequest>(command, request),
+        "mwu" => p::<MwuRequest>(command, request),
+        "wilcoxon" => p::<WilcoxonRequest>(command, request),
+        "jsd" => p::<JsdRequest>(command, request),
+        "mmd" => p::<MmdRequest>(command, request),
+        "wasserstein" => p::<WassersteinRequest>(command, request),
+        "mia" => p::<MiaRequest>(command, request),
+        "lira" => p::<LiraRequest>(command, request),
+        "eps-lower" => p::<EpsAuditRequest>(command, request),
+        "fdr" => p::<FdrRequest>(command, request),
+        "inspect" => p::<InspectRequest>(command, request),
+        "forget-quality" => p::<ForgetQualityRequest>(command, request),
+        "privleak" => p::<PrivleakRequest>(command, request),
+        "tool-rouge" => p::<ToolRougeRequest>(command, request),
+        other => Err(roles(other)
+            .err()
+            .unwrap_or_else(|| Error::msg(format!("unknown analysis `{other}`")))),
+    }
+}
+
+/// A request for the analysis layer in a notebook's browser (the wasm module's `run(analysis, request)`): in a
+/// fresh workspace, the inputs written as the CLI writes them are [`resolve`]d (strings at input, row and text
+/// roles; values already `{"source": N}` — arrays the caller sends itself, numbered from 0 — are left alone),
+/// [`defaults`] applied, and the keys and values checked as [`run`] checks them. Returns the request and every file
+/// the workspace opened, as (source id, path), by id: the caller reads their bytes and adds them to the browser's
+/// workspace under those ids (file ids start at 2^30, so they never meet the arrays' ids).
+///
+/// # Errors
+/// As [`resolve`]; an unknown option or a malformed value (the usage errors [`run`] gives).
+pub fn browser_request(command: &str, mut request: Value) -> Result<(Value, Vec<(u32, std::path::PathBuf)>)> {
+    let mut ws = Workspace::new();
+    resolve(&mut ws, command, &mut request)?;
+    defaults(command, &mut request);
+    check(command, &request)?;
+    let mut files: Vec<(u32, std::path::PathBuf)> = ws.paths().map(|(id, p)| (id, p.to_path_buf())).collect();
+    files.sort_unstable_by_key(|f| f.0);
+    Ok((request, files))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -496,5 +547,57 @@ mod tests {
         assert!(e.message.contains("no option `alternativ`"), "{}", e.message);
         assert!(e.message.contains("alternative"), "{}", e.message);
         assert!(e.usage);
+    }
+
+    fn fixture(rel: &str) -> String {
+        format!("{}/../{rel}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn a_browser_request_lists_the_files_it_opened() {
+        let npy = fixture("examples/data/digits/act_unlearned.npy");
+        let (req, files) = browser_request(
+            "mwu",
+            serde_json::json!({"x": format!("{npy}@0..10"), "y": {"source": 0}}),
+        )
+        .unwrap();
+        assert_eq!(files.len(), 1);
+        let (id, path) = &files[0];
+        assert_eq!(path, std::path::Path::new(&npy));
+        assert_eq!(req["x"]["source"], Value::from(*id));
+        assert_eq!(req["x"]["rows"]["text"], "0..10", "{req}");
+        assert_eq!(req["y"], serde_json::json!({"source": 0}));
+        let e = browser_request("mwu", serde_json::json!({"x": {"source": 0}, "alternativ": "less"})).unwrap_err();
+        assert!(e.message.contains("no option `alternativ`") && e.usage, "{}", e.message);
+        // A malformed value fails here, not in the browser.
+        let e = browser_request("mwu", serde_json::json!({"x": {"source": 0}, "no_continuity": 3})).unwrap_err();
+        assert!(e.usage, "{}", e.message);
+        let (req, files) = browser_request(
+            "calibrate",
+            serde_json::json!({"data": {"source": 0}, "it_pool": "0..40", "oot_pool": "40..80"}),
+        )
+        .unwrap();
+        assert_eq!(req["size"], 100);
+        assert!(files.is_empty());
+    }
+
+    #[test]
+    fn tool_files_and_a_lira_folder_resolve_as_the_cli_reads_them() {
+        let eval = fixture("tests/fixtures/tools/open_unlearning/unlearned/TOFU_EVAL.json");
+        let (req, files) = browser_request(
+            "tool-rouge",
+            serde_json::json!({"file": format!("{eval}#forget_Q_A_ROUGE")}),
+        )
+        .unwrap();
+        assert_eq!(req["file"]["tensor"], "forget_Q_A_ROUGE", "{req}");
+        assert_eq!(files.len(), 1);
+        let e = browser_request("lira", serde_json::json!({"files": [1]})).unwrap_err();
+        assert!(
+            e.message.contains("no option `files`") && e.message.contains("dir"),
+            "{}",
+            e.message
+        );
+        let e = browser_request("lira", serde_json::json!({"dir": "/no/such/folder"})).unwrap_err();
+        assert!(e.message.contains("is not a directory") && e.usage, "{}", e.message);
     }
 }

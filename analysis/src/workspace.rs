@@ -542,6 +542,12 @@ impl Workspace {
         Ok(id)
     }
 
+    /// The files opened by path ([`Workspace::add_path`]): (source id, path as given), in no particular order.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn paths(&self) -> impl Iterator<Item = (u32, &std::path::Path)> + '_ {
+        self.paths.iter().map(|(p, &id)| (id, p.as_path()))
+    }
+
     /// An input argument `PATH[#TENSOR][@ROWS]` (the CLI's grammar, [`crate::spec`]) as a request's input: the
     /// file, and any index or split file its rows name, become sources.
     ///

@@ -271,6 +271,21 @@ fn run_cell(py: Python<'_>, number: usize, text: &str, threads: usize) -> PyResu
     serde_json::to_string(&cell).map_err(|e| LetheError::new_err(format!("writing the cell: {e}")))
 }
 
+/// A request for the analysis layer in the notebook's browser: `request` (JSON; arrays already `{"source": N}`)
+/// with its files resolved, the CLI's defaults applied and its options checked, and the files it names as
+/// `(source id, path)` (`lethe_analysis::dispatch::browser_request`).
+#[pyfunction]
+fn browser_request(py: Python<'_>, command: &str, request: &str) -> PyResult<(String, Vec<(u32, String)>)> {
+    let request: Value = serde_json::from_str(request).map_err(|e| LetheError::new_err(format!("request: {e}")))?;
+    let (request, files) = dispatch::browser_request(command, request).map_err(|e| py_error(py, &e))?;
+    let files = files
+        .into_iter()
+        .map(|(id, p)| (id, p.to_string_lossy().into_owned()))
+        .collect();
+    let text = serde_json::to_string(&request).map_err(|e| LetheError::new_err(format!("request: {e}")))?;
+    Ok((text, files))
+}
+
 /// The cells of a manifest: (number, text).
 #[pyfunction]
 fn manifest_cells(text: &str) -> Vec<(usize, String)> {
@@ -309,5 +324,6 @@ fn _lethe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(manifest_cells, m)?)?;
     m.add_function(wrap_pyfunction!(merge, m)?)?;
     m.add_function(wrap_pyfunction!(_source_address, m)?)?;
+    m.add_function(wrap_pyfunction!(browser_request, m)?)?;
     Ok(())
 }
