@@ -1,6 +1,7 @@
 """Writes lethe/__init__.pyi from the analysis layer's own request fields (``lethe.options``), so the stubs never
 list options by hand. Run after building: ``python gen_stubs.py``; tests/test_lethe.py checks the file is current."""
 
+import keyword
 import pathlib
 import sys
 
@@ -62,8 +63,16 @@ def run(command: str, *, threads: Optional[int] = ..., in_place: str = ..., prog
 def stub(command: str) -> str:
     inputs, rows, texts = _lethe.roles(command)
     params = []
-    for name in _lethe.options(command):
-        if name in ("part", "assemble", "backend", "files", "dir"):
+    keywords = False
+    # The inputs lethe.<command> takes by position first, in its order (lethe/__init__.py's _analysis).
+    positional = [r for r in list(inputs) + list(texts) if r not in ("target", "target_in", "target_out")]
+    names = _lethe.options(command)
+    for name in [n for n in positional if n in names] + [n for n in names if n not in positional]:
+        if name in ("part", "assemble", "backend", "files"):
+            continue
+        if keyword.iskeyword(name):
+            # `from` (lira): not a Python parameter name; given as lethe.lira(**{"from": "logits"}).
+            keywords = True
             continue
         if name in ("target", "target_in", "target_out") and name in inputs:
             t = "Optional[Sequence[Input]]"
@@ -75,10 +84,14 @@ def stub(command: str) -> str:
             t = "Optional[Union[str, os.PathLike]]"
         elif name == "runs":
             t = "Optional[Sequence[Dict[str, Input]]]"
+        elif name == "dir":
+            t = "Optional[Union[str, os.PathLike]]"
         else:
             t = "Any"
         params.append(f"{name}: {t} = ...")
     run_opts = "threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ..."
+    if keywords:
+        run_opts += ", **options: Any"
     return (f"def {command.replace('-', '_')}({', '.join(params)}, *, {run_opts}) -> Report:\n"
             f"    \"\"\"lethe {command}: the CLI's options, the same report as `lethe {command} ... --json`.\"\"\"\n")
 

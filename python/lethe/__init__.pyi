@@ -48,7 +48,7 @@ def show(report: Union[Report, Dict[str, Any], str]) -> Any: ...
 def run(command: str, *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...,
         **options: Any) -> Report: ...
 
-def sde(in_training: Optional[Input] = ..., out_of_training: Optional[Input] = ..., target: Optional[Sequence[Input]] = ..., target_in: Optional[Sequence[Input]] = ..., target_out: Optional[Sequence[Input]] = ..., draw_from: Optional[Input] = ..., draw_in: Optional[Input] = ..., draw_out: Optional[Input] = ..., draw: Any = ..., size: Any = ..., sigma: Any = ..., shuffles: Any = ..., seed: Any = ..., split: Any = ..., bins: Any = ..., precision: Any = ..., baselines: Any = ..., equal_size: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
+def sde(in_training: Optional[Input] = ..., out_of_training: Optional[Input] = ..., draw_from: Optional[Input] = ..., draw_in: Optional[Input] = ..., draw_out: Optional[Input] = ..., target: Optional[Sequence[Input]] = ..., target_in: Optional[Sequence[Input]] = ..., target_out: Optional[Sequence[Input]] = ..., draw: Any = ..., size: Any = ..., sigma: Any = ..., shuffles: Any = ..., seed: Any = ..., split: Any = ..., bins: Any = ..., precision: Any = ..., baselines: Any = ..., equal_size: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
     """lethe sde: the CLI's options, the same report as `lethe sde ... --json`."""
 
 def calibrate(data: Optional[Input] = ..., it_pool: Optional[Union[Rows, Sequence[Rows]]] = ..., oot_pool: Optional[Union[Rows, Sequence[Rows]]] = ..., target: Optional[Union[Rows, Sequence[Rows]]] = ..., target_in: Optional[Union[Rows, Sequence[Rows]]] = ..., target_out: Optional[Union[Rows, Sequence[Rows]]] = ..., draw_from: Optional[Union[Rows, Sequence[Rows]]] = ..., draw_in: Optional[Union[Rows, Sequence[Rows]]] = ..., draw_out: Optional[Union[Rows, Sequence[Rows]]] = ..., draw: Any = ..., size: Any = ..., refs: Any = ..., margin: Any = ..., paper_shuffles: Any = ..., sigma: Any = ..., split: Any = ..., bins: Any = ..., seed: Any = ..., precision: Any = ..., equal_size: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
@@ -63,7 +63,7 @@ def epsilon(retrained: Optional[Input] = ..., unlearned: Optional[Input] = ..., 
 def bounds(scores: Optional[Input] = ..., predictions: Any = ..., reference: Any = ..., reference_text: Any = ..., stemmer: Any = ..., lsum: Any = ..., sentence_separator: Any = ..., bounds: Any = ..., alpha: Any = ..., one_sided: Any = ..., x: Any = ..., stepsize: Any = ..., sd_method: Any = ..., atom_at_zero: Any = ..., rho: Any = ..., plan_width: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
     """lethe bounds: the CLI's options, the same report as `lethe bounds ... --json`."""
 
-def rouge(scores: Any = ..., predictions: Optional[Union[str, os.PathLike]] = ..., reference: Optional[Union[str, os.PathLike]] = ..., reference_text: Any = ..., stemmer: Any = ..., lsum: Any = ..., sentence_separator: Any = ..., bounds: Any = ..., alpha: Any = ..., one_sided: Any = ..., x: Any = ..., stepsize: Any = ..., sd_method: Any = ..., atom_at_zero: Any = ..., rho: Any = ..., plan_width: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
+def rouge(predictions: Optional[Union[str, os.PathLike]] = ..., reference: Optional[Union[str, os.PathLike]] = ..., scores: Any = ..., reference_text: Any = ..., stemmer: Any = ..., lsum: Any = ..., sentence_separator: Any = ..., bounds: Any = ..., alpha: Any = ..., one_sided: Any = ..., x: Any = ..., stepsize: Any = ..., sd_method: Any = ..., atom_at_zero: Any = ..., rho: Any = ..., plan_width: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
     """lethe rouge: the CLI's options, the same report as `lethe rouge ... --json`."""
 
 def hsic(x: Optional[Input] = ..., y: Optional[Input] = ..., sigma_x: Any = ..., sigma_y: Any = ..., permutations: Any = ..., seed: Any = ..., precision: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
@@ -87,7 +87,7 @@ def wasserstein(x: Optional[Input] = ..., y: Optional[Input] = ..., *, threads: 
 def mia(members: Optional[Input] = ..., non_members: Optional[Input] = ..., scores: Optional[Input] = ..., labels: Optional[Input] = ..., lower_is_member: Any = ..., alpha: Any = ..., ci: Any = ..., resamples: Any = ..., seed: Any = ..., rule: Any = ..., fpr: Any = ..., curve_points: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
     """lethe mia: the CLI's options, the same report as `lethe mia ... --json`."""
 
-def lira(scores: Optional[Input] = ..., keep: Optional[Input] = ..., from: Any = ..., variant: Any = ..., targets: Any = ..., augmentations: Any = ..., in_size: Any = ..., out_size: Any = ..., alpha: Any = ..., ci: Any = ..., resamples: Any = ..., seed: Any = ..., rule: Any = ..., fpr: Any = ..., curve_points: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
+def lira(scores: Optional[Input] = ..., keep: Optional[Input] = ..., dir: Optional[Union[str, os.PathLike]] = ..., variant: Any = ..., targets: Any = ..., augmentations: Any = ..., in_size: Any = ..., out_size: Any = ..., alpha: Any = ..., ci: Any = ..., resamples: Any = ..., seed: Any = ..., rule: Any = ..., fpr: Any = ..., curve_points: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ..., **options: Any) -> Report:
     """lethe lira: the CLI's options, the same report as `lethe lira ... --json`."""
 
 def eps_lower(members: Optional[Input] = ..., non_members: Optional[Input] = ..., scores: Optional[Input] = ..., labels: Optional[Input] = ..., lower_is_member: Any = ..., counts: Any = ..., one_run: Any = ..., method: Any = ..., rule: Any = ..., significance: Any = ..., delta: Any = ..., two_sided: Any = ..., guess_members: Any = ..., guess_non_members: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
@@ -98,3 +98,12 @@ def fdr(pvalues: Optional[Input] = ..., method: Any = ..., alpha: Any = ..., *, 
 
 def inspect(file: Optional[Union[str, os.PathLike]] = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
     """lethe inspect: the CLI's options, the same report as `lethe inspect ... --json`."""
+
+def forget_quality(unlearned: Optional[Input] = ..., retain: Optional[Input] = ..., metric: Any = ..., method: Any = ..., alternative: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
+    """lethe forget-quality: the CLI's options, the same report as `lethe forget-quality ... --json`."""
+
+def privleak(unlearned: Optional[Input] = ..., retain: Optional[Input] = ..., metric: Any = ..., ref_auc: Any = ..., corpus: Any = ..., resamples: Any = ..., seed: Any = ..., alpha: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
+    """lethe privleak: the CLI's options, the same report as `lethe privleak ... --json`."""
+
+def tool_rouge(file: Optional[Input] = ..., stemmer: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
+    """lethe tool-rouge: the CLI's options, the same report as `lethe tool-rouge ... --json`."""

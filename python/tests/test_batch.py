@@ -72,3 +72,33 @@ def test_cli_shards_python_and_dask_give_one_table(manifest, tmp_path):
                                       f"{D}/mia_scores.npz#loss_unlearned@144..503", "--alternative", "less",
                                       "--json"], capture_output=True, text=True, check=True).stdout)
     assert cell["report"] == want
+
+
+def test_tool_files_and_a_lira_folder_in_a_manifest(tmp_path):
+    """Manifest lines for forget-quality, privleak, tool-rouge (tool files, PATH#KEY) and lira (a folder) give the
+    reports of the CLI's own commands, from lethe batch and from Python's cells."""
+    tools = ROOT / "tests" / "fixtures" / "tools"
+    u = f"{tools}/open_unlearning/unlearned/TOFU_EVAL.json"
+    r = f"{tools}/open_unlearning/retain/TOFU_EVAL.json"
+    lira_dir = ROOT / "tests" / "fixtures" / "golden_lira" / "exp"
+    lines = [
+        ({"command": "forget-quality", "inputs": {"unlearned": u, "retain": r}},
+         ["forget-quality", "--unlearned", u, "--retain", r]),
+        ({"command": "privleak", "inputs": {"unlearned": u, "retain": r}, "options": {"resamples": 100}},
+         ["privleak", "--unlearned", u, "--retain", r, "--resamples", "100"]),
+        ({"command": "tool-rouge", "inputs": {"file": f"{u}#forget_Q_A_ROUGE"}},
+         ["tool-rouge", f"{u}#forget_Q_A_ROUGE"]),
+        ({"command": "lira", "inputs": {"dir": str(lira_dir)}, "options": {"variant": "offline"}},
+         ["lira", str(lira_dir), "--variant", "offline"]),
+    ]
+    manifest = tmp_path / "tools.jsonl"
+    manifest.write_text("\n".join(json.dumps(line) for line, _ in lines) + "\n")
+    out = tmp_path / "cells.jsonl"
+    subprocess.run([CLI, "batch", manifest, "-o", out], capture_output=True, text=True, check=True)
+    cells = [json.loads(c) for c in out.read_text().splitlines()]
+    assert [c["cell"] for c in cells] == [0, 1, 2, 3]
+    for k, (line, args) in enumerate(lines):
+        want = json.loads(subprocess.run([CLI, *args, "--json"], capture_output=True, text=True,
+                                         check=True).stdout)
+        assert cells[k]["report"] == want, args
+        assert json.loads(batch.run_cell(k, json.dumps(line)))["report"] == want, args

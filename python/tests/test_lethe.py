@@ -280,3 +280,87 @@ def test_lira_and_eps_lower(tmp_path, mia_scores):
     want = cli("eps-lower", f"{npz}@0..144", f"{npz}@144..503", "--json")
     s = mia_scores["lira_unlearned"]
     same(lethe.eps_lower(s[:144], s[144:]), want)
+
+
+TOOLS = ROOT / "tests" / "fixtures" / "tools"
+LIRA_DIR = ROOT / "tests" / "fixtures" / "golden_lira" / "exp"
+
+
+def cli_error(*args):
+    """The CLI's error line for a failing command, without its `lethe: error: ` prefix, and its exit status."""
+    p = cli(*args, ok=False)
+    assert p.returncode in (1, 2), p.stderr
+    return p.stderr.strip().removeprefix("lethe: error: "), p.returncode
+
+
+def test_forget_quality_of_tool_files():
+    u = TOOLS / "open_unlearning/unlearned/TOFU_EVAL.json"
+    r = TOOLS / "open_unlearning/retain/TOFU_EVAL.json"
+    same(lethe.forget_quality(str(u), str(r)), cli("forget-quality", "--unlearned", u, "--retain", r, "--json"),
+         whole=True)
+    tu, tr = TOOLS / "tofu/full/eval_log_forget.json", TOOLS / "tofu/retain90/eval_log_forget.json"
+    want = cli("forget-quality", "--unlearned", tu, "--retain", tr, "--alternative", "less", "--json")
+    same(lethe.forget_quality(unlearned=tu, retain=tr, alternative="less"), want, whole=True)
+    # Files of two kinds: the CLI's message, a refusal (exit 1).
+    msg, status = cli_error("forget-quality", "--unlearned", u, "--retain", tr)
+    with pytest.raises(lethe.LetheError) as e:
+        lethe.forget_quality(str(u), str(tr))
+    assert str(e.value) == msg and "of one kind" in msg
+    assert e.value.input == "retain" and not e.value.usage and status == 1
+
+
+def test_privleak_of_tool_files():
+    u = TOOLS / "open_unlearning/unlearned/TOFU_EVAL.json"
+    r = TOOLS / "open_unlearning/retain/TOFU_EVAL.json"
+    want = cli("privleak", "--unlearned", u, "--retain", r, "--seed", 3, "--resamples", 200, "--json")
+    same(lethe.privleak(str(u), str(r), seed=3, resamples=200), want, whole=True)
+    log = TOOLS / "muse/unlearned/privleak/log.json"
+    same(lethe.privleak(log, corpus="news"), cli("privleak", "--unlearned", log, "--corpus", "news", "--json"),
+         whole=True)
+    # MUSE without a reference: the CLI's usage error (exit 2).
+    msg, status = cli_error("privleak", "--unlearned", log)
+    with pytest.raises(lethe.LetheError) as e:
+        lethe.privleak(str(log))
+    assert str(e.value) == msg and e.value.usage and status == 2
+    # Several references, which the CLI's arguments forbid, are refused here too.
+    with pytest.raises(lethe.LetheError, match="give one reference") as e:
+        lethe.privleak(str(u), str(r), ref_auc=0.5)
+    assert e.value.usage
+
+
+def test_tool_rouge_of_tool_files():
+    u = f"{TOOLS}/open_unlearning/unlearned/TOFU_EVAL.json#forget_Q_A_ROUGE"
+    same(lethe.tool_rouge(u), cli("tool-rouge", u, "--json"), whole=True)
+    t = TOOLS / "tofu/retain90/eval_log_forget.json"
+    same(lethe.tool_rouge(file=t, stemmer=False), cli("tool-rouge", t, "--no-stemmer", "--json"), whole=True)
+    # A file without generations: the CLI's message.
+    auc = TOOLS / "muse/unlearned/privleak/auc.json"
+    msg, status = cli_error("tool-rouge", auc)
+    with pytest.raises(lethe.LetheError) as e:
+        lethe.tool_rouge(str(auc))
+    assert str(e.value) == msg and e.value.input == "file" and status == 1
+
+
+def test_lira_from_a_folder():
+    same(lethe.lira(dir=str(LIRA_DIR)), cli("lira", LIRA_DIR, "--json"), whole=True)
+    want = cli("lira", LIRA_DIR, "--variant", "offline", "--target", "3,5", "--ci", "both", "--resamples", 100,
+               "--json")
+    same(lethe.lira(dir=LIRA_DIR, variant="offline", targets=[3, 5], ci="both", resamples=100), want, whole=True)
+    # logits/ converted as score.py does; `from` is a Python keyword, given through **.
+    logits = LIRA_DIR.parent / "exp_logits"
+    want = cli("lira", logits, "--from", "logits", "--variant", "global", "--json")
+    same(lethe.lira(dir=logits, variant="global", **{"from": "logits"}), want, whole=True)
+    # Not a folder: the CLI's usage error; the listed files are not an option.
+    not_dir = LIRA_DIR.parent / "lira.json"
+    msg, status = cli_error("lira", not_dir)
+    with pytest.raises(lethe.LetheError) as e:
+        lethe.lira(dir=str(not_dir))
+    assert str(e.value) == msg and "is not a directory" in msg and e.value.usage and status == 2
+    with pytest.raises(lethe.LetheError, match="no option `files`.*dir"):
+        lethe.lira(files=[0])
+
+
+def test_stubs_are_python():
+    import ast
+
+    ast.parse((ROOT / "python/lethe/__init__.pyi").read_text())
