@@ -207,12 +207,16 @@ python_tests() {
   "$venv/bin/pip" install -q --disable-pip-version-check maturin numpy pytest 'dask[distributed]' jupyterlab notebook anywidget
   cargo build -q --release -p lethe-cli
   rustfmt --edition 2024 --check python/src/lib.rs
-  python3 python/widget/build.py  # lethe.show's ES module from the page's current www/src (docs/python.md)
+  # lethe.show's ES module from the page's current www/src, and lethe.widget's with the full wasm module inlined
+  # (pkg/, built by the browser tests' site; built here when this runs alone) (docs/python.md).
+  [ -f pkg/lethe_web_bg.wasm ] || wasm_pkg
+  python3 python/widget/build.py
   (cd python && export VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" PYO3_PYTHON="$venv/bin/python" &&
     cargo clippy -q --all-targets -- -D warnings && maturin develop --release -q)
   (cd python && "$venv/bin/python" -m pytest -q -p no:logging tests)
   node tests/notebook/jupyterlab.test.mjs "$venv" --app lab
   node tests/notebook/jupyterlab.test.mjs "$venv" --app notebook
+  node tests/notebook/widget.test.mjs "$venv" --app all  # lethe.widget: analyses run in the notebook's browser
 }
 
 cmd=${1:-test}

@@ -20,7 +20,7 @@ from ._lethe import LetheError
 from . import batch  # noqa: E402,F401
 
 __version__ = _lethe.VERSION
-__all__ = ["Report", "Headline", "Warning", "LetheError", "load", "options", "commands", "show", "run"]
+__all__ = ["Report", "Headline", "Warning", "LetheError", "load", "options", "commands", "show", "widget", "run"]
 
 
 class Headline:
@@ -185,19 +185,29 @@ def run(command: str, *, threads: Optional[int] = None, in_place: str = "auto", 
     return Report(text)
 
 
-def _analysis(command: str):
+def _positional(command: str) -> List[str]:
     inputs, _rows, texts = _lethe.roles(command)
-    positional = [r for r in (list(inputs) + list(texts)) if r not in ("target", "target_in", "target_out")]
+    return [r for r in (list(inputs) + list(texts)) if r not in ("target", "target_in", "target_out")]
+
+
+def _bind(command: str, args: tuple, kwargs: Dict[str, Any], name: str) -> Dict[str, Any]:
+    """``command``'s inputs given by position, named."""
+    positional = _positional(command)
+    if len(args) > len(positional):
+        raise TypeError(f"{name} takes at most {len(positional)} inputs by position "
+                        f"({', '.join(positional)}); give the rest by name")
+    for role, a in zip(positional, args):
+        if role in kwargs:
+            raise TypeError(f"{name}: `{role}` given twice")
+        kwargs[role] = a
+    return kwargs
+
+
+def _analysis(command: str):
+    positional = _positional(command)
 
     def analysis(*args: Any, **kwargs: Any) -> Report:
-        if len(args) > len(positional):
-            raise TypeError(f"lethe.{command} takes at most {len(positional)} inputs by position "
-                            f"({', '.join(positional)}); give the rest by name")
-        for name, a in zip(positional, args):
-            if name in kwargs:
-                raise TypeError(f"lethe.{command}: `{name}` given twice")
-            kwargs[name] = a
-        return run(command, **kwargs)
+        return run(command, **_bind(command, args, kwargs, f"lethe.{command}"))
 
     analysis.__name__ = command.replace("-", "_")
     analysis.__qualname__ = analysis.__name__
@@ -232,3 +242,26 @@ def show(report: "Report | Dict[str, Any] | str"):
     from . import _widget
 
     return _widget.show(report)
+
+
+def widget(command: str, *args: Any, **kwargs: Any):
+    """``command`` run in the notebook's browser by Lethe's wasm module (an anywidget: ``pip install anywidget``).
+
+    Takes the inputs and options of ``lethe.<command>``. The arrays (and the files the request names) are sent
+    once to the browser as binary buffers; the analysis runs there in a worker, with progress and Cancel, and its
+    options can be changed and run again without the kernel (a change clears the result until it is run). The
+    widget's ``report`` is the latest run's :class:`Report` (``None`` while running or after a change), read in a
+    later cell. Runs there: ``lethe.widget_commands()``."""
+    from . import _widget
+
+    kwargs = _bind(command, args, kwargs, f"lethe.widget({command!r})")
+    arrays = _Arrays()
+    request = _translate(command, kwargs, arrays)
+    return _widget.run_in_browser(command, request, arrays.items)
+
+
+def widget_commands() -> List[str]:
+    """The analyses :func:`widget` runs in the browser (the others: compute in the kernel, then :func:`show`)."""
+    from . import _widget
+
+    return list(_widget.BROWSER)

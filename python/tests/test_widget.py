@@ -52,3 +52,67 @@ def test_show_sends_the_report_json():
         lethe.show(42)
     with pytest.raises(ValueError):
         lethe.show("{not json")
+
+
+def _run_module():
+    path = os.path.join(STATIC, "widget_run.js")
+    if not os.path.exists(path):
+        pytest.skip("no lethe.widget bundle: ./build.sh wasm && python3 python/widget/build.py")
+    return open(path, encoding="utf-8").read()
+
+
+def test_widget_run_module_inlines_the_engine():
+    js = _run_module()
+    # The wasm module travels inside the ES module (gzip + base64) with its worker's source: nothing by URL.
+    assert not re.search(r"^\s*import\s", js, re.M) and "import(" not in js
+    assert "DecompressionStream('gzip')" in js and "WebAssembly.compile" in js
+    m = re.search(r'wasm: "([A-Za-z0-9+/=]+)"', js)
+    import base64
+    import gzip
+
+    wasm = gzip.decompress(base64.b64decode(m.group(1)))
+    assert wasm[:4] == b"\0asm"
+    with open(os.path.join(ROOT, "pkg", "lethe_web_bg.wasm"), "rb") as f:
+        assert wasm == f.read(), "the widget's wasm module is not pkg/'s: rerun python/widget/build.py"
+
+
+def test_widget_sends_arrays_as_binary_buffers():
+    pytest.importorskip("anywidget")
+    _run_module()
+    from ipywidgets.widgets.widget import _remove_buffers
+
+    s = np.load(os.path.join(ROOT, "examples/data/digits/mia_scores.npz"))["lira_unlearned"]
+    members = s[:144].copy()
+    w = lethe.widget("mia", members, s[144:503], resamples=50, seed=0)
+    state, paths, buffers = _remove_buffers(w.get_state())
+    # Each array: its .npy header and its own bytes, as binary buffers (never a JSON list of numbers).
+    assert paths == [["_sources", 0, "header"], ["_sources", 0, "data"], ["_sources", 1, "header"], ["_sources", 1, "data"]]
+    assert bytes(buffers[1]) == members.tobytes() and bytes(buffers[3]) == s[144:503].tobytes()
+    assert bytes(buffers[0]).startswith(b"\x93NUMPY")
+    assert len(json.dumps(state["_sources"])) < 200
+    assert json.loads(w._request) == {"members": {"source": 0}, "non_members": {"source": 1}, "resamples": 50, "seed": 0}
+    assert w.report is None and w.status == ""
+
+
+def test_widget_sends_files_named_as_the_cli_names_them():
+    pytest.importorskip("anywidget")
+    _run_module()
+    act = os.path.join(ROOT, "examples/data/digits/act_unlearned.npy")
+    w = lethe.widget("sde", f"{act}@144..244", f"{act}@544..644", target=[f"{act}@0..100"], shuffles=10, seed=0)
+    (src,) = w._sources
+    assert src["name"] == act and src["header"] is None and src["data"] == open(act, "rb").read()
+    req = json.loads(w._request)
+    assert req["in_training"]["source"] == src["id"] and req["target"][0]["source"] == src["id"]
+
+
+def test_widget_refuses_what_it_cannot_run():
+    pytest.importorskip("anywidget")
+    _run_module()
+    s = np.arange(10.0)
+    with pytest.raises(lethe.LetheError, match=r"compute `mwu` in the kernel and show it"):
+        lethe.widget("mwu", s, s)
+    with pytest.raises(lethe.LetheError, match=r"has no option `nope`"):
+        lethe.widget("mia", s, s, nope=1)
+    with pytest.raises(TypeError, match="given twice"):
+        lethe.widget("mia", s, members=s)
+    assert "mia" in lethe.widget_commands() and "mwu" not in lethe.widget_commands()

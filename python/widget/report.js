@@ -137,6 +137,11 @@ function plots(report) {
 }
 
 /** Draws the report given as JSON text into `el`. */
+/** Every scalar of the result, under a summary: folded when there are more than a screenful (SDE has hundreds). */
+function allNumbers(rows) {
+  return h('details', { class: 'all-numbers', open: rows.length <= 24 ? true : null }, h('summary', {}, `All numbers of the result (${rows.length})`), numbers(rows, 'Results'));
+}
+
 export function draw(el, text) {
   let report;
   try {
@@ -155,7 +160,7 @@ export function draw(el, text) {
       headlineBox(report.headline),
       layerWarnings(report.warnings),
       plots(report),
-      numbers(scalars(report.result, '', []), 'Results'),
+      allNumbers(scalars(report.result, '', [])),
       exportBar({ name: `lethe-${report.command}${report.seed !== null && report.seed !== undefined ? `-seed${report.seed}` : ''}`, report: () => report }),
     ),
   );

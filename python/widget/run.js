@@ -1,0 +1,195 @@
+// lethe.widget(command, …): an analysis run in the notebook's browser by Lethe's full wasm module, on arrays the kernel
+// sent once as binary buffers (never JSON lists). anywidget loads no second file by URL (anywidget issue 921), so the
+// module is inlined in this ES module (engine.gen.js, written by python/widget/build.py: the .wasm gzip-compressed
+// and base64-encoded, and the worker's source: wasm-bindgen's glue + engine_worker.js); it runs in a worker started
+// from a blob: URL, with progress and a Cancel button. The request's options can be changed and the analysis run again
+// here, without the kernel; a change clears the result (here and in the kernel's `widget.report`) until it is run.
+// The report is drawn by report.js and sent back to the kernel as JSON text (trait `report_json`).
+import { h, fill } from '../../www/src/dom.js';
+import { field, runner, say } from '../../www/src/panels/common.js';
+import { draw } from './report.js';
+import { ENGINE } from './engine.gen.js';
+
+let compiled = null;
+/** The wasm module, decoded and compiled once per page (every widget of the notebook shares it). */
+function compileEngine() {
+  compiled ??= (async () => {
+    const raw = Uint8Array.from(atob(ENGINE.wasm), (c) => c.charCodeAt(0));
+    const wasm = await new Response(new Blob([raw]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
+    return WebAssembly.compile(wasm);
+  })();
+  return compiled;
+}
+
+/** One worker for one view: `call(message, onProgress)` → the reply's value; `cancel()` stops the current run. */
+function startEngine() {
+  const url = URL.createObjectURL(new Blob([ENGINE.worker], { type: 'text/javascript' }));
+  let worker;
+  try {
+    worker = new Worker(url, { type: 'module' });
+  } catch (e) {
+    throw new Error(`this notebook page does not allow a worker started from a blob: URL (${e.message}): run the analysis in the kernel (lethe.<analysis>(…)) and show it with lethe.show(report)`);
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+  const pending = new Map();
+  let next = 1;
+  let current = null;
+  worker.onmessage = (e) => {
+    const m = e.data;
+    const p = pending.get(m.id);
+    if (!p) return;
+    if (m.type === 'progress') return p.onProgress?.(m);
+    pending.delete(m.id);
+    if (m.type === 'result') p.resolve(m.value);
+    else p.reject(Object.assign(new Error(m.message), { input: m.input, code: m.code }));
+  };
+  let broken = null;
+  worker.onerror = (e) => {
+    // A module worker that fails to load (a page whose origin is opaque, a policy against blob: workers) says
+    // nothing more than that it failed.
+    broken = new Error(`the in-browser engine stopped: ${e.message || 'its worker could not start on this page'}`);
+    for (const p of pending.values()) p.reject(broken);
+    pending.clear();
+  };
+  const call = (message, onProgress, transfer = []) =>
+    new Promise((resolve, reject) => {
+      if (broken) return reject(broken);
+      const id = next++;
+      pending.set(id, { resolve, reject, onProgress });
+      current = id;
+      worker.postMessage({ ...message, id }, transfer);
+    });
+  const ready = compileEngine().then((module) => call({ type: 'init', module }));
+  return {
+    ready,
+    call: (message, onProgress) => ready.then(() => call(message, onProgress)),
+    cancel: () => current && worker.postMessage({ type: 'cancel', target: current }),
+    stop: () => worker.terminate(),
+  };
+}
+
+/** The kernel's sources as the worker adds them: .npy header + the array's buffer (DataViews from the comm). */
+function sourcesOf(list) {
+  return (list || []).map((s) => {
+    const parts = [s.header, s.data].filter(Boolean).map((d) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
+    const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      bytes.set(p, at);
+      at += p.length;
+    }
+    return { id: s.id, name: s.name, bytes };
+  });
+}
+
+/** The request's options a person may change here: its numbers, flags and words (inputs and lists stay as sent). */
+function optionFields(request) {
+  const out = [];
+  for (const [key, v] of Object.entries(request)) {
+    const label = key.replace(/_/g, ' ');
+    if (typeof v === 'number') out.push(field({ key, label, value: v }));
+    else if (typeof v === 'boolean') out.push(field({ key, label, type: 'checkbox', value: v }));
+    else if (typeof v === 'string') out.push(field({ key, label, type: 'text', value: v, size: 14 }));
+  }
+  return out;
+}
+
+/** The report envelope of a run: the layer's report where the wasm layer returns one, else built from its output. */
+function reportOf(command, output, version) {
+  if (output && output.lethe_version) return output;
+  return {
+    lethe_version: version,
+    command,
+    parameters: output.parameters ?? null,
+    seed: output.seed ?? null,
+    inputs: output.inputs ?? [],
+    headline: output.headline ?? null,
+    warnings: output.warnings ?? [],
+    result: output.result,
+  };
+}
+
+function render({ model, el }) {
+  const command = model.get('_analysis');
+  const request = JSON.parse(model.get('_request') || '{}');
+  const sources = sourcesOf(model.get('_sources'));
+  const fields = optionFields(request);
+  const parts = {
+    el: h('div', { class: 'panel notebook-run', 'data-command': command }),
+    actions: h('div', { class: 'actions' }),
+    progress: h('div', { class: 'progress' }),
+    error: h('div', { class: 'error', role: 'alert' }),
+  };
+  const note = h('p', { class: 'muted', 'data-role': 'run-note' });
+  const out = h('div', { 'data-role': 'report' });
+  const inputs = sources.map((s) => `${s.name} (${(s.bytes.length / 1024).toFixed(1)} KiB)`).join(', ');
+  fill(
+    parts.el,
+    h('p', { class: 'muted' }, `lethe ${command}, computed in this browser on inputs the kernel sent once: ${inputs || 'none'}. Nothing leaves this page.`),
+    fields.length ? h('div', { class: 'fields', style: { display: 'flex', flexWrap: 'wrap', gap: '4px 18px', alignItems: 'end' } }, fields.map((f) => f.el)) : null,
+    parts.actions,
+    parts.progress,
+    parts.error,
+    note,
+    out,
+  );
+  fill(el, h('div', { class: 'root notebook' }, parts.el));
+
+  let engine = null;
+  const current = () => {
+    const r = { ...request };
+    for (const f of fields) r[f.key] = f.get();
+    return r;
+  };
+  const strip = runner({ emit() {} }, parts, {
+    label: 'Run in this browser',
+    fields,
+    start: async (signal, onProgress) => {
+      engine ??= startEngine();
+      const version = await engine.ready;
+      signal.addEventListener('abort', () => engine.cancel(), { once: true });
+      const r = current();
+      fill(note);
+      model.set('_request', JSON.stringify(r));
+      model.set('status', 'running');
+      model.save_changes();
+      try {
+        // The sources travel by structured clone: the view keeps its own copy for the next run.
+        const output = await engine.call({ type: 'run', analysis: command, request: r, sources }, onProgress);
+        const report = reportOf(command, output, version);
+        const text = JSON.stringify(report, null, 2);
+        draw(out, text);
+        model.set('report_json', text);
+        model.set('status', 'done');
+        model.save_changes();
+        return report;
+      } catch (e) {
+        fill(parts.error, say(e.input ? `${e.input}: ${e.message}` : e.message));
+        model.set('status', `error: ${e.input ? `${e.input}: ` : ''}${e.message}`);
+        model.save_changes();
+        throw e;
+      }
+    },
+  });
+  // A changed option makes the shown result stale: it is cleared, here and in the kernel, until the next run.
+  for (const f of fields) {
+    f.input.addEventListener('input', () => {
+      if (!model.get('report_json') && !out.firstChild) return;
+      fill(out);
+      fill(note, 'Options changed: the result was cleared. Run again to compute with them.');
+      model.set('report_json', '');
+      model.set('status', 'stale');
+      model.save_changes();
+    });
+  }
+  const shown = model.get('report_json');
+  if (shown) draw(out, shown);
+  else strip.run().catch(() => {});
+  return () => {
+    strip.cancel();
+    engine?.stop();
+  };
+}
+
+export default { render };

@@ -1,0 +1,132 @@
+// lethe.widget(…) in a real Jupyter front end in headless Chromium: analyses run in the notebook's browser by the wasm
+// module inlined in the widget's ES module, on arrays (and files) the kernel sent as binary buffers.
+// - MIA on arrays: the browser's report equals the kernel's lethe.mia report (numbers within 1e-12 relative: wasm's
+//   libm against the native one; cli_parity's tolerances), is drawn (headline, ROC), and comes back to the kernel as `widget.report`.
+// - A changed option clears the result here and in the kernel (`report` None, status "stale"); Run computes with it.
+// - Cancel stops a long bootstrap within seconds, keeping the resamples done.
+// - SDE on files named as the CLI names them (PATH@ROWS): the files' bytes travel, the report equals lethe.sde's.
+// - Bad input (a NaN) is refused in the widget with the kernel's own message.
+// - No request leaves 127.0.0.1 and no .wasm file is requested at all.
+// Usage: node tests/notebook/widget.test.mjs [VENV] [--app lab|notebook|all]
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { withNotebook, parseArgs, ROOT, assert } from './lib.mjs';
+import { compare } from '../browser/lib.mjs';
+
+const { venv, apps } = parseArgs(process.argv.slice(2));
+const scores = path.join(ROOT, 'examples/data/digits/mia_scores.npz');
+const act = path.join(ROOT, 'examples/data/digits/act_unlearned.npy');
+
+// The tolerances of tests/browser/cli_parity.test.mjs (the page against the CLI): 1e-12 relative (wasm32's libm
+// against glibc's), the centred kernel sums that are 0 up to rounding compared absolutely, and the backend's device
+// (wasm32 vs x86_64) left out.
+const same = (got, want, what) => {
+  for (const k of ['command', 'parameters', 'seed', 'inputs', 'headline', 'warnings', 'result']) {
+    const r = compare(got[k], want[k], { rel: 1e-12, abs: 1e-10, absPaths: /kernels\.(kc|l)_sums\./, at: k, ignore: ['result.backend.device'] });
+    assert(r.diffs.length === 0, `${what}: the browser's report differs from the kernel's:\n${r.diffs.slice(0, 5).join('\n')}`);
+  }
+};
+
+for (const app of apps) {
+  const t0 = Date.now();
+  await withNotebook(
+    {
+      venv,
+      app,
+      cells: (dir) => [
+        [
+          'import numpy as np, lethe',
+          `s = np.load(${JSON.stringify(scores)})["lira_unlearned"]`,
+          'r = lethe.mia(s[:144], s[144:503], ci="both", resamples=200, seed=0)',
+          `open(${JSON.stringify(path.join(dir, 'mia.json'))}, "w").write(r.to_json())`,
+          'w = lethe.widget("mia", s[:144], s[144:503], ci="both", resamples=200, seed=0)',
+          'w',
+        ].join('\n'),
+        [
+          `q = lethe.sde(${JSON.stringify(`${act}@144..244`)}, ${JSON.stringify(`${act}@544..644`)}, target=[${JSON.stringify(`${act}@0..100`)}], shuffles=50, seed=0)`,
+          `open(${JSON.stringify(path.join(dir, 'sde.json'))}, "w").write(q.to_json())`,
+          `ws = lethe.widget("sde", ${JSON.stringify(`${act}@144..244`)}, ${JSON.stringify(`${act}@544..644`)}, target=[${JSON.stringify(`${act}@0..100`)}], shuffles=50, seed=0)`,
+          'ws',
+        ].join('\n'),
+        [
+          'bad = s[:144].copy(); bad[7] = np.nan',
+          'try:\n    lethe.mia(bad, s[144:503])\nexcept lethe.LetheError as e:\n    kernel_message = str(e)',
+          `open(${JSON.stringify(path.join(dir, 'bad.txt'))}, "w").write(kernel_message)`,
+          'wb = lethe.widget("mia", bad, s[144:503])',
+          'wb',
+        ].join('\n'),
+      ],
+    },
+    async ({ page, dir, routes, outside, server }) => {
+      const kernel = async (code) => {
+        // Runs `code` in the notebook's kernel and returns what it printed.
+        return page.evaluate(async (code) => {
+          const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+          let out = '';
+          const f = k.requestExecute({ code });
+          f.onIOPub = (m) => {
+            if (m.header.msg_type === 'stream') out += m.content.text;
+            if (m.header.msg_type === 'error') out += `ERROR ${m.content.ename}: ${m.content.evalue}`;
+          };
+          await f.done;
+          return out;
+        }, code);
+      };
+      const views = page.locator('.lethe-notebook-run');
+      await views.first().waitFor({ timeout: 60_000 });
+      const [mia, sde, bad] = [views.nth(0), views.nth(1), views.nth(2)];
+
+      // MIA: drawn in the browser, equal to the kernel's report, and back in the kernel.
+      await mia.locator('.lethe-headline').waitFor({ timeout: 60_000 });
+      const want = JSON.parse(readFileSync(path.join(dir, 'mia.json'), 'utf8'));
+      assert((await mia.locator('.lethe-headline').first().innerText()).includes(want.headline.text.slice(0, 40)), 'the MIA headline is not drawn');
+      assert((await mia.locator('svg').count()) > 0, 'the MIA widget drew no plot');
+      await mia.screenshot({ path: path.join(ROOT, `target/notebook-widget-run-${app}.png`) });
+      const back = JSON.parse(await kernel('print(w.status); print(w.report_json)').then((t) => t.slice(t.indexOf('\n') + 1)));
+      same(back, want, 'MIA');
+
+      // A changed option clears the result, here and in the kernel; Run computes with it.
+      await mia.locator('[data-param="resamples"]').fill('100');
+      await mia.locator('[data-role="report"] .lethe-headline').waitFor({ state: 'detached' });
+      const stale = await kernel('print(w.status, w.report is None)');
+      assert(stale.trim() === 'stale True', `after a changed option the kernel sees "${stale.trim()}", not "stale True"`);
+      await mia.locator('[data-action="run"]').click();
+      await mia.locator('.lethe-headline').waitFor({ timeout: 60_000 });
+      const rerun = await kernel('print(w.status, w.report.parameters["resamples"], w.request["resamples"])');
+      assert(rerun.trim() === 'done 100 100', `after Run with resamples 100 the kernel sees "${rerun.trim()}"`);
+
+      // Cancel stops a long bootstrap and keeps what it did.
+      await mia.locator('[data-param="resamples"]').fill('1000000');
+      await mia.locator('[data-action="run"]').click();
+      // Once the bootstrap reports progress (1,000,000 resamples take seconds here), cancel it.
+      await page.waitForFunction((el) => el.querySelector('progress')?.value > 0, await mia.elementHandle(), { timeout: 30_000 });
+      const tc = Date.now();
+      await mia.locator('[data-action="cancel"]').click();
+      await mia.locator('[data-action="run"]:not([disabled])').waitFor({ timeout: 20_000 });
+      const stoppedIn = Date.now() - tc;
+      const cancelled = await kernel('b = (w.report.result.get("bootstrap") or {}) if w.report else {}; print(w.status, b.get("resamples_done"), b.get("complete"))');
+      assert(/^done \d+ False$/.test(cancelled.trim()), `after Cancel the kernel sees "${cancelled.trim()}" (expected a stopped bootstrap)`);
+
+      // SDE on files: their bytes travel; the report equals the kernel's.
+      await sde.scrollIntoViewIfNeeded();
+      await sde.locator('.lethe-headline').waitFor({ timeout: 120_000 });
+      const wantSde = JSON.parse(readFileSync(path.join(dir, 'sde.json'), 'utf8'));
+      const backSde = JSON.parse(await kernel('print(ws.report_json)'));
+      same(backSde, wantSde, 'SDE');
+
+      // Bad input: refused in the widget with the kernel's message.
+      const message = readFileSync(path.join(dir, 'bad.txt'), 'utf8');
+      await bad.locator('.lethe-error:not(:empty)').waitFor({ state: 'attached', timeout: 60_000 });
+      const shown = await bad.locator('.lethe-error').textContent();
+      const core = message.replace(/^\[[^\]]*\]\s*/, '').replace(/^[a-z_]+: /, '');
+      assert(shown.includes(core.slice(0, 30)) || shown.includes('not a number'), `the widget shows "${shown}" for a NaN; the kernel said "${message}"`);
+      const status = await kernel('print(wb.status)');
+      assert(status.startsWith('error:'), `the kernel sees status "${status.trim()}" for the refused run`);
+
+      assert(outside.length === 0, `requests left 127.0.0.1: ${outside.join(', ')}`);
+      const wasm = routes.filter((r) => /\.wasm\b/.test(r));
+      assert(wasm.length === 0, `a .wasm file was requested: ${wasm.join(', ')}`);
+      console.log(`ok: lethe.widget in ${server.name} — MIA equal to the kernel's (1e-12), a changed option cleared it, Run recomputed, Cancel answered in ${stoppedIn} ms, SDE on files equal, the NaN refused with the kernel's message, ${routes.length} requests, none outside 127.0.0.1, no .wasm fetched (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    },
+  );
+}
