@@ -130,6 +130,9 @@ pub fn resolve(ws: &mut Workspace, command: &str, request: &mut Value) -> Result
     let Value::Object(map) = request else {
         return Err(Error::msg(format!("the options of `{command}` must be a JSON object")).usage());
     };
+    if command == "ruler" {
+        flat_ruler_runs(map)?;
+    }
     if command == "lira" {
         if map.contains_key("files") {
             return Err(unknown_option(command, "files"));
@@ -140,6 +143,65 @@ pub fn resolve(ws: &mut Workspace, command: &str, request: &mut Value) -> Result
         }
     }
     resolve_map(ws, &roles, map)
+}
+
+/// RULER's models given as the CLI takes them (`unlearned`, `oracle`, `original` at the top: one input each, or a
+/// list of one per run, paired in order) become its `runs`, so `lethe.ruler(unlearned=u, oracle=o, …)` and a manifest
+/// line `{"analysis": "ruler", "unlearned": …}` read as `lethe ruler --unlearned … --oracle …` does.
+fn flat_ruler_runs(map: &mut Map<String, Value>) -> Result<()> {
+    const MODELS: [&str; 3] = ["unlearned", "oracle", "original"];
+    if !MODELS.iter().any(|k| map.contains_key(*k)) {
+        return Ok(());
+    }
+    if map.contains_key("runs") {
+        return Err(Error::msg(
+            "give the models either as runs (a list of {unlearned, oracle, original}) or as unlearned/oracle/original, \
+             not both",
+        )
+        .usage());
+    }
+    let lists: Vec<(&str, Vec<Value>)> = MODELS
+        .iter()
+        .filter_map(|k| {
+            map.remove(*k).map(|v| match v {
+                Value::Array(items) => (*k, items),
+                Value::Null => (*k, Vec::new()),
+                one => (*k, vec![one]),
+            })
+        })
+        .collect();
+    let runs = lists
+        .iter()
+        .find(|(k, _)| *k == "unlearned")
+        .map_or(0, |(_, v)| v.len());
+    if runs == 0 {
+        return Err(Error::at("unlearned", "give the unlearned model's embeddings (one per run)").usage());
+    }
+    for (k, v) in &lists {
+        if !v.is_empty() && v.len() != runs {
+            return Err(Error::at(
+                *k,
+                format!(
+                    "`{k}` was given {} time(s) but `unlearned` {runs} time(s); give one per run",
+                    v.len()
+                ),
+            )
+            .usage());
+        }
+    }
+    let runs: Vec<Value> = (0..runs)
+        .map(|i| {
+            let mut run = Map::new();
+            for (k, v) in &lists {
+                if let Some(x) = v.get(i) {
+                    run.insert((*k).to_string(), x.clone());
+                }
+            }
+            Value::Object(run)
+        })
+        .collect();
+    map.insert("runs".into(), Value::Array(runs));
+    Ok(())
 }
 
 fn resolve_map(ws: &mut Workspace, roles: &Roles, map: &mut Map<String, Value>) -> Result<()> {
@@ -539,6 +601,36 @@ mod tests {
         assert!(f.contains(&"alternative") && f.contains(&"no_continuity") && f.contains(&"x"));
         assert_eq!(options("inspect").unwrap(), &["file"]);
         assert!(roles("nope").is_err());
+    }
+
+    #[test]
+    fn ruler_models_at_the_top_become_runs() {
+        let mut m = serde_json::json!({"unlearned": ["u1", "u2"], "oracle": ["o1", "o2"], "forget": "0..3"});
+        let Value::Object(map) = &mut m else { unreachable!() };
+        flat_ruler_runs(map).unwrap();
+        assert_eq!(
+            m,
+            serde_json::json!({"forget": "0..3", "runs": [{"unlearned": "u1", "oracle": "o1"}, {"unlearned": "u2", "oracle": "o2"}]})
+        );
+        let mut one = serde_json::json!({"unlearned": {"source": 0}, "original": {"source": 1}});
+        let Value::Object(map) = &mut one else { unreachable!() };
+        flat_ruler_runs(map).unwrap();
+        assert_eq!(
+            one,
+            serde_json::json!({"runs": [{"unlearned": {"source": 0}, "original": {"source": 1}}]})
+        );
+        let mut bad = serde_json::json!({"unlearned": ["u1", "u2"], "oracle": "o1"});
+        let Value::Object(map) = &mut bad else { unreachable!() };
+        let e = flat_ruler_runs(map).unwrap_err();
+        assert!(
+            e.message
+                .contains("`oracle` was given 1 time(s) but `unlearned` 2 time(s)"),
+            "{}",
+            e.message
+        );
+        let mut both = serde_json::json!({"unlearned": "u", "runs": []});
+        let Value::Object(map) = &mut both else { unreachable!() };
+        assert!(flat_ruler_runs(map).is_err());
     }
 
     #[test]

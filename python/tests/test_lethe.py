@@ -104,6 +104,12 @@ def test_ruler(act):
              "original": np.load(D / "act_original.npy")}]
     r = lethe.ruler(runs=runs, forget=D / "forget.txt", retain=str(D / "retain.txt"))
     same(r, want)
+    # The models as the CLI takes them (one run: an input each; several: lists paired in order).
+    flat = lethe.ruler(unlearned=act, oracle=runs[0]["oracle"], original=runs[0]["original"],
+                       forget=D / "forget.txt", retain=str(D / "retain.txt"))
+    same(flat, want)
+    with pytest.raises(lethe.LetheError, match=r"`oracle` was given 2 time\(s\) but `unlearned` 1 time\(s\)"):
+        lethe.ruler(unlearned=act, oracle=[act, act], forget=D / "forget.txt", retain=str(D / "retain.txt"))
 
 
 def test_epsilon(tmp_path):
