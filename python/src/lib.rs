@@ -126,9 +126,47 @@ fn _source_address(array: &Bound<'_, PyAny>) -> PyResult<(usize, usize)> {
     Ok((s.data as usize, s.len))
 }
 
-/// A layer error as a Python exception: the CLI's message (`[code] role: message`), and its parts as attributes.
+/// A layer message in a Python user's words: the CLI's option `--flag-name` becomes the keyword `flag_name`, and
+/// `` `lethe command` `` becomes `` `lethe.command(…)` `` (the page rewrites the same words into its labels).
+#[pyfunction]
+fn _pythonic(text: &str) -> String {
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut prev: Option<char> = None;
+    while let Some(c) = rest.chars().next() {
+        if let Some(flag) = rest.strip_prefix("--")
+            && !prev.is_some_and(word)
+            && flag.starts_with(|f: char| f.is_ascii_lowercase())
+        {
+            let end = flag
+                .find(|f: char| !(f.is_ascii_lowercase() || f.is_ascii_digit() || f == '-'))
+                .unwrap_or(flag.len());
+            out.push_str(&flag[..end].replace('-', "_"));
+            prev = flag[..end].chars().last();
+            rest = &flag[end..];
+            continue;
+        }
+        if let Some(cmd) = rest.strip_prefix("`lethe ")
+            && let Some(end) = cmd.find('`')
+            && cmd[..end].chars().all(|f| f.is_ascii_lowercase() || f == '-')
+        {
+            out.push_str(&format!("`lethe.{}(…)`", cmd[..end].replace('-', "_")));
+            prev = Some('`');
+            rest = &cmd[end + 1..];
+            continue;
+        }
+        out.push(c);
+        prev = Some(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// A layer error as a Python exception: the CLI's message (`[code] role: message`) in a Python user's words
+/// ([`_pythonic`]), and its parts as attributes.
 fn py_error(py: Python<'_>, e: &Error) -> PyErr {
-    let err = LetheError::new_err(batch::error_text(e));
+    let err = LetheError::new_err(_pythonic(&batch::error_text(e)));
     let v = err.value(py);
     let _ = v.setattr("input", e.input.clone());
     let _ = v.setattr("code", e.code.clone());
@@ -324,6 +362,7 @@ fn _lethe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(manifest_cells, m)?)?;
     m.add_function(wrap_pyfunction!(merge, m)?)?;
     m.add_function(wrap_pyfunction!(_source_address, m)?)?;
+    m.add_function(wrap_pyfunction!(_pythonic, m)?)?;
     m.add_function(wrap_pyfunction!(browser_request, m)?)?;
     Ok(())
 }

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import lethe
+from lethe import _lethe
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 D = ROOT / "examples" / "data" / "digits"
@@ -213,7 +214,7 @@ def test_errors_are_the_clis(tmp_path, act):
     p = cli("jsd", "/no/such.npy", "/no/such.npy", ok=False)
     with pytest.raises(lethe.LetheError) as e:
         lethe.jsd("/no/such.npy", "/no/such.npy")
-    assert p.stderr.strip() == f"lethe: error: {e.value}"
+    assert _lethe._pythonic(p.stderr.strip()) == f"lethe: error: {e.value}"
     v = np.arange(10.0)
     v[3] = np.nan
     np.save(tmp_path / "nan.npy", v)
@@ -221,7 +222,7 @@ def test_errors_are_the_clis(tmp_path, act):
     with pytest.raises(lethe.LetheError) as e:
         lethe.mwu(v, v)
     assert e.value.code == "non_finite" and e.value.input == "x"
-    assert p.stderr.strip() == f"lethe: error: {e.value}".replace("<x array>", str(tmp_path / "nan.npy"))
+    assert _lethe._pythonic(p.stderr.strip()) == f"lethe: error: {e.value}".replace("<x array>", str(tmp_path / "nan.npy"))
     with pytest.raises(lethe.LetheError, match="has no option `alternativ`.*alternative") as e:
         lethe.mwu(v, v, alternativ="less")
     assert e.value.usage
@@ -293,10 +294,11 @@ LIRA_DIR = ROOT / "tests" / "fixtures" / "golden_lira" / "exp"
 
 
 def cli_error(*args):
-    """The CLI's error line for a failing command, without its `lethe: error: ` prefix, and its exit status."""
+    """The CLI's error line for a failing command, without its `lethe: error: ` prefix, in a Python user's words (its
+    `--flag` as the keyword `flag`, `lethe cmd` as `lethe.cmd(…)`), and its exit status."""
     p = cli(*args, ok=False)
     assert p.returncode in (1, 2), p.stderr
-    return p.stderr.strip().removeprefix("lethe: error: "), p.returncode
+    return _lethe._pythonic(p.stderr.strip().removeprefix("lethe: error: ")), p.returncode
 
 
 def test_forget_quality_of_tool_files():
@@ -370,3 +372,14 @@ def test_stubs_are_python():
     import ast
 
     ast.parse((ROOT / "python/lethe/__init__.pyi").read_text())
+
+
+def test_messages_speak_python():
+    # The CLI's words for options and commands become a Python user's (the page rewrites them into its labels).
+    assert _lethe._pythonic("ask for equal-size subsets (`--equal-size`), or `lethe calibrate`") == \
+        "ask for equal-size subsets (`equal_size`), or `lethe.calibrate(…)`"
+    assert _lethe._pythonic("a -- b, --5, x--y, `lethe` alone") == "a -- b, --5, x--y, `lethe` alone"
+    acts = np.load(D / "act_unlearned.npy")
+    with pytest.raises(lethe.LetheError, match=r"\(`equal_size`\)") as e:
+        lethe.sde(acts[0:100], acts[100:150], target=[acts[200:300]])
+    assert "--" not in str(e.value)

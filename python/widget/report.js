@@ -4,11 +4,17 @@
 import { h, fill } from '../../www/src/dom.js';
 import { fmt, num } from '../../www/src/format.js';
 import { histogramPlot } from '../../www/src/views/hist.js';
-import { numbers, plotBlock, exportBar, headlineBox, layerWarnings } from '../../www/src/panels/common.js';
+import { numbers, plotBlock, exportBar, headlineBox, layerWarnings, setVoice } from '../../www/src/panels/common.js';
 import { rocPlot } from '../../www/src/panels/mia.js';
 import { rankPlot } from '../../www/src/panels/ruler.js';
 import { epsilonPlot, NAMES } from '../../www/src/panels/epsilon.js';
 import { boundsPlot } from '../../www/src/panels/bounds.js';
+
+// Messages in a Python user's words, as the package's exceptions say them (python/src/lib.rs `_pythonic`): the CLI's
+// option `--flag-name` is the keyword `flag_name`, `lethe command` is `lethe.command(…)`.
+setVoice((t) =>
+  t.replace(/(^|[^\p{L}\p{N}_-])--([a-z][a-z0-9-]*)/gu, (m, pre, f) => pre + f.replace(/-/g, '_')).replace(/`lethe ([a-z-]+)`/g, (m, c) => `\`lethe.${c.replace(/-/g, '_')}(…)\``),
+);
 
 /** Every scalar of a value under its dotted path (arrays are left to the plots and the JSON export). */
 function scalars(v, path, out) {

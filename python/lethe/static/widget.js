@@ -703,9 +703,13 @@ const PHRASES = [
   [/`[^`\s]*#columns=all`/g, '“columns: all” under the input'],
 ];
 
+// The notebook widgets speak Python instead (python/widget/report.js sets it).
+let voice = null;
+const setVoice = (f) => (voice = f);
+
 /** A message in the page's words: a role named as the request names it (`in_training`) becomes its label. */
 const say = (text, labels = {}) =>
-  PHRASES.reduce((t, [re, to]) => t.replace(re, to), String(text ?? ''))
+  voice ? voice(String(text ?? '')) : PHRASES.reduce((t, [re, to]) => t.replace(re, to), String(text ?? ''))
     .replace(/(^|[\s(])(--[a-z][a-z-]+)\b/g, (m, pre, flag) => (ROLE_LABELS[flag] ? `${pre}“${ROLE_LABELS[flag]}”` : m))
     .replace(/`([a-z_-]+)((?:\[\d+\])?)`/g, (m, role, k) => {
     const label = labels[role] || ROLE_LABELS[role];
@@ -1358,7 +1362,7 @@ function backendLine(info, note) {
   return h('p', { class: 'backend-line muted', 'data-value': 'backend' }, `Computed on: ${what}`, note ? h('span', { class: 'backend-note' }, ` · ${note}`) : null);
 }
 
-return { say, rowsControl, changedEvent, resetExampleRows, inputSlot, field, checkLine, panelFrame, preflight, runner, showError, numbers, n6, plotBlock, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
+return { setVoice, say, rowsControl, changedEvent, resetExampleRows, inputSlot, field, checkLine, panelFrame, preflight, runner, showError, numbers, n6, plotBlock, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
 })();
 // ---- www/src/panels/eps.js
 const __m8 = (() => {
@@ -2874,11 +2878,17 @@ const __m14 = (() => {
 const { h, fill } = __m1;
 const { fmt, num } = __m2;
 const { histogramPlot } = __m4;
-const { numbers, plotBlock, exportBar, headlineBox, layerWarnings } = __m7;
+const { numbers, plotBlock, exportBar, headlineBox, layerWarnings, setVoice } = __m7;
 const { rocPlot } = __m9;
 const { rankPlot } = __m10;
 const { epsilonPlot, NAMES } = __m11;
 const { boundsPlot } = __m13;
+
+// Messages in a Python user's words, as the package's exceptions say them (python/src/lib.rs `_pythonic`): the CLI's
+// option `--flag-name` is the keyword `flag_name`, `lethe command` is `lethe.command(…)`.
+setVoice((t) =>
+  t.replace(/(^|[^\p{L}\p{N}_-])--([a-z][a-z0-9-]*)/gu, (m, pre, f) => pre + f.replace(/-/g, '_')).replace(/`lethe ([a-z-]+)`/g, (m, c) => `\`lethe.${c.replace(/-/g, '_')}(…)\``),
+);
 
 /** Every scalar of a value under its dotted path (arrays are left to the plots and the JSON export). */
 function scalars(v, path, out) {

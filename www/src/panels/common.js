@@ -36,9 +36,13 @@ const PHRASES = [
   [/`[^`\s]*#columns=all`/g, '“columns: all” under the input'],
 ];
 
+// The notebook widgets speak Python instead (python/widget/report.js sets it).
+let voice = null;
+export const setVoice = (f) => (voice = f);
+
 /** A message in the page's words: a role named as the request names it (`in_training`) becomes its label. */
 export const say = (text, labels = {}) =>
-  PHRASES.reduce((t, [re, to]) => t.replace(re, to), String(text ?? ''))
+  voice ? voice(String(text ?? '')) : PHRASES.reduce((t, [re, to]) => t.replace(re, to), String(text ?? ''))
     .replace(/(^|[\s(])(--[a-z][a-z-]+)\b/g, (m, pre, flag) => (ROLE_LABELS[flag] ? `${pre}“${ROLE_LABELS[flag]}”` : m))
     .replace(/`([a-z_-]+)((?:\[\d+\])?)`/g, (m, role, k) => {
     const label = labels[role] || ROLE_LABELS[role];
