@@ -16,10 +16,15 @@ setVoice((t) =>
   t.replace(/(^|[^\p{L}\p{N}_-])--([a-z][a-z0-9-]*)/gu, (m, pre, f) => pre + f.replace(/-/g, '_')).replace(/`lethe ([a-z-]+)`/g, (m, c) => `\`lethe.${c.replace(/-/g, '_')}(…)\``),
 );
 
-/** Every scalar of a value under its dotted path (arrays are left to the plots and the JSON export). */
+/** Every scalar of a value under its dotted path (lists of numbers are left to the plots and the JSON export). */
 function scalars(v, path, out) {
   if (v === null || v === undefined) return out;
-  if (Array.isArray(v)) return out;
+  if (Array.isArray(v)) {
+    // Lists of records (RULER's runs, SDE's targets, the TPR-at-FPR rows) under their index; lists of numbers and
+    // long lists are the plots' and the JSON export's.
+    if (v.length <= 20 && v.every((x) => x && typeof x === 'object' && !Array.isArray(x))) v.forEach((x, i) => scalars(x, `${path}[${i}]`, out));
+    return out;
+  }
   if (typeof v === 'object') {
     for (const [k, x] of Object.entries(v)) scalars(x, path ? `${path}.${k}` : k, out);
     return out;
@@ -145,6 +150,7 @@ function plots(report) {
 /** Draws the report given as JSON text into `el`. */
 /** Every scalar of the result, under a summary: folded when there are more than a screenful (SDE has hundreds). */
 function allNumbers(rows) {
+  if (!rows.length) return null;
   return h('details', { class: 'all-numbers', open: rows.length <= 24 ? true : null }, h('summary', {}, `All numbers of the result (${rows.length})`), numbers(rows, 'Results'));
 }
 
