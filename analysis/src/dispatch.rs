@@ -645,6 +645,95 @@ mod tests {
         format!("{}/../{rel}", env!("CARGO_MANIFEST_DIR"))
     }
 
+    /// A request resolved in `ws` (inputs written as the CLI writes them), defaults applied, parsed.
+    fn request<T: serde::de::DeserializeOwned>(ws: &mut Workspace, command: &str, mut v: Value) -> T {
+        resolve(ws, command, &mut v).unwrap();
+        defaults(command, &mut v);
+        parse::<T>(command, &v).unwrap()
+    }
+
+    #[test]
+    fn a_reports_plots_are_its_outputs() {
+        // What lethe.show draws from a report alone (plots::of_report) is what the page draws from the analysis's
+        // output: the same counts, edges and bands, for every analysis whose report holds its plotted values.
+        use crate::analyses::*;
+        use crate::plots::of_report;
+        let v = |x: &dyn erased::Ser| x.value().unwrap();
+        let d = |f: &str| fixture(&format!("examples/data/digits/{f}"));
+        let mut ws = Workspace::new();
+        let req: RulerRequest = request(
+            &mut ws,
+            "ruler",
+            serde_json::json!({"unlearned": [d("act_unlearned.npy"), d("act_original.npy")], "oracle": [d("act_retrained.npy"), d("act_retrained.npy")], "forget": d("forget.txt"), "retain": d("retain.txt")}),
+        );
+        let out = ruler(&mut ws, &req).unwrap();
+        let plots = of_report(&v(&out.report()));
+        assert_eq!(plots["rank_histograms"], v(&out.rank_histograms));
+        assert_eq!(out.rank_histograms.len(), 2);
+
+        let mut ws = Workspace::new();
+        let req: SdeRequest = request(
+            &mut ws,
+            "sde",
+            serde_json::json!({"in_training": format!("{}@144..244", d("act_unlearned.npy")), "out_of_training": format!("{}@544..644", d("act_unlearned.npy")), "target": [format!("{}@0..100", d("act_unlearned.npy")), format!("{}@300..400", d("act_unlearned.npy"))], "shuffles": 20, "seed": 1}),
+        );
+        let out = prepare_sde_exact_f32(&mut ws, &req)
+            .unwrap()
+            .run_threaded_with(1, &mut |_| true)
+            .unwrap();
+        let report = crate::Report::new(
+            "sde",
+            &out.parameters,
+            Some(out.seed),
+            out.inputs.clone(),
+            out.headline.clone(),
+            out.warnings.clone(),
+            &out.result,
+        );
+        assert_eq!(of_report(&v(&report))["histograms"], v(&out.histograms));
+        assert!(out.histograms.is_some());
+
+        let g: Value =
+            serde_json::from_str(&std::fs::read_to_string(fixture("tests/fixtures/golden/neurips2023.json")).unwrap())
+                .unwrap();
+        let case = &g["forgetting_quality_case"];
+        let mut ws = Workspace::new();
+        ws.add(
+            0,
+            "r.json",
+            std::sync::Arc::new(case["retrained_confs"].to_string().into_bytes()),
+        );
+        ws.add(
+            1,
+            "u.json",
+            std::sync::Arc::new(case["unlearned_confs"].to_string().into_bytes()),
+        );
+        let req: EpsilonRequest = request(
+            &mut ws,
+            "epsilon",
+            serde_json::json!({"retrained": {"source": 0}, "unlearned": {"source": 1}}),
+        );
+        let out = epsilon(&mut ws, &req).unwrap();
+        assert_eq!(of_report(&v(&out.report()))["plots"], v(&out.plots));
+        assert!(!out.plots.is_empty());
+
+        let mut ws = Workspace::new();
+        ws.add(
+            0,
+            "gen.txt",
+            std::sync::Arc::new(b"the cat sat on the mat\na dog ran\nthe cat ran on a mat\n".to_vec()),
+        );
+        ws.add(1, "ref.txt", std::sync::Arc::new(b"the cat sat on the mat\n".to_vec()));
+        let req: BoundsRequest = request(
+            &mut ws,
+            "rouge",
+            serde_json::json!({"predictions": {"kind": "source", "source": 0}, "reference": {"kind": "source", "source": 1}, "bounds": true}),
+        );
+        let out = bounds(&mut ws, &req).unwrap();
+        assert_eq!(of_report(&v(&out.report()))["ecdf"], v(&out.ecdf));
+        assert!(out.ecdf.is_some());
+    }
+
     #[test]
     fn a_browser_request_lists_the_files_it_opened() {
         let npy = fixture("examples/data/digits/act_unlearned.npy");

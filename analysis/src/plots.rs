@@ -5,11 +5,14 @@
 use lethe::competition::{BUCKET_WIDTH, CompetitionResult};
 use lethe::divergence::histogram;
 use serde::Serialize;
+use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 
 /// Bins of the distribution overlays.
 pub const DISPLAY_BINS: usize = 30;
+/// Bins of RULER's nearest-neighbour percentile ranks over [0, 1].
+pub const RANK_BINS: usize = 10;
 /// Most evaluation points of an ECDF plot (beyond, an evenly spaced grid).
 const MAX_ECDF_POINTS: usize = 2000;
 
@@ -90,14 +93,18 @@ pub fn histogram_in(values: &[f64], bins: usize, range: (f64, f64)) -> Result<Hi
 /// None in practice (the range is valid by construction).
 pub fn epsilon_histogram(r: &CompetitionResult) -> Result<crate::analyses::EpsilonPlot> {
     let eps: Vec<f64> = r.per_example.iter().map(|e| e.epsilon).collect();
+    epsilon_histogram_of(&eps, r.eps_max)
+}
+
+fn epsilon_histogram_of(eps: &[f64], eps_max: f64) -> Result<crate::analyses::EpsilonPlot> {
     let top = finite_range(eps.iter())
         .map_or(0.0, |(_, hi)| hi)
-        .max(r.eps_max)
+        .max(eps_max)
         .max(BUCKET_WIDTH);
     // Display: whole buckets, at most 200 bars (the official cap of 50 gives 100).
     let bins = ((top / BUCKET_WIDTH).floor() as usize + 1).min(200);
     let hi = bins as f64 * BUCKET_WIDTH;
-    let mut h = histogram_in(&eps, bins, (0.0, hi))?;
+    let mut h = histogram_in(eps, bins, (0.0, hi))?;
     for s in &mut h.series {
         s.role = "epsilon".into();
     }
@@ -118,6 +125,102 @@ pub fn ecdf_grid(values: &[f64]) -> Vec<f64> {
         return lethe::numpy::linspace(lo, hi, MAX_ECDF_POINTS);
     }
     v
+}
+
+/// A number of a report as the core's JSON writes it (non-finite floats as "inf", "-inf", "nan").
+fn number(v: &Value) -> f64 {
+    match v {
+        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+        Value::String(s) if s == "inf" => f64::INFINITY,
+        Value::String(s) if s == "-inf" => f64::NEG_INFINITY,
+        _ => f64::NAN,
+    }
+}
+
+fn json<T: Serialize>(v: Result<T>) -> Option<Value> {
+    v.ok().and_then(|v| serde_json::to_value(v).ok())
+}
+
+fn numbers(v: &Value) -> Option<Vec<f64>> {
+    v.as_array().map(|a| a.iter().map(number).collect())
+}
+
+/// The page's plot data for a report (the value `lethe … --json` prints), counted by the functions the analyses
+/// count it with for the page, from the values the report holds: what a front end holding only the report draws
+/// (the notebook's `lethe.show`). Named as the analyses' outputs name it: `histograms` (SDE: the references and
+/// every target on shared edges), `rank_histograms` (RULER, one per run), `plots` (epsilon, one per variant),
+/// `ecdf` (ROUGE-L with bounds: the scores' ECDF with its DKW band). A `bounds` report holds no scores, and the
+/// other analyses' plots are drawn from the report itself (the ROC): `{}`.
+pub fn of_report(report: &Value) -> Value {
+    let r = &report["result"];
+    let mut out = Map::new();
+    match report["command"].as_str() {
+        Some("sde") => {
+            let mut series: Vec<(String, &str, Vec<f64>)> = Vec::new();
+            let mut add = |name: String, role, d: &Value| {
+                if let Some(v) = numbers(&d["values"]) {
+                    series.push((name, role, v));
+                }
+            };
+            add("in-training reference".into(), "it", &r["in_training_reference"]);
+            add(
+                "out-of-training reference".into(),
+                "oot",
+                &r["out_of_training_reference"],
+            );
+            for t in r["targets"].as_array().into_iter().flatten() {
+                add(
+                    t["name"].as_str().unwrap_or("target").to_string(),
+                    "target",
+                    &t["distribution"],
+                );
+            }
+            let refs: Vec<(String, &str, &[f64])> =
+                series.iter().map(|(n, k, v)| (n.clone(), *k, v.as_slice())).collect();
+            if let Some(h) = json(shared_histograms(&refs, DISPLAY_BINS)) {
+                out.insert("histograms".into(), h);
+            }
+        }
+        Some("ruler") => {
+            let hs: Vec<Value> = r["runs"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|run| numbers(&run["nn_percentile_rank"]["ranks"]))
+                .filter_map(|ranks| json(histogram_in(&ranks, RANK_BINS, (0.0, 1.0))))
+                .collect();
+            out.insert("rank_histograms".into(), Value::from(hs));
+        }
+        Some("epsilon") => {
+            let ps: Vec<Value> = r["results"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| {
+                    let eps: Vec<f64> = v["per_example"]
+                        .as_array()?
+                        .iter()
+                        .map(|e| number(&e["epsilon"]))
+                        .collect();
+                    json(epsilon_histogram_of(&eps, number(&v["eps_max"])))
+                })
+                .collect();
+            out.insert("plots".into(), Value::from(ps));
+        }
+        Some("rouge") => {
+            if let (Some(scores), alpha) = (
+                numbers(&r["scores"]["fmeasure"]),
+                number(&r["bounds"]["general"]["alpha"]),
+            ) && alpha.is_finite()
+                && let Some(band) =
+                    json(lethe::leakage::cdf_bounds(&scores, &ecdf_grid(&scores), alpha).map_err(Error::from))
+            {
+                out.insert("ecdf".into(), band);
+            }
+        }
+        _ => {}
+    }
+    Value::Object(out)
 }
 
 #[cfg(test)]

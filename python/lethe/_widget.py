@@ -49,13 +49,18 @@ def _widget_class():
             _esm = _read("widget.js")
             _css = _read("widget.css")
             _report = traitlets.Unicode("null").tag(sync=True)
+            # The page's plot data for the report, counted in the kernel by the analysis layer (plots::of_report).
+            _plots = traitlets.Unicode("{}").tag(sync=True)
 
         _CLASS = ReportView
     return _CLASS
 
 
 def show(report):
-    return _widget_class()(_report=_report_json(report))
+    from ._lethe import report_plots
+
+    text = _report_json(report)
+    return _widget_class()(_report=text, _plots=report_plots(text))
 
 
 # What the wasm module's `run` computes (wasm/src/wasm.rs); the others are computed in the kernel.
@@ -117,6 +122,8 @@ def _run_class():
             _request = traitlets.Unicode("{}").tag(sync=True)
             _sources = traitlets.List([]).tag(sync=True)
             report_json = traitlets.Unicode("").tag(sync=True)
+            # The plot data the wasm layer counted for the report (kept so that a view drawn again draws it).
+            _plots = traitlets.Unicode("{}").tag(sync=True)
             status = traitlets.Unicode("").tag(sync=True)
 
             @property

@@ -279,6 +279,14 @@ fn load<'py>(py: Python<'py>, spec: &str) -> PyResult<(Bound<'py, PyAny>, Vec<St
     Ok((shaped.into_any(), input.warnings.clone()))
 }
 
+/// The page's plot data for a report's JSON (`lethe_analysis::plots::of_report`: counted by the functions the
+/// analyses count it with for the page), as JSON: what `lethe.show` draws.
+#[pyfunction]
+fn report_plots(report: &str) -> PyResult<String> {
+    let v: Value = serde_json::from_str(report).map_err(|e| LetheError::new_err(format!("report: {e}")))?;
+    Ok(lethe_analysis::plots::of_report(&v).to_string())
+}
+
 /// The analyses, as the CLI's subcommands.
 #[pyfunction]
 fn commands() -> Vec<&'static str> {
@@ -363,6 +371,7 @@ fn _lethe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(merge, m)?)?;
     m.add_function(wrap_pyfunction!(_source_address, m)?)?;
     m.add_function(wrap_pyfunction!(_pythonic, m)?)?;
+    m.add_function(wrap_pyfunction!(report_plots, m)?)?;
     m.add_function(wrap_pyfunction!(browser_request, m)?)?;
     Ok(())
 }

@@ -159,8 +159,12 @@ function render({ model, el }) {
         const output = await engine.call({ type: 'run', analysis: command, request: r, sources }, onProgress);
         const report = reportOf(command, output, version);
         const text = JSON.stringify(report, null, 2);
-        draw(out, text);
+        // The plot data the wasm layer counted for the page, in its output beside the report's values (kept with
+        // the report, so a view drawn again draws it too).
+        const extra = { histograms: output.histograms, rank_histograms: output.rank_histograms, plots: output.plots, ecdf: output.ecdf };
+        draw(out, text, extra);
         model.set('report_json', text);
+        model.set('_plots', JSON.stringify(extra));
         model.set('status', 'done');
         model.save_changes();
         return report;
@@ -184,7 +188,7 @@ function render({ model, el }) {
     });
   }
   const shown = model.get('report_json');
-  if (shown) draw(out, shown);
+  if (shown) draw(out, shown, JSON.parse(model.get('_plots') || '{}'));
   else strip.run().catch(() => {});
   return () => {
     strip.cancel();

@@ -113,6 +113,8 @@ for (const app of apps) {
       const wantSde = JSON.parse(readFileSync(path.join(dir, 'sde.json'), 'utf8'));
       const backSde = JSON.parse(await kernel('print(ws.report_json)'));
       same(backSde, wantSde, 'SDE');
+      // Its histograms, from the plot data the wasm layer counted (as the page's).
+      assert((await sde.locator('[data-plot], svg').count()) > 0, 'the SDE widget drew no histogram');
 
       // Bad input: refused in the widget with the kernel's message.
       const message = readFileSync(path.join(dir, 'bad.txt'), 'utf8');

@@ -597,7 +597,7 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
     let (across, core_warnings): (Vec<ruler::MetricAcrossRuns>, Vec<String>) = (Vec::new(), Vec::new());
     let rank_histograms = reports
         .iter()
-        .map(|r| plots::histogram_in(&r.nn_percentile_rank.ranks, 10, (0.0, 1.0)))
+        .map(|r| plots::histogram_in(&r.nn_percentile_rank.ranks, plots::RANK_BINS, (0.0, 1.0)))
         .collect::<Result<Vec<_>>>()?;
     // The index or split files the rows came from, with their SHA-256 (as `lethe ruler --json` records them).
     for (role, file, text, rows) in [

@@ -366,13 +366,17 @@ class InputStore {
 
   /**
    * The name a person sees for `item`: its file name, told apart from other inputs of the same name by a number in
-   * the order they were added ("act.npy (2)").
+   * the order they were added ("act.npy (2)"). A person's own file keeps its plain name beside a built-in example's
+   * file of the same name, which is marked instead ("forget.txt (built-in example)"): a person who adds their own
+   * forget.txt picks "forget.txt", not the example's rows.
    */
   label(item) {
     if (!item) return '';
     const same = this.list().filter((i) => i.name === item.name);
     if (same.length < 2) return item.name;
-    const k = same.indexOf(item);
+    const example = item.origin === 'example';
+    if (example && same.some((i) => i.origin !== 'example')) return `${item.name} (built-in example)`;
+    const k = same.filter((i) => (i.origin === 'example') === example).indexOf(item);
     return k <= 0 ? item.name : `${item.name} (${k + 1})`;
   }
 
@@ -482,14 +486,16 @@ const arraysOf = (item) => item?.info?.arrays || [];
 function card(store, item) {
   const arrays = arraysOf(item);
   const errId = nextId('err');
-  const name = store.label(item);
+  // The card's badge says "built-in example": its name needs no mark beside a person's file of the same name.
+  const label = store.label(item);
+  const name = item.origin === 'example' ? item.name : label;
   // A text file (generations, a reference, row indices) is an input in its own right, not a table that failed.
   const text = store.isText(item);
   const error = text ? null : item.error;
   const fmtName = item.info ? { npy: '.npy', npz: '.npz', safetensors: '.safetensors', csv: 'CSV/TSV', json: 'JSON' }[item.info.format] : '';
   return h(
     'li',
-    { class: `card ${error ? 'card-error' : ''}`, 'data-source': item.id, 'data-name': item.name, 'data-label': name, 'aria-describedby': error ? errId : null },
+    { class: `card ${error ? 'card-error' : ''}`, 'data-source': item.id, 'data-name': item.name, 'data-label': label, 'aria-describedby': error ? errId : null },
     h(
       'div',
       { class: 'card-head' },
@@ -499,7 +505,7 @@ function card(store, item) {
       item.size != null && h('span', { class: 'muted size' }, bytes(item.size)),
       item.origin === 'example' && h('span', { class: 'badge badge-example' }, 'built-in example'),
       item.origin === 'synthetic' && h('span', { class: 'badge badge-synthetic' }, 'synthetic'),
-      h('button', { type: 'button', class: 'icon-button', 'aria-label': `Remove ${name}`, title: 'Remove', onclick: () => store.remove(item.id) }, '×'),
+      h('button', { type: 'button', class: 'icon-button', 'aria-label': `Remove ${label}`, title: 'Remove', onclick: () => store.remove(item.id) }, '×'),
     ),
     item.status === 'reading' && h('div', { class: 'muted' }, 'reading headers…'),
     error && h('div', { class: 'error', role: 'alert', id: errId }, error),
@@ -701,6 +707,15 @@ const PHRASES = [
   // A table's label/ID columns: the slot's column choice.
   [/\(on the command line: `[^`]*#columns=all`\)/g, '(choose “columns: all” under the input)'],
   [/`[^`\s]*#columns=all`/g, '“columns: all” under the input'],
+  // SDE's note on odd row counts names the subsets as the request does (in_training, target[0]): the page's labels.
+  [/(the last row of )((?:[a-z_]+(?:\[\d+\])?(?:, )?)+)( is not used) \(halves must be equal\)/g, (m, pre, list, post) =>
+    `${pre}${list.split(', ').map((r) => {
+      const [, role, k = ''] = /^([a-z_]+)(\[\d+\])?$/.exec(r) || [];
+      return ROLE_LABELS[role] ? `“${ROLE_LABELS[role]}${k}”` : r;
+    }).join(', ')}${post} (each subset is split into two halves of equal size)`],
+  // The competition's refusal of probabilities: the authors' function name and LaTeX-like notation, in words.
+  [/log\(p_y\) − log\(Σ_\{j≠y\} p_j\) of the true class y/g, 'log p(true class) − log Σ p(other classes)'],
+  [/ \(metric\.py's compute_logit_scaled_confidence\)/g, ', as the competition’s metric.py computes them'],
 ];
 
 // The notebook widgets speak Python instead (python/widget/report.js sets it).
@@ -810,13 +825,22 @@ function changedEvent(el, why) {
  */
 function resetExampleRows(controls) {
   const notes = [];
-  for (const [label, ctl] of controls) {
+  for (const [label, ctl, cleared] of controls) {
     const rows = ctl?.exampleRows();
     if (rows == null) continue;
     ctl.reset();
-    notes.push(`${label}: the built-in example’s rows ${rows} do not carry over to your file, so ${ctl.withAll ? 'all its rows are used now — choose rows if you mean fewer' : 'they were cleared — give the rows of your file'}.`);
+    notes.push(`${label}: the built-in example’s rows ${rows} do not carry over to your file, so ${ctl.withAll ? 'all its rows are used now — choose rows if you mean fewer' : cleared || 'they were cleared — give the rows of your file'}.`);
   }
   return notes;
+}
+
+/**
+ * Clears `notice` (a rows-reset note) once the person chooses rows in `ctl` themselves: the note said what the page
+ * did to the example's rows, and stays wrong once they picked an index file or typed rows. Only a person's edits
+ * fire these events (the page's own resets set values without them).
+ */
+function clearNoticeOnEdit(ctl, notice) {
+  for (const ev of ['change', 'input']) ctl.el.addEventListener(ev, () => fill(notice));
 }
 
 /**
@@ -887,6 +911,7 @@ function inputSlot(ctx, { key, label, hint, optional = false, rows = true, oncha
     changed();
   };
   const rowsCtl = rows ? rowsControl(store, { key, label, onchange: changed }) : null;
+  if (rowsCtl) clearNoticeOnEdit(rowsCtl, notice);
   const fillOptions = () => {
     const cur = select.value;
     fill(select, h('option', { value: '' }, optional ? '— none —' : '— choose an input —'), store.tables().map((i) => h('option', { value: i.id }, store.label(i))));
@@ -1362,7 +1387,7 @@ function backendLine(info, note) {
   return h('p', { class: 'backend-line muted', 'data-value': 'backend' }, `Computed on: ${what}`, note ? h('span', { class: 'backend-note' }, ` · ${note}`) : null);
 }
 
-return { setVoice, say, rowsControl, changedEvent, resetExampleRows, inputSlot, field, checkLine, panelFrame, preflight, runner, showError, numbers, n6, plotBlock, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
+return { setVoice, say, rowsControl, changedEvent, resetExampleRows, clearNoticeOnEdit, inputSlot, field, checkLine, panelFrame, preflight, runner, showError, numbers, n6, plotBlock, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
 })();
 // ---- www/src/panels/eps.js
 const __m8 = (() => {
@@ -2014,7 +2039,7 @@ const __m10 = (() => {
 const { h, fill, nextId } = __m1;
 const { fmt, num } = __m2;
 const { histogramPlot } = __m4;
-const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, changedEvent, say, loadWarnings } = __m7;
+const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, changedEvent, say, loadWarnings } = __m7;
 
 /** One run's histogram of nearest-neighbour percentile ranks (the core's counts). */
 function rankPlot(hg, width) {
@@ -2072,6 +2097,8 @@ function rulerPanel(ctx) {
   };
   const forgetSlot = rowSlot('forget', 'Forget rows', forget, forgetErr, forgetId);
   const retainSlot = rowSlot('retain', 'Retain rows', retain, retainErr, retainId);
+  clearNoticeOnEdit(forget, forgetSlot.notice);
+  clearNoticeOnEdit(retain, retainSlot.notice);
   fill(
     parts.inputs,
     runsEl,
@@ -2907,113 +2934,57 @@ function scalars(v, path, out) {
   return out;
 }
 
-// The page's plots are drawn from data the core counts for it (analysis/src/plots.rs), which the report does not
-// hold; the few display choices below count the same values from the report the same way, so the bars are the page's.
-
-/** numpy.histogram's edges and counts over [lo, hi], as the core counts them (lethe::divergence::histogram). */
-function histogramIn(values, bins, lo, hi) {
-  if (lo === hi) [lo, hi] = [lo - 0.5, hi + 0.5];
-  const step = (hi - lo) / bins;
-  const edges = Array.from({ length: bins + 1 }, (_, i) => (step === 0 ? (i / bins) * (hi - lo) + lo : i * step + lo));
-  edges[bins] = hi;
-  const counts = new Array(bins).fill(0);
-  for (const v of values) {
-    if (!(v >= lo && v <= hi)) continue;
-    let i = Math.trunc(((v - lo) / (hi - lo)) * bins);
-    if (i === bins) i--;
-    if (v < edges[i]) i--;
-    else if (v >= edges[i + 1] && i !== bins - 1) i++;
-    counts[i]++;
-  }
-  return { edges, counts };
-}
-
-/** Histograms of several series on shared edges over their finite values' range (plots.rs shared_histograms). */
-function sharedHistograms(series, bins) {
-  const all = series.flatMap((s) => s.values).filter(Number.isFinite);
-  if (!all.length) return null;
-  const lo = all.reduce((a, b) => Math.min(a, b));
-  const hi = all.reduce((a, b) => Math.max(a, b));
-  const out = series.map((s) => ({ ...s, ...histogramIn(s.values.filter(Number.isFinite), bins, lo, hi) }));
-  return { edges: out[0].edges, series: out.map(({ name, role, counts }) => ({ name, role, counts })) };
-}
-
-/** Per-example ε in bins of a scoring bucket's width (0.5) from 0 past ε_max and the largest finite ε (plots.rs). */
-function epsilonHistogram(r) {
-  const eps = r.per_example.map((e) => num(e.epsilon));
-  const finite = eps.filter(Number.isFinite);
-  const top = Math.max(finite.reduce((a, b) => Math.max(a, b), 0), num(r.eps_max), 0.5);
-  const bins = Math.min(Math.floor(top / 0.5) + 1, 200);
-  const { edges, counts } = histogramIn(finite, bins, 0, bins * 0.5);
-  return { histogram: { edges, series: [{ name: '', role: 'epsilon', counts }] }, infinite: eps.length - finite.length };
-}
-
-/** The empirical CDF of `values` at 0, each distinct value and 1, with the two-sided DKW band at level 1 − α. */
-function ecdfBand(values, alpha) {
-  const v = values.map(num).filter(Number.isFinite).sort((a, b) => a - b);
-  const n = v.length;
-  const x = [...new Set([0, 1, ...v])].sort((a, b) => a - b);
-  const eps = Math.sqrt(Math.log(2 / alpha) / (2 * n));
-  let k = 0;
-  const cdf = x.map((t) => {
-    while (k < n && v[k] <= t) k++;
-    return k / n;
-  });
-  return { x, cdf, lower: cdf.map((c) => Math.max(c - eps, 0)), upper: cdf.map((c) => Math.min(c + eps, 1)) };
-}
-
-function plots(report) {
+/**
+ * The page's plots of a report, from the plot data the analysis layer counted for it (`extra`, named as the
+ * analyses' outputs name it: SDE `histograms`, RULER `rank_histograms`, epsilon `plots`, leakage bounds `ecdf`):
+ * lethe.show gets it from the kernel (plots::of_report), lethe.widget from the wasm layer's output. Nothing is
+ * counted here; the ROC is drawn from the report's own curve, as on the page.
+ */
+function plots(report, extra = {}) {
   const r = report.result || {};
   const out = [];
   const block = (title, filename, draw) => out.push(plotBlock({ title, filename: `lethe-${filename}`, draw }).el);
   const roc = r.curve && r.summary && r.tpr_at_fpr ? r : r.audit?.curve && r.audit.summary && r.audit.tpr_at_fpr ? r.audit : null;
   if (roc) block(`${report.command === 'lira' ? 'LiRA: ' : ''}ROC (log–log) with Clopper–Pearson intervals at the target FPRs`, `${report.command}-roc`, (width) => rocPlot(roc, { width }));
-  if (report.command === 'sde' && r.in_training_reference?.values) {
-    const dists = [
-      { name: 'in-training reference', role: 'it', d: r.in_training_reference },
-      { name: 'out-of-training reference', role: 'oot', d: r.out_of_training_reference },
-      ...(r.targets || []).map((t) => ({ name: t.name, role: 'target', d: t.distribution })),
-    ].filter((s) => s.d?.values);
-    const data = sharedHistograms(dists.map((s) => ({ name: s.name, role: s.role, values: s.d.values.map(num) })), 30);
-    const targets = data ? data.series.filter((s) => s.role === 'target') : [];
-    targets.forEach((t, k) => {
-      const shown = [...dists.filter((s) => s.role !== 'target'), dists.filter((s) => s.role === 'target')[k]];
-      const moments = shown.filter((s) => s.d.moments).map((s) => ({ role: s.role, mean: num(s.d.moments.mean), sd: num(s.d.moments.sd) }));
-      block(`HSIC split-half distributions${targets.length > 1 ? `: ${t.name}` : ''}`, `sde-distributions${targets.length > 1 ? `-${k}` : ''}`, (width) =>
-        histogramPlot({ edges: data.edges, series: data.series.filter((s) => s.role !== 'target').concat(t) }, {
+  const data = report.command === 'sde' ? extra.histograms : null;
+  if (data) {
+    const dists = [r.in_training_reference, r.out_of_training_reference, ...(r.targets || []).map((t) => t.distribution)];
+    const moments = data.series.map((s, i) => (dists[i]?.moments ? { role: s.role, mean: num(dists[i].moments.mean), sd: num(dists[i].moments.sd) } : null));
+    const refs = data.series.filter((s) => s.role !== 'target');
+    const targets = data.series.filter((s) => s.role === 'target');
+    targets.forEach((t) => {
+      const k = data.series.indexOf(t);
+      block(`HSIC split-half distributions${targets.length > 1 ? `: ${t.name}` : ''}`, `sde-distributions${targets.length > 1 ? `-${targets.indexOf(t)}` : ''}`, (width) =>
+        histogramPlot({ edges: data.edges, series: refs.concat(t) }, {
           width,
           xlabel: 'HSIC(S₁, S₂ shuffled)',
-          moments,
+          moments: moments.filter((m, i) => m && (data.series[i].role !== 'target' || i === k)),
           label: 'Overlaid histograms of the in-training, out-of-training and target distributions, with each distribution’s exact mean ± sd over all shuffles',
         }),
       );
     });
   }
   if (report.command === 'ruler') {
-    (r.runs || []).forEach((run, k, runs) => {
-      const { edges, counts } = histogramIn(run.nn_percentile_rank.ranks.map(num).filter(Number.isFinite), 10, 0, 1);
-      const hg = { edges, series: [{ name: '', role: 'ranks', counts }] };
-      block(`Nearest-neighbour percentile ranks of forget records${runs.length > 1 ? ` (run ${k + 1})` : ''}`, `ruler-ranks-run${k + 1}`, (width) => rankPlot(hg, width));
+    (extra.rank_histograms || []).forEach((hg, k, all) => {
+      block(`Nearest-neighbour percentile ranks of forget records${all.length > 1 ? ` (run ${k + 1})` : ''}`, `ruler-ranks-run${k + 1}`, (width) => rankPlot(hg, width));
     });
   }
   if (report.command === 'epsilon') {
-    for (const v of r.results || []) {
-      const plot = epsilonHistogram(v);
-      block(`Per-example ε (${NAMES[v.variant.kind]})`, `epsilon-${v.variant.kind}`, (width) => epsilonPlot(v, plot, width));
-    }
+    (r.results || []).forEach((v, k) => {
+      const plot = extra.plots?.[k];
+      if (plot) block(`Per-example ε (${NAMES[v.variant.kind]})`, `epsilon-${v.variant.kind}`, (width) => epsilonPlot(v, plot, width));
+    });
   }
-  // Leakage bounds: the page's ECDF needs the scores, which a `rouge … --bounds` report holds (each generation's
-  // ROUGE-L F-measure) and a `bounds` report does not.
+  // Leakage bounds: the ECDF of the scores, which a `rouge … --bounds` report holds (each generation's ROUGE-L
+  // F-measure) and a `bounds` report does not (lethe.widget's run has them: its output carries the ECDF).
   const bounds = report.command === 'rouge' ? r.bounds : report.command === 'bounds' ? r : null;
   if (bounds?.general) {
-    const scores = r.scores?.fmeasure;
     const alpha = num(bounds.general.alpha);
-    if (scores?.length) {
+    if (extra.ecdf) {
       const gx = bounds.general.x.map(num);
       const i = gx.reduce((b, x, j) => (Math.abs(x - 0.5) < Math.abs(gx[b] - 0.5) ? j : b), 0);
       const marker = gx.length ? { x: gx[i], label: `M_gen(${gx[i]}) = ${fmt(bounds.general.upper[i])}` } : null;
-      const band = ecdfBand(scores, alpha);
-      block('Empirical CDF of the scores with its DKW band', 'bounds-ecdf', (width) => boundsPlot(band, alpha, marker, width));
+      block('Empirical CDF of the scores with its DKW band', 'bounds-ecdf', (width) => boundsPlot(extra.ecdf, alpha, marker, width));
     } else {
       out.push(h('p', { class: 'muted', 'data-value': 'plot-note' }, 'No plot of the scores: this report holds their bounds, not the scores themselves (a ROUGE-L report with bounds holds both).'));
     }
@@ -3021,14 +2992,14 @@ function plots(report) {
   return out;
 }
 
-/** Draws the report given as JSON text into `el`. */
 /** Every scalar of the result, under a summary: folded when there are more than a screenful (SDE has hundreds). */
 function allNumbers(rows) {
   if (!rows.length) return null;
   return h('details', { class: 'all-numbers', open: rows.length <= 24 ? true : null }, h('summary', {}, `All numbers of the result (${rows.length})`), numbers(rows, 'Results'));
 }
 
-function draw(el, text) {
+/** Draws the report given as JSON text into `el`, with the plot data the layer counted for it (see `plots`). */
+function draw(el, text, extra) {
   let report;
   try {
     report = JSON.parse(text || 'null');
@@ -3045,7 +3016,7 @@ function draw(el, text) {
       h('h3', {}, `lethe ${report.command}`, report.lethe_version ? h('span', { class: 'muted' }, ` · Lethe ${report.lethe_version}`) : null),
       headlineBox(report.headline),
       layerWarnings(report.warnings),
-      plots(report),
+      plots(report, extra || {}),
       allNumbers(scalars(report.result, '', [])),
       exportBar({ name: `lethe-${report.command}${report.seed !== null && report.seed !== undefined ? `-seed${report.seed}` : ''}`, report: () => report }),
     ),
@@ -3056,16 +3027,21 @@ return { draw };
 })();
 // ---- python/widget/view.js
 // lethe.show(report): a report computed in the kernel, drawn with the page's own modules (report.js). The kernel
-// sends the report's JSON text (trait `_report`); nothing is computed here, no wasm is loaded and no request is made.
+// sends the report's JSON text (trait `_report`) and the plot data the analysis layer counted for it (`_plots`);
+// nothing is computed here, no wasm is loaded and no request is made.
 // python/widget/build.py inlines the imports below into one ES module.
 const { draw } = __m14;
 
 export default {
   render({ model, el }) {
-    const redraw = () => draw(el, model.get('_report'));
+    const redraw = () => draw(el, model.get('_report'), JSON.parse(model.get('_plots') || '{}'));
     model.on('change:_report', redraw);
+    model.on('change:_plots', redraw);
     redraw();
-    return () => model.off('change:_report', redraw);
+    return () => {
+      model.off('change:_report', redraw);
+      model.off('change:_plots', redraw);
+    };
   },
 };
 
