@@ -82,8 +82,14 @@ def _npy_header(a):
 def _sources(arrays, files):
     """The arrays as .npy (a header, then the array's own buffer: no copy on the kernel's side) and the files' bytes,
     under the ids and names the request gives them."""
+    from ._lethe import LetheError
+
     out, total = [], 0
     for ident, name, a in arrays:
+        if a.dtype.hasobject:
+            # Python objects have no bytes to send (the kernel's reader refuses them too).
+            raise LetheError(f"{name.strip('<>').replace(' array', '')}: `{name}`: unsupported dtype object; convert "
+                             "it to numbers first: numpy.asarray(x, dtype=float)")
         data = memoryview(a.ravel(order="K").view("u1"))
         out.append({"id": ident, "name": name, "header": _npy_header(a), "data": data})
         total += data.nbytes

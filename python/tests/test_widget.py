@@ -116,3 +116,16 @@ def test_widget_refuses_what_it_cannot_run():
     with pytest.raises(TypeError, match="given twice"):
         lethe.widget("mia", s, members=s)
     assert "mia" in lethe.widget_commands() and "mwu" not in lethe.widget_commands()
+
+
+def test_widget_refuses_what_cannot_travel(monkeypatch):
+    pytest.importorskip("anywidget")
+    _run_module()
+    from lethe import _widget
+
+    s = np.arange(10.0)
+    with pytest.raises(lethe.LetheError, match=r"members: `<members array>`: unsupported dtype object"):
+        lethe.widget("mia", np.array([1.0, None], dtype=object), s)
+    monkeypatch.setattr(_widget, "MAX_SEND", 100)
+    with pytest.raises(lethe.LetheError, match=r"more than lethe.widget sends to the browser.*lethe.show\(lethe.mia"):
+        lethe.widget("mia", s, s)
