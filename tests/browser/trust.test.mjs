@@ -103,6 +103,25 @@ export const tests = [
       await ruler.locator('[data-action="run"]').click();
       eq(await waitRun(ruler), 'failed', 'RULER asks for rows instead of running on the example’s');
       await ruler.locator('[data-error-for="forget"]').filter({ hasText: /choose the rows/ }).waitFor();
+
+      // The notes say what the page did; once the person chooses rows themselves they go (they said "all its rows
+      // are used" beside the index file the person had just picked).
+      await slot(sde, 'in_training').rows('0..100');
+      eq(await sde.locator('[data-value="in_training.rows-reset"]').count(), 0, 'the slot’s note goes once rows are chosen');
+      assert(pools.every((t) => /own rows are used/.test(t)), `empty pools are not an error: ${pools.join(' | ')}`);
+      await sde.locator('[data-role="it_pool-rows"]').fill('0..300');
+      const left = await sde.locator('[data-value="pools.rows-reset"]').allTextContents();
+      assert(left.length === 1 && left[0].includes('544..744'), `only the untouched pool’s note is left: ${left.join(' | ')}`);
+      // A person's own forget.txt beside the example's: theirs keeps the plain name and the example's is marked, so
+      // the "forget.txt" a person picks is theirs (it was "forget.txt (2)", and "forget.txt" the example's 144 rows).
+      await page.locator('[data-role="inputs-file"]').setInputFiles(write(workdir(), 'forget.txt', '3\n4\n5\n'));
+      await card(page, 'forget.txt (built-in example)').waitFor();
+      const own = await card(page, 'forget.txt').getAttribute('data-source');
+      await slot(ruler, 'forget').rowsFile('forget.txt');
+      eq(await ruler.locator('[data-role="forget-rows-source"]').inputValue(), own, '“forget.txt” is the person’s file');
+      const sources = await ruler.locator('[data-role="forget-rows-source"] option').allTextContents();
+      assert(sources.includes('forget.txt (built-in example)'), `the example’s file is marked: ${sources.join(' | ')}`);
+      eq(await ruler.locator('[data-value="forget.rows-reset"]').count(), 0, 'RULER’s note goes once rows are chosen');
       assert(page.errors.length === 0, page.errors.join('; '));
     },
   },

@@ -35,13 +35,17 @@ export class InputStore {
 
   /**
    * The name a person sees for `item`: its file name, told apart from other inputs of the same name by a number in
-   * the order they were added ("act.npy (2)").
+   * the order they were added ("act.npy (2)"). A person's own file keeps its plain name beside a built-in example's
+   * file of the same name, which is marked instead ("forget.txt (built-in example)"): a person who adds their own
+   * forget.txt picks "forget.txt", not the example's rows.
    */
   label(item) {
     if (!item) return '';
     const same = this.list().filter((i) => i.name === item.name);
     if (same.length < 2) return item.name;
-    const k = same.indexOf(item);
+    const example = item.origin === 'example';
+    if (example && same.some((i) => i.origin !== 'example')) return `${item.name} (built-in example)`;
+    const k = same.filter((i) => (i.origin === 'example') === example).indexOf(item);
     return k <= 0 ? item.name : `${item.name} (${k + 1})`;
   }
 
@@ -151,14 +155,16 @@ export const arraysOf = (item) => item?.info?.arrays || [];
 function card(store, item) {
   const arrays = arraysOf(item);
   const errId = nextId('err');
-  const name = store.label(item);
+  // The card's badge says "built-in example": its name needs no mark beside a person's file of the same name.
+  const label = store.label(item);
+  const name = item.origin === 'example' ? item.name : label;
   // A text file (generations, a reference, row indices) is an input in its own right, not a table that failed.
   const text = store.isText(item);
   const error = text ? null : item.error;
   const fmtName = item.info ? { npy: '.npy', npz: '.npz', safetensors: '.safetensors', csv: 'CSV/TSV', json: 'JSON' }[item.info.format] : '';
   return h(
     'li',
-    { class: `card ${error ? 'card-error' : ''}`, 'data-source': item.id, 'data-name': item.name, 'data-label': name, 'aria-describedby': error ? errId : null },
+    { class: `card ${error ? 'card-error' : ''}`, 'data-source': item.id, 'data-name': item.name, 'data-label': label, 'aria-describedby': error ? errId : null },
     h(
       'div',
       { class: 'card-head' },
@@ -168,7 +174,7 @@ function card(store, item) {
       item.size != null && h('span', { class: 'muted size' }, bytes(item.size)),
       item.origin === 'example' && h('span', { class: 'badge badge-example' }, 'built-in example'),
       item.origin === 'synthetic' && h('span', { class: 'badge badge-synthetic' }, 'synthetic'),
-      h('button', { type: 'button', class: 'icon-button', 'aria-label': `Remove ${name}`, title: 'Remove', onclick: () => store.remove(item.id) }, '×'),
+      h('button', { type: 'button', class: 'icon-button', 'aria-label': `Remove ${label}`, title: 'Remove', onclick: () => store.remove(item.id) }, '×'),
     ),
     item.status === 'reading' && h('div', { class: 'muted' }, 'reading headers…'),
     error && h('div', { class: 'error', role: 'alert', id: errId }, error),

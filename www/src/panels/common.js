@@ -35,6 +35,12 @@ const PHRASES = [
   [/\(on the command line: `[^`]*#columns=all`\)/g, '(choose “columns: all” under the input)'],
   [/`[^`\s]*#columns=all`/g, '“columns: all” under the input'],
 ];
+      return ROLE_LABELS[role] ? `“${ROLE_LABELS[role]}${k}”` : r;
+    }).join(', ')}${post} (each subset is split into two halves of equal size)`],
+  // The competition's refusal of probabilities: the authors' function name and LaTeX-like notation, in words.
+  [/log\(p_y\) − log\(Σ_\{j≠y\} p_j\) of the true class y/g, 'log p(true class) − log Σ p(other classes)'],
+  [/ \(metric\.py's compute_logit_scaled_confidence\)/g, ', as the competition’s metric.py computes them'],
+];
 
 // The notebook widgets speak Python instead (python/widget/report.js sets it).
 let voice = null;
@@ -143,13 +149,22 @@ export function changedEvent(el, why) {
  */
 export function resetExampleRows(controls) {
   const notes = [];
-  for (const [label, ctl] of controls) {
+  for (const [label, ctl, cleared] of controls) {
     const rows = ctl?.exampleRows();
     if (rows == null) continue;
     ctl.reset();
-    notes.push(`${label}: the built-in example’s rows ${rows} do not carry over to your file, so ${ctl.withAll ? 'all its rows are used now — choose rows if you mean fewer' : 'they were cleared — give the rows of your file'}.`);
+    notes.push(`${label}: the built-in example’s rows ${rows} do not carry over to your file, so ${ctl.withAll ? 'all its rows are used now — choose rows if you mean fewer' : cleared || 'they were cleared — give the rows of your file'}.`);
   }
   return notes;
+}
+
+/**
+ * Clears `notice` (a rows-reset note) once the person chooses rows in `ctl` themselves: the note said what the page
+ * did to the example's rows, and stays wrong once they picked an index file or typed rows. Only a person's edits
+ * fire these events (the page's own resets set values without them).
+ */
+export function clearNoticeOnEdit(ctl, notice) {
+  for (const ev of ['change', 'input']) ctl.el.addEventListener(ev, () => fill(notice));
 }
 
 /**
@@ -220,6 +235,7 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
     changed();
   };
   const rowsCtl = rows ? rowsControl(store, { key, label, onchange: changed }) : null;
+  if (rowsCtl) clearNoticeOnEdit(rowsCtl, notice);
   const fillOptions = () => {
     const cur = select.value;
     fill(select, h('option', { value: '' }, optional ? '— none —' : '— choose an input —'), store.tables().map((i) => h('option', { value: i.id }, store.label(i))));

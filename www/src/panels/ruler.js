@@ -3,7 +3,7 @@
 import { h, fill, nextId } from '../dom.js';
 import { fmt, num } from '../format.js';
 import { histogramPlot } from '../views/hist.js';
-import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, changedEvent, say, loadWarnings } from './common.js';
+import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, changedEvent, say, loadWarnings } from './common.js';
 
 /** One run's histogram of nearest-neighbour percentile ranks (the core's counts). */
 export function rankPlot(hg, width) {
@@ -61,6 +61,8 @@ export function rulerPanel(ctx) {
   };
   const forgetSlot = rowSlot('forget', 'Forget rows', forget, forgetErr, forgetId);
   const retainSlot = rowSlot('retain', 'Retain rows', retain, retainErr, retainId);
+  clearNoticeOnEdit(forget, forgetSlot.notice);
+  clearNoticeOnEdit(retain, retainSlot.notice);
   fill(
     parts.inputs,
     runsEl,

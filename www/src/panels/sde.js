@@ -7,7 +7,7 @@ import { fmt, num } from '../format.js';
 import { histogramPlot } from '../views/hist.js';
 import { stripPlot } from '../views/strip.js';
 import { PALETTE } from '../views/svg.js';
-import { inputSlot, field, rowsControl, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, backendLine, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, say, loadWarnings } from './common.js';
+import { inputSlot, field, rowsControl, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, backendLine, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, say, loadWarnings } from './common.js';
 
 const LABELS = { it: 'in-training reference', oot: 'out-of-training reference' };
 const CALL = { in_training: 'in training', out_of_training: 'out of training', inconclusive: 'inconclusive' };
@@ -51,7 +51,10 @@ export function sdePanel(ctx) {
   };
   const poolErrors = { it_pool: h('div', { class: 'error', role: 'alert', 'data-error-for': 'it_pool' }), oot_pool: h('div', { class: 'error', role: 'alert', 'data-error-for': 'oot_pool' }) };
   const poolChecks = { it_pool: h('div', { class: 'slot-checks', 'data-check-for': 'it_pool' }), oot_pool: h('div', { class: 'slot-checks', 'data-check-for': 'oot_pool' }) };
-  const poolNotice = h('div', { class: 'slot-notice', 'data-notice-for': 'pools', 'aria-live': 'polite' });
+  // One note per pool (which the page reset), each cleared when the person gives that pool's rows.
+  const poolNotices = { it_pool: h('div'), oot_pool: h('div') };
+  const poolNotice = h('div', { class: 'slot-notice', 'data-notice-for': 'pools', 'aria-live': 'polite' }, poolNotices.it_pool, poolNotices.oot_pool);
+  for (const k of Object.keys(pools)) clearNoticeOnEdit(pools[k], poolNotices[k]);
   const poolBox = h(
     'div',
     { class: 'slot pools', 'data-slot': 'pools' },
@@ -75,8 +78,11 @@ export function sdePanel(ctx) {
   parts.inputs.addEventListener('lethe-change', (e) => {
     const item = e.detail?.item;
     if (!item || item.origin === 'example' || !slots[e.detail.key]) return;
-    const notes = resetExampleRows([['In-training pool', pools.it_pool], ['Out-of-training pool', pools.oot_pool]]);
-    if (notes.length) fill(poolNotice, notes.map((n) => h('div', { class: 'warning', 'data-value': 'pools.rows-reset' }, n)));
+    // Empty pools are not an error: the calibrated verdict then draws from the reference sets' own rows.
+    for (const [k, label, ref] of [['it_pool', 'In-training pool', 'in-training'], ['oot_pool', 'Out-of-training pool', 'out-of-training']]) {
+      const notes = resetExampleRows([[label, pools[k], `they were cleared — the ${ref} reference’s own rows are used unless you give other rows of your file`]]);
+      if (notes.length) fill(poolNotices[k], notes.map((n) => h('div', { class: 'warning', 'data-value': 'pools.rows-reset' }, n)));
+    }
   });
 
   const p = {
