@@ -23,7 +23,7 @@ const exportJson = (panel) => panel.locator('[data-action="export-json"]');
 const card = (page, label) => page.locator(`.lethe-card[data-label="${label}"]`);
 
 /** Words of the code that must not reach a person: role keys in backticks, type paths, debug output. */
-const DEV_WORDS = /`(in_training|out_of_training|it_pool|oot_pool|draw-from|retrained_logits|unlearned_logits)`|SdMethod|::|Some\(|None\b|unwrap|panicked|serde|JsValue|\[object Object\]|undefined|bad \w+ request|metric\.py would stop/;
+const DEV_WORDS = /`(in_training|out_of_training|it_pool|oot_pool|draw-from|retrained_logits|unlearned_logits)`|SdMethod|::|Some\(|None\b|unwrap|panicked|serde|JsValue|\[object Object\]|undefined|bad \w+ request|metric\.py would stop|compute_logit_scaled|\b(in_training|out_of_training)\b/;
 
 export const tests = [
   {
@@ -145,6 +145,11 @@ export const tests = [
       await sde.locator('[data-param=equal_size]').check();
       await refusal.first().waitFor({ state: 'detached', timeout: 10000 });
       await runDone(sde);
+      // Odd row counts: the note names the subsets as the page does (it said "in_training, out_of_training").
+      await slot(sde, 'target').rows('0..49');
+      await runDone(sde);
+      const odd = await sde.locator('[data-value="warnings"]').textContent();
+      assert(/last row of “In-training reference”, “Out-of-training reference”, “Target set\[0\]” is not used/.test(odd) && !DEV_WORDS.test(odd), `odd row counts in the page's words: ${odd}`);
       await sde.locator('[data-param=equal_size]').uncheck();
       await slot(sde, 'target').rows('0..100');
 
@@ -174,6 +179,7 @@ export const tests = [
       await probs.first().waitFor({ timeout: 10000 });
       const fix = await probs.first().textContent();
       assert(/Inputs are: logits \+ labels/.test(fix) && /logit-scaled confidences already/.test(fix), `the fix names the page's options: ${fix}`);
+      assert(!DEV_WORDS.test(fix) && !/p_y|Σ_\{/.test(fix), `the refusal speaks a user's words: ${fix}`);
       await eps.locator('[data-param=logit_scaled]').check();
       await probs.first().waitFor({ state: 'detached', timeout: 10000 });
       eq(await eps.locator('.lethe-results').textContent(), '', 'nothing was run');

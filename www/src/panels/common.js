@@ -34,7 +34,10 @@ const PHRASES = [
   // A table's label/ID columns: the slot's column choice.
   [/\(on the command line: `[^`]*#columns=all`\)/g, '(choose “columns: all” under the input)'],
   [/`[^`\s]*#columns=all`/g, '“columns: all” under the input'],
-];
+  // SDE's note on odd row counts names the subsets as the request does (in_training, target[0]): the page's labels.
+  [/(the last row of )((?:[a-z_]+(?:\[\d+\])?(?:, )?)+)( is not used) \(halves must be equal\)/g, (m, pre, list, post) =>
+    `${pre}${list.split(', ').map((r) => {
+      const [, role, k = ''] = /^([a-z_]+)(\[\d+\])?$/.exec(r) || [];
       return ROLE_LABELS[role] ? `“${ROLE_LABELS[role]}${k}”` : r;
     }).join(', ')}${post} (each subset is split into two halves of equal size)`],
   // The competition's refusal of probabilities: the authors' function name and LaTeX-like notation, in words.
