@@ -239,6 +239,7 @@ case "$cmd" in
   site_sizes) site_sizes ;;
   serve) setup; serve ;;
   browser) setup; browser_tests ;;
+  python) setup; python_tests ;;
   fuzz) fuzz_smoke ;;
-  *) echo "usage: $0 {test|serve|setup|wasm|site|site_sizes|browser|fuzz}" >&2; exit 2 ;;
+  *) echo "usage: $0 {test|serve|setup|wasm|site|site_sizes|browser|python|fuzz}" >&2; exit 2 ;;
 esac
