@@ -388,6 +388,16 @@ export const tests = [
       await slot(ruler, 'forget').rows('0,1,9999');
       await ruler.locator('[data-action="run"]').click();
       await waitRun(ruler);
+      // A table where one score per row is expected: the fix names the page's controls, not the CLI's FILE#columns=.
+      const mia = page.locator('#lethe-mia');
+      await slot(mia, 'members').pick(write(dir, 'scores_2d.npy', matrix(6, 40, 7)));
+      await mia.locator('[data-action="run"]').click();
+      eq(await waitRun(mia), 'failed', 'a 6 × 40 table is refused as members’ scores');
+      // The run's message stays beside the input once the slot's own check of the pick (debounced) has run: that
+      // check used to wipe it, leaving "failed" and "see the message on the left" with no message anywhere.
+      await page.waitForTimeout(500);
+      const two = await mia.locator('[data-error-for="members"]').textContent();
+      assert(/6×40/.test(two) && /columns: only these/.test(two) && !/#columns=|`#/.test(two), `the fix in the page's words: ${two}`);
       const texts = await page.locator('.lethe-error, .lethe-warning, .lethe-warnings, .lethe-checks, .lethe-headline, .lethe-partial').allTextContents();
       const bad = texts.filter((t) => DEV_WORDS.test(t));
       assert(bad.length === 0, `developer words on the page: ${bad.join(' | ')}`);

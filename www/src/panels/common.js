@@ -40,6 +40,9 @@ const PHRASES = [
       const [, role, k = ''] = /^([a-z_]+)(\[\d+\])?$/.exec(r) || [];
       return ROLE_LABELS[role] ? `“${ROLE_LABELS[role]}${k}”` : r;
     }).join(', ')}${post} (each subset is split into two halves of equal size)`],
+  // A table where one score per row is expected: the CLI's FILE#columns=NAME / FILE#NAME as the slot's controls.
+  [/: pick the column with `#columns=NAME` \(CSV\/TSV\) or the tensor with `#NAME`/g,
+    ': choose the one column that holds them (a CSV/TSV table: “columns: only these…” under the input; an .npz or .safetensors archive: its array beside the file), or one row of it (“rows”), or save them as a 1-d array'],
   // The competition's refusal of probabilities: the authors' function name and LaTeX-like notation, in words.
   [/log\(p_y\) − log\(Σ_\{j≠y\} p_j\) of the true class y/g, 'log p(true class) − log Σ p(other classes)'],
   [/ \(metric\.py's compute_logit_scaled_confidence\)/g, ', as the competition’s metric.py computes them'],
@@ -200,10 +203,14 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
   const checks = h('div', { class: 'slot-checks', 'data-check-for': key, 'aria-live': 'polite' });
   const notice = h('div', { class: 'slot-notice', 'data-notice-for': key, 'aria-live': 'polite' });
   let seq = 0;
+  // A run's message about this input belongs to the inputs it ran on: the check of a change made before that run
+  // (debounced, so it can land after a quick Run) must not wipe it, or the run says "failed" with no message.
+  let changes = 0;
+  let runErrorAt = -1;
   const validate = debounce(async () => {
     const ref = api.get();
     const mine = ++seq;
-    fill(error);
+    if (runErrorAt !== changes) fill(error);
     fill(warn);
     if (!ref) {
       fill(status, optional ? 'not used' : '');
@@ -222,6 +229,7 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
     }
   }, 120);
   const changed = (why) => {
+    changes++;
     syncTensor();
     validate();
     onchange?.();
@@ -338,10 +346,12 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
     /** The rows control (its example mark), or null for a slot without rows. */
     rows: rowsCtl,
     showError(msg) {
+      runErrorAt = changes;
       fill(error, say(msg));
       el.scrollIntoView?.({ block: 'nearest' });
     },
     clearError() {
+      runErrorAt = -1;
       fill(error);
     },
     /** Shows what the checks (or a run) found about this input: `[{level: 'error' | 'warning', message, fix, code}]`. */
