@@ -249,6 +249,20 @@ export const tests = [
         eq(shown.length, r.per_example.length, `${kind}: a row per example`);
         r.per_example.forEach((e, i) => assert(shown[i].startsWith(fmt(e.epsilon)), `${kind} example ${i}: ${shown[i]} vs ${fmt(e.epsilon)}`));
       }
+      // Examples that the official attack separates perfectly (ε = ∞, capped at 50 by metric.py) are counted apart
+      // from the range rule's peaky ones (the page said "Peaky examples (ε = 50): 0" beside bars at 50).
+      const u = rng(11);
+      const conf = (sep) => npy(Array.from({ length: 8 * 6 }, (_, k) => (k % 6 === 0 ? sep * (3 + u()) : 4 * u() - 2)), [8, 6]);
+      const dir = workdir();
+      await slot(eps, 'retrained').pick(write(dir, 'sep_retrained.npy', conf(-1)));
+      await slot(eps, 'unlearned').pick(write(dir, 'sep_unlearned.npy', conf(1)));
+      for (const role of ['retrained', 'unlearned']) await slot(eps, role).status().filter({ hasText: 'sep_' }).waitFor();
+      await runDone(eps);
+      const off = (await downloadJson(page, exportJson(eps))).result.results.find((r) => r.variant.kind === 'official');
+      const capped = off.per_example.filter((e) => !e.peaky && e.epsilon === 50).length;
+      assert(capped >= 1, `example 0 is perfectly separated: ${JSON.stringify(off.per_example[0])}`);
+      eq(await eps.locator('[data-value="eps.official.capped"]').textContent(), String(capped), 'ε capped at 50 shown');
+      eq(await eps.locator('[data-value="eps.official.peaky"]').textContent(), String(off.per_example.filter((e) => e.peaky).length), 'peaky shown');
       const b = page.locator('#lethe-bounds');
       await b.locator('[data-action="synthetic-generations"]').click();
       await runDone(b);

@@ -206,7 +206,10 @@ export function epsilonPanel(ctx) {
           res.final_scores[k] != null && ['Final score', fmt(res.final_scores[k]), 'F · RA_U/RA_R · TA_U/TA_R', `eps.${kind}.final`],
           ['ε_max', fmt(r.eps_max), `${r.buckets.length} scoring buckets`, `eps.${kind}.eps_max`],
           plot.infinite > 0 && ['Examples with ε = ∞', String(plot.infinite), 'perfectly separated'],
-          kind === 'official' && ['Peaky examples (ε = 50)', String(r.per_example.filter((e) => e.peaky).length), 'metric.py’s range rule'],
+          // Both kinds of ε = 50 apart: the range rule's, and a perfect separation (∞) that metric.py caps at 50
+          // (the row said "Peaky examples (ε = 50): 0" beside a histogram with examples at 50).
+          kind === 'official' && ['Peaky examples (ε set to 50)', String(r.per_example.filter((e) => e.peaky).length), 'metric.py’s range rule: one side’s confidences nearly constant', `eps.${kind}.peaky`],
+          kind === 'official' && ['Examples with ε capped at 50', String(r.per_example.filter((e) => !e.peaky && num(e.epsilon) === 50).length), 'perfectly separated (ε = ∞), which metric.py caps at 50', `eps.${kind}.capped`],
         ]),
         out.warnings ? null : warningsBox(r.warnings),
         plotBlock({
