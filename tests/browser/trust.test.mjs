@@ -398,6 +398,13 @@ export const tests = [
       await slot(b, 'scores').pick(write(dir, 'nan.csv', '0.1\n0.4\nnan\n0.2\n'));
       await b.locator('[data-action="run"]').click();
       await waitRun(b);
+      // Five scores: the SD bound says it carries no information, with the panel's field as the fix and the bound
+      // as the page shows numbers (it said "1.2443223127878038 … (sd-method lp)").
+      await slot(b, 'scores').pick(write(dir, 'five.csv', '0.2\n0.3\n0.3\n0.2\n0.4\n'));
+      await slot(b, 'scores').status().filter({ hasText: 'five.csv' }).waitFor();
+      await runDone(b);
+      const sd = await b.locator('[data-check-for="scores"], .lethe-warnings').filter({ hasText: 'exceeds 1/4' }).first().textContent();
+      assert(/choose “SD bound: exact LP”/.test(sd) && !/sd-method|\d\.\d{7}/.test(sd), `the SD note in the page's words: ${sd}`);
       const ruler = page.locator('#lethe-ruler');
       await slot(ruler, 'forget').rows('0,1,9999');
       await ruler.locator('[data-action="run"]').click();

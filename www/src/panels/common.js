@@ -43,6 +43,12 @@ const PHRASES = [
   // A table where one score per row is expected: the CLI's FILE#columns=NAME / FILE#NAME as the slot's controls.
   [/: pick the column with `#columns=NAME` \(CSV\/TSV\) or the tensor with `#NAME`/g,
     ': choose the one column that holds them (a CSV/TSV table: “columns: only these…” under the input; an .npz or .safetensors archive: its array beside the file), or one row of it (“rows”), or save them as a 1-d array'],
+  // The leakage bounds' notes: the CLI's --sd-method / --atom-at-zero as the panel's fields, the bound as the page
+  // shows numbers (it printed every digit: "the variance bound 1.2347131236090132 exceeds 1/4").
+  [/use the SD method lp with the mass at zero counted \(sd-method lp, atom-at-zero\)/g, 'choose “SD bound: exact LP” and tick “mass at 0 in the first cell”'],
+  [/use the SD method lp \(sd-method lp\)/g, 'choose “SD bound: exact LP”'],
+  [/(the variance bound )(\d+\.\d{7,})/g, (m, pre, x) => pre + fmt(Number(x))],
+  [/use alpha ≤ 0\.5/g, 'use α ≤ 0.5'],
   // The competition's refusal of probabilities: the authors' function name and LaTeX-like notation, in words.
   [/log\(p_y\) − log\(Σ_\{j≠y\} p_j\) of the true class y/g, 'log p(true class) − log Σ p(other classes)'],
   [/ \(metric\.py's compute_logit_scaled_confidence\)/g, ', as the competition’s metric.py computes them'],
