@@ -11,6 +11,7 @@
 // 8. No developer words in the page's messages.
 import { assert, downloadJson, eq, fmt, npy, open, rng, runDone, slot, waitExample, waitRun, workdir, write } from './lib.mjs';
 import { say } from '../../www/src/panels/common.js';
+import '../../www/src/panels/guard.js'; // the page's wordings once its panels are loaded
 
 /** A rows × cols .npy of seeded uniform values. */
 const matrix = (rows, cols, seed) => {
@@ -122,6 +123,48 @@ export const tests = [
       const sources = await ruler.locator('[data-role="forget-rows-source"] option').allTextContents();
       assert(sources.includes('forget.txt (built-in example)'), `the example’s file is marked: ${sources.join(' | ')}`);
       eq(await ruler.locator('[data-value="forget.rows-reset"]').count(), 0, 'RULER’s note goes once rows are chosen');
+      assert(page.errors.length === 0, page.errors.join('; '));
+    },
+  },
+  {
+    name: 'the built-in example’s files beside a person’s own are refused before a number (SDE, RULER’s index files, the audit)',
+    async fn({ context, base }) {
+      const dir = workdir();
+      const page = await open(context, base, '/');
+      await waitExample(page);
+      // A person replaces one SDE input with their own 128-wide activations: the other two are still the example's
+      // (the page opens with them chosen). The run gave "target[0] looks out of training" on that mix.
+      const sde = page.locator('#lethe-sde');
+      await slot(sde, 'in_training').pick(write(dir, 'own.npy', matrix(300, 128, 3)));
+      await slot(sde, 'in_training').rows('0..100');
+      await slot(sde, 'in_training').status().filter({ hasText: '100 × 128 · float64 · own.npy' }).waitFor();
+      await sde.locator('[data-action="run"]').click();
+      eq(await waitRun(sde), 'failed', 'SDE refuses the mix');
+      const msg = await sde.locator('[data-error-for="out_of_training"]').textContent();
+      assert(/“Out-of-training reference” and “Target set” still come from the built-in example \(act_unlearned\.npy\), beside your own own\.npy/.test(msg) && !DEV_WORDS.test(msg), `SDE: ${msg}`);
+      eq(await stale(sde), 'true', 'the example’s result is not taken for the new run');
+      // RULER on a person's embeddings with the example's forget.txt / retain.txt as index files.
+      const ruler = page.locator('#lethe-ruler');
+      for (const [role, seed] of [['unlearned', 4], ['oracle', 5], ['original', 6]]) {
+        await slot(ruler, role).pick(write(dir, `${role}.npy`, matrix(744, 8, seed)));
+        await slot(ruler, role).status().filter({ hasText: `${role}.npy` }).waitFor();
+      }
+      await slot(ruler, 'forget').rowsFile('forget.txt');
+      await slot(ruler, 'retain').rowsFile('retain.txt');
+      await ruler.locator('[data-action="run"]').click();
+      eq(await waitRun(ruler), 'failed', 'RULER refuses the example’s index files for a person’s embeddings');
+      const rmsg = await ruler.locator('[data-error-for="forget"]').textContent();
+      assert(/^“Forget rows” and “Retain rows” still come from the built-in example \(forget\.txt, retain\.txt\)/.test(rmsg), `RULER: ${rmsg}`);
+      await slot(ruler, 'forget').rows('0..144');
+      await slot(ruler, 'retain').rows('144..544');
+      await runDone(ruler);
+      // The membership audit: a person's scores beside the example's non-members.
+      const mia = page.locator('#lethe-mia');
+      await slot(mia, 'members').pick(write(dir, 'members.npy', npy(Array.from({ length: 50 }, (_, i) => i / 50), [50])));
+      await slot(mia, 'members').status().filter({ hasText: 'members.npy' }).waitFor();
+      await mia.locator('[data-action="run"]').click();
+      eq(await waitRun(mia), 'failed', 'the audit refuses the mix');
+      await mia.locator('[data-error-for="non_members"]').filter({ hasText: /^“Non-members’ scores” still comes from the built-in example \(mia_scores\.npz\)/ }).waitFor();
       assert(page.errors.length === 0, page.errors.join('; '));
     },
   },
@@ -241,6 +284,8 @@ export const tests = [
       await page.locator('.lethe-root[data-state="ready"]').waitFor();
       const eps = page.locator('#lethe-epsilon');
       await eps.locator('[data-action="synthetic"]').click();
+      // The synthetic files are added and chosen asynchronously: run once both slots hold them.
+      for (const role of ['retrained', 'unlearned']) await slot(eps, role).status().filter({ hasText: '×' }).waitFor();
       await runDone(eps);
       const report = await downloadJson(page, exportJson(eps));
       for (const r of report.result.results) {

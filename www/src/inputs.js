@@ -35,9 +35,7 @@ export class InputStore {
 
   /**
    * The name a person sees for `item`: its file name, told apart from other inputs of the same name by a number in
-   * the order they were added ("act.npy (2)"). A person's own file keeps its plain name beside a built-in example's
-   * file of the same name, which is marked instead ("forget.txt (built-in example)"): a person who adds their own
-   * forget.txt picks "forget.txt", not the example's rows.
+   * the order they were added ("act.npy (2)"); beside a person's own file, the example's is "(built-in example)".
    */
   label(item) {
     if (!item) return '';
@@ -155,7 +153,6 @@ export const arraysOf = (item) => item?.info?.arrays || [];
 function card(store, item) {
   const arrays = arraysOf(item);
   const errId = nextId('err');
-  // The card's badge says "built-in example": its name needs no mark beside a person's file of the same name.
   const label = store.label(item);
   const name = item.origin === 'example' ? item.name : label;
   // A text file (generations, a reference, row indices) is an input in its own right, not a table that failed.

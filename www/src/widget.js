@@ -123,8 +123,10 @@ export function create(el, opts = {}) {
   let gpuInfo = null;
   let lazy = null;
   const loadPanels = () =>
-    (lazy ||= Promise.all(
-      opts.panels.filter((id) => LAZY[id] && !panels[id]).map(async (id) => {
+    (lazy ||= Promise.all([
+      // Needed once a person works with their own files.
+      import('./panels/guard.js'),
+      ...opts.panels.filter((id) => LAZY[id] && !panels[id]).map(async (id) => {
         const p = (await LAZY[id][1]())(ctx);
         panels[id] = p;
         places[id].replaceWith(p.el);
@@ -132,7 +134,7 @@ export function create(el, opts = {}) {
         if (gpuInfo) p.setWebGpu?.(gpuInfo);
         for (const params of early[id] || []) p.set(params);
       }),
-    ));
+    ]));
   const versionEl = h('span', { class: 'version muted' }, 'loading…');
   // Shown at once (the page's largest text: before the worker, wasm and data load).
   const activationsNote = opts.example && opts.panels.some((p) => p === 'sde' || p === 'ruler');

@@ -9,7 +9,7 @@ import { download, json, csv, svgText, pngBlob } from '../export.js';
 import { widthOf } from '../views/svg.js';
 
 /** What the page calls each input role (the layer's messages name roles as the request does). */
-const ROLE_LABELS = {
+export const ROLE_LABELS = {
   in_training: 'In-training reference', it: 'In-training reference', out_of_training: 'Out-of-training reference', oot: 'Out-of-training reference',
   target: 'Target set', target_in: 'Target set', target_out: 'Target set', 'draw-from': 'Pool of unlabelled targets', draw_from: 'Pool of unlabelled targets',
   'draw-in': 'Pool labelled in training', draw_in: 'Pool labelled in training', 'draw-out': 'Pool labelled out of training', draw_out: 'Pool labelled out of training',
@@ -34,25 +34,10 @@ const PHRASES = [
   // A table's label/ID columns: the slot's column choice.
   [/\(on the command line: `[^`]*#columns=all`\)/g, '(choose “columns: all” under the input)'],
   [/`[^`\s]*#columns=all`/g, '“columns: all” under the input'],
-  // SDE's note on odd row counts names the subsets as the request does (in_training, target[0]): the page's labels.
-  [/(the last row of )((?:[a-z_]+(?:\[\d+\])?(?:, )?)+)( is not used) \(halves must be equal\)/g, (m, pre, list, post) =>
-    `${pre}${list.split(', ').map((r) => {
-      const [, role, k = ''] = /^([a-z_]+)(\[\d+\])?$/.exec(r) || [];
-      return ROLE_LABELS[role] ? `“${ROLE_LABELS[role]}${k}”` : r;
-    }).join(', ')}${post} (each subset is split into two halves of equal size)`],
-  // A table where one score per row is expected: the CLI's FILE#columns=NAME / FILE#NAME as the slot's controls.
-  [/: pick the column with `#columns=NAME` \(CSV\/TSV\) or the tensor with `#NAME`/g,
-    ': choose the one column that holds them (a CSV/TSV table: “columns: only these…” under the input; an .npz or .safetensors archive: its array beside the file), or one row of it (“rows”), or save them as a 1-d array'],
-  // The leakage bounds' notes: the CLI's --sd-method / --atom-at-zero as the panel's fields, the bound as the page
-  // shows numbers (it printed every digit: "the variance bound 1.2347131236090132 exceeds 1/4").
-  [/use the SD method lp with the mass at zero counted \(sd-method lp, atom-at-zero\)/g, 'choose “SD bound: exact LP” and tick “mass at 0 in the first cell”'],
-  [/use the SD method lp \(sd-method lp\)/g, 'choose “SD bound: exact LP”'],
-  [/(the variance bound )(\d+\.\d{7,})/g, (m, pre, x) => pre + fmt(Number(x))],
-  [/use alpha ≤ 0\.5/g, 'use α ≤ 0.5'],
-  // The competition's refusal of probabilities: the authors' function name and LaTeX-like notation, in words.
-  [/log\(p_y\) − log\(Σ_\{j≠y\} p_j\) of the true class y/g, 'log p(true class) − log Σ p(other classes)'],
-  [/ \(metric\.py's compute_logit_scaled_confidence\)/g, ', as the competition’s metric.py computes them'],
 ];
+
+/** More of the layer's wordings in the page's words (panels/guard.js adds them once it is loaded). */
+export const addPhrases = (list) => PHRASES.push(...list);
 
 // The notebook widgets speak Python instead (python/widget/report.js sets it).
 let voice = null;
@@ -170,11 +155,7 @@ export function resetExampleRows(controls) {
   return notes;
 }
 
-/**
- * Clears `notice` (a rows-reset note) once the person chooses rows in `ctl` themselves: the note said what the page
- * did to the example's rows, and stays wrong once they picked an index file or typed rows. Only a person's edits
- * fire these events (the page's own resets set values without them).
- */
+/** Clears a rows-reset note once the person chooses rows themselves (the page's own resets fire no events). */
 export function clearNoticeOnEdit(ctl, notice) {
   for (const ev of ['change', 'input']) ctl.el.addEventListener(ev, () => fill(notice));
 }
@@ -209,8 +190,7 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
   const checks = h('div', { class: 'slot-checks', 'data-check-for': key, 'aria-live': 'polite' });
   const notice = h('div', { class: 'slot-notice', 'data-notice-for': key, 'aria-live': 'polite' });
   let seq = 0;
-  // A run's message about this input belongs to the inputs it ran on: the check of a change made before that run
-  // (debounced, so it can land after a quick Run) must not wipe it, or the run says "failed" with no message.
+  // A run's message outlives the (debounced) check of a change made before that run.
   let changes = 0;
   let runErrorAt = -1;
   const validate = debounce(async () => {
@@ -604,6 +584,11 @@ export function runner(ctx, parts, { label, start, fields = [] }) {
   cancelBtn.addEventListener('click', () => controller?.abort());
   return { run, cancel: () => controller?.abort(), busy: () => !!controller, runBtn, cancelBtn };
 }
+
+/** Refuses a run that mixes the built-in example's files with a person's own (panels/guard.js). */
+export const refuseExampleMix = async (ctx, ...args) => {
+  if (ctx.store.list().some((i) => i.origin !== 'example')) await (await import('./guard.js')).refuseExampleMix(ctx, ...args);
+};
 
 /** Shows an error next to the slot it names, else at panel level. */
 export function showError(parts, slots, e) {

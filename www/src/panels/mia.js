@@ -4,7 +4,7 @@
 import { h, fill } from '../dom.js';
 import { fmt, num } from '../format.js';
 import { PALETTE, SERIES, axes, frame, legend } from '../views/svg.js';
-import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, cliLine, envelope, preflight, headlineBox, layerWarnings } from './common.js';
+import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, cliLine, envelope, preflight, headlineBox, layerWarnings, refuseExampleMix } from './common.js';
 import { epsSection } from './eps.js';
 
 const RULES = { leakpro: 'LeakPro (largest TPR, FPR ≤ target)', 'privacy-meter': 'privacy-meter (last point, FPR ≤ target)', 'jax-privacy': 'jax_privacy (convex hull)' };
@@ -196,6 +196,7 @@ export function miaPanel(ctx) {
       pre.clear();
       const req = request();
       try {
+        await refuseExampleMix(ctx, 'mia', { ...req, resamples: 1, curve_points: 2 });
         const out = await ctx.engine.request('run', { analysis: 'mia', request: req }, { signal, onProgress });
         last = { req, out };
         render(last);

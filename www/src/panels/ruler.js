@@ -3,7 +3,7 @@
 import { h, fill, nextId } from '../dom.js';
 import { fmt, num } from '../format.js';
 import { histogramPlot } from '../views/hist.js';
-import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, changedEvent, say, loadWarnings } from './common.js';
+import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, refuseExampleMix, changedEvent, say, loadWarnings } from './common.js';
 
 /** One run's histogram of nearest-neighbour percentile ranks (the core's counts). */
 export function rankPlot(hg, width) {
@@ -146,6 +146,7 @@ export function rulerPanel(ctx) {
         throw new Error('no rows');
       }
       try {
+        await refuseExampleMix(ctx, 'ruler', req);
         const out = await ctx.engine.request('run', { analysis: 'ruler', request: req }, { signal });
         last = { req, out };
         render(last);

@@ -7,7 +7,7 @@ import { fmt, num } from '../format.js';
 import { histogramPlot } from '../views/hist.js';
 import { stripPlot } from '../views/strip.js';
 import { PALETTE } from '../views/svg.js';
-import { inputSlot, field, rowsControl, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, backendLine, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, say, loadWarnings } from './common.js';
+import { inputSlot, field, rowsControl, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, backendLine, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, refuseExampleMix, say, loadWarnings } from './common.js';
 
 const LABELS = { it: 'in-training reference', oot: 'out-of-training reference' };
 const CALL = { in_training: 'in training', out_of_training: 'out of training', inconclusive: 'inconclusive' };
@@ -51,7 +51,6 @@ export function sdePanel(ctx) {
   };
   const poolErrors = { it_pool: h('div', { class: 'error', role: 'alert', 'data-error-for': 'it_pool' }), oot_pool: h('div', { class: 'error', role: 'alert', 'data-error-for': 'oot_pool' }) };
   const poolChecks = { it_pool: h('div', { class: 'slot-checks', 'data-check-for': 'it_pool' }), oot_pool: h('div', { class: 'slot-checks', 'data-check-for': 'oot_pool' }) };
-  // One note per pool (which the page reset), each cleared when the person gives that pool's rows.
   const poolNotices = { it_pool: h('div'), oot_pool: h('div') };
   const poolNotice = h('div', { class: 'slot-notice', 'data-notice-for': 'pools', 'aria-live': 'polite' }, poolNotices.it_pool, poolNotices.oot_pool);
   for (const k of Object.keys(pools)) clearNoticeOnEdit(pools[k], poolNotices[k]);
@@ -78,7 +77,6 @@ export function sdePanel(ctx) {
   parts.inputs.addEventListener('lethe-change', (e) => {
     const item = e.detail?.item;
     if (!item || item.origin === 'example' || !slots[e.detail.key]) return;
-    // Empty pools are not an error: the calibrated verdict then draws from the reference sets' own rows.
     for (const [k, label, ref] of [['it_pool', 'In-training pool', 'in-training'], ['oot_pool', 'Out-of-training pool', 'out-of-training']]) {
       const notes = resetExampleRows([[label, pools[k], `they were cleared — the ${ref} reference’s own rows are used unless you give other rows of your file`]]);
       if (notes.length) fill(poolNotices[k], notes.map((n) => h('div', { class: 'warning', 'data-value': 'pools.rows-reset' }, n)));
@@ -236,6 +234,7 @@ export function sdePanel(ctx) {
         throw new Error('no target');
       }
       try {
+        await refuseExampleMix(ctx, 'sde', req, { it_pool: poolGiven(pools.it_pool) ? pools.it_pool.get() : null, oot_pool: poolGiven(pools.oot_pool) ? pools.oot_pool.get() : null });
         let cal = null;
         let calSkip = null;
         let creq = null;
