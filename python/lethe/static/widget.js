@@ -366,9 +366,7 @@ class InputStore {
 
   /**
    * The name a person sees for `item`: its file name, told apart from other inputs of the same name by a number in
-   * the order they were added ("act.npy (2)"). A person's own file keeps its plain name beside a built-in example's
-   * file of the same name, which is marked instead ("forget.txt (built-in example)"): a person who adds their own
-   * forget.txt picks "forget.txt", not the example's rows.
+   * the order they were added ("act.npy (2)"); beside a person's own file, the example's is "(built-in example)".
    */
   label(item) {
     if (!item) return '';
@@ -486,7 +484,6 @@ const arraysOf = (item) => item?.info?.arrays || [];
 function card(store, item) {
   const arrays = arraysOf(item);
   const errId = nextId('err');
-  // The card's badge says "built-in example": its name needs no mark beside a person's file of the same name.
   const label = store.label(item);
   const name = item.origin === 'example' ? item.name : label;
   // A text file (generations, a reference, row indices) is an input in its own right, not a table that failed.
@@ -707,16 +704,10 @@ const PHRASES = [
   // A table's label/ID columns: the slot's column choice.
   [/\(on the command line: `[^`]*#columns=all`\)/g, '(choose “columns: all” under the input)'],
   [/`[^`\s]*#columns=all`/g, '“columns: all” under the input'],
-  // SDE's note on odd row counts names the subsets as the request does (in_training, target[0]): the page's labels.
-  [/(the last row of )((?:[a-z_]+(?:\[\d+\])?(?:, )?)+)( is not used) \(halves must be equal\)/g, (m, pre, list, post) =>
-    `${pre}${list.split(', ').map((r) => {
-      const [, role, k = ''] = /^([a-z_]+)(\[\d+\])?$/.exec(r) || [];
-      return ROLE_LABELS[role] ? `“${ROLE_LABELS[role]}${k}”` : r;
-    }).join(', ')}${post} (each subset is split into two halves of equal size)`],
-  // The competition's refusal of probabilities: the authors' function name and LaTeX-like notation, in words.
-  [/log\(p_y\) − log\(Σ_\{j≠y\} p_j\) of the true class y/g, 'log p(true class) − log Σ p(other classes)'],
-  [/ \(metric\.py's compute_logit_scaled_confidence\)/g, ', as the competition’s metric.py computes them'],
 ];
+
+/** More of the layer's wordings in the page's words (panels/guard.js adds them once it is loaded). */
+const addPhrases = (list) => PHRASES.push(...list);
 
 // The notebook widgets speak Python instead (python/widget/report.js sets it).
 let voice = null;
@@ -834,11 +825,7 @@ function resetExampleRows(controls) {
   return notes;
 }
 
-/**
- * Clears `notice` (a rows-reset note) once the person chooses rows in `ctl` themselves: the note said what the page
- * did to the example's rows, and stays wrong once they picked an index file or typed rows. Only a person's edits
- * fire these events (the page's own resets set values without them).
- */
+/** Clears a rows-reset note once the person chooses rows themselves (the page's own resets fire no events). */
 function clearNoticeOnEdit(ctl, notice) {
   for (const ev of ['change', 'input']) ctl.el.addEventListener(ev, () => fill(notice));
 }
@@ -873,10 +860,13 @@ function inputSlot(ctx, { key, label, hint, optional = false, rows = true, oncha
   const checks = h('div', { class: 'slot-checks', 'data-check-for': key, 'aria-live': 'polite' });
   const notice = h('div', { class: 'slot-notice', 'data-notice-for': key, 'aria-live': 'polite' });
   let seq = 0;
+  // A run's message outlives the (debounced) check of a change made before that run.
+  let changes = 0;
+  let runErrorAt = -1;
   const validate = debounce(async () => {
     const ref = api.get();
     const mine = ++seq;
-    fill(error);
+    if (runErrorAt !== changes) fill(error);
     fill(warn);
     if (!ref) {
       fill(status, optional ? 'not used' : '');
@@ -895,6 +885,7 @@ function inputSlot(ctx, { key, label, hint, optional = false, rows = true, oncha
     }
   }, 120);
   const changed = (why) => {
+    changes++;
     syncTensor();
     validate();
     onchange?.();
@@ -1011,10 +1002,12 @@ function inputSlot(ctx, { key, label, hint, optional = false, rows = true, oncha
     /** The rows control (its example mark), or null for a slot without rows. */
     rows: rowsCtl,
     showError(msg) {
+      runErrorAt = changes;
       fill(error, say(msg));
       el.scrollIntoView?.({ block: 'nearest' });
     },
     clearError() {
+      runErrorAt = -1;
       fill(error);
     },
     /** Shows what the checks (or a run) found about this input: `[{level: 'error' | 'warning', message, fix, code}]`. */
@@ -1262,6 +1255,11 @@ function runner(ctx, parts, { label, start, fields = [] }) {
   return { run, cancel: () => controller?.abort(), busy: () => !!controller, runBtn, cancelBtn };
 }
 
+/** Refuses a run that mixes the built-in example's files with a person's own (panels/guard.js). */
+const refuseExampleMix = async (ctx, ...args) => {
+  if (ctx.store.list().some((i) => i.origin !== 'example')) await (await Promise.reject(new Error('the notebook widget does not load ' + './guard.js'))).refuseExampleMix(ctx, ...args);
+};
+
 /** Shows an error next to the slot it names, else at panel level. */
 function showError(parts, slots, e) {
   const slot = e.input && slots.find((s) => s && s.key === e.input);
@@ -1387,7 +1385,7 @@ function backendLine(info, note) {
   return h('p', { class: 'backend-line muted', 'data-value': 'backend' }, `Computed on: ${what}`, note ? h('span', { class: 'backend-note' }, ` · ${note}`) : null);
 }
 
-return { setVoice, say, rowsControl, changedEvent, resetExampleRows, clearNoticeOnEdit, inputSlot, field, checkLine, panelFrame, preflight, runner, showError, numbers, n6, plotBlock, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
+return { ROLE_LABELS, addPhrases, setVoice, say, rowsControl, changedEvent, resetExampleRows, clearNoticeOnEdit, inputSlot, field, checkLine, panelFrame, preflight, runner, refuseExampleMix, showError, numbers, n6, plotBlock, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
 })();
 // ---- www/src/panels/eps.js
 const __m8 = (() => {
@@ -1695,7 +1693,7 @@ const __m9 = (() => {
 const { h, fill } = __m1;
 const { fmt, num } = __m2;
 const { PALETTE, SERIES, axes, frame, legend } = __m3;
-const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, cliLine, envelope, preflight, headlineBox, layerWarnings } = __m7;
+const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, cliLine, envelope, preflight, headlineBox, layerWarnings, refuseExampleMix } = __m7;
 const { epsSection } = __m8;
 
 const RULES = { leakpro: 'LeakPro (largest TPR, FPR ≤ target)', 'privacy-meter': 'privacy-meter (last point, FPR ≤ target)', 'jax-privacy': 'jax_privacy (convex hull)' };
@@ -1887,6 +1885,7 @@ function miaPanel(ctx) {
       pre.clear();
       const req = request();
       try {
+        await refuseExampleMix(ctx, 'mia', { ...req, resamples: 1, curve_points: 2 });
         const out = await ctx.engine.request('run', { analysis: 'mia', request: req }, { signal, onProgress });
         last = { req, out };
         render(last);
@@ -2039,7 +2038,7 @@ const __m10 = (() => {
 const { h, fill, nextId } = __m1;
 const { fmt, num } = __m2;
 const { histogramPlot } = __m4;
-const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, changedEvent, say, loadWarnings } = __m7;
+const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, refuseExampleMix, changedEvent, say, loadWarnings } = __m7;
 
 /** One run's histogram of nearest-neighbour percentile ranks (the core's counts). */
 function rankPlot(hg, width) {
@@ -2182,6 +2181,7 @@ function rulerPanel(ctx) {
         throw new Error('no rows');
       }
       try {
+        await refuseExampleMix(ctx, 'ruler', req);
         const out = await ctx.engine.request('run', { analysis: 'ruler', request: req }, { signal });
         last = { req, out };
         render(last);
@@ -2497,7 +2497,10 @@ function epsilonPanel(ctx) {
           res.final_scores[k] != null && ['Final score', fmt(res.final_scores[k]), 'F · RA_U/RA_R · TA_U/TA_R', `eps.${kind}.final`],
           ['ε_max', fmt(r.eps_max), `${r.buckets.length} scoring buckets`, `eps.${kind}.eps_max`],
           plot.infinite > 0 && ['Examples with ε = ∞', String(plot.infinite), 'perfectly separated'],
-          kind === 'official' && ['Peaky examples (ε = 50)', String(r.per_example.filter((e) => e.peaky).length), 'metric.py’s range rule'],
+          // Both kinds of ε = 50 apart: the range rule's, and a perfect separation (∞) that metric.py caps at 50
+          // (the row said "Peaky examples (ε = 50): 0" beside a histogram with examples at 50).
+          kind === 'official' && ['Peaky examples (ε set to 50)', String(r.per_example.filter((e) => e.peaky).length), 'metric.py’s range rule: one side’s confidences nearly constant', `eps.${kind}.peaky`],
+          kind === 'official' && ['Examples with ε capped at 50', String(r.per_example.filter((e) => !e.peaky && num(e.epsilon) === 50).length), 'perfectly separated (ε = ∞), which metric.py caps at 50', `eps.${kind}.capped`],
         ]),
         out.warnings ? null : warningsBox(r.warnings),
         plotBlock({
