@@ -513,3 +513,76 @@ fn the_headline_reconciles_the_rules() {
     assert!(text.contains("5 targets") && text.contains("OTR"), "{text}");
     assert!(text.contains("F1"), "{text}");
 }
+
+#[test]
+fn a_target_sharing_rows_with_a_reference_is_flagged() {
+    // A new user's mistake: the target given as (part of) the in-training reference's own rows. Its call would say
+    // "in training" whatever the model remembers; the report says why not to trust it, naming how many rows.
+    let a = demo("act_unlearned.npy");
+    let (r, err) = report(&[
+        "sde",
+        "--it",
+        &format!("{a}@0..100"),
+        "--oot",
+        &format!("{a}@544..644"),
+        "--target",
+        &format!("{a}@0..100"),
+        "--target",
+        &format!("{a}@50..150"),
+        "--target",
+        &format!("{a}@300..400"),
+        "--shuffles",
+        "20",
+    ]);
+    let shared: Vec<&Value> = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["code"] == "rows_shared")
+        .collect();
+    assert_eq!(shared.len(), 2, "{err}");
+    assert!(
+        shared[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("target[0] shares 100 of its 100 rows with the in-training reference")
+    );
+    assert!(
+        shared[1]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("target[1] shares 50 of its 100 rows with the in-training reference")
+    );
+    assert_eq!(shared[0]["input"], "target");
+    assert!(err.contains("warning[rows_shared]"), "{err}");
+    // The same rows from another file (one file copied) are the same values: still flagged; disjoint rows are not.
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy.npy");
+    std::fs::copy(&a, &copy).unwrap();
+    let (r, _) = report(&[
+        "sde",
+        "--it",
+        &format!("{a}@0..100"),
+        "--oot",
+        &format!("{a}@544..644"),
+        "--target",
+        &format!("{}@0..100", copy.display()),
+        "--target",
+        &format!("{a}@300..400"),
+        "--shuffles",
+        "20",
+    ]);
+    assert_eq!(codes(&r).iter().filter(|c| *c == "rows_shared").count(), 1);
+    let (r, _) = report(&[
+        "sde",
+        "--it",
+        &format!("{a}@144..244"),
+        "--oot",
+        &format!("{a}@544..644"),
+        "--target",
+        &format!("{a}@0..100"),
+        "--shuffles",
+        "20",
+    ]);
+    assert!(!codes(&r).contains(&"rows_shared".to_string()), "{:?}", codes(&r));
+}
