@@ -636,6 +636,9 @@ fn prepare(ws: &mut Workspace, req: &SdeRequest, f32: bool) -> Result<SdeJob> {
     same_layer(&inputs, &roles)?;
     let mut warnings = equal_sizes(&mut subsets, &inputs, &roles, &records, req)?;
     check_finite(ws, &subsets, &inputs, &roles, &refs)?;
+    // Not in the page's lean module (its size is budgeted; it computes the built-in example's first results, and
+    // the full module, which takes over after them, runs this check for a person's own files).
+    #[cfg(feature = "full")]
     warnings.extend(shared_rows(&subsets, &inputs));
     let half = subsets
         .iter()
@@ -850,17 +853,15 @@ fn check_finite(
     Ok(())
 }
 
-/// Fingerprints of a subset's rows (a hash of each row's values, bit for bit), for a loaded input; `None` for an
-/// input read in place (its rows are not in memory before the run).
+/// Fingerprints of a subset's rows (a 64-bit FNV-1a hash of each row's values, bit for bit), for a loaded input;
+/// `None` for an input read in place (its rows are not in memory before the run).
+#[cfg(feature = "full")]
 fn row_prints(h: &Holding, rows: Option<&[usize]>) -> Option<Vec<u64>> {
     fn prints<S: lethe::data::Scalar>(m: lethe::MatrixRef<'_, S>, rows: Option<&[usize]>) -> Vec<u64> {
-        use std::hash::{Hash, Hasher};
         let one = |r: usize| {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            for v in m.row(r) {
-                v.to_f64().to_bits().hash(&mut h);
-            }
-            h.finish()
+            m.row(r).iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, v| {
+                (h ^ v.to_f64().to_bits()).wrapping_mul(0x0100_0000_01b3)
+            })
         };
         match rows {
             None => (0..m.rows()).map(one).collect(),
@@ -877,43 +878,47 @@ fn row_prints(h: &Holding, rows: Option<&[usize]>) -> Option<Vec<u64>> {
 /// A warning for every subset that shares rows with a reference (the same values, row for row): a target that is
 /// part of the in-training reference is compared with itself, and the call says so whatever the model remembers
 /// (a target given as the reference's own rows, a pool the references were also taken from, one file twice).
+#[cfg(feature = "full")]
 fn shared_rows(subsets: &[SubsetDef], inputs: &[Holding]) -> Vec<Warning> {
     let prints = |d: &SubsetDef| row_prints(&inputs[d.input], d.rows.as_deref());
-    let refs: Vec<(String, std::collections::HashSet<u64>)> = subsets
+    let refs: Vec<Option<Vec<u64>>> = subsets
         .iter()
         .take(2)
-        .filter_map(|d| Some((subset_label(&d.name), prints(d)?.into_iter().collect())))
+        .map(|d| {
+            let mut p = prints(d)?;
+            p.sort_unstable();
+            Some(p)
+        })
         .collect();
     let mut out = Vec::new();
     for (k, d) in subsets.iter().enumerate().skip(1) {
         let Some(rows) = prints(d) else { continue };
         // The out-of-training reference is checked against the in-training one; a target against both.
-        let shared: Vec<String> = refs
-            .iter()
-            .take(k.min(2))
-            .filter_map(|(name, set)| {
-                let n = rows.iter().filter(|p| set.contains(p)).count();
-                (n > 0).then(|| format!("{n} of its {} rows with {name}", rows.len()))
-            })
-            .collect();
-        if shared.is_empty() {
-            continue;
+        let mut shared = Vec::new();
+        for (r, set) in refs.iter().enumerate().take(k.min(2)) {
+            let Some(set) = set else { continue };
+            let n = rows.iter().filter(|p| set.binary_search(p).is_ok()).count();
+            if n > 0 {
+                shared.push(format!(
+                    "{n} of its {} rows with {}",
+                    rows.len(),
+                    subset_label(&subsets[r].name)
+                ));
+            }
         }
-        out.push(Warning::new(
-            "rows_shared",
-            Some(d.name.split('[').next().unwrap_or(&d.name)),
-            format!(
-                "{} shares {} (the same values, row for row): a subset compared with a reference it is part of \
-                 looks like that reference whatever the model remembers",
-                subset_label(&d.name),
-                and_list(&shared)
-            ),
-            Some(
-                "take each subset from rows the others do not use (for example the forget rows as the target, \
-                 other training rows as the in-training reference)"
-                    .into(),
-            ),
-        ));
+        if !shared.is_empty() {
+            out.push(Warning::new(
+                "rows_shared",
+                d.name.split('[').next(),
+                format!(
+                    "{} shares {} (the same values, row for row): a subset compared with a reference it is part \
+                     of looks like that reference whatever the model remembers",
+                    subset_label(&d.name),
+                    and_list(&shared)
+                ),
+                Some("take each subset from rows the others do not use".into()),
+            ));
+        }
     }
     out
 }
