@@ -405,6 +405,18 @@ pub fn defaults(command: &str, request: &mut Value) {
     }
 }
 
+/// A bootstrap's `(done, total)` resamples as the monitor's progress (MIA's and LiRA's audits).
+fn bootstrap_progress<'a>(monitor: &'a mut dyn FnMut(&Progress) -> bool) -> impl FnMut(usize, usize) -> bool + 'a {
+    move |done, total| {
+        #[allow(clippy::cast_precision_loss)]
+        let fraction = if total > 0 { done as f64 / total as f64 } else { 1.0 };
+        monitor(&Progress {
+            fraction,
+            phase: "bootstrap resamples".into(),
+        })
+    }
+}
+
 fn json<T: serde::Serialize>(v: &T) -> Result<Value> {
     serde_json::to_value(v).map_err(|e| Error::msg(format!("writing the report: {e}")))
 }
@@ -415,7 +427,6 @@ fn json<T: serde::Serialize>(v: &T) -> Result<Value> {
 /// # Errors
 /// A refused or malformed request, an input's problem, the core's errors: the layer's errors, unchanged.
 pub fn run(ws: &mut Workspace, command: &str, request: &Value, ctl: &mut Control<'_>) -> Result<Value> {
-    use crate::Report;
     use crate::analyses::*;
     ws.set_hash_all(true);
     ws.set_in_place(ctl.in_place);
@@ -429,30 +440,14 @@ pub fn run(ws: &mut Workspace, command: &str, request: &Value, ctl: &mut Control
             let req: SdeRequest = parse(command, request)?;
             let job = prepare_sde_exact_f32(ws, &req)?;
             let out = job.run_threaded_with(threads, &mut |p| monitor(p))?;
-            json(&Report::new(
-                "sde",
-                &out.parameters,
-                Some(out.seed),
-                out.inputs.clone(),
-                out.headline.clone(),
-                out.warnings.clone(),
-                &out.result,
-            ))
+            json(&out.report())
         }
         "calibrate" => {
             let req: CalibrateRequest = parse(command, request)?;
             calibrate_data_rows(ws, &req)?;
             let job = prepare_calibrate(ws, &req)?;
             let out = job.run_threaded_with(threads, &mut |p| monitor(p))?;
-            json(&Report::new(
-                "calibrate",
-                &out.parameters,
-                Some(out.seed),
-                out.inputs.clone(),
-                out.headline.clone(),
-                out.warnings.clone(),
-                &out.result,
-            ))
+            json(&out.report())
         }
         "ruler" => {
             let req: RulerRequest = parse(command, request)?;
@@ -492,28 +487,12 @@ pub fn run(ws: &mut Workspace, command: &str, request: &Value, ctl: &mut Control
         "mia" => {
             let req: MiaRequest = parse(command, request)?;
             let job = prepare_mia(ws, &req)?;
-            let mut progress = |done: usize, total: usize| {
-                #[allow(clippy::cast_precision_loss)]
-                let fraction = if total > 0 { done as f64 / total as f64 } else { 1.0 };
-                monitor(&Progress {
-                    fraction,
-                    phase: "bootstrap resamples".into(),
-                })
-            };
-            json(&job.run(threads, &mut progress)?)
+            json(&job.run(threads, &mut bootstrap_progress(monitor))?)
         }
         "lira" => {
             let req: LiraRequest = parse(command, request)?;
             let job = prepare_lira(ws, &req)?;
-            let mut progress = |done: usize, total: usize| {
-                #[allow(clippy::cast_precision_loss)]
-                let fraction = if total > 0 { done as f64 / total as f64 } else { 1.0 };
-                monitor(&Progress {
-                    fraction,
-                    phase: "bootstrap resamples".into(),
-                })
-            };
-            json(&job.run(threads, &mut progress)?)
+            json(&job.run(threads, &mut bootstrap_progress(monitor))?)
         }
         "eps-lower" => json(&eps_audit(ws, &parse(command, request)?)?),
         "fdr" => json(&run_fdr(ws, &parse(command, request)?)?),
@@ -681,16 +660,7 @@ mod tests {
             .unwrap()
             .run_threaded_with(1, &mut |_| true)
             .unwrap();
-        let report = crate::Report::new(
-            "sde",
-            &out.parameters,
-            Some(out.seed),
-            out.inputs.clone(),
-            out.headline.clone(),
-            out.warnings.clone(),
-            &out.result,
-        );
-        assert_eq!(of_report(&v(&report))["histograms"], v(&out.histograms));
+        assert_eq!(of_report(&v(&out.report()))["histograms"], v(&out.histograms));
         assert!(out.histograms.is_some());
 
         let g: Value =

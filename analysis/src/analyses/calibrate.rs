@@ -153,6 +153,21 @@ pub struct CalibrateOutput {
     pub thin_pools: Vec<ThinPool>,
 }
 
+impl CalibrateOutput {
+    /// The report `lethe calibrate --json` prints, the Python package returns and the page exports.
+    pub fn report(&self) -> crate::Report<&CalibrateParameters, &CalibratedReport> {
+        crate::Report::new(
+            "calibrate",
+            &self.parameters,
+            Some(self.seed),
+            self.inputs.clone(),
+            self.headline.clone(),
+            self.warnings.clone(),
+            &self.result,
+        )
+    }
+}
+
 /// A reference class drawn from too few rows for R ≥ 2 distinct subsets (see [`CalibrateOutput::thin_pools`]).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ThinPool {

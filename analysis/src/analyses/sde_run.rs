@@ -279,6 +279,21 @@ pub struct SdeOutput {
     pub partial: Option<SdePartial>,
 }
 
+impl SdeOutput {
+    /// The report `lethe sde --json` prints, the Python package returns and the page exports.
+    pub fn report(&self) -> crate::Report<&SdeParameters, &SdeReport> {
+        crate::Report::new(
+            "sde",
+            &self.parameters,
+            Some(self.seed),
+            self.inputs.clone(),
+            self.headline.clone(),
+            self.warnings.clone(),
+            &self.result,
+        )
+    }
+}
+
 /// One target's call: the paper's JSD rule, the exact shuffle means of the same reference pair (the calibrated
 /// rule with one reference per class: the nearer mean), and the call both support.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -234,15 +234,7 @@ pub(super) fn sde_cmd(mut a: SdeArgs) -> Result<(), CliError> {
     if gpu {
         out.parameters.backend = Some("gpu".into());
     }
-    let report = lethe_analysis::Report::new(
-        "sde",
-        &out.parameters,
-        Some(out.seed),
-        out.inputs.clone(),
-        out.headline.clone(),
-        out.warnings.clone(),
-        &out.result,
-    );
+    let report = out.report();
     emit_report(&report, a.out.json, |r| sde_text(r, &out, gpu, &in_place))
 }
 
@@ -389,15 +381,7 @@ pub(super) fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
     drop(ws);
     let in_place = job.read_in_place();
     let out = job.run_threaded(a.threads.count()?).map_err(err)?;
-    let report = lethe_analysis::Report::new(
-        "calibrate",
-        &out.parameters,
-        Some(out.seed),
-        out.inputs.clone(),
-        out.headline.clone(),
-        out.warnings.clone(),
-        &out.result,
-    );
+    let report = out.report();
     emit_report(&report, a.out.json, |r| calibrate_text(r, &out, in_place, &data_path))
 }
 
