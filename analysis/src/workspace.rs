@@ -223,6 +223,9 @@ pub struct Workspace {
     /// Native file sources whose path is not valid UTF-8: their name is its lossy display form, and loading them
     /// says so ([`NOT_UTF8_NOTE`]).
     lossy: std::collections::HashSet<u32>,
+    /// The number of entries of each split column resolved (by source), so an input selected by one is refused
+    /// when the column does not have one entry per row of the data.
+    split_entries: HashMap<u32, usize>,
 }
 
 /// The start of the loader warning on a file whose name is not valid UTF-8 (its report shows it with � for the
@@ -465,6 +468,14 @@ impl Workspace {
         let (name, data) = (src.name.clone(), Arc::clone(&src.data));
         check_range(role, &name, &*data, input)?;
         let (rows, row_file, rows_text) = self.resolve_rows(role, &input.rows)?;
+        // Before the load, which would name a row past the end first (a longer column selects one).
+        if matches!(input.rows, Rows::Split { .. })
+            && let Some(total) = data::inspect(&name, &*data)
+                .ok()
+                .and_then(|info| info.array(input.tensor.as_deref()).map(|a| a.rows))
+        {
+            self.check_split_length(role, &input.rows, &name, total)?;
+        }
         let opts = LoadOptions {
             name: input.tensor.clone(),
             rows,
@@ -777,6 +788,7 @@ impl Workspace {
         if self.in_place == InPlacePolicy::Auto && used.saturating_mul(array.cols).saturating_mul(8) <= IN_PLACE_BYTES {
             return Ok(None);
         }
+        self.check_split_length(role, &input.rows, &name, array.rows)?;
         if let Some(&bad) = rows.iter().flatten().find(|&&r| r as u64 >= array.rows) {
             return Err(Error::data(
                 role,
@@ -857,7 +869,7 @@ impl Workspace {
             Rows::Split { source, value } => {
                 let (name, data) = self.side(role, *source)?;
                 // The core's rule, as the CLI's `FILE==VALUE` (a `NotBuilt` error hands the work to the full module).
-                let idx = data::split_rows(&name, &*data, value).map_err(|e| {
+                let split = data::split_column(&name, &*data, value).map_err(|e| {
                     let prefix = if matches!(e, data::DataError::NotBuilt { .. }) {
                         "split column: "
                     } else {
@@ -865,6 +877,8 @@ impl Workspace {
                     };
                     Error::data(role, prefix, &e)
                 })?;
+                self.split_entries.insert(*source, split.entries);
+                let idx = split.rows;
                 if idx.is_empty() {
                     return Err(Error::at(
                         role,
@@ -878,6 +892,35 @@ impl Workspace {
                 Ok((Some(idx), Some(digest), Some(format!("{name}=={value}"))))
             }
         }
+    }
+
+    /// Refuses rows chosen by a split column (`FILE==VALUE`, resolved before) that does not have one entry per row
+    /// of the data `name` (`rows` rows): each entry labels the row at its position, so a column of another length
+    /// would shift every selected row.
+    ///
+    /// # Errors
+    /// The column's length differs from the data's row count; reported for `role`, naming both files.
+    pub fn check_split_length(&self, role: &str, spec: &Rows, name: &str, rows: u64) -> Result<()> {
+        let Rows::Split { source, .. } = spec else {
+            return Ok(());
+        };
+        let Some(&entries) = self.split_entries.get(source) else {
+            return Ok(());
+        };
+        if entries as u64 == rows {
+            return Ok(());
+        }
+        let split = self
+            .source(*source)
+            .map_or_else(|_| "the split column".to_string(), |s| format!("`{}`", s.name));
+        Err(Error::at(
+            role,
+            format!(
+                "the split column {split} has {entries} entries but `{name}` has {rows} rows: each entry labels the \
+                 row at the same position, so the rows it selects would not be the rows meant; give a split column \
+                 with exactly one entry per row of `{name}`, in the same order"
+            ),
+        ))
     }
 
     fn side(&self, role: &str, id: u32) -> Result<(String, Shared)> {
@@ -1013,12 +1056,13 @@ pub(crate) mod tests {
 
     #[test]
     fn split_columns_select_by_label_number_or_line() {
-        let ids = crate::npy::f64_bytes(&[1.0, 0.0], &[2]);
+        let ids = crate::npy::f64_bytes(&[1.0, 0.0, 1.0, 1.0], &[4]);
         let mut ws = ws_with(&[
             (3, "ids.npy", &ids),
             (1, "x.csv", b"1\n2\n3\n4\n"),
-            (2, "labels.tsv", b"1\tforget\n2\tretain\n3\tforget\n"),
+            (2, "labels.tsv", b"1\tforget\n2\tretain\n3\tforget\n4\tretain\n"),
             (4, "split.txt", b"test\nforget\nforget\ntest\n"),
+            (5, "short.txt", b"test\nforget\nforget\n"),
         ]);
         let pick = |ws: &mut Workspace, source, value: &str| {
             ws.load(
@@ -1038,6 +1082,9 @@ pub(crate) mod tests {
         assert_eq!(pick(&mut ws, 3, "0").unwrap(), vec![2.0]);
         assert_eq!(pick(&mut ws, 4, "test").unwrap(), vec![1.0, 4.0]);
         assert!(pick(&mut ws, 4, "nothing").unwrap_err().message.contains("no row"));
+        // A column of another length than the data would shift every row it selects.
+        let e = pick(&mut ws, 5, "test").unwrap_err();
+        assert!(e.message.contains("`short.txt` has 3 entries but `x.csv` has 4 rows"), "{}", e.message);
     }
 
     #[test]

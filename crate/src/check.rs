@@ -99,8 +99,8 @@ const MEMORY_SHARE: (u64, u64) = (3, 4);
 /// How much memory and work one computation may take: every entry point adds up what its request needs
 /// ([`Budget`]) and refuses a request over these limits before it allocates or computes anything.
 ///
-/// * Memory: 3/4 of the machine's physical memory (Linux: `MemTotal` of `/proc/meminfo`, or the process's cgroup
-///   memory limit where that is lower); [`FALLBACK_MEMORY_BYTES`] where it cannot be read; the environment
+/// * Memory: 3/4 of the machine's physical memory (Linux: `MemTotal` of `/proc/meminfo`, or where lower the
+///   process's cgroup memory limit, its own or an ancestor's, or the address space left under `ulimit -v`); [`FALLBACK_MEMORY_BYTES`] where it cannot be read; the environment
 ///   variable `LETHE_MEMORY_LIMIT` (bytes, or with a K/M/G/T suffix, binary units) replaces it. Where addresses
 ///   are 32 bits (the browser's wasm32), [`WASM_MEMORY_BYTES`].
 /// * Work: [`WORK_STEPS`] steps (inner-loop iterations, each about a nanosecond on one core); natively the
@@ -173,37 +173,89 @@ impl Limits {
     }
 }
 
-/// The machine's physical memory in bytes and what it is ("this machine's memory"), or the process's cgroup limit
-/// where that is lower; `None` where neither can be read.
+/// The memory this process may use in bytes and what bounds it ("this machine's memory"): the machine's physical
+/// memory, or where lower the memory limit of the process's cgroup (its own or an ancestor's, v2 or v1), or the
+/// address space left under its address-space limit (`ulimit -v`: the limit less what the process already maps);
+/// `None` where the machine's memory cannot be read.
 fn physical_memory() -> Option<(u64, &'static str)> {
     if !cfg!(target_os = "linux") {
         return None;
     }
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib: u64 = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))?
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let meminfo = read("/proc/meminfo")?;
+    let kib = kib_field(&meminfo, "MemTotal:")?;
+    let mut best = (kib.saturating_mul(1024), "this machine's memory");
+    let mut lower = |bytes: Option<u64>, what: &'static str| {
+        if let Some(b) = bytes.filter(|&b| b > 0 && b < best.0) {
+            best = (b, what);
+        }
+    };
+    for file in cgroup_limit_files(&read("/proc/self/cgroup").unwrap_or_default()) {
+        // "max" (v2) or a huge number (v1) when unlimited: neither parses below the machine's memory.
+        lower(
+            read(&file).and_then(|s| s.trim().parse::<u64>().ok()),
+            "this process's memory limit (cgroup)",
+        );
+    }
+    let mapped = read("/proc/self/status").and_then(|s| kib_field(&s, "VmSize:"));
+    lower(
+        read("/proc/self/limits")
+            .and_then(|s| address_space_limit(&s))
+            .map(|limit| limit.saturating_sub(mapped.unwrap_or(0).saturating_mul(1024))),
+        "the address space left under this process's limit (ulimit -v)",
+    );
+    Some(best)
+}
+
+/// A `NAME:   123 kB` field of `/proc/meminfo` or `/proc/self/status`, in KiB.
+fn kib_field(text: &str, name: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name))?
         .trim()
         .trim_end_matches("kB")
         .trim()
         .parse()
-        .ok()?;
-    let mut best = (kib.saturating_mul(1024), "this machine's memory");
-    // cgroup v2, then v1 ("max" or a huge number when unlimited).
-    for file in [
-        "/sys/fs/cgroup/memory.max",
-        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
-    ] {
-        if let Some(b) = std::fs::read_to_string(file)
-            .ok()
-            .and_then(|s| s.trim().parse::<u64>().ok())
-            && b > 0
-            && b < best.0
-        {
-            best = (b, "this process's memory limit (cgroup)");
+        .ok()
+}
+
+/// The files that may hold this process's cgroup memory limit, from `/proc/self/cgroup`'s text: for cgroup v2
+/// (`0::/a/b`) `memory.max` of its cgroup and of every ancestor up to the root, for v1 (`N:memory:/a/b`)
+/// `memory.limit_in_bytes` likewise. Inside a container the paths are relative to its own root, which the same
+/// walk reaches.
+fn cgroup_limit_files(proc_cgroup: &str) -> Vec<String> {
+    let mut files = Vec::new();
+    for line in proc_cgroup.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        let (root, file) = match controllers {
+            "" => ("/sys/fs/cgroup", "memory.max"),
+            c if c.split(',').any(|c| c == "memory") => ("/sys/fs/cgroup/memory", "memory.limit_in_bytes"),
+            _ => continue,
+        };
+        let mut dir = path.trim_end_matches('/').to_string();
+        loop {
+            files.push(format!("{root}{dir}/{file}"));
+            match dir.rfind('/') {
+                Some(i) => dir.truncate(i),
+                None => break,
+            }
         }
     }
-    Some(best)
+    files
+}
+
+/// The soft address-space limit of `/proc/self/limits`'s text (`Max address space  1073741824  …  bytes`), `None`
+/// when unlimited.
+fn address_space_limit(limits: &str) -> Option<u64> {
+    limits
+        .lines()
+        .find_map(|l| l.strip_prefix("Max address space"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// `"16G"`, `"512 MiB"`, `"17179869184"`: bytes, with an optional K/M/G/T suffix in binary units.
@@ -462,6 +514,44 @@ pub(crate) mod tests {
             work,
             work_source: "a test limit".into(),
         }
+    }
+
+    /// The cgroup files are the process's cgroup and each ancestor's, v2 and v1 (memory controller only).
+    #[test]
+    fn cgroup_limits_are_read_up_the_tree() {
+        assert_eq!(
+            cgroup_limit_files("0::/user.slice/session-2.scope\n"),
+            [
+                "/sys/fs/cgroup/user.slice/session-2.scope/memory.max",
+                "/sys/fs/cgroup/user.slice/memory.max",
+                "/sys/fs/cgroup/memory.max"
+            ]
+        );
+        assert_eq!(cgroup_limit_files("0::/\n"), ["/sys/fs/cgroup/memory.max"]);
+        assert_eq!(
+            cgroup_limit_files("12:cpu,cpuacct:/x\n4:memory:/docker/ab\n"),
+            [
+                "/sys/fs/cgroup/memory/docker/ab/memory.limit_in_bytes",
+                "/sys/fs/cgroup/memory/docker/memory.limit_in_bytes",
+                "/sys/fs/cgroup/memory/memory.limit_in_bytes"
+            ]
+        );
+        assert!(cgroup_limit_files("garbage").is_empty());
+    }
+
+    /// `ulimit -v` as /proc/self/limits shows it; unlimited is no limit.
+    #[test]
+    fn address_space_limit_is_read() {
+        let limited = "Limit                     Soft Limit           Hard Limit           Units\n\
+                       Max stack size            8388608              unlimited            bytes\n\
+                       Max address space         1073741824           unlimited            bytes\n";
+        assert_eq!(address_space_limit(limited), Some(1 << 30));
+        let unlimited = "Max address space         unlimited            unlimited            bytes\n";
+        assert_eq!(address_space_limit(unlimited), None);
+        assert_eq!(
+            kib_field("MemTotal:       24567000 kB\n", "MemTotal:"),
+            Some(24_567_000)
+        );
     }
 
     /// A budget is accepted exactly up to each limit and refused one byte or step past it.

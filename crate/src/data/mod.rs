@@ -55,7 +55,7 @@ pub use matrix::{Matrix, MatrixRef, Scalar};
 #[cfg(not(target_arch = "wasm32"))]
 pub use path::{PIPE_WAIT, PathSource, open_path, pipe_wait};
 pub use source::ByteSource;
-pub use split::split_rows;
+pub use split::{SplitColumn, split_column, split_rows};
 
 /// What went wrong reading an input file.
 ///

@@ -34,6 +34,24 @@ use super::source::ByteSource;
 /// assert_eq!(split_rows("ids.csv", &ids, "1").unwrap(), vec![1, 2]);
 /// ```
 pub fn split_rows(input: &str, src: &dyn ByteSource, value: &str) -> Result<Vec<usize>, DataError> {
+    split_column(input, src, value).map(|s| s.rows)
+}
+
+/// The rows a split column selects and how many entries it has: one per row of the data it labels, so a caller
+/// can refuse a split column of another length (every row would be misaligned).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SplitColumn {
+    /// As [`split_rows`].
+    pub rows: Vec<usize>,
+    /// The column's entries: table rows, numbers or lines of text.
+    pub entries: usize,
+}
+
+/// [`split_rows`] with the column's length.
+///
+/// # Errors
+/// As [`split_rows`].
+pub fn split_column(input: &str, src: &dyn ByteSource, value: &str) -> Result<SplitColumn, DataError> {
     let want = value.trim();
     let bad = |detail: String| DataError::BadSplitColumn {
         input: input.to_string(),
@@ -62,13 +80,16 @@ pub fn split_rows(input: &str, src: &dyn ByteSource, value: &str) -> Result<Vec<
                         "it holds numbers; give a number to select rows by, not `{want}`"
                     ))
                 })?;
-                return Ok(m
-                    .as_slice()
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, x)| **x == v)
-                    .map(|(i, _)| i)
-                    .collect());
+                return Ok(SplitColumn {
+                    rows: m
+                        .as_slice()
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, x)| **x == v)
+                        .map(|(i, _)| i)
+                        .collect(),
+                    entries: m.as_slice().len(),
+                });
             }
             let names = l
                 .column_names
@@ -105,12 +126,15 @@ pub fn split_rows(input: &str, src: &dyn ByteSource, value: &str) -> Result<Vec<
     Ok(matching(text.lines(), want))
 }
 
-fn matching<'a>(entries: impl Iterator<Item = &'a str>, want: &str) -> Vec<usize> {
-    entries
+fn matching<'a>(entries: impl Iterator<Item = &'a str>, want: &str) -> SplitColumn {
+    let mut n = 0;
+    let rows = entries
+        .inspect(|_| n += 1)
         .enumerate()
         .filter(|(_, s)| s.trim() == want)
         .map(|(i, _)| i)
-        .collect()
+        .collect();
+    SplitColumn { rows, entries: n }
 }
 
 #[cfg(test)]
@@ -119,6 +143,16 @@ mod tests {
 
     fn rows(name: &str, bytes: &[u8], value: &str) -> Result<Vec<usize>, DataError> {
         split_rows(name, &bytes, value)
+    }
+
+    /// The column's length is every entry, selected or not, whichever way the file is read.
+    #[test]
+    fn counts_the_entries() {
+        let n = |name: &str, bytes: &[u8], value: &str| split_column(name, &bytes, value).unwrap().entries;
+        assert_eq!(n("s.txt", b"test\nforget\nforget\ntest\n", "forget"), 4);
+        assert_eq!(n("i.csv", b"0\n1\n1\n", "1"), 3);
+        assert_eq!(n("l.tsv", b"1\tforget\n2\tretain\n", "x"), 2);
+        assert_eq!(n("h.csv", b"a,split\n1,forget\n2,test\n3,test\n4,test\n", "test"), 4);
     }
 
     #[test]

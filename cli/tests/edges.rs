@@ -1,0 +1,112 @@
+//! Issue 24 item 5, inputs that slipped through: a split column (`FILE==VALUE`) of another length than the data it
+//! labels, and a request too large for the address space a process is allowed (`ulimit -v`), which aborted in the
+//! allocator instead of being refused by the budget.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lethe-edges-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(name: &str, text: &str) -> String {
+    let p = dir().join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+fn lethe(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lethe"))
+        .args(args)
+        .output()
+        .expect("run lethe")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+/// Two columns of `n` rows of deterministic values.
+fn data(n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            let x = (i as f64 * 0.618_033_988_7).fract();
+            format!("{x},{}\n", (x * 7.3).fract())
+        })
+        .collect()
+}
+
+fn labels(n: usize) -> String {
+    (0..n).map(|i| if i % 2 == 0 { "in\n" } else { "out\n" }).collect()
+}
+
+#[test]
+fn a_split_column_of_another_length_is_refused_naming_both_files() {
+    let d = write("acts.csv", &data(40));
+    for (n, name) in [(39, "short.txt"), (41, "long.txt")] {
+        let s = write(name, &labels(n));
+        let out = lethe(&[
+            "sde",
+            "--it",
+            &format!("{d}@{s}==in"),
+            "--oot",
+            &format!("{d}@{s}==out"),
+            "--shuffles",
+            "10",
+        ]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains(&format!("the split column `{s}` has {n} entries but `{d}` has 40 rows")),
+            "{err}"
+        );
+        assert!(err.contains("exactly one entry per row"), "{err}");
+    }
+    // One entry per row is accepted.
+    let s = write("exact.txt", &labels(40));
+    let out = lethe(&[
+        "sde",
+        "--it",
+        &format!("{d}@{s}==in"),
+        "--oot",
+        &format!("{d}@{s}==out"),
+        "--shuffles",
+        "10",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// Under an address-space limit a request the machine's memory would allow is refused by the budget, which names
+/// the limit, instead of aborting when the allocation fails.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_request_over_the_address_space_limit_is_refused_not_aborted() {
+    let d = write("big.csv", &data(40_000));
+    // Halves of 10,000 rows: two kernels of 10,000² f64 (about 1.5 GiB), far below this machine's memory but above
+    // what 1.4 GiB of address space leaves.
+    let out = Command::new("sh")
+        .args([
+            "-c",
+            "ulimit -v 1500000 && exec \"$0\" \"$@\"",
+            env!("CARGO_BIN_EXE_lethe"),
+            "sde",
+            "--it",
+            &format!("{d}@0..20000"),
+            "--oot",
+            &format!("{d}@20000..40000"),
+            "--shuffles",
+            "2",
+            "--threads",
+            "1",
+        ])
+        .output()
+        .expect("run lethe under ulimit -v");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(!err.contains("memory allocation") && !err.contains("panicked"), "{err}");
+    assert!(err.contains("ulimit -v"), "{err}");
+    assert!(err.contains("use subsets of fewer rows"), "{err}");
+}
