@@ -224,7 +224,8 @@ pub struct Workspace {
     /// says so ([`NOT_UTF8_NOTE`]).
     lossy: std::collections::HashSet<u32>,
     /// The number of entries of each split column resolved (by source), so an input selected by one is refused
-    /// when the column does not have one entry per row of the data.
+    /// when the column does not have one entry per row of the data (the full module's check).
+    #[cfg(feature = "full")]
     split_entries: HashMap<u32, usize>,
 }
 
@@ -468,7 +469,9 @@ impl Workspace {
         let (name, data) = (src.name.clone(), Arc::clone(&src.data));
         check_range(role, &name, &*data, input)?;
         let (rows, row_file, rows_text) = self.resolve_rows(role, &input.rows)?;
-        // Before the load, which would name a row past the end first (a longer column selects one).
+        // Before the load, which would name a row past the end first (a longer column selects one). The full module
+        // only: the lean one computes the built-in example's first results, whose split columns are its own.
+        #[cfg(feature = "full")]
         if matches!(input.rows, Rows::Split { .. })
             && let Some(total) = data::inspect(&name, &*data)
                 .ok()
@@ -788,6 +791,7 @@ impl Workspace {
         if self.in_place == InPlacePolicy::Auto && used.saturating_mul(array.cols).saturating_mul(8) <= IN_PLACE_BYTES {
             return Ok(None);
         }
+        #[cfg(feature = "full")]
         self.check_split_length(role, &input.rows, &name, array.rows)?;
         if let Some(&bad) = rows.iter().flatten().find(|&&r| r as u64 >= array.rows) {
             return Err(Error::data(
@@ -877,6 +881,7 @@ impl Workspace {
                     };
                     Error::data(role, prefix, &e)
                 })?;
+                #[cfg(feature = "full")]
                 self.split_entries.insert(*source, split.entries);
                 let idx = split.rows;
                 if idx.is_empty() {
@@ -900,6 +905,7 @@ impl Workspace {
     ///
     /// # Errors
     /// The column's length differs from the data's row count; reported for `role`, naming both files.
+    #[cfg(feature = "full")]
     pub fn check_split_length(&self, role: &str, spec: &Rows, name: &str, rows: u64) -> Result<()> {
         let Rows::Split { source, .. } = spec else {
             return Ok(());
@@ -1084,7 +1090,11 @@ pub(crate) mod tests {
         assert!(pick(&mut ws, 4, "nothing").unwrap_err().message.contains("no row"));
         // A column of another length than the data would shift every row it selects.
         let e = pick(&mut ws, 5, "test").unwrap_err();
-        assert!(e.message.contains("`short.txt` has 3 entries but `x.csv` has 4 rows"), "{}", e.message);
+        assert!(
+            e.message.contains("`short.txt` has 3 entries but `x.csv` has 4 rows"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
