@@ -5,7 +5,8 @@
 //    (workers included), WebSockets and service workers are watched, and any request is also blocked by a route,
 //    so one would show up as a failure too. The page says visibly that nothing leaves the machine. The same holds
 //    for the teaching page (teach.html) while every topic is driven.
-import { assert, open, waitExample, waitRun } from './lib.mjs';
+import path from 'node:path';
+import { ROOT, assert, open, waitExample, waitRun } from './lib.mjs';
 
 export const tests = [
   {
@@ -73,6 +74,14 @@ export const tests = [
       await page.locator('.lethe-card[data-name="synthetic_reference.txt"]').waitFor();
       await b.locator('[data-action="run"]').click();
       await waitRun(b);
+      // What a person's own files bring in after load: a tool's result file (its reader, tools.js) and the
+      // membership audit's LiRA section (panels/lira.js) were loaded with the page, so they need no request and
+      // work offline (they were fetched on first use: the LiRA box stayed blank offline).
+      await page.locator('[data-role="inputs-file"]').setInputFiles(path.join(ROOT, 'tests/fixtures/tools/privacy_meter/log/report/exp/attack_result_0.npz'));
+      await page.locator('.lethe-card[data-name="attack_result_0.npz"] [data-role="tool"]').waitFor({ timeout: 15000 });
+      const mia = page.locator('#lethe-mia[data-panel]');
+      await mia.locator('[data-role="lira-open"] > summary').click();
+      await page.locator('#lethe-lira[data-panel]').waitFor({ timeout: 15000 });
       // Every export: JSON, CSV, SVG and PNG of each plot.
       let downloads = 0;
       for (const p of panels) {

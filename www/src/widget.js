@@ -124,8 +124,11 @@ export function create(el, opts = {}) {
   let lazy = null;
   const loadPanels = () =>
     (lazy ||= Promise.all([
-      // Needed once a person works with their own files.
+      // Needed once a person works with their own files: loaded now, so that nothing later makes a request (a
+      // tool's result file dropped, the membership audit's LiRA section opened) and both work offline.
       import('./panels/guard.js'),
+      import('./tools.js'),
+      ...(opts.panels.includes('mia') ? [import('./panels/lira.js')] : []),
       ...opts.panels.filter((id) => LAZY[id] && !panels[id]).map(async (id) => {
         const p = (await LAZY[id][1]())(ctx);
         panels[id] = p;
