@@ -110,3 +110,43 @@ fn a_request_over_the_address_space_limit_is_refused_not_aborted() {
     assert!(err.contains("ulimit -v"), "{err}");
     assert!(err.contains("use subsets of fewer rows"), "{err}");
 }
+
+/// Issue 24 item 8: generations saved as a JSON list of strings (`json.dump(generations, f)`) are each a generation,
+/// an item spanning lines included; they were read as one generation (the list's one line).
+#[test]
+fn generations_given_as_a_json_list_are_each_a_generation() {
+    let gens = write(
+        "generations.json",
+        r#"["the cat sat on the mat", "nothing", "the cat\nis on the mat"]"#,
+    );
+    let out = lethe(&[
+        "rouge",
+        "--predictions",
+        &gens,
+        "--reference-text",
+        "the cat is on the mat",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f: Vec<f64> = report["result"]["scores"]["fmeasure"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(f.len(), 3, "{report}");
+    assert!(
+        (f[0] - 0.8333).abs() < 1e-4 && f[1] == 0.0 && (f[2] - 1.0).abs() < 1e-12,
+        "{f:?}"
+    );
+    // A list with an item that is not text says which.
+    let bad = write("bad.json", r#"["an answer", 3]"#);
+    let out = lethe(&["rouge", "--predictions", &bad, "--reference-text", "an answer"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("is a JSON list, but its item 2 is 3 and not text"),
+        "{err}"
+    );
+}

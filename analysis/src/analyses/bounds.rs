@@ -201,7 +201,7 @@ pub const PASTED: &str = "(pasted)";
 /// [`PASTED`] with the SHA-256 of the text).
 fn text_lines(ws: &mut Workspace, role: &str, t: &TextInput) -> Result<(Vec<String>, Option<InputRecord>)> {
     let lines: Vec<String> = match t {
-        TextInput::Text { text } => text.lines().map(str::to_string).collect(),
+        TextInput::Text { text } => items(role, "the pasted text", text)?,
         TextInput::Source { source } => {
             let src = ws.source(*source).map_err(|e| Error::at(role, e.message))?;
             let len = usize::try_from(src.data.len()).map_err(|_| Error::at(role, "the file is too large"))?;
@@ -214,7 +214,7 @@ fn text_lines(ws: &mut Workspace, role: &str, t: &TextInput) -> Result<(Vec<Stri
                 .map_err(|e| Error::at(role, format!("`{}`: {e}", src.name)))?;
             let text =
                 String::from_utf8(bytes).map_err(|_| Error::at(role, format!("`{}` is not UTF-8 text", src.name)))?;
-            text.lines().map(str::to_string).collect()
+            items(role, &format!("`{}`", src.name), &text)?
         }
     };
     if lines.is_empty() {
@@ -257,6 +257,34 @@ fn text_lines(ws: &mut Workspace, role: &str, t: &TextInput) -> Result<(Vec<Stri
         }
     };
     Ok((lines, record))
+}
+
+/// The items of a text input: one per line, or the strings of a JSON list (`["first answer", "second…"]`, as
+/// `json.dump(generations, f)` writes them; an item may then span lines), which was read as a single generation.
+///
+/// # Errors
+/// A JSON list with an item that is not text, naming its position (counted from 1) in `what`.
+fn items(role: &str, what: &str, text: &str) -> Result<Vec<String>> {
+    if text.trim_start().starts_with('[')
+        && let Ok(serde_json::Value::Array(list)) = serde_json::from_str::<serde_json::Value>(text)
+    {
+        return list
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                serde_json::Value::String(s) => Ok(s),
+                other => Err(Error::at(
+                    role,
+                    format!(
+                        "{what} is a JSON list, but its item {} is {other} and not text: give a list of strings, one \
+                         per generation (or plain text, one per line)",
+                        i + 1
+                    ),
+                )),
+            })
+            .collect();
+    }
+    Ok(text.lines().map(str::to_string).collect())
 }
 
 /// The scores a bounds request is about, with records and which CLI command it mirrors.
