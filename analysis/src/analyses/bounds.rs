@@ -425,11 +425,14 @@ impl BoundsRequest {
 
 use crate::report::num;
 
-/// The core's notes on the bounds as warnings with codes and fixes.
+/// The core's notes on the bounds as warnings with codes and fixes. On 0/1 leak flags the leak probability's
+/// Clopper–Pearson bound is the call, exact for flags; the standard-deviation bound's note that it leaves out the
+/// mass at 0 (every flag that is not a leak) is not a problem with them and is left out.
 fn note_warnings(report: &LeakageReport, role: &str) -> Vec<Warning> {
     report
         .warnings
         .iter()
+        .filter(|w| report.binary.is_none() || !w.contains("exactly 0"))
         .map(|w| {
             let (code, fix): (&str, Option<String>) = if w.contains("exactly 0") {
                 (
@@ -489,8 +492,15 @@ fn bounds_headline(r: &LeakageReport, what: &str, score: &str) -> Headline {
             .trim_end_matches('0')
             .trim_end_matches('.')
     );
-    let plan = if (r.n as u64) < r.plan.n {
-        format!("; {} {what} would bound it within ±{}", r.plan.n, r.params.plan_width)
+    // The planner of the bound this headline states: Clopper–Pearson's for the leak probability of 0/1 flags, the
+    // DKW band's for the expectation (the report's `plan.n` is enough for both, which the numbers' table shows).
+    let needed = if r.binary.is_some() {
+        r.plan.binomial_n
+    } else {
+        r.plan.dkw_n
+    };
+    let plan = if (r.n as u64) < needed {
+        format!("; {needed} {what} would bound it within ±{}", r.params.plan_width)
     } else {
         String::new()
     };
@@ -712,9 +722,22 @@ mod tests {
             "{}",
             out.headline.text
         );
+        // Flags that are 0 are not leaks: no note that the SD bound leaves out the mass at 0 (issue 24 item 8).
         let codes: Vec<&str> = out.warnings.iter().map(|w| w.code.as_str()).collect();
-        assert!(codes.contains(&"mass_at_zero_left_out"), "{codes:?}");
+        assert!(!codes.contains(&"mass_at_zero_left_out"), "{codes:?}");
         assert!(out.warnings.iter().all(|w| !w.message.contains("SdMethod")));
+        // The sample size the headline names is Clopper–Pearson's, the bound it states.
+        let BoundsResult::Bounds(r) = &out.result else {
+            panic!("scores give the bounds")
+        };
+        assert!(r.plan.binomial_n < r.plan.dkw_n, "{:?}", r.plan);
+        assert!(
+            out.headline
+                .text
+                .contains(&format!("; {} scores would bound it", r.plan.binomial_n)),
+            "{}",
+            out.headline.text
+        );
     }
 
     #[test]
