@@ -514,7 +514,7 @@ enum Named {
     Strong(u8),
     /// `y`: only as the first or last of at least three columns, none named `x`.
     Y,
-    /// No name in the first column: pandas' index (never left out; a warning when it counts rows).
+    /// No name in the first column: pandas' index (left out, with a warning, when it counts rows 0, 1, 2, …).
     Unnamed,
 }
 
@@ -711,8 +711,13 @@ struct Candidate {
 }
 
 impl Candidate {
+    /// Left out of the features: a label/ID-named column of whole numbers or text, or an unnamed first column
+    /// holding the row numbers 0, 1, 2, … (pandas' index, written without `index=False`).
     fn left_out(&self) -> bool {
-        self.kind != Named::Unnamed && (self.integer || self.text.is_some())
+        match self.kind {
+            Named::Unnamed => self.counting && self.text.is_none(),
+            _ => self.integer || self.text.is_some(),
+        }
     }
 }
 
@@ -1107,6 +1112,12 @@ fn parse<T: Scalar>(
     let file = |c: &Candidate| format!("column {} (`{}`)", c.col + 1, c.name);
     for c in &cands {
         match c.kind {
+            Named::Unnamed if c.left_out() => warnings.push(format!(
+                "`{input}`: column {} has no name and holds the row numbers 0, 1, 2, … (pandas writes its index so), \
+                 so it was left out of the features; to use it as a feature, load every column (on the command \
+                 line: `{input}#columns=all`)",
+                c.col + 1
+            )),
             _ if c.left_out() => warnings.push(format!(
                 "`{input}`: {} holds {} and is named like a label or ID column, so it was left out of the \
                  features; to use it as a feature, load every column (on the command line: `{input}#columns=all`)",
@@ -1122,15 +1133,6 @@ fn parse<T: Scalar>(
                         column: c.col + 1,
                         hint: hint(c.col, &l),
                     });
-                }
-                if c.counting && rows > 1 {
-                    warnings.push(format!(
-                        "`{input}`: column {} has no name and holds the row numbers 0, 1, 2, … (pandas writes its \
-                         index so); it was kept as a feature: leave it out (on the command line: \
-                         `{input}#drop={}`), or save the table with index=False",
-                        c.col + 1,
-                        c.col + 1
-                    ));
                 }
             }
             _ => warnings.push(format!(
@@ -1192,6 +1194,12 @@ fn parse<T: Scalar>(
             values: labels,
         });
     }
+    // pandas' index is no row label: never `labels`.
+    let index_columns: Vec<usize> = cands
+        .iter()
+        .filter(|c| c.kind == Named::Unnamed && c.left_out())
+        .map(|c| c.col + 1)
+        .collect();
     let mut left: Vec<&mut Candidate> = cands.iter_mut().filter(|c| c.left_out()).collect();
     left.sort_by_key(|c| match c.kind {
         Named::Strong(p) => p,
@@ -1204,7 +1212,11 @@ fn parse<T: Scalar>(
             values: std::mem::take(&mut c.values),
         });
     }
-    let labels = (store && !text_columns.is_empty()).then(|| text_columns[0].values.clone());
+    let labels = text_columns
+        .iter()
+        .find(|t| !index_columns.contains(&t.number))
+        .filter(|_| store)
+        .map(|t| t.values.clone());
     text_columns.sort_by_key(|t| t.number);
     let mut note = l.note.clone();
     let out: Vec<&Candidate> = cands.iter().filter(|c| c.left_out()).collect();
@@ -1212,7 +1224,11 @@ fn parse<T: Scalar>(
         note.push_str(&format!(
             ", label/ID column{} {} left out",
             if out.len() > 1 { "s" } else { "" },
-            column_list(out.iter().map(|c| c.name.clone()))
+            column_list(out.iter().map(|c| if c.kind == Named::Unnamed {
+                format!("column {} (the row numbers)", c.col + 1)
+            } else {
+                c.name.clone()
+            }))
         ));
     }
     if !store && let ([nan, pinf, ninf], Some((row, out))) = nonfinite {
@@ -1509,10 +1525,21 @@ mod tests {
         assert_eq!(t.matrix.as_slice(), &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
         // No header: nothing is named.
         assert_eq!(table("0,0.5,1\n1,0.25,0\n").unwrap().matrix.cols(), 3);
-        // pandas' unnamed index: kept (the golden fixture's reading), but said.
+        // pandas' unnamed index (0, 1, 2, …): left out of the features, and said; it is no row label (issue 24
+        // item 8: kept as a feature, it flipped an SDE verdict).
         let t = table(",p\n0,0.5\n1,0.25\n2,1.5\n").unwrap();
+        assert_eq!(t.matrix.as_slice(), &[0.5, 0.25, 1.5]);
+        assert!(t.labels.is_none());
+        assert!(
+            t.warnings
+                .iter()
+                .any(|w| w.contains("row numbers") && w.contains("left out")),
+            "{:?}",
+            t.warnings
+        );
+        // An unnamed first column that does not count rows is data.
+        let t = table(",p\n3,0.5\n1,0.25\n2,1.5\n").unwrap();
         assert_eq!(t.matrix.cols(), 2);
-        assert!(t.warnings.iter().any(|w| w.contains("index=False")), "{:?}", t.warnings);
         // MNIST's CSV: a label column among integer pixels.
         let t = table("label,p0,p1\n5,0,255\n0,12,0\n").unwrap();
         assert_eq!(
