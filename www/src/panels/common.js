@@ -4,7 +4,7 @@
 import { h, fill, nextId } from '../dom.js';
 import { cls } from '../classes.js';
 import { fmt, seconds } from '../format.js';
-import { arraysOf, wireDrop } from '../inputs.js';
+import { arraysOf, noteOnly, wireDrop } from '../inputs.js';
 import { download, json, csv, svgText, pngBlob } from '../export.js';
 import { widthOf } from '../views/svg.js';
 
@@ -206,8 +206,10 @@ export function inputSlot(ctx, { key, label, hint, optional = false, rows = true
     try {
       const s = await engine.request('load', { role: key, input: ref });
       if (mine !== seq) return;
-      fill(status, `${s.rows} × ${s.cols} · ${s.record.dtype} · ${s.record.spec}${s.in_place ? ' · read in place from the file' : ''}`);
-      fill(warn, s.warnings.map((w) => h('div', { class: 'warning' }, say(w))));
+      // A stored shape of more than two dimensions is said as stored, then as read (16 × 150 × 3 as 16 × 450).
+      const dims = s.record.shape || [];
+      fill(status, `${dims.length > 2 ? `${dims.join(' × ')} read as ` : ''}${s.rows} × ${s.cols} · ${s.record.dtype} · ${s.record.spec}${s.in_place ? ' · read in place from the file' : ''}`);
+      fill(warn, s.warnings.map((w) => h('div', { class: noteOnly(w) ? 'muted' : 'warning' }, say(w))));
     } catch (e) {
       if (mine !== seq) return;
       fill(status);
