@@ -221,6 +221,8 @@ export function boundsPanel(ctx) {
     const readout = h('output', { for: sliderId, class: 'mgen-readout', 'data-value': 'bounds.slider' });
     let markerX = 0.5;
     let markerText = '';
+    // The slider's last reading, exported beside the report (what the page shows is what the file says).
+    let reading = null;
     const plot = plotBlock({
       title: 'Empirical CDF of the scores with its DKW band',
       filename: 'bounds-ecdf',
@@ -235,6 +237,7 @@ export function boundsPanel(ctx) {
         if (mine !== seq) return;
         markerX = x;
         markerText = `M_gen(${x}) = ${fmt(g.upper[0])}`;
+        reading = { x, m_gen: g.upper[0], ecdf: g.ecdf[0] };
         fill(readout, `M_gen(${x}) = ${fmt(g.upper[0])}: the next answer scores above ${x} with probability at most this (F_n(${x}) = ${fmt(g.ecdf[0])})`);
         plot.render();
       } catch (e) {
@@ -245,7 +248,7 @@ export function boundsPanel(ctx) {
     blocks.push(h('div', { class: 'slider' }, h('label', { for: sliderId }, 'x for M_gen(x)'), slider, readout), plot.el);
     blocks.push(
       h('p', { class: 'params-line muted' }, `α = ${req.alpha} (${side}) · grid ${req.stepsize} points · SD ${req.sd_method} · ρ = ${req.rho}`),
-      exportBar({ name: 'lethe-bounds', report: () => report({ req, out }), table: () => table({ out }) }),
+      exportBar({ name: 'lethe-bounds', report: () => ({ ...report({ req, out }), ...(reading && { slider: reading }) }), table: () => table({ out }) }),
     );
     fill(parts.results, blocks);
     update();

@@ -81,6 +81,8 @@ export function rowsControl(store, { key, label, onchange, withAll = true }) {
     const cur = src.value;
     fill(src, h('option', { value: '' }, '— choose an input —'), store.sources().map((i) => h('option', { value: i.id }, store.label(i))));
     src.value = cur;
+    // The index file or split column chosen here was removed: results made with its rows are out of date.
+    if (cur && src.value !== cur && !src.hidden) changedEvent(src, `the file chosen for the rows of “${label}” was removed`);
   };
   const sync = () => {
     text.hidden = mode.value !== 'text';
