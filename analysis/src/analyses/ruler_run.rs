@@ -319,7 +319,11 @@ fn identical_models(
         if !same_values(&a.matrix, &b.matrix, forget) {
             continue;
         }
-        let same_file = a.record.sha256 == b.record.sha256 && a.record.spec == b.record.spec;
+        // The same bytes, read the same way (the same array of the file, the same rows of it).
+        let same_file = a.record.sha256 == b.record.sha256
+            && a.record.tensor == b.record.tensor
+            && a.record.rows_used == b.record.rows_used
+            && a.record.spec.split_once('@').map(|x| x.1) == b.record.spec.split_once('@').map(|x| x.1);
         let how = if same_file && a.record.path == b.record.path {
             format!("both are `{}`", a.record.path)
         } else if same_file {
