@@ -1325,4 +1325,167 @@ mod tests {
         assert_eq!(report["command"], "ruler");
         assert_eq!(report["headline"]["call"], out.headline.call.as_str());
     }
+
+    fn run(u: u32, o: Option<u32>, g: Option<u32>) -> RulerRun {
+        RulerRun {
+            unlearned: all(u),
+            oracle: o.map(all),
+            original: g.map(all),
+        }
+    }
+
+    /// Identical models are found by their values, not their names: the same numbers as float32 in one file and
+    /// float64 in another are the same model; the same forget rows with other retain rows are named as such.
+    #[test]
+    fn identical_models_are_compared_by_value() {
+        let v: Vec<f32> = (0..40 * 8).map(|i| ((i as f32 + 1.0) * 0.37).sin()).collect();
+        let wide: Vec<f64> = v.iter().map(|&x| f64::from(x)).collect();
+        let mut other = wide.clone();
+        other[39 * 8] += 1.0; // a retain row differs
+        let mut w = ws(&[
+            (1, "after.npy", crate::npy::f32_bytes(&v, &[40, 8])),
+            (2, "before.npy", crate::npy::f64_bytes(&wide, &[40, 8])),
+            (3, "retrained.npy", crate::npy::f64_bytes(&other, &[40, 8])),
+            (4, "fresh.npy", embeddings(40, 8, 0.3)),
+        ]);
+        let req = |runs| RulerRequest {
+            runs,
+            ..request(None, "0..10", "10..40")
+        };
+        let out = ruler(&mut w, &req(vec![run(1, Some(3), Some(2))])).unwrap();
+        let codes: Vec<&str> = out.warnings.iter().map(|w| w.code.as_str()).collect();
+        assert!(codes.contains(&"unlearned_is_original"), "{codes:?}");
+        let same = out.warnings.iter().find(|w| w.code == "unlearned_is_original").unwrap();
+        assert!(
+            same.message
+                .contains("`after.npy` and `before.npy` hold the same values on every forget and retain row"),
+            "{}",
+            same.message
+        );
+        // The oracle shares the forget rows' values only: m1 is 1 all the same, and the message says which rows.
+        let oracle = out.warnings.iter().find(|w| w.code == "unlearned_is_oracle").unwrap();
+        assert!(
+            oracle.message.contains("the same values on every forget row"),
+            "{}",
+            oracle.message
+        );
+        assert!(
+            out.headline.text.contains("the unlearned model is the original model"),
+            "{}",
+            out.headline.text
+        );
+        // Another unlearned model: no word of it (the original and this oracle still share their forget rows).
+        let out = ruler(&mut w, &req(vec![run(4, Some(3), Some(2))])).unwrap();
+        let codes: Vec<&str> = out.warnings.iter().map(|w| w.code.as_str()).collect();
+        assert!(!codes.iter().any(|c| c.starts_with("unlearned_is")), "{codes:?}");
+        assert!(codes.contains(&"original_is_oracle"), "{codes:?}");
+        // Across runs, one warning that counts the runs.
+        let out = ruler(&mut w, &req(vec![run(1, Some(4), Some(2)), run(4, Some(3), Some(2))])).unwrap();
+        let same: Vec<&Warning> = out
+            .warnings
+            .iter()
+            .filter(|w| w.code == "unlearned_is_original")
+            .collect();
+        assert_eq!(same.len(), 1);
+        assert!(
+            same[0].message.contains("in 1 of the 2 runs (run 1;"),
+            "{}",
+            same[0].message
+        );
+    }
+
+    /// The positive control: m4's call on the unlearned model stands when the original shows memorisation, and
+    /// becomes inconclusive, with a warning, when it does not.
+    #[test]
+    fn m4_is_read_only_where_the_original_shows_memorisation() {
+        let control = |value: f64| control_of(0, &report_with(value, 48).nn_percentile_rank.unwrap(), 0.5);
+        assert_eq!(control(0.7).call, "above_null");
+        assert_eq!(control(0.5).call, "at_null");
+        assert_eq!(control(0.3).call, "below_null");
+        let mut calls = single_run_calls(&report_with(0.5, 48));
+        assert!(apply_control(&mut calls, &[control(0.7)], 1, true).is_none());
+        assert_eq!(calls.iter().find(|c| c.metric == "m4").unwrap().call, "at_null");
+        assert_eq!(overall(&calls, 1, 0.05).call, "at_null");
+        for failed in [0.5, 0.3] {
+            let mut calls = single_run_calls(&report_with(0.5, 48));
+            let w = apply_control(&mut calls, &[control(failed)], 1, false).unwrap();
+            assert_eq!(
+                (w.code.as_str(), w.input.as_deref()),
+                ("m4_cannot_detect", Some("original"))
+            );
+            assert!(w.fix.as_deref().unwrap().starts_with("give the oracle"), "{w:?}");
+            let m4 = calls.iter().find(|c| c.metric == "m4").unwrap();
+            assert_eq!(m4.call, Headline::INCONCLUSIVE);
+            assert!(overall(&calls, 1, 0.05).is_inconclusive());
+        }
+        // Several runs: one failed control is enough, and the warning counts them.
+        let mut calls = single_run_calls(&report_with(0.5, 48));
+        let w = apply_control(&mut calls, &[control(0.7), control(0.52)], 2, true).unwrap();
+        assert!(w.message.contains("in 1 of the 2 runs given it"), "{}", w.message);
+    }
+
+    /// Across runs, a metric not tested gets an inconclusive call with its reason, and the headline still rests
+    /// on the metrics that were tested.
+    #[test]
+    fn a_metric_not_tested_across_runs_leaves_the_others_their_calls() {
+        let runs: Vec<RulerReport> = (0..6)
+            .map(|k| RulerReport {
+                representation_shift: Some(0.0),
+                ..report_with(0.7 + 0.01 * f64::from(k), 48)
+            })
+            .collect();
+        let (across, not_tested) = ruler::across_runs(&runs, 0.05).unwrap();
+        let calls = across_run_calls(&across, &not_tested, &[], 0.05);
+        let names: Vec<&str> = calls.iter().map(|c| c.metric).collect();
+        assert_eq!(names, ["m2", "m3", "m4"]);
+        let m3 = &calls[1];
+        assert_eq!(m3.call, Headline::INCONCLUSIVE);
+        assert!(
+            m3.text
+                .starts_with("m3 is not tested across the 6 runs: every run gives exactly 0"),
+            "{}",
+            m3.text
+        );
+        assert_eq!(m3.why.as_deref(), Some("not tested: the same value in every run"));
+        assert_eq!(calls[2].call, "above_null");
+        assert_eq!(overall(&calls, 6, 0.05).call, "residual_memorisation");
+    }
+
+    /// The same rows for forget and retain: with the oracle, m1 is computed and m2 and m4 withheld, with a
+    /// warning; the headline says what was withheld.
+    #[test]
+    fn the_same_forget_and_retain_rows_withhold_m2_and_m4() {
+        let mut w = ws(&[
+            (1, "u.npy", embeddings(40, 8, 0.0)),
+            (2, "o.npy", embeddings(40, 8, 0.1)),
+        ]);
+        let out = ruler(&mut w, &request(Some(2), "0..10", "0..10")).unwrap();
+        let r = &out.result.runs[0];
+        assert!(r.oracle_similarity.is_some());
+        assert!(r.calibration_gap.is_none() && r.nn_percentile_rank.is_none());
+        let warn = out
+            .warnings
+            .iter()
+            .find(|w| w.code == "forget_retain_identical")
+            .unwrap();
+        assert!(
+            warn.message.contains("m1 and m3 use the forget records only"),
+            "{}",
+            warn.message
+        );
+        let withheld: Vec<&str> = out
+            .metric_calls
+            .iter()
+            .filter(|c| c.call == "withheld")
+            .map(|c| c.metric)
+            .collect();
+        assert_eq!(withheld, ["m2", "m4"]);
+        assert!(out.headline.is_inconclusive());
+        assert!(
+            out.headline.text.contains("m2 and m4 withheld"),
+            "{}",
+            out.headline.text
+        );
+        assert!(out.rank_histograms.is_empty());
+    }
 }
