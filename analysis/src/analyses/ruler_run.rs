@@ -17,6 +17,10 @@
 //!   original in the unlearned model's place; a model trained on the forget records that shows no sign of them
 //!   (m4 not above its null band) means m4 cannot detect memorisation on this data, and m4's call on the unlearned
 //!   model becomes inconclusive (the paper's pre-unlearning diagnostic, §6: an original near the null);
+//! * `m4_null_does_not_hold` (warned): the negative control. With the oracle, m4 is also computed with the oracle
+//!   in the unlearned model's place; a model that never saw the forget records outside m4's null band means the
+//!   forget records are unlike the retain records on this data whatever a model remembers, and m4's call becomes
+//!   inconclusive;
 //! * `metric_not_tested` (warned): across runs, a metric with the same value in every run (m3 = 0 when every
 //!   unlearned model is its original), or whose test cannot be computed, is not tested; the others still are.
 //!
@@ -72,21 +76,25 @@ pub struct RulerResult {
     /// The positive control of m4, per run given the original model: m4 with the original in the unlearned
     /// model's place.
     pub positive_controls: Vec<M4Control>,
+    /// The negative control of m4, per run given the oracle: m4 with the oracle in the unlearned model's place
+    /// (it never saw the forget records, so m4 should sit within its null band).
+    pub negative_controls: Vec<M4Control>,
     pub warnings: Vec<String>,
 }
 
-/// m4 computed with the original model in the unlearned model's place (the positive control: the original was
-/// trained on the forget records, so m4 should find them).
+/// m4 computed with another model in the unlearned model's place: the original (the positive control: it was
+/// trained on the forget records, so m4 should find them) or the oracle (the negative control: it never saw them,
+/// so m4 should sit within its null band).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct M4Control {
     /// The run (from 0).
     pub run: usize,
-    /// The original model's m4 on the same forget and retain rows.
+    /// That model's m4 on the same forget and retain rows.
     pub value: f64,
     pub null_sd: f64,
     /// The null band, the null ± 2 null sds.
     pub band: [f64; 2],
-    /// `above_null` (m4 finds the original's memorisation), `at_null` or `below_null` (it does not).
+    /// `above_null`, `at_null` or `below_null`: against the null band.
     pub call: &'static str,
 }
 
@@ -533,7 +541,7 @@ fn apply_control(calls: &mut [MetricCall], controls: &[M4Control], runs: usize, 
     let first = failed.first()?;
     let side = |c: &M4Control| {
         format!(
-            "{} {} its null band [{}, {}]",
+            "{}, {} its null band [{}, {}]",
             num(c.value),
             if c.call == "below_null" { "below" } else { "within" },
             num(c.band[0]),
@@ -552,8 +560,8 @@ fn apply_control(calls: &mut [MetricCall], controls: &[M4Control], runs: usize, 
         )
     };
     let message = format!(
-        "the original model, which was trained on the forget records, {seen}: m4 finds no sign of memorisation \
-         even in the model that was trained on them, so it cannot detect memorisation on this data, and its reading of the \
+        "the original model, which was trained on the forget records, {seen}: m4 sees no memorisation even in \
+         the model that holds it, so it cannot detect memorisation on this data, and its reading of the \
          unlearned model says nothing either way"
     );
     let fix = if with_oracle {
@@ -579,6 +587,55 @@ fn apply_control(calls: &mut [MetricCall], controls: &[M4Control], runs: usize, 
     Some(Warning::new(
         "m4_cannot_detect",
         Some("original"),
+        message,
+        Some(fix.into()),
+    ))
+}
+
+/// The negative control: where the oracle's m4 (a model that never saw the forget records) is outside its null band
+/// in some run, m4's null 0.5 does not hold on this data (the forget records are unlike the retain records whatever
+/// a model remembers): m4's call on the unlearned model becomes inconclusive, and a warning says why.
+fn apply_negative_control(calls: &mut [MetricCall], controls: &[M4Control], runs: usize) -> Option<Warning> {
+    let failed: Vec<&M4Control> = controls.iter().filter(|c| c.call != "at_null").collect();
+    let first = failed.first()?;
+    let side = format!(
+        "{}, {} its null band [{}, {}]",
+        num(first.value),
+        if first.call == "below_null" { "below" } else { "above" },
+        num(first.band[0]),
+        num(first.band[1])
+    );
+    let seen = if runs == 1 {
+        format!("gives m4 = {side}")
+    } else {
+        format!(
+            "gives m4 outside its null band in {} of the {} runs given it (run {}: {side})",
+            failed.len(),
+            controls.len(),
+            first.run + 1
+        )
+    };
+    let message = format!(
+        "the oracle, which never saw the forget records, {seen}: on this data the forget records sit unlike the \
+         retain records whatever a model remembers, so m4's null (0.5) does not hold, and m4's reading of the \
+         unlearned model is no call"
+    );
+    let fix = "compare the unlearned model's m4 with the oracle's rather than with 0.5, or test the oracle-based \
+               metrics (m2, m3) across runs from 6 or more seeds; m4's null holds where the forget records are a \
+               random part of the training records";
+    if let Some(m4) = calls.iter_mut().find(|c| c.metric == "m4" && c.call != "withheld") {
+        if matches!(m4.call, "above_null" | "below_null" | "at_null") {
+            m4.call = Headline::INCONCLUSIVE;
+            m4.why = Some("no call: its null does not hold on this data (see the oracle's m4)".into());
+        }
+        m4.text = format!(
+            "{}; and its null does not hold on this data: the oracle {seen}",
+            m4.text
+        );
+    }
+    Some(Warning::new(
+        "m4_null_does_not_hold",
+        Some("oracle"),
         message,
         Some(fix.into()),
     ))
@@ -819,6 +876,7 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
     let with_oracle = req.runs.iter().any(|r| r.oracle.is_some());
     let mut identical = Vec::new();
     let mut controls = Vec::new();
+    let mut negatives = Vec::new();
     for (k, run) in req.runs.iter().enumerate() {
         let mut load = |role: &'static str, r: &InputRef| -> Result<Arc<Input>> {
             let inp = ws.load(role, r)?;
@@ -931,6 +989,11 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
             let m4 = ruler::nn_percentile_rank(gf.view(), gr.view(), tie).map_err(|e| attribute(e, &["original"]))?;
             controls.push(control_of(k, &m4, ruler::NULLS.nn_percentile_rank));
         }
+        // The negative control: m4 with the oracle in the unlearned model's place.
+        if let Some((of, Some(or))) = &o {
+            let m4 = ruler::nn_percentile_rank(of.view(), or.view(), tie).map_err(|e| attribute(e, &["oracle"]))?;
+            negatives.push(control_of(k, &m4, ruler::NULLS.nn_percentile_rank));
+        }
         let found = identical_models(
             [
                 ("unlearned", Some(&*unlearned)),
@@ -1002,6 +1065,7 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
         _ => Vec::new(),
     };
     let control = apply_control(&mut metric_calls, &controls, reports.len(), with_oracle);
+    let negative = apply_negative_control(&mut metric_calls, &negatives, reports.len());
     let mut headline = overall(&metric_calls, reports.len(), req.fdr);
     if let Some(w) = &control
         && headline.is_inconclusive()
@@ -1029,6 +1093,20 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
             },
         );
     }
+    if let Some(w) = &negative
+        && control.is_none()
+        && headline.is_inconclusive()
+    {
+        headline = Headline::inconclusive(
+            "Inconclusive: m4's null does not hold on this data, because the oracle, which never saw the forget \
+             records, reads outside it too",
+            format!(
+                "{}. What would help: {}",
+                w.message,
+                w.fix.as_deref().unwrap_or_default()
+            ),
+        );
+    }
     if !headline.is_inconclusive() {
         // The metrics that gave no call, grouped by why.
         let mut whys: Vec<(&str, Vec<&str>)> = Vec::new();
@@ -1047,6 +1125,7 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
         }
     }
     warnings.extend(control);
+    warnings.extend(negative);
     for w in &identical_warned {
         let what = match w.code.as_str() {
             "unlearned_is_original" => "the unlearned model is the original model",
@@ -1080,6 +1159,7 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
             across_runs: across,
             not_tested,
             positive_controls: controls,
+            negative_controls: negatives,
             warnings: core_warnings,
         },
         parameters,
@@ -1417,6 +1497,21 @@ mod tests {
             let m4 = calls.iter().find(|c| c.metric == "m4").unwrap();
             assert_eq!(m4.call, Headline::INCONCLUSIVE);
             assert!(overall(&calls, 1, 0.05).is_inconclusive());
+        }
+        // The negative control (the oracle's m4): outside its band, m4's null does not hold, whatever m4 reads.
+        for (oracle, holds) in [(0.5, true), (0.7, false), (0.3, false)] {
+            let mut calls = single_run_calls(&report_with(0.7, 48));
+            let w = apply_negative_control(&mut calls, &[control(oracle)], 1);
+            assert_eq!(w.is_none(), holds, "oracle m4 {oracle}");
+            let m4 = calls.iter().find(|c| c.metric == "m4").unwrap();
+            assert_eq!(m4.call == "above_null", holds, "{m4:?}");
+            if let Some(w) = w {
+                assert_eq!(
+                    (w.code.as_str(), w.input.as_deref()),
+                    ("m4_null_does_not_hold", Some("oracle"))
+                );
+                assert!(overall(&calls, 1, 0.05).is_inconclusive());
+            }
         }
         // Several runs: one failed control is enough, and the warning counts them.
         let mut calls = single_run_calls(&report_with(0.5, 48));
