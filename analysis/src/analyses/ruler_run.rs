@@ -320,10 +320,9 @@ fn identical_models(
         ("unlearned_is_oracle", 0, 1),
         ("original_is_oracle", 2, 1),
     ] {
-        let ((ra, Some(a)), (rb, Some(b))) = (models[i], models[j]) else {
+        let ((ra, Some(a)), (_, Some(b))) = (models[i], models[j]) else {
             continue;
         };
-        let _ = rb;
         if !same_values(&a.matrix, &b.matrix, forget) {
             continue;
         }
