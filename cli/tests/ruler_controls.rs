@@ -411,6 +411,55 @@ fn a_metric_constant_in_every_run_is_not_tested_and_the_others_are() {
     assert!(!h.to_string().contains("NaN"), "{h}");
 }
 
+/// Six runs where every unlearned model is its original, on embeddings with no memorisation to see: the test across
+/// runs finds m2 at its null, which read "No sign of residual memorisation" of a model that unlearned nothing. The
+/// headline now says the metrics cannot tell forgetting from remembering on this data.
+#[test]
+fn no_unlearning_in_every_run_is_never_no_sign() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for k in 0..6u64 {
+        let u = npy(dir.path(), &format!("model_{k}.npy"), &random(N, D, 30 + k));
+        let o = npy(dir.path(), &format!("oracle_{k}.npy"), &random(N, D, 40 + k));
+        files.push((u, o));
+    }
+    let mut args = vec!["ruler"];
+    for (u, o) in &files {
+        args.extend([
+            "--unlearned",
+            u.as_str(),
+            "--oracle",
+            o.as_str(),
+            "--original",
+            u.as_str(),
+        ]);
+    }
+    args.extend(["--forget", FORGET, "--retain", RETAIN]);
+    let (report, _) = json(&args);
+    let m2 = &report["result"]["across_runs"][0];
+    assert_eq!(
+        (m2["metric"].as_str(), m2["reject"].as_bool()),
+        (Some("calibration_gap"), Some(false)),
+        "{m2}"
+    );
+    let h = &report["headline"];
+    assert_eq!(h["call"], "inconclusive", "{h}");
+    assert!(
+        h["text"].as_str().unwrap().contains(
+            "the unlearned model is the original model (the same values), and no metric sees memorisation in it"
+        ),
+        "{h}"
+    );
+    let w = warning(&report, "unlearned_is_original");
+    assert!(
+        w["message"]
+            .as_str()
+            .unwrap()
+            .contains("in 6 of the 6 runs (run 1, 2, 3, 4, 5, 6; in run 1, both are"),
+        "{w}"
+    );
+}
+
 /// The same rows for forget and retain (issue 24 item 4): m1 and m3 use the forget records only, so they are
 /// computed, equal to their values with distinct retain rows; m2 and m4 are withheld with the reason. Without the
 /// oracle nothing could be computed, and the request is still refused.

@@ -12,7 +12,9 @@
 //!   with the reason, and m1 and m3 (forget records only) are computed, as the RULER authors' tests compute them;
 //!   refused only when nothing could be computed (no oracle);
 //! * `unlearned_is_original`, `unlearned_is_oracle`, `original_is_oracle` (warned): two models' files that are the
-//!   same file, or hold the same values on the forget rows (m3 is then 0, or m1 1 and m2 0, by construction);
+//!   same file, or hold the same values on the forget rows (m3 is then 0, or m1 1 and m2 0, by construction). With
+//!   the unlearned model the original (or the oracle) in every run, a headline the truth rules out — no sign or
+//!   over-correction of the original, memorisation or over-correction of the oracle — becomes inconclusive;
 //! * `m4_cannot_detect` (warned): the positive control. With the original model, m4 is also computed with the
 //!   original in the unlearned model's place; a model trained on the forget records that shows no sign of them
 //!   (m4 not above its null band) means m4 cannot detect memorisation on this data, and m4's call on the unlearned
@@ -360,26 +362,27 @@ fn identical_warnings(found: &[(usize, &'static str, &'static str, String)], run
             continue;
         };
         let place = if runs == 1 {
-            how.clone()
+            format!("({how})")
         } else {
             let which: Vec<String> = hits.iter().map(|h| (h.0 + 1).to_string()).collect();
             format!(
-                "in {} of the {runs} runs (run {}; the first: {how})",
+                "in {} of the {runs} runs (run {}; in run {}, {how})",
                 hits.len(),
-                which.join(", ")
+                which.join(", "),
+                hits[0].0 + 1
             )
         };
         let (message, fix) = match code {
             "unlearned_is_original" => (
                 format!(
-                    "the unlearned model's embeddings are the original model's ({place}): nothing was unlearned, \
+                    "the unlearned model's embeddings are the original model's {place}: nothing was unlearned, \
                      so m3 is 0 and m4 reads the original model, by construction"
                 ),
                 "give the embeddings of the model after unlearning as the unlearned model",
             ),
             "unlearned_is_oracle" => (
                 format!(
-                    "the unlearned model's embeddings are the oracle's ({place}): m1 is 1 and m2 is 0 by \
+                    "the unlearned model's embeddings are the oracle's {place}: m1 is 1 and m2 is 0 by \
                      construction, the perfect-unlearning case"
                 ),
                 "if you meant to check the metrics on perfect unlearning, this is it; otherwise give the \
@@ -387,7 +390,7 @@ fn identical_warnings(found: &[(usize, &'static str, &'static str, String)], run
             ),
             _ => (
                 format!(
-                    "the original model's embeddings are the oracle's ({place}): the oracle must be a model \
+                    "the original model's embeddings are the oracle's {place}: the oracle must be a model \
                      retrained without the forget records, and m3 measures nothing against the original itself"
                 ),
                 "give the embeddings of the model retrained without the forget records as the oracle",
@@ -1125,7 +1128,51 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
     }
     warnings.extend(control);
     warnings.extend(negative);
-    for w in &identical_warned {
+    // The unlearned model is the original, or the oracle, in every run: a call the truth rules out is no call (the
+    // original cannot have over-corrected, and shows no memorisation only where the metrics cannot see it; the
+    // oracle never saw the forget records).
+    let every = |code: &str| {
+        let mut runs: Vec<usize> = identical.iter().filter(|f| f.1 == code).map(|f| f.0).collect();
+        runs.dedup();
+        !reports.is_empty() && runs.len() == reports.len()
+    };
+    let said = headline.text.split(':').next().unwrap_or_default().to_string();
+    let ruled_out = match headline.call.as_str() {
+        "at_null" if every("unlearned_is_original") => Some((
+            "Inconclusive: the unlearned model is the original model (the same values), and no metric sees \
+             memorisation in it, so on this data they cannot tell forgetting from remembering"
+                .to_string(),
+            "the original model was trained on the forget records; metrics that read it as forgotten would read \
+             an unlearned model the same way",
+        )),
+        "over_displaced" if every("unlearned_is_original") => Some((
+            format!(
+                "Inconclusive: the unlearned model is the original model (the same values), which cannot have \
+                 over-corrected, so the metrics' reading (\u{201c}{said}\u{201d}) is of the data, not of unlearning"
+            ),
+            "a model that was not unlearned at all cannot have pushed the forget records away",
+        )),
+        "residual_memorisation" | "over_displaced" if every("unlearned_is_oracle") => Some((
+            format!(
+                "Inconclusive: the unlearned model is the oracle (the same values), which never saw the forget \
+                 records, so the metrics' reading (\u{201c}{said}\u{201d}) is of the data, not of memory"
+            ),
+            "the oracle is the reference of perfect unlearning: it holds no memory of the forget records and \
+             cannot be pushed past itself",
+        )),
+        _ => None,
+    };
+    let noted = ruled_out.is_some();
+    if let Some((text, why)) = ruled_out {
+        headline = Headline::inconclusive(
+            text,
+            format!("{why}. Give the embeddings of the model after unlearning as the unlearned model"),
+        );
+    }
+    for w in identical_warned
+        .iter()
+        .filter(|w| !noted || w.code == "original_is_oracle")
+    {
         let what = match w.code.as_str() {
             "unlearned_is_original" => "the unlearned model is the original model",
             "unlearned_is_oracle" => "the unlearned model is the oracle",
