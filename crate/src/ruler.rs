@@ -295,29 +295,44 @@ pub fn nn_percentile_rank<S: Scalar>(
 }
 
 /// Embeddings for [`all_metrics`]. The `*_retain` inputs are compared row by row across models, so they must
-/// hold the same records in the same order; likewise the `*_forget` inputs.
+/// hold the same records in the same order; likewise the `*_forget` inputs. Without retain records distinct from
+/// the forget records (`unlearned_retain: None`), m2 and m4 are withheld and m1 and m3, which use the forget
+/// records only, are still computed (as the authors' tests compute them).
 #[derive(Clone, Copy, Debug)]
 pub struct RulerInputs<'a, S> {
     pub unlearned_forget: MatrixRef<'a, S>,
-    pub unlearned_retain: MatrixRef<'a, S>,
+    pub unlearned_retain: Option<MatrixRef<'a, S>>,
     pub oracle_forget: Option<MatrixRef<'a, S>>,
     pub oracle_retain: Option<MatrixRef<'a, S>>,
     pub original_forget: Option<MatrixRef<'a, S>>,
 }
 
 /// All four metrics; those whose inputs are missing are `None` (as the authors' `all_metrics` returns `None` for
-/// m3 without the original model, rather than a misleading zero).
+/// m3 without the original model, rather than a misleading zero), and those withheld are named in `withheld`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RulerReport {
     pub oracle_similarity: Option<f64>,
     pub calibration_gap: Option<f64>,
     pub representation_shift: Option<f64>,
-    pub nn_percentile_rank: PercentileRank,
+    /// `None` when withheld (no retain records distinct from the forget records).
+    pub nn_percentile_rank: Option<PercentileRank>,
+    /// The metrics that could not be computed from the inputs given, each with the reason.
+    pub withheld: Vec<Withheld>,
     /// Null values: m2 0, m3 0, m4 0.5 (m1 has none).
     pub nulls: RulerNulls,
     pub n_forget: usize,
     pub n_retain: usize,
 }
+
+/// A metric not computed, and why.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Withheld {
+    pub metric: &'static str,
+    pub reason: String,
+}
+
+/// Why m2 and m4 are withheld when the forget records are also the retain records.
+pub const NEEDS_DISTINCT_RETAIN: &str = "needs retain rows distinct from the forget rows";
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct RulerNulls {
@@ -340,22 +355,40 @@ pub const NULLS: RulerNulls = RulerNulls {
 pub fn all_metrics<S: Scalar>(inputs: &RulerInputs<'_, S>, tie_rule: TieRule) -> Result<RulerReport> {
     let uf = inputs.unlearned_forget;
     let m1 = inputs.oracle_forget.map(|of| oracle_similarity(uf, of)).transpose()?;
-    let m2 = match (inputs.oracle_forget, inputs.oracle_retain) {
-        (Some(of), Some(or)) => Some(calibration_gap(uf, of, inputs.unlearned_retain, or)?),
+    let m2 = match (inputs.oracle_forget, inputs.oracle_retain, inputs.unlearned_retain) {
+        (Some(of), Some(or), Some(ur)) => Some(calibration_gap(uf, of, ur, or)?),
         _ => None,
     };
     let m3 = match (inputs.original_forget, inputs.oracle_forget) {
         (Some(orig), Some(of)) => Some(representation_shift(uf, orig, of)?),
         _ => None,
     };
+    let m4 = inputs
+        .unlearned_retain
+        .map(|ur| nn_percentile_rank(uf, ur, tie_rule))
+        .transpose()?;
+    let mut withheld = Vec::new();
+    if inputs.unlearned_retain.is_none() {
+        if inputs.oracle_forget.is_some() {
+            withheld.push(Withheld {
+                metric: "calibration_gap",
+                reason: NEEDS_DISTINCT_RETAIN.into(),
+            });
+        }
+        withheld.push(Withheld {
+            metric: "nn_percentile_rank",
+            reason: NEEDS_DISTINCT_RETAIN.into(),
+        });
+    }
     Ok(RulerReport {
         oracle_similarity: m1,
         calibration_gap: m2,
         representation_shift: m3,
-        nn_percentile_rank: nn_percentile_rank(uf, inputs.unlearned_retain, tie_rule)?,
+        nn_percentile_rank: m4,
+        withheld,
         nulls: NULLS,
         n_forget: uf.rows(),
-        n_retain: inputs.unlearned_retain.rows(),
+        n_retain: inputs.unlearned_retain.map_or(0, |r| r.rows()),
     })
 }
 
@@ -374,14 +407,25 @@ pub struct MetricAcrossRuns {
     pub reject: bool,
 }
 
+/// A metric the test across runs could not be applied to, with its values and the reason.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MetricNotTested {
+    pub metric: &'static str,
+    pub null: f64,
+    pub values: Vec<f64>,
+    pub reason: String,
+}
+
 /// The across-runs analysis of several [`RulerReport`]s: for m2, m3 and m4 (m1 has no null), a Wilcoxon
 /// signed-rank test of the runs' values against the null, then Benjamini–Hochberg at level `fdr` across the
-/// metrics tested. A metric missing from some run (e.g. m3 without the original model) is skipped; a metric whose
-/// test cannot be computed (e.g. every value equals the null) is reported in the warnings.
+/// metrics tested. A metric missing from some run (e.g. m3 without the original model) is skipped; a metric with
+/// the same value in every run (e.g. m3 when the unlearned model is the original: 0 in every run), or whose test
+/// cannot be computed, is not tested and is returned with the reason; the other metrics are still tested, and
+/// corrected among themselves.
 ///
 /// # Errors
 /// `fdr` outside (0, 1).
-pub fn across_runs(reports: &[RulerReport], fdr: f64) -> Result<(Vec<MetricAcrossRuns>, Vec<String>)> {
+pub fn across_runs(reports: &[RulerReport], fdr: f64) -> Result<(Vec<MetricAcrossRuns>, Vec<MetricNotTested>)> {
     use crate::wilcoxon::{AllZero, WilcoxonParams, ZeroMethod, rank_biserial, wilcoxon_with};
     crate::check::unit_open("fdr", fdr)?;
     let series: [(&'static str, f64, Vec<Option<f64>>); 3] = [
@@ -398,24 +442,59 @@ pub fn across_runs(reports: &[RulerReport], fdr: f64) -> Result<(Vec<MetricAcros
         (
             "nn_percentile_rank",
             NULLS.nn_percentile_rank,
-            reports.iter().map(|r| Some(r.nn_percentile_rank.value)).collect(),
+            reports
+                .iter()
+                .map(|r| r.nn_percentile_rank.as_ref().map(|m| m.value))
+                .collect(),
         ),
     ];
-    let mut warnings = Vec::new();
+    let mut not_tested = Vec::new();
     let mut tests = Vec::new();
     for (metric, null, vals) in series {
         let Some(values) = vals.into_iter().collect::<Option<Vec<f64>>>() else {
             continue;
         };
+        let Some(&v) = values.first() else { continue };
+        // The same value in every run: nothing varies across the runs to test (at the null, every difference is
+        // zero and the Wilcoxon p-value is undefined; elsewhere, runs from different seeds would differ).
+        if values.len() >= 2 && values.windows(2).all(|w| w[0].to_bits() == w[1].to_bits()) {
+            let reason = if v == null {
+                format!(
+                    "every run gives exactly {v}, its null: there is no difference to test (identical inputs give \
+                     this, e.g. an unlearned model that is the original or the oracle)"
+                )
+            } else {
+                format!(
+                    "every run gives exactly {v}: runs from different seeds would differ, so these look like one \
+                     run repeated"
+                )
+            };
+            not_tested.push(MetricNotTested {
+                metric,
+                null,
+                values,
+                reason,
+            });
+            continue;
+        }
         let d: Vec<f64> = values.iter().map(|v| v - null).collect();
-        // Every value at the null: NaN, as RULER's paper code (gcosma/RULER 262876e, paper/stats.py) reports no
-        // test with fewer than 5 non-zero differences.
         match wilcoxon_with(&d, None, &WilcoxonParams::default(), AllZero::Nan) {
-            Ok(w) => {
+            Ok(w) if w.p_value.is_finite() => {
                 let rb = rank_biserial(&d, None, ZeroMethod::Wilcox).ok();
                 tests.push((metric, null, values, w, rb));
             }
-            Err(e) => warnings.push(format!("{metric}: Wilcoxon across runs not computed: {e}")),
+            Ok(_) => not_tested.push(MetricNotTested {
+                metric,
+                null,
+                values,
+                reason: "the Wilcoxon test across runs gives no p-value for these values".into(),
+            }),
+            Err(e) => not_tested.push(MetricNotTested {
+                metric,
+                null,
+                values,
+                reason: format!("the Wilcoxon test across runs could not be computed: {e}"),
+            }),
         }
     }
     let mut out = Vec::with_capacity(tests.len());
@@ -434,7 +513,7 @@ pub fn across_runs(reports: &[RulerReport], fdr: f64) -> Result<(Vec<MetricAcros
             });
         }
     }
-    Ok((out, warnings))
+    Ok((out, not_tested))
 }
 
 #[cfg(test)]
@@ -504,5 +583,89 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    fn report(m2: f64, m3: f64, m4: f64) -> RulerReport {
+        RulerReport {
+            oracle_similarity: Some(0.9),
+            calibration_gap: Some(m2),
+            representation_shift: Some(m3),
+            nn_percentile_rank: Some(PercentileRank {
+                value: m4,
+                ranks: Vec::new(),
+                forget_nn: Vec::new(),
+                retain_nn: Vec::new(),
+                null_sd: 0.04,
+                tie_rule: TieRule::AtMost,
+            }),
+            withheld: Vec::new(),
+            nulls: NULLS,
+            n_forget: 48,
+            n_retain: 100,
+        }
+    }
+
+    /// m3 is exactly 0 in every run when the unlearned model is the original: its Wilcoxon p-value is undefined
+    /// (it used to reach Benjamini–Hochberg as NaN, and the whole test failed). It is returned as not tested with
+    /// the reason, and m2 and m4 are still tested and corrected between themselves.
+    #[test]
+    fn a_metric_constant_in_every_run_is_not_tested_and_the_others_are() {
+        let runs: Vec<RulerReport> = (0..8)
+            .map(|k| report(-0.01 - 0.001 * f64::from(k), 0.0, 0.6 + 0.01 * f64::from(k)))
+            .collect();
+        let (tested, not_tested) = across_runs(&runs, 0.05).unwrap();
+        let names: Vec<&str> = tested.iter().map(|m| m.metric).collect();
+        assert_eq!(names, ["calibration_gap", "nn_percentile_rank"]);
+        assert!(
+            tested
+                .iter()
+                .all(|m| m.wilcoxon.p_value.is_finite() && m.p_adjusted.is_finite())
+        );
+        // Two tests corrected together: 8 runs of one sign give p = 2/256 each, adjusted the same.
+        assert_eq!(tested[0].wilcoxon.p_value, 2.0 / 256.0);
+        assert_eq!(tested[0].p_adjusted, 2.0 / 256.0);
+        assert_eq!(not_tested.len(), 1);
+        assert_eq!(not_tested[0].metric, "representation_shift");
+        assert_eq!(not_tested[0].values, vec![0.0; 8]);
+        assert!(not_tested[0].reason.contains("its null"), "{}", not_tested[0].reason);
+        // The same value, away from the null, in every run: one run repeated, not tested either.
+        let runs: Vec<RulerReport> = (0..6).map(|k| report(-0.02, 0.01 * f64::from(k + 1), 0.6)).collect();
+        let (tested, not_tested) = across_runs(&runs, 0.05).unwrap();
+        assert_eq!(tested.len(), 1);
+        assert_eq!(tested[0].metric, "representation_shift");
+        let names: Vec<&str> = not_tested.iter().map(|m| m.metric).collect();
+        assert_eq!(names, ["calibration_gap", "nn_percentile_rank"]);
+        assert!(
+            not_tested[0].reason.contains("one run repeated"),
+            "{}",
+            not_tested[0].reason
+        );
+    }
+
+    /// With no retain records distinct from the forget records, m1 and m3 are computed (they use the forget
+    /// records only) and m2 and m4 are withheld with the reason.
+    #[test]
+    fn without_distinct_retain_records_m1_and_m3_are_computed_and_m2_and_m4_withheld() {
+        let u = Matrix::from_rows(&[[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]]).unwrap();
+        let o = Matrix::from_rows(&[[1.0, 0.0], [0.8, 0.6], [1.0, 0.0]]).unwrap();
+        let g = Matrix::from_rows(&[[0.0, 1.0], [0.6, 0.8], [0.0, 1.0]]).unwrap();
+        let r = all_metrics(
+            &RulerInputs {
+                unlearned_forget: u.view(),
+                unlearned_retain: None,
+                oracle_forget: Some(o.view()),
+                oracle_retain: None,
+                original_forget: Some(g.view()),
+            },
+            TieRule::AtMost,
+        )
+        .unwrap();
+        let m1 = (1.0 + 0.96 + 0.0) / 3.0;
+        assert!((r.oracle_similarity.unwrap() - m1).abs() < 1e-15);
+        assert!((r.representation_shift.unwrap() - (m1 - 0.96 / 3.0)).abs() < 1e-15);
+        assert_eq!((r.calibration_gap, r.nn_percentile_rank.as_ref()), (None, None));
+        let names: Vec<&str> = r.withheld.iter().map(|w| w.metric).collect();
+        assert_eq!(names, ["calibration_gap", "nn_percentile_rank"]);
+        assert!(r.withheld.iter().all(|w| w.reason == NEEDS_DISTINCT_RETAIN));
     }
 }

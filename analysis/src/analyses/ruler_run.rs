@@ -7,8 +7,24 @@
 //!   size than its unlearned file (another layer), naming both files and their shapes;
 //! * `one_number_embeddings` (refused): a model file that is a 1-D array (or one column), which would be read as
 //!   one-number embeddings whose cosine similarities are all ±1;
-//! * `forget_retain_identical` (refused) and `forget_retain_overlap` (warned): forget and retain rows that are the
-//!   same rows, or share some.
+//! * `forget_retain_identical` and `forget_retain_overlap` (warned): forget and retain rows that are the same rows,
+//!   or share some. With the same rows, m2 and m4 (which compare forget records with retained ones) are withheld
+//!   with the reason, and m1 and m3 (forget records only) are computed, as the RULER authors' tests compute them;
+//!   refused only when nothing could be computed (no oracle);
+//! * `unlearned_is_original`, `unlearned_is_oracle`, `original_is_oracle` (warned): two models' files that are the
+//!   same file, or hold the same values on the forget rows (m3 is then 0, or m1 1 and m2 0, by construction). With
+//!   the unlearned model the original (or the oracle) in every run, a headline the truth rules out — no sign or
+//!   over-correction of the original, memorisation or over-correction of the oracle — becomes inconclusive;
+//! * `m4_cannot_detect` (warned): the positive control. With the original model, m4 is also computed with the
+//!   original in the unlearned model's place; a model trained on the forget records that shows no sign of them
+//!   (m4 not above its null band) means m4 cannot detect memorisation on this data, and m4's call on the unlearned
+//!   model becomes inconclusive (the paper's pre-unlearning diagnostic, §6: an original near the null);
+//! * `m4_null_does_not_hold` (warned): the negative control. With the oracle, m4 is also computed with the oracle
+//!   in the unlearned model's place; a model that never saw the forget records outside m4's null band means the
+//!   forget records are unlike the retain records on this data whatever a model remembers, and m4's call becomes
+//!   inconclusive;
+//! * `metric_not_tested` (warned): across runs, a metric with the same value in every run (m3 = 0 when every
+//!   unlearned model is its original), or whose test cannot be computed, is not tested; the others still are.
 //!
 //! The headline: with one run, a call per metric against its null — m4 against its null 0.5 ± its null sd
 //! (`1/sqrt(12 n_f)`), m2 and m3 reported with their sign but not tested (the paper tests them across seeds), m1
@@ -56,7 +72,32 @@ impl Default for RulerRequest {
 pub struct RulerResult {
     pub runs: Vec<RulerReport>,
     pub across_runs: Vec<ruler::MetricAcrossRuns>,
+    /// The metrics the test across runs could not be applied to, with the reason (e.g. the same value in every
+    /// run).
+    pub not_tested: Vec<ruler::MetricNotTested>,
+    /// The positive control of m4, per run given the original model: m4 with the original in the unlearned
+    /// model's place.
+    pub positive_controls: Vec<M4Control>,
+    /// The negative control of m4, per run given the oracle: m4 with the oracle in the unlearned model's place
+    /// (it never saw the forget records, so m4 should sit within its null band).
+    pub negative_controls: Vec<M4Control>,
     pub warnings: Vec<String>,
+}
+
+/// m4 computed with another model in the unlearned model's place: the original (the positive control: it was
+/// trained on the forget records, so m4 should find them) or the oracle (the negative control: it never saw them,
+/// so m4 should sit within its null band).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct M4Control {
+    /// The run (from 0).
+    pub run: usize,
+    /// That model's m4 on the same forget and retain rows.
+    pub value: f64,
+    pub null_sd: f64,
+    /// The null band, the null ± 2 null sds.
+    pub band: [f64; 2],
+    /// `above_null`, `at_null` or `below_null`: against the null band.
+    pub call: &'static str,
 }
 
 /// The parameters `lethe ruler --json` reports (its arguments: model files as given, row sets as typed or the
@@ -79,11 +120,14 @@ pub struct MetricCall {
     pub metric: &'static str,
     /// The core's name of the metric (`calibration_gap`, ...).
     pub name: &'static str,
-    /// `above_null`, `below_null`, `at_null` (the test finds no difference), `inconclusive` (no test possible),
-    /// `no_null` (m1).
+    /// `above_null`, `below_null`, `at_null` (the test finds no difference), `inconclusive` (no test possible, or
+    /// no reading possible on this data), `withheld` (not computed: see the text), `no_null` (m1).
     pub call: &'static str,
     /// The call in words, with the numbers behind it.
     pub text: String,
+    /// Why the metric gave no call, in a few words for the headline.
+    #[serde(skip)]
+    why: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -186,8 +230,16 @@ fn check_embeddings(role: &str, inp: &Input) -> Result<()> {
     Ok(())
 }
 
-/// Forget and retain rows that are the same rows (refused) or share some (a warning, with how many).
-fn check_overlap(forget: &Option<Vec<usize>>, retain: &Option<Vec<usize>>, n_rows: usize) -> Result<Option<Warning>> {
+/// Forget and retain rows that share some rows (a warning, with how many) or are the same rows: then m2 and m4,
+/// which compare forget records with retained ones, are withheld (a warning), and m1 and m3, which use the forget
+/// records only, are computed; refused when no run has the oracle (nothing could be computed).
+/// `Ok((warning, identical))`.
+fn check_overlap(
+    forget: &Option<Vec<usize>>,
+    retain: &Option<Vec<usize>>,
+    n_rows: usize,
+    with_oracle: bool,
+) -> Result<(Option<Warning>, bool)> {
     let all = |r: &Option<Vec<usize>>| r.clone().unwrap_or_else(|| (0..n_rows).collect());
     // Sorted, without repeats (vectors, not sets: a set's code would weigh on the lean wasm module).
     let set = |mut v: Vec<usize>| {
@@ -198,30 +250,190 @@ fn check_overlap(forget: &Option<Vec<usize>>, retain: &Option<Vec<usize>>, n_row
     let (fs, rs) = (set(all(forget)), set(all(retain)));
     let shared = fs.iter().filter(|x| rs.binary_search(x).is_ok()).count();
     if shared == 0 {
-        return Ok(None);
+        return Ok((None, false));
     }
     if fs == rs {
-        return Err(Error::refused(
-            "forget_retain_identical",
-            Some("retain"),
-            format!(
-                "the forget and retain rows are the same {} rows: RULER compares forget records with retained \
-                 ones, so with one set for both every metric sits at its null by construction. Give the retain \
-                 rows (the records the model kept), e.g. an index file of them",
-                fs.len()
-            ),
+        if !with_oracle {
+            return Err(Error::refused(
+                "forget_retain_identical",
+                Some("retain"),
+                format!(
+                    "the forget and retain rows are the same {} rows: the oracle-free metric compares forget \
+                     records with retained ones, so it needs retain rows distinct from the forget rows, and the \
+                     metrics that use the forget records only need the oracle. Give the retain rows (the records \
+                     the model kept), e.g. an index file of them, or the oracle's embeddings",
+                    fs.len()
+                ),
+            ));
+        }
+        return Ok((
+            Some(Warning::new(
+                "forget_retain_identical",
+                Some("retain"),
+                format!(
+                    "the forget and retain rows are the same {} rows: m2 and m4 compare forget records with \
+                     retained ones, so they are withheld (each {}); m1 and m3 use the forget records only and are \
+                     computed",
+                    fs.len(),
+                    ruler::NEEDS_DISTINCT_RETAIN
+                ),
+                Some("give the retain rows (the records the model kept), e.g. an index file of them, to compute m2 and m4 too".into()),
+            )),
+            true,
         ));
     }
-    Ok(Some(Warning::new(
-        "forget_retain_overlap",
-        Some("retain"),
-        format!(
-            "{shared} of the {} forget rows are also retain rows: a record cannot be both forgotten and kept, and \
-             shared rows pull every metric towards its null",
-            fs.len()
-        ),
-        Some("give forget and retain rows that do not overlap (e.g. the index files of the two sets)".into()),
-    )))
+    Ok((
+        Some(Warning::new(
+            "forget_retain_overlap",
+            Some("retain"),
+            format!(
+                "{shared} of the {} forget rows are also retain rows: a record cannot be both forgotten and kept, \
+                 and shared rows pull every metric towards its null",
+                fs.len()
+            ),
+            Some("give forget and retain rows that do not overlap (e.g. the index files of the two sets)".into()),
+        )),
+        false,
+    ))
+}
+
+/// Whether two models' embeddings are the same on the given rows of each (all rows: `None`), value for value.
+fn same_values(a: &Matrix, b: &Matrix, rows: Option<&[usize]>) -> bool {
+    if a.cols() != b.cols() || a.rows() != b.rows() {
+        return false;
+    }
+    match rows {
+        None => a.as_slice() == b.as_slice(),
+        Some(rs) => rs.iter().all(|&r| r < a.rows() && a.row(r) == b.row(r)),
+    }
+}
+
+/// The models of one run that are the same model: the same file, or the same values on the forget rows (where
+/// m1 and m3 are computed) — and on the retain rows too, where m2 and m4 are. One entry per pair:
+/// `(code, the role named first, how)`.
+fn identical_models(
+    models: [(&'static str, Option<&Input>); 3],
+    forget: Option<&[usize]>,
+    retain: Option<&[usize]>,
+) -> Vec<(&'static str, &'static str, String)> {
+    let mut out = Vec::new();
+    for (code, i, j) in [
+        ("unlearned_is_original", 0, 2),
+        ("unlearned_is_oracle", 0, 1),
+        ("original_is_oracle", 2, 1),
+    ] {
+        let ((ra, Some(a)), (_, Some(b))) = (models[i], models[j]) else {
+            continue;
+        };
+        if !same_values(&a.matrix, &b.matrix, forget) {
+            continue;
+        }
+        // The same bytes, read the same way (the same array of the file, the same rows of it).
+        let same_file = a.record.sha256 == b.record.sha256
+            && a.record.tensor == b.record.tensor
+            && a.record.rows_used == b.record.rows_used
+            && a.record.spec.split_once('@').map(|x| x.1) == b.record.spec.split_once('@').map(|x| x.1);
+        let how = if same_file && a.record.path == b.record.path {
+            format!("both are `{}`", a.record.path)
+        } else if same_file {
+            format!("`{}` and `{}` are the same file", a.record.path, b.record.path)
+        } else if same_values(&a.matrix, &b.matrix, retain) {
+            format!(
+                "`{}` and `{}` hold the same values on every forget and retain row",
+                a.record.path, b.record.path
+            )
+        } else {
+            format!(
+                "`{}` and `{}` hold the same values on every forget row",
+                a.record.path, b.record.path
+            )
+        };
+        out.push((code, ra, how));
+    }
+    out
+}
+
+/// One warning per kind of identical models found in any run (see [`identical_models`]).
+fn identical_warnings(found: &[(usize, &'static str, &'static str, String)], runs: usize) -> Vec<Warning> {
+    let mut out = Vec::new();
+    for code in ["unlearned_is_original", "unlearned_is_oracle", "original_is_oracle"] {
+        let hits: Vec<&(usize, &str, &str, String)> = found.iter().filter(|f| f.1 == code).collect();
+        let Some(&(_, _, ra, how)) = hits.first() else {
+            continue;
+        };
+        let place = if runs == 1 {
+            format!("({how})")
+        } else {
+            let which: Vec<String> = hits.iter().map(|h| (h.0 + 1).to_string()).collect();
+            format!(
+                "in {} of the {runs} runs (run {}; in run {}, {how})",
+                hits.len(),
+                which.join(", "),
+                hits[0].0 + 1
+            )
+        };
+        let (message, fix) = match code {
+            "unlearned_is_original" => (
+                format!(
+                    "the unlearned model's embeddings are the original model's {place}: nothing was unlearned, \
+                     so m3 is 0 and m4 reads the original model, by construction"
+                ),
+                "give the embeddings of the model after unlearning as the unlearned model",
+            ),
+            "unlearned_is_oracle" => (
+                format!(
+                    "the unlearned model's embeddings are the oracle's {place}: m1 is 1 and m2 is 0 by \
+                     construction, the perfect-unlearning case"
+                ),
+                "if you meant to check the metrics on perfect unlearning, this is it; otherwise give the \
+                 embeddings of the model after unlearning as the unlearned model",
+            ),
+            _ => (
+                format!(
+                    "the original model's embeddings are the oracle's {place}: the oracle must be a model \
+                     retrained without the forget records, and m3 measures nothing against the original itself"
+                ),
+                "give the embeddings of the model retrained without the forget records as the oracle",
+            ),
+        };
+        out.push(Warning::new(code, Some(ra), message, Some(fix.into())));
+    }
+    out
+}
+
+/// m4's call against its null band, the null ± 2 null sds (`1/sqrt(12 n_f)`: about 95% of runs under the null):
+/// `(call, low, high)`.
+fn m4_band(value: f64, null: f64, null_sd: f64) -> (&'static str, f64, f64) {
+    let (lo, hi) = (null - 2.0 * null_sd, null + 2.0 * null_sd);
+    let call = if value > hi {
+        "above_null"
+    } else if value < lo {
+        "below_null"
+    } else {
+        "at_null"
+    };
+    (call, lo, hi)
+}
+
+/// The call on a metric that was not computed, with the reason.
+fn withheld_call(metric: &'static str, name: &'static str, reason: &str) -> MetricCall {
+    MetricCall {
+        metric,
+        name,
+        call: "withheld",
+        text: format!("{metric} withheld: it {reason}"),
+        why: Some(format!("withheld: they {}", reason.replacen("needs", "need", 1))),
+    }
+}
+
+/// The metric's short name (`m2`) from the core's (`calibration_gap`).
+fn short(name: &str) -> &'static str {
+    match name {
+        "oracle_similarity" => "m1",
+        "calibration_gap" => "m2",
+        "representation_shift" => "m3",
+        _ => "m4",
+    }
 }
 
 /// The calls on one run's metrics against their nulls.
@@ -236,6 +448,7 @@ fn single_run_calls(r: &RulerReport) -> Vec<MetricCall> {
                 "m1 oracle similarity {}: no fixed null (m2 is its calibrated form)",
                 num(v)
             ),
+            why: None,
         });
     }
     for (metric, name, value, null, low, high) in [
@@ -273,40 +486,161 @@ fn single_run_calls(r: &RulerReport) -> Vec<MetricCall> {
                      seeds)",
                     num(v)
                 ),
+                why: Some("not tested: that needs runs from several seeds".into()),
             });
         }
     }
-    let m4 = &r.nn_percentile_rank;
-    let null = r.nulls.nn_percentile_rank;
-    // Two null standard deviations (1/sqrt(12 n_f)) either side of the null: about 95% of runs under the null.
-    let (lo, hi) = (null - 2.0 * m4.null_sd, null + 2.0 * m4.null_sd);
-    let (call, what) = if m4.value > hi {
-        (
-            "above_null",
-            "above its null: forget records sit closer to retain records than retain records to each other \
-             (residual memorisation)",
-        )
-    } else if m4.value < lo {
-        (
-            "below_null",
-            "below its null: forget records were pushed away from the retain records (over-displacement)",
-        )
-    } else {
-        ("at_null", "within its null: no sign of residual memorisation")
-    };
-    calls.push(MetricCall {
-        metric: "m4",
-        name: "nn_percentile_rank",
-        call,
-        text: format!(
-            "m4 nearest-neighbour rank {} is {what} (null {null}, ±2 null sds = [{}, {}] for {} forget records)",
-            num(m4.value),
-            num(lo),
-            num(hi),
-            r.n_forget
-        ),
-    });
+    for w in &r.withheld {
+        calls.push(withheld_call(short(w.metric), w.metric, &w.reason));
+    }
+    if let Some(m4) = &r.nn_percentile_rank {
+        let null = r.nulls.nn_percentile_rank;
+        let (call, lo, hi) = m4_band(m4.value, null, m4.null_sd);
+        let what = match call {
+            "above_null" => {
+                "above its null: forget records sit closer to retain records than retain records to each other \
+                 (residual memorisation)"
+            }
+            "below_null" => {
+                "below its null: forget records were pushed away from the retain records (over-displacement)"
+            }
+            _ => "within its null: no sign of residual memorisation",
+        };
+        calls.push(MetricCall {
+            metric: "m4",
+            name: "nn_percentile_rank",
+            call,
+            text: format!(
+                "m4 nearest-neighbour rank {} is {what} (null {null}, ±2 null sds = [{}, {}] for {} forget records)",
+                num(m4.value),
+                num(lo),
+                num(hi),
+                r.n_forget
+            ),
+            why: None,
+        });
+    }
+    calls.sort_by_key(|c| c.metric);
     calls
+}
+
+/// The positive control: m4 with the original model in the unlearned model's place, per run given the original.
+fn control_of(run: usize, m4: &ruler::PercentileRank, null: f64) -> M4Control {
+    let (call, lo, hi) = m4_band(m4.value, null, m4.null_sd);
+    M4Control {
+        run,
+        value: m4.value,
+        null_sd: m4.null_sd,
+        band: [lo, hi],
+        call,
+    }
+}
+
+/// Where the original model's m4 is not above its null band in some run, m4 cannot detect memorisation on this
+/// data: its call on the unlearned model becomes inconclusive, and a warning says why and what would help.
+fn apply_control(calls: &mut [MetricCall], controls: &[M4Control], runs: usize, with_oracle: bool) -> Option<Warning> {
+    let failed: Vec<&M4Control> = controls.iter().filter(|c| c.call != "above_null").collect();
+    let first = failed.first()?;
+    let side = |c: &M4Control| {
+        format!(
+            "{}, {} its null band [{}, {}]",
+            num(c.value),
+            if c.call == "below_null" { "below" } else { "within" },
+            num(c.band[0]),
+            num(c.band[1])
+        )
+    };
+    let seen = if runs == 1 {
+        format!("gives m4 = {}", side(first))
+    } else {
+        format!(
+            "gives m4 not above its null band in {} of the {} runs given it (run {}: {})",
+            failed.len(),
+            controls.len(),
+            first.run + 1,
+            side(first)
+        )
+    };
+    let message = format!(
+        "the original model, which was trained on the forget records, {seen}: m4 sees no memorisation even in \
+         the model that holds it, so it cannot detect memorisation on this data, and its reading of the \
+         unlearned model says nothing either way"
+    );
+    let fix = if with_oracle {
+        "the oracle-based metrics (m2, m3) do not depend on this: test them across runs from 6 or more seeds; m4 \
+         reads memorisation only where a model trained on the forget records places them closer to the retain \
+         records than the retain records sit to each other"
+    } else {
+        "give the oracle (a model retrained without the forget records) and test the oracle-based metrics (m2, m3) \
+         across runs from 6 or more seeds; m4 reads memorisation only where a model trained on the forget records \
+         places them closer to the retain records than the retain records sit to each other"
+    };
+    if let Some(m4) = calls
+        .iter_mut()
+        .find(|c| c.metric == "m4" && matches!(c.call, "above_null" | "below_null" | "at_null"))
+    {
+        m4.call = Headline::INCONCLUSIVE;
+        m4.text = format!(
+            "{}; but m4 cannot detect memorisation on this data: the original model {seen}",
+            m4.text
+        );
+        m4.why = Some("cannot detect memorisation on this data: the original model shows no sign either".into());
+    }
+    Some(Warning::new(
+        "m4_cannot_detect",
+        Some("original"),
+        message,
+        Some(fix.into()),
+    ))
+}
+
+/// The negative control: where the oracle's m4 (a model that never saw the forget records) is outside its null band
+/// in some run, m4's null 0.5 does not hold on this data (the forget records are unlike the retain records whatever
+/// a model remembers): m4's call on the unlearned model becomes inconclusive, and a warning says why.
+fn apply_negative_control(calls: &mut [MetricCall], controls: &[M4Control], runs: usize) -> Option<Warning> {
+    let failed: Vec<&M4Control> = controls.iter().filter(|c| c.call != "at_null").collect();
+    let first = failed.first()?;
+    let side = format!(
+        "{}, {} its null band [{}, {}]",
+        num(first.value),
+        if first.call == "below_null" { "below" } else { "above" },
+        num(first.band[0]),
+        num(first.band[1])
+    );
+    let seen = if runs == 1 {
+        format!("gives m4 = {side}")
+    } else {
+        format!(
+            "gives m4 outside its null band in {} of the {} runs given it (run {}: {side})",
+            failed.len(),
+            controls.len(),
+            first.run + 1
+        )
+    };
+    let message = format!(
+        "the oracle, which never saw the forget records, {seen}: on this data the forget records sit unlike the \
+         retain records whatever a model remembers, so m4's null (0.5) does not hold, and m4's reading of the \
+         unlearned model is no call"
+    );
+    let fix = "compare the unlearned model's m4 with the oracle's rather than with 0.5, or test the oracle-based \
+               metrics (m2, m3) across runs from 6 or more seeds; m4's null holds where the forget records are a \
+               random part of the training records";
+    if let Some(m4) = calls.iter_mut().find(|c| c.metric == "m4" && c.call != "withheld") {
+        if matches!(m4.call, "above_null" | "below_null" | "at_null") {
+            m4.call = Headline::INCONCLUSIVE;
+            m4.why = Some("no call: its null does not hold on this data (see the oracle's m4)".into());
+        }
+        m4.text = format!(
+            "{}; and its null does not hold on this data: the oracle {seen}",
+            m4.text
+        );
+    }
+    Some(Warning::new(
+        "m4_null_does_not_hold",
+        Some("oracle"),
+        message,
+        Some(fix.into()),
+    ))
 }
 
 /// The smallest two-sided p-value the exact Wilcoxon signed-rank test can give for `n` runs (all of one sign):
@@ -317,8 +651,13 @@ fn smallest_p(n: usize) -> f64 {
 
 /// The calls on each metric from the Wilcoxon + Benjamini–Hochberg test across runs.
 #[cfg(feature = "full")]
-fn across_run_calls(across: &[ruler::MetricAcrossRuns], fdr: f64) -> Vec<MetricCall> {
-    across
+fn across_run_calls(
+    across: &[ruler::MetricAcrossRuns],
+    not_tested: &[ruler::MetricNotTested],
+    withheld: &[ruler::Withheld],
+    fdr: f64,
+) -> Vec<MetricCall> {
+    let mut calls: Vec<MetricCall> = across
         .iter()
         .map(|m| {
             let (metric, low, high) = match m.metric {
@@ -370,14 +709,39 @@ fn across_run_calls(across: &[ruler::MetricAcrossRuns], fdr: f64) -> Vec<MetricC
                     ),
                 )
             };
+            let why = (call == Headline::INCONCLUSIVE).then(|| "not tested: too few runs".to_string());
             MetricCall {
                 metric,
                 name: m.metric,
                 call,
                 text,
+                why,
             }
         })
-        .collect()
+        .collect();
+    for m in not_tested {
+        let metric = short(m.metric);
+        calls.push(MetricCall {
+            metric,
+            name: m.metric,
+            call: Headline::INCONCLUSIVE,
+            text: format!(
+                "{metric} is not tested across the {} runs: {}",
+                m.values.len(),
+                m.reason
+            ),
+            why: Some(if m.values.windows(2).all(|w| w[0] == w[1]) {
+                "not tested: the same value in every run".to_string()
+            } else {
+                "not tested: see the warnings".to_string()
+            }),
+        });
+    }
+    for w in withheld {
+        calls.push(withheld_call(short(w.metric), w.metric, &w.reason));
+    }
+    calls.sort_by_key(|c| c.metric);
+    calls
 }
 
 use crate::report::num;
@@ -385,7 +749,7 @@ use crate::report::num;
 /// The one call: residual memorisation if a tested metric says so (m2 below its null or m4 above it), else
 /// over-correction / over-displacement if a tested metric says so, else no evidence if some metric was tested,
 /// else inconclusive.
-fn overall(calls: &[MetricCall], runs: usize) -> Headline {
+fn overall(calls: &[MetricCall], runs: usize, fdr: f64) -> Headline {
     let tested: Vec<&MetricCall> = calls
         .iter()
         .filter(|c| matches!(c.call, "above_null" | "below_null" | "at_null"))
@@ -437,7 +801,7 @@ fn overall(calls: &[MetricCall], runs: usize) -> Headline {
                 if which.len() == 1 { "its" } else { "their" }
             ),
         )
-    } else if runs > 1 && calls.iter().any(|c| c.call == Headline::INCONCLUSIVE) {
+    } else if runs > 1 && smallest_p(runs) > fdr && calls.iter().any(|c| c.call == Headline::INCONCLUSIVE) {
         Headline::inconclusive(
             format!("Inconclusive: {runs} runs are too few to test the metrics against their nulls"),
             format!(
@@ -447,9 +811,31 @@ fn overall(calls: &[MetricCall], runs: usize) -> Headline {
             ),
         )
     } else {
+        let why: Vec<&str> = calls
+            .iter()
+            .filter(|c| matches!(c.call, Headline::INCONCLUSIVE | "withheld"))
+            .map(|c| c.text.as_str())
+            .collect();
+        let withheld: Vec<&str> = calls
+            .iter()
+            .filter(|c| c.call == "withheld")
+            .map(|c| c.metric)
+            .collect();
         Headline::inconclusive(
-            "Inconclusive: no metric could be tested against its null",
-            "the test across runs could not be computed for any metric (see the warnings)",
+            if withheld.is_empty() {
+                "Inconclusive: no metric could be tested against its null".to_string()
+            } else {
+                format!(
+                    "Inconclusive: {} withheld (they need retain rows distinct from the forget rows), and no other \
+                     metric could be tested against its null",
+                    withheld.join(" and ")
+                )
+            },
+            if why.is_empty() {
+                "no metric could be computed from the inputs given (see the warnings)".to_string()
+            } else {
+                why.join("; ")
+            },
         )
     }
 }
@@ -489,7 +875,11 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
     let mut reports = Vec::new();
     let mut warned: Vec<(&str, Arc<Input>)> = Vec::new();
     let mut overlap = None;
-    for run in &req.runs {
+    let with_oracle = req.runs.iter().any(|r| r.oracle.is_some());
+    let mut identical = Vec::new();
+    let mut controls = Vec::new();
+    let mut negatives = Vec::new();
+    for (k, run) in req.runs.iter().enumerate() {
         let mut load = |role: &'static str, r: &InputRef| -> Result<Arc<Input>> {
             let inp = ws.load(role, r)?;
             check_embeddings(role, &inp)?;
@@ -543,8 +933,10 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
             }
         }
         if overlap.is_none() {
-            overlap = Some(check_overlap(&forget, &retain, n)?);
+            overlap = Some(check_overlap(&forget, &retain, n, with_oracle)?);
         }
+        // With the same rows for forget and retain, m2 and m4 are withheld and the retain rows are not used.
+        let distinct = !overlap.as_ref().is_some_and(|o| o.1);
         // NaN and ±inf in the rows the metrics use, named by the file's row (the original model: its forget rows).
         let (all, forget_only) = (
             super::stats::used_rows(n, &[&forget, &retain]),
@@ -553,7 +945,13 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
         for (role, inp, r, used) in [
             ("unlearned", Some(&unlearned), Some(&run.unlearned), &all),
             ("oracle", oracle.as_ref(), run.oracle.as_ref(), &all),
-            ("original", original.as_ref(), run.original.as_ref(), &forget_only),
+            // The original model: its forget rows (m3), and its retain rows too for m4's positive control.
+            (
+                "original",
+                original.as_ref(),
+                run.original.as_ref(),
+                if distinct { &all } else { &forget_only },
+            ),
         ] {
             if let (Some(inp), Some(r)) = (inp, r) {
                 super::stats::check_finite_rows(ws, role, &r.rows, inp, used.as_deref(), "RULER's metrics")?;
@@ -569,35 +967,65 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
                 None => Ok(inp.matrix.clone()),
             }
         };
-        let both = |role: &str, inp: &Input| -> Result<(Matrix, Matrix)> {
-            Ok((pick(role, inp, &forget, "forget")?, pick(role, inp, &retain, "retain")?))
+        let both = |role: &str, inp: &Input| -> Result<(Matrix, Option<Matrix>)> {
+            let r = if distinct {
+                Some(pick(role, inp, &retain, "retain")?)
+            } else {
+                None
+            };
+            Ok((pick(role, inp, &forget, "forget")?, r))
         };
         let (uf, ur) = both("unlearned", &unlearned)?;
         let o = oracle.as_deref().map(|i| both("oracle", i)).transpose()?;
         let g = original.as_deref().map(|i| both("original", i)).transpose()?;
         let inputs = RulerInputs {
             unlearned_forget: uf.view(),
-            unlearned_retain: ur.view(),
+            unlearned_retain: ur.as_ref().map(Matrix::view),
             oracle_forget: o.as_ref().map(|o| o.0.view()),
-            oracle_retain: o.as_ref().map(|o| o.1.view()),
+            oracle_retain: o.as_ref().and_then(|o| o.1.as_ref().map(Matrix::view)),
             original_forget: g.as_ref().map(|o| o.0.view()),
         };
         reports.push(ruler::all_metrics(&inputs, tie).map_err(|e| attribute(e, &RULER_ROLES))?);
+        // The positive control: m4 with the original model in the unlearned model's place.
+        if let Some((gf, Some(gr))) = &g {
+            let m4 = ruler::nn_percentile_rank(gf.view(), gr.view(), tie).map_err(|e| attribute(e, &["original"]))?;
+            controls.push(control_of(k, &m4, ruler::NULLS.nn_percentile_rank));
+        }
+        // The negative control: m4 with the oracle in the unlearned model's place.
+        if let Some((of, Some(or))) = &o {
+            let m4 = ruler::nn_percentile_rank(of.view(), or.view(), tie).map_err(|e| attribute(e, &["oracle"]))?;
+            negatives.push(control_of(k, &m4, ruler::NULLS.nn_percentile_rank));
+        }
+        let found = identical_models(
+            [
+                ("unlearned", Some(&*unlearned)),
+                ("oracle", oracle.as_deref()),
+                ("original", original.as_deref()),
+            ],
+            forget.as_deref(),
+            if distinct { retain.as_deref() } else { forget.as_deref() },
+        );
+        identical.extend(found.into_iter().map(|(code, role, how)| (k, code, role, how)));
         records.push(unlearned.record.clone());
         records.extend(oracle.map(|o| o.record.clone()));
         records.extend(original.map(|o| o.record.clone()));
     }
     #[cfg(feature = "full")]
-    let (across, core_warnings) = if reports.len() >= 2 {
+    let (across, not_tested) = if reports.len() >= 2 {
         ruler::across_runs(&reports, req.fdr).map_err(|e| Error::from(e).usage())?
     } else {
         (Vec::new(), Vec::new())
     };
     #[cfg(not(feature = "full"))]
-    let (across, core_warnings): (Vec<ruler::MetricAcrossRuns>, Vec<String>) = (Vec::new(), Vec::new());
+    let (across, not_tested): (Vec<ruler::MetricAcrossRuns>, Vec<ruler::MetricNotTested>) = (Vec::new(), Vec::new());
+    let core_warnings: Vec<String> = not_tested
+        .iter()
+        .map(|m| format!("{}: not tested across runs: {}", short(m.metric), m.reason))
+        .collect();
     let rank_histograms = reports
         .iter()
-        .map(|r| plots::histogram_in(&r.nn_percentile_rank.ranks, plots::RANK_BINS, (0.0, 1.0)))
+        .filter_map(|r| r.nn_percentile_rank.as_ref())
+        .map(|m4| plots::histogram_in(&m4.ranks, plots::RANK_BINS, (0.0, 1.0)))
         .collect::<Result<Vec<_>>>()?;
     // The index or split files the rows came from, with their SHA-256 (as `lethe ruler --json` records them).
     for (role, file, text, rows) in [
@@ -610,39 +1038,149 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
     }
     let refs: Vec<(&str, &Input)> = warned.iter().map(|(r, i)| (*r, &**i)).collect();
     let load_warnings = load_warnings(&refs);
-    let mut warnings: Vec<Warning> = overlap.flatten().into_iter().collect();
+    let mut warnings: Vec<Warning> = overlap.and_then(|o| o.0).into_iter().collect();
+    let identical_warned = identical_warnings(&identical, reports.len());
+    warnings.extend(identical_warned.iter().cloned());
     warnings.extend(loader_warnings(&load_warnings));
-    warnings.extend(core_warnings.iter().map(|w| {
+    warnings.extend(not_tested.iter().map(|m| {
         Warning::new(
             "metric_not_tested",
             None,
-            w.clone(),
-            Some("add runs from more seeds; a metric whose every run equals its null cannot be tested".into()),
+            format!("{} is not tested across runs: {}", short(m.metric), m.reason),
+            Some(
+                "give runs from different seeds (one unlearned, oracle and original model per seed); the other \
+                 metrics are still tested"
+                    .into(),
+            ),
         )
     }));
-    let metric_calls = match reports.as_slice() {
+    let mut metric_calls = match reports.as_slice() {
         [one] => single_run_calls(one),
         #[cfg(feature = "full")]
-        _ => across_run_calls(&across, req.fdr),
+        _ => across_run_calls(
+            &across,
+            &not_tested,
+            reports.first().map_or(&[][..], |r| r.withheld.as_slice()),
+            req.fdr,
+        ),
         #[cfg(not(feature = "full"))]
         _ => Vec::new(),
     };
-    let mut headline = overall(&metric_calls, reports.len());
-    let untested: Vec<&str> = metric_calls
-        .iter()
-        .filter(|c| c.call == Headline::INCONCLUSIVE)
-        .map(|c| c.metric)
-        .collect();
-    if !headline.is_inconclusive() && !untested.is_empty() {
-        headline.text.push_str(&format!(
-            " ({} not tested: {})",
-            untested.join(" and "),
-            if reports.len() == 1 {
-                "that needs runs from several seeds"
-            } else {
-                "too few runs"
+    let control = apply_control(&mut metric_calls, &controls, reports.len(), with_oracle);
+    let negative = apply_negative_control(&mut metric_calls, &negatives, reports.len());
+    let mut headline = overall(&metric_calls, reports.len(), req.fdr);
+    if let Some(w) = &control
+        && headline.is_inconclusive()
+    {
+        // m4's own reading was the one call it could give: say why it gives none.
+        headline = Headline::inconclusive(
+            "Inconclusive: m4 cannot detect memorisation on this data, because the original model, which was \
+             trained on the forget records, shows no sign of them either",
+            {
+                let others: Vec<&str> = metric_calls
+                    .iter()
+                    .filter(|c| c.metric != "m4" && matches!(c.call, Headline::INCONCLUSIVE | "withheld"))
+                    .map(|c| c.text.as_str())
+                    .collect();
+                format!(
+                    "{}. What would help: {}{}",
+                    w.message,
+                    w.fix.as_deref().unwrap_or_default(),
+                    if others.is_empty() {
+                        String::new()
+                    } else {
+                        format!(". The other metrics: {}", others.join("; "))
+                    }
+                )
+            },
+        );
+    }
+    if let Some(w) = &negative
+        && control.is_none()
+        && headline.is_inconclusive()
+    {
+        headline = Headline::inconclusive(
+            "Inconclusive: m4's null does not hold on this data, because the oracle, which never saw the forget \
+             records, reads outside it too",
+            format!(
+                "{}. What would help: {}",
+                w.message,
+                w.fix.as_deref().unwrap_or_default()
+            ),
+        );
+    }
+    if !headline.is_inconclusive() {
+        // The metrics that gave no call, grouped by why.
+        let mut whys: Vec<(&str, Vec<&str>)> = Vec::new();
+        for c in &metric_calls {
+            if let Some(why) = c.why.as_deref()
+                && matches!(c.call, Headline::INCONCLUSIVE | "withheld")
+            {
+                match whys.iter_mut().find(|(w, _)| *w == why) {
+                    Some((_, ms)) => ms.push(c.metric),
+                    None => whys.push((why, vec![c.metric])),
+                }
             }
-        ));
+        }
+        for (why, ms) in whys {
+            headline.text.push_str(&format!(" ({} {why})", ms.join(" and ")));
+        }
+    }
+    warnings.extend(control);
+    warnings.extend(negative);
+    // The unlearned model is the original, or the oracle, in every run: a call the truth rules out is no call (the
+    // original cannot have over-corrected, and shows no memorisation only where the metrics cannot see it; the
+    // oracle never saw the forget records).
+    let every = |code: &str| {
+        let mut runs: Vec<usize> = identical.iter().filter(|f| f.1 == code).map(|f| f.0).collect();
+        runs.dedup();
+        !reports.is_empty() && runs.len() == reports.len()
+    };
+    let said = headline.text.split(':').next().unwrap_or_default().to_string();
+    let ruled_out = match headline.call.as_str() {
+        "at_null" if every("unlearned_is_original") => Some((
+            "Inconclusive: the unlearned model is the original model (the same values), and no metric sees \
+             memorisation in it, so on this data they cannot tell forgetting from remembering"
+                .to_string(),
+            "the original model was trained on the forget records; metrics that read it as forgotten would read \
+             an unlearned model the same way",
+        )),
+        "over_displaced" if every("unlearned_is_original") => Some((
+            format!(
+                "Inconclusive: the unlearned model is the original model (the same values), which cannot have \
+                 over-corrected, so the metrics' reading (\u{201c}{said}\u{201d}) is of the data, not of unlearning"
+            ),
+            "a model that was not unlearned at all cannot have pushed the forget records away",
+        )),
+        "residual_memorisation" | "over_displaced" if every("unlearned_is_oracle") => Some((
+            format!(
+                "Inconclusive: the unlearned model is the oracle (the same values), which never saw the forget \
+                 records, so the metrics' reading (\u{201c}{said}\u{201d}) is of the data, not of memory"
+            ),
+            "the oracle is the reference of perfect unlearning: it holds no memory of the forget records and \
+             cannot be pushed past itself",
+        )),
+        _ => None,
+    };
+    let noted = ruled_out.is_some();
+    if let Some((text, why)) = ruled_out {
+        headline = Headline::inconclusive(
+            text,
+            format!("{why}. Give the embeddings of the model after unlearning as the unlearned model"),
+        );
+    }
+    for w in identical_warned
+        .iter()
+        .filter(|w| !noted || w.code == "original_is_oracle")
+    {
+        let what = match w.code.as_str() {
+            "unlearned_is_original" => "the unlearned model is the original model",
+            "unlearned_is_oracle" => "the unlearned model is the oracle",
+            _ => "the original model is the oracle",
+        };
+        headline
+            .text
+            .push_str(&format!("; note: {what} (the same values; see the warnings)"));
     }
     let specs = |role: &str| -> Vec<String> {
         records
@@ -665,6 +1203,9 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
         result: RulerResult {
             runs: reports,
             across_runs: across,
+            not_tested,
+            positive_controls: controls,
+            negative_controls: negatives,
             warnings: core_warnings,
         },
         parameters,
@@ -828,14 +1369,15 @@ mod tests {
             oracle_similarity: Some(0.9),
             calibration_gap: Some(-0.01),
             representation_shift: None,
-            nn_percentile_rank: ruler::PercentileRank {
+            nn_percentile_rank: Some(ruler::PercentileRank {
                 value: m4,
                 ranks: Vec::new(),
                 forget_nn: Vec::new(),
                 retain_nn: Vec::new(),
                 null_sd: 1.0 / (12.0 * n_forget as f64).sqrt(),
                 tie_rule: TieRule::AtMost,
-            },
+            }),
+            withheld: Vec::new(),
             nulls: ruler::NULLS,
             n_forget,
             n_retain: 100,
@@ -857,9 +1399,9 @@ mod tests {
             assert_eq!(calls[1].call, Headline::INCONCLUSIVE, "one run cannot test m2");
             assert!(calls[1].text.contains("residual memorisation"), "{}", calls[1].text);
             assert_eq!(calls[2].call, call, "m4 = {m4}");
-            assert_eq!(overall(&calls, 1).call, overall_call, "m4 = {m4}");
+            assert_eq!(overall(&calls, 1, 0.05).call, overall_call, "m4 = {m4}");
         }
-        let none = overall(&single_run_calls(&report_with(0.5, 48))[..2], 1);
+        let none = overall(&single_run_calls(&report_with(0.5, 48))[..2], 1, 0.05);
         assert!(none.is_inconclusive() && none.reason.is_some());
     }
 
@@ -867,22 +1409,22 @@ mod tests {
     fn too_few_runs_are_inconclusive_not_at_null() {
         let runs: Vec<RulerReport> = [0.7, 0.72, 0.69].iter().map(|&m4| report_with(m4, 48)).collect();
         let (across, _) = ruler::across_runs(&runs, 0.05).unwrap();
-        let calls = across_run_calls(&across, 0.05);
+        let calls = across_run_calls(&across, &[], &[], 0.05);
         assert!(calls.iter().all(|c| c.call == Headline::INCONCLUSIVE), "{calls:?}");
         assert!(
             calls[0].text.contains("cannot reach a p-value below 0.25"),
             "{}",
             calls[0].text
         );
-        let h = overall(&calls, 3);
+        let h = overall(&calls, 3, 0.05);
         assert!(h.is_inconclusive() && h.text.contains("3 runs are too few"), "{h:?}");
         // Six runs, all above the null: significant.
         let runs: Vec<RulerReport> = (0..6).map(|k| report_with(0.7 + 0.01 * f64::from(k), 48)).collect();
         let (across, _) = ruler::across_runs(&runs, 0.05).unwrap();
-        let calls = across_run_calls(&across, 0.05);
+        let calls = across_run_calls(&across, &[], &[], 0.05);
         let m4 = calls.iter().find(|c| c.metric == "m4").unwrap();
         assert_eq!(m4.call, "above_null", "{m4:?}");
-        assert_eq!(overall(&calls, 6).call, "residual_memorisation");
+        assert_eq!(overall(&calls, 6, 0.05).call, "residual_memorisation");
     }
 
     #[test]
@@ -908,5 +1450,183 @@ mod tests {
         let report = serde_json::to_value(out.report()).unwrap();
         assert_eq!(report["command"], "ruler");
         assert_eq!(report["headline"]["call"], out.headline.call.as_str());
+    }
+
+    fn run(u: u32, o: Option<u32>, g: Option<u32>) -> RulerRun {
+        RulerRun {
+            unlearned: all(u),
+            oracle: o.map(all),
+            original: g.map(all),
+        }
+    }
+
+    /// Identical models are found by their values, not their names: the same numbers as float32 in one file and
+    /// float64 in another are the same model; the same forget rows with other retain rows are named as such.
+    #[test]
+    fn identical_models_are_compared_by_value() {
+        let v: Vec<f32> = (0..40 * 8).map(|i| ((i as f32 + 1.0) * 0.37).sin()).collect();
+        let wide: Vec<f64> = v.iter().map(|&x| f64::from(x)).collect();
+        let mut other = wide.clone();
+        other[39 * 8] += 1.0; // a retain row differs
+        let mut w = ws(&[
+            (1, "after.npy", crate::npy::f32_bytes(&v, &[40, 8])),
+            (2, "before.npy", crate::npy::f64_bytes(&wide, &[40, 8])),
+            (3, "retrained.npy", crate::npy::f64_bytes(&other, &[40, 8])),
+            (4, "fresh.npy", embeddings(40, 8, 0.3)),
+        ]);
+        let req = |runs| RulerRequest {
+            runs,
+            ..request(None, "0..10", "10..40")
+        };
+        let out = ruler(&mut w, &req(vec![run(1, Some(3), Some(2))])).unwrap();
+        let codes: Vec<&str> = out.warnings.iter().map(|w| w.code.as_str()).collect();
+        assert!(codes.contains(&"unlearned_is_original"), "{codes:?}");
+        let same = out.warnings.iter().find(|w| w.code == "unlearned_is_original").unwrap();
+        assert!(
+            same.message
+                .contains("`after.npy` and `before.npy` hold the same values on every forget and retain row"),
+            "{}",
+            same.message
+        );
+        // The oracle shares the forget rows' values only: m1 is 1 all the same, and the message says which rows.
+        let oracle = out.warnings.iter().find(|w| w.code == "unlearned_is_oracle").unwrap();
+        assert!(
+            oracle.message.contains("the same values on every forget row"),
+            "{}",
+            oracle.message
+        );
+        assert!(
+            out.headline.text.contains("the unlearned model is the original model"),
+            "{}",
+            out.headline.text
+        );
+        // Another unlearned model: no word of it (the original and this oracle still share their forget rows).
+        let out = ruler(&mut w, &req(vec![run(4, Some(3), Some(2))])).unwrap();
+        let codes: Vec<&str> = out.warnings.iter().map(|w| w.code.as_str()).collect();
+        assert!(!codes.iter().any(|c| c.starts_with("unlearned_is")), "{codes:?}");
+        assert!(codes.contains(&"original_is_oracle"), "{codes:?}");
+        // Across runs, one warning that counts the runs.
+        let out = ruler(&mut w, &req(vec![run(1, Some(4), Some(2)), run(4, Some(3), Some(2))])).unwrap();
+        let same: Vec<&Warning> = out
+            .warnings
+            .iter()
+            .filter(|w| w.code == "unlearned_is_original")
+            .collect();
+        assert_eq!(same.len(), 1);
+        assert!(
+            same[0].message.contains("in 1 of the 2 runs (run 1;"),
+            "{}",
+            same[0].message
+        );
+    }
+
+    /// The positive control: m4's call on the unlearned model stands when the original shows memorisation, and
+    /// becomes inconclusive, with a warning, when it does not.
+    #[test]
+    fn m4_is_read_only_where_the_original_shows_memorisation() {
+        let control = |value: f64| control_of(0, &report_with(value, 48).nn_percentile_rank.unwrap(), 0.5);
+        assert_eq!(control(0.7).call, "above_null");
+        assert_eq!(control(0.5).call, "at_null");
+        assert_eq!(control(0.3).call, "below_null");
+        let mut calls = single_run_calls(&report_with(0.5, 48));
+        assert!(apply_control(&mut calls, &[control(0.7)], 1, true).is_none());
+        assert_eq!(calls.iter().find(|c| c.metric == "m4").unwrap().call, "at_null");
+        assert_eq!(overall(&calls, 1, 0.05).call, "at_null");
+        for failed in [0.5, 0.3] {
+            let mut calls = single_run_calls(&report_with(0.5, 48));
+            let w = apply_control(&mut calls, &[control(failed)], 1, false).unwrap();
+            assert_eq!(
+                (w.code.as_str(), w.input.as_deref()),
+                ("m4_cannot_detect", Some("original"))
+            );
+            assert!(w.fix.as_deref().unwrap().starts_with("give the oracle"), "{w:?}");
+            let m4 = calls.iter().find(|c| c.metric == "m4").unwrap();
+            assert_eq!(m4.call, Headline::INCONCLUSIVE);
+            assert!(overall(&calls, 1, 0.05).is_inconclusive());
+        }
+        // The negative control (the oracle's m4): outside its band, m4's null does not hold, whatever m4 reads.
+        for (oracle, holds) in [(0.5, true), (0.7, false), (0.3, false)] {
+            let mut calls = single_run_calls(&report_with(0.7, 48));
+            let w = apply_negative_control(&mut calls, &[control(oracle)], 1);
+            assert_eq!(w.is_none(), holds, "oracle m4 {oracle}");
+            let m4 = calls.iter().find(|c| c.metric == "m4").unwrap();
+            assert_eq!(m4.call == "above_null", holds, "{m4:?}");
+            if let Some(w) = w {
+                assert_eq!(
+                    (w.code.as_str(), w.input.as_deref()),
+                    ("m4_null_does_not_hold", Some("oracle"))
+                );
+                assert!(overall(&calls, 1, 0.05).is_inconclusive());
+            }
+        }
+        // Several runs: one failed control is enough, and the warning counts them.
+        let mut calls = single_run_calls(&report_with(0.5, 48));
+        let w = apply_control(&mut calls, &[control(0.7), control(0.52)], 2, true).unwrap();
+        assert!(w.message.contains("in 1 of the 2 runs given it"), "{}", w.message);
+    }
+
+    /// Across runs, a metric not tested gets an inconclusive call with its reason, and the headline still rests
+    /// on the metrics that were tested.
+    #[test]
+    fn a_metric_not_tested_across_runs_leaves_the_others_their_calls() {
+        let runs: Vec<RulerReport> = (0..6)
+            .map(|k| RulerReport {
+                representation_shift: Some(0.0),
+                ..report_with(0.7 + 0.01 * f64::from(k), 48)
+            })
+            .collect();
+        let (across, not_tested) = ruler::across_runs(&runs, 0.05).unwrap();
+        let calls = across_run_calls(&across, &not_tested, &[], 0.05);
+        let names: Vec<&str> = calls.iter().map(|c| c.metric).collect();
+        assert_eq!(names, ["m2", "m3", "m4"]);
+        let m3 = &calls[1];
+        assert_eq!(m3.call, Headline::INCONCLUSIVE);
+        assert!(
+            m3.text
+                .starts_with("m3 is not tested across the 6 runs: every run gives exactly 0"),
+            "{}",
+            m3.text
+        );
+        assert_eq!(m3.why.as_deref(), Some("not tested: the same value in every run"));
+        assert_eq!(calls[2].call, "above_null");
+        assert_eq!(overall(&calls, 6, 0.05).call, "residual_memorisation");
+    }
+
+    /// The same rows for forget and retain: with the oracle, m1 is computed and m2 and m4 withheld, with a
+    /// warning; the headline says what was withheld.
+    #[test]
+    fn the_same_forget_and_retain_rows_withhold_m2_and_m4() {
+        let mut w = ws(&[
+            (1, "u.npy", embeddings(40, 8, 0.0)),
+            (2, "o.npy", embeddings(40, 8, 0.1)),
+        ]);
+        let out = ruler(&mut w, &request(Some(2), "0..10", "0..10")).unwrap();
+        let r = &out.result.runs[0];
+        assert!(r.oracle_similarity.is_some());
+        assert!(r.calibration_gap.is_none() && r.nn_percentile_rank.is_none());
+        let warn = out
+            .warnings
+            .iter()
+            .find(|w| w.code == "forget_retain_identical")
+            .unwrap();
+        assert!(
+            warn.message.contains("m1 and m3 use the forget records only"),
+            "{}",
+            warn.message
+        );
+        let withheld: Vec<&str> = out
+            .metric_calls
+            .iter()
+            .filter(|c| c.call == "withheld")
+            .map(|c| c.metric)
+            .collect();
+        assert_eq!(withheld, ["m2", "m4"]);
+        assert!(out.headline.is_inconclusive());
+        assert!(
+            out.headline.text.contains("m2 and m4 withheld"),
+            "{}",
+            out.headline.text
+        );
+        assert!(out.rank_histograms.is_empty());
     }
 }

@@ -105,15 +105,22 @@ pub(super) fn ruler_cmd(a: RulerArgs) -> Result<(), CliError> {
         let mut s = String::new();
         let opt = |v: Option<f64>| v.map_or("-".to_string(), fmt_num);
         for (k, r) in o.runs.iter().enumerate() {
-            let m4 = &r.nn_percentile_rank;
+            let m4 = r.nn_percentile_rank.as_ref().map_or_else(
+                || "m4 NN rank - (withheld)".to_string(),
+                |m4| {
+                    format!(
+                        "m4 NN rank {} (null 0.5 ± {} sd)",
+                        fmt_num(m4.value),
+                        fmt_num(m4.null_sd)
+                    )
+                },
+            );
             let _ = writeln!(
                 s,
-                "run {k}: m1 oracle similarity {}  m2 calibration gap {} (null 0)  m3 shift {} (null 0)  m4 NN rank {} (null 0.5 ± {} sd)  [{} forget, {} retain]",
+                "run {k}: m1 oracle similarity {}  m2 calibration gap {} (null 0)  m3 shift {} (null 0)  {m4}  [{} forget, {} retain]",
                 opt(r.oracle_similarity),
                 opt(r.calibration_gap),
                 opt(r.representation_shift),
-                fmt_num(m4.value),
-                fmt_num(m4.null_sd),
                 r.n_forget,
                 r.n_retain
             );
@@ -128,6 +135,16 @@ pub(super) fn ruler_cmd(a: RulerArgs) -> Result<(), CliError> {
                 fmt_num(m.wilcoxon.p_value),
                 fmt_num(m.p_adjusted),
                 if m.reject { "significant" } else { "not significant" }
+            );
+        }
+        for c in &o.positive_controls {
+            let _ = writeln!(
+                s,
+                "run {}: positive control, m4 of the original model {} (null band [{}, {}])",
+                c.run,
+                fmt_num(c.value),
+                fmt_num(c.band[0]),
+                fmt_num(c.band[1])
             );
         }
         for c in &out.metric_calls {

@@ -126,7 +126,8 @@ export function rulerPanel(ctx) {
   };
   const table = ({ out }) => {
     const rows = [['run', 'forget_record', 'nn_percentile_rank', 'forget_nn_similarity']];
-    out.result.runs.forEach((r, k) => r.nn_percentile_rank.ranks.forEach((v, i) => rows.push([k, i, num(v), num(r.nn_percentile_rank.forget_nn[i])])));
+    // m4 is null where it was withheld (the same rows for forget and retain).
+    out.result.runs.forEach((r, k) => (r.nn_percentile_rank?.ranks ?? []).forEach((v, i) => rows.push([k, i, num(v), num(r.nn_percentile_rank.forget_nn[i])])));
     return rows;
   };
 
@@ -190,7 +191,7 @@ export function rulerPanel(ctx) {
             ['m1 oracle similarity', opt(r.oracle_similarity), 'mean cosine, forget records; no fixed null', `ruler.${k}.m1`],
             ['m2 calibration gap', opt(r.calibration_gap), `null ${r.nulls.calibration_gap}; < 0 residual memorisation, > 0 over-correction`, `ruler.${k}.m2`],
             ['m3 representation shift', opt(r.representation_shift), `null ${r.nulls.representation_shift}; > 0 moved towards the oracle`, `ruler.${k}.m3`],
-            ['m4 NN percentile rank', fmt(m4.value), `null ${r.nulls.nn_percentile_rank} ± ${fmt(m4.null_sd)} (sd); > 0.5 forget records closer to retain than retain to each other`, `ruler.${k}.m4`],
+            ['m4 NN percentile rank', m4 ? fmt(m4.value) : '—', m4 ? `null ${r.nulls.nn_percentile_rank} ± ${fmt(m4.null_sd)} (sd); > 0.5 forget records closer to retain than retain to each other` : 'withheld: needs retain rows distinct from the forget rows', `ruler.${k}.m4`],
           ],
           res.runs.length > 1 ? `Run ${k + 1}: ${r.n_forget} forget, ${r.n_retain} retain records` : `${r.n_forget} forget, ${r.n_retain} retain records`,
         ),
