@@ -150,3 +150,41 @@ fn generations_given_as_a_json_list_are_each_a_generation() {
         "{err}"
     );
 }
+
+/// RULER's forget and retain rows chosen by a split column are checked against the models' files in the same way.
+#[test]
+fn rulers_split_column_of_another_length_is_refused() {
+    let emb = |seed: usize| -> String {
+        (0..40)
+            .map(|i| {
+                let x = ((i * 7 + seed) as f64 * 0.618_033_988_7).fract();
+                format!("{x},{},{}\n", (x * 3.1).fract(), (x * 5.7).fract())
+            })
+            .collect()
+    };
+    let u = write("ruler_u.csv", &emb(1));
+    let o = write("ruler_o.csv", &emb(2));
+    let s = write(
+        "ruler_split.txt",
+        &(0..39)
+            .map(|i| if i < 10 { "forget\n" } else { "retain\n" })
+            .collect::<String>(),
+    );
+    let out = lethe(&[
+        "ruler",
+        "--unlearned",
+        &u,
+        "--oracle",
+        &o,
+        "--forget",
+        &format!("{s}==forget"),
+        "--retain",
+        &format!("{s}==retain"),
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("`{s}` has 39 entries but `{u}` has 40 rows")),
+        "{err}"
+    );
+}

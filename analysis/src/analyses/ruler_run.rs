@@ -859,6 +859,18 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
     check_range(ws, "retain", &req.retain, &first.unlearned)?;
     let (forget, forget_file, forget_text) = ws.resolve_rows("forget", &req.forget)?;
     let (retain, retain_file, retain_text) = ws.resolve_rows("retain", &req.retain)?;
+    // Forget/retain rows chosen by a split column label the records: one entry per row of the models' files.
+    #[cfg(feature = "full")]
+    if first.unlearned.rows == Rows::All
+        && let Ok(src) = ws.source(first.unlearned.source)
+        && let Some(n) = lethe::data::inspect(&src.name, &*src.data)
+            .ok()
+            .and_then(|info| info.array(first.unlearned.tensor.as_deref()).map(|a| a.rows))
+    {
+        for (role, rows) in [("forget", &req.forget), ("retain", &req.retain)] {
+            ws.check_split_length(role, rows, &src.name, n)?;
+        }
+    }
     let tie = match req.ties.as_str() {
         "at-most" => TieRule::AtMost,
         "half" => TieRule::Half,
