@@ -586,3 +586,78 @@ fn a_target_sharing_rows_with_a_reference_is_flagged() {
     ]);
     assert!(!codes(&r).contains(&"rows_shared".to_string()), "{:?}", codes(&r));
 }
+
+/// Issue 22, item 1: SDE's statistic follows spread. Rows spread (uniform on ±1.6) unlike both references' (±1)
+/// were called by spread alone; now no call is made, with the dispersions and the fix. A target spread like the
+/// references keeps its call (the check can fail).
+#[test]
+fn a_target_spread_unlike_the_references_gets_no_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut v = rows(300, 8, 1, 1.0);
+    v.extend(rows(100, 8, 2, 1.6));
+    let x = npy(dir.path(), "spread.npy", 8, &v);
+    let args = |t: &str| {
+        vec![
+            "sde".to_string(),
+            "--it".into(),
+            format!("{x}@0..100"),
+            "--oot".into(),
+            format!("{x}@100..200"),
+            "--target".into(),
+            format!("{x}@{t}"),
+            "--seed".into(),
+            "1".into(),
+        ]
+    };
+    let spread = args("300..400");
+    let (r, err) = report(&spread.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        codes(&r).contains(&"dispersion_outside_references".to_string()),
+        "{err}"
+    );
+    assert_eq!(r["headline"]["call"], "inconclusive", "{}", r["headline"]);
+    assert!(
+        err.contains("target[0] (") && err.contains("is spread unlike either reference"),
+        "{err}"
+    );
+    let like = args("200..300");
+    let (r, _) = report(&like.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        !codes(&r).contains(&"dispersion_outside_references".to_string()),
+        "{}",
+        r["warnings"]
+    );
+}
+
+/// Issue 22, item 1: references given the wrong way round (in-training given rows the model never saw, and the
+/// other way) turned the call around with "both rules still apply"; now a swap hint and no call. The same files
+/// the right way round give the call.
+#[test]
+fn swapped_references_get_a_hint_and_no_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut v = rows(200, 8, 3, 1.5); // "in training": the statistic is higher on these rows
+    v.extend(rows(100, 8, 4, 1.0));
+    let x = npy(dir.path(), "refs.npy", 8, &v);
+    let run = |it: &str, oot: &str| {
+        report(&[
+            "sde",
+            "--it",
+            &format!("{x}@{it}"),
+            "--oot",
+            &format!("{x}@{oot}"),
+            "--target",
+            &format!("{x}@100..200"),
+            "--seed",
+            "1",
+        ])
+    };
+    let (right, _) = run("0..100", "200..300");
+    assert_eq!(right["headline"]["call"], "in_training", "{}", right["headline"]);
+    let (swapped, err) = run("200..300", "0..100");
+    assert_eq!(swapped["headline"]["call"], "inconclusive", "{}", swapped["headline"]);
+    assert!(
+        err.contains("[references_reversed]") && err.contains("may be swapped"),
+        "{err}"
+    );
+    assert!(err.contains("rows the model was trained on"), "{err}");
+}

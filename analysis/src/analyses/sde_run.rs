@@ -1031,7 +1031,12 @@ impl SdeJob {
         oot_so_far: Option<(Vec<f64>, bool)>,
     ) -> Result<SdeOutput> {
         let planned = self.subsets.len() - 2;
-        let (headline, found, calls) = verdicts(&report, planned)?;
+        let spread = if self.holds_f32() {
+            self.dispersion::<f32>(&report)
+        } else {
+            self.dispersion::<f64>(&report)
+        };
+        let (headline, found, calls) = verdicts(&report, planned, spread.as_ref())?;
         let mut warnings = self.warnings;
         warnings.extend(found);
         let mut series: Vec<(String, &str, &[f64])> = vec![(
@@ -1157,6 +1162,83 @@ impl SdeJob {
             targets,
             p_value_interval: None,
             unfinished_targets: unfinished,
+        })
+    }
+
+    /// The kernel dispersion of each finished target and the range of [`DISPERSION_DRAWS`] seeded subsets of the
+    /// same size drawn from the two references' rows (see [`Dispersion`]); `None` where an input is read in place,
+    /// a reference did not finish, or the rows are too wide to check in reasonable time.
+    fn dispersion<S: HeldScalar>(&self, report: &SdeReport) -> Option<Dispersion> {
+        let oot = report.out_of_training_reference.as_ref()?;
+        if !report.in_training_reference.complete || !oot.complete || report.targets.is_empty() {
+            return None;
+        }
+        let sigma = report.in_training_reference.kernels.x.sigma;
+        let view = |i: usize| S::memory(&self.inputs[self.subsets.get(i)?.input]);
+        let rows_of = |i: usize| -> Option<Vec<usize>> {
+            let d = self.subsets.get(i)?;
+            Some(
+                d.rows
+                    .clone()
+                    .unwrap_or_else(|| (0..self.inputs[d.input].rows()).collect()),
+            )
+        };
+        let (it, ot) = (view(0)?, view(1)?);
+        if it.cols() != ot.cols() || !(sigma.is_finite() && sigma > 0.0) {
+            return None;
+        }
+        // The pairs one estimate compares: at most DISPERSION_ROWS rows of a subset.
+        let size = rows_of(2)?.len().min(DISPERSION_ROWS);
+        let work = (DISPERSION_DRAWS + report.targets.len()) as u64 * (size * size / 2) as u64 * it.cols() as u64;
+        if size < 4 || work > DISPERSION_WORK {
+            return None;
+        }
+        let pool: Vec<(bool, usize)> = rows_of(0)?
+            .into_iter()
+            .map(|r| (false, r))
+            .chain(rows_of(1)?.into_iter().map(|r| (true, r)))
+            .collect();
+        let draws: Vec<f64> = (0..DISPERSION_DRAWS)
+            .map(|k| {
+                let picked = equal_size_draw(self.params.seed ^ DISPERSION_SEED, k, pool.len(), size);
+                let rows: Vec<&[S]> = picked
+                    .iter()
+                    .map(|&p| {
+                        let (second, r) = pool[p];
+                        if second { ot.row(r) } else { it.row(r) }
+                    })
+                    .collect();
+                dispersion_of(&rows, sigma)
+            })
+            .collect();
+        // Subset i's dispersion (a seeded draw of `size` of its rows, stream DISPERSION_DRAWS + i).
+        let of_subset = |i: usize| -> Option<f64> {
+            let m = view(i)?;
+            let all = rows_of(i)?;
+            if m.cols() != it.cols() || all.len() < 4 {
+                return None;
+            }
+            let picked = equal_size_draw(
+                self.params.seed ^ DISPERSION_SEED,
+                DISPERSION_DRAWS + i,
+                all.len(),
+                size.min(all.len()),
+            );
+            let rows: Vec<&[S]> = picked.iter().map(|&p| m.row(all[p])).collect();
+            Some(dispersion_of(&rows, sigma))
+        };
+        let (d_it, d_oot) = (of_subset(0)?, of_subset(1)?);
+        let targets = (0..report.targets.len())
+            .map(|k| of_subset(2 + k))
+            .collect::<Option<Vec<_>>>()?;
+        let mean = draws.iter().sum::<f64>() / draws.len() as f64;
+        let sd = (draws.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (draws.len() - 1) as f64).sqrt();
+        Some(Dispersion {
+            targets,
+            lo: d_it.min(d_oot) - DISPERSION_SDS * sd,
+            hi: d_it.max(d_oot) + DISPERSION_SDS * sd,
+            references: (d_it, d_oot),
+            sd,
         })
     }
 
@@ -1456,6 +1538,51 @@ fn core_warnings(report: &SdeReport) -> Vec<Warning> {
         .collect()
 }
 
+/// Seeded subsets of the references' pooled rows whose spread (sd) says how much a subset's dispersion varies by
+/// chance at this size.
+const DISPERSION_DRAWS: usize = 40;
+/// How many of those sds a target's dispersion may lie beyond both references' before its call is withheld (a
+/// subset like either reference lies further out about 5% of the time or less).
+const DISPERSION_SDS: f64 = 2.0;
+/// Rows of a subset its dispersion is estimated from (a seeded draw of them when it has more).
+const DISPERSION_ROWS: usize = 100;
+/// The most kernel evaluations × columns the check may take (about a second natively); wider rows skip it.
+const DISPERSION_WORK: u64 = 4_000_000_000;
+/// Mixed into the run's seed for the check's draws, so they are not the targets' or the splits' streams.
+const DISPERSION_SEED: u64 = 0x6469_7370_6572_7365;
+
+/// The spread of subsets under the run's kernel: SDE's statistic grows with it, so a target more (or less) spread
+/// than either reference can be called in (or out of) training by spread alone. `targets[i]` is target i's
+/// dispersion, `references` the two references', `sd` the chance variation of a subset's dispersion at this size,
+/// and `lo..hi` the references' span widened by [`DISPERSION_SDS`] of it.
+#[derive(Clone, Debug)]
+struct Dispersion {
+    targets: Vec<f64>,
+    lo: f64,
+    hi: f64,
+    references: (f64, f64),
+    sd: f64,
+}
+
+/// Kernel dispersion of `rows`: 1 − the mean RBF kernel `exp(−‖x − y‖² / 2σ²)` over their pairs (0: all rows
+/// alike; near 1: all far apart at this bandwidth).
+fn dispersion_of<S: lethe::data::Scalar>(rows: &[&[S]], sigma: f64) -> f64 {
+    let (mut sum, mut pairs) = (0.0, 0u64);
+    let scale = -0.5 / (sigma * sigma);
+    for (i, a) in rows.iter().enumerate() {
+        for b in &rows[i + 1..] {
+            let d2: f64 = a
+                .iter()
+                .zip(b.iter())
+                .map(|(x, y)| (x.to_f64() - y.to_f64()).powi(2))
+                .sum();
+            sum += (d2 * scale).exp();
+            pairs += 1;
+        }
+    }
+    1.0 - sum / pairs as f64
+}
+
 /// The one call of an SDE report (`planned` targets asked for), the warnings its numbers raise, and each
 /// finished target's call.
 ///
@@ -1465,7 +1592,11 @@ fn core_warnings(report: &SdeReport) -> Vec<Warning> {
 /// distributions are constant or not clearly different (two-sided Mann–Whitney p ≥ 0.01: the paper's own
 /// requirement, without its assumption that in-training subsets have the larger values), or when the run was
 /// stopped.
-fn verdicts(report: &SdeReport, planned: usize) -> Result<(Headline, Vec<Warning>, Vec<TargetCall>)> {
+fn verdicts(
+    report: &SdeReport,
+    planned: usize,
+    spread: Option<&Dispersion>,
+) -> Result<(Headline, Vec<Warning>, Vec<TargetCall>)> {
     let mut warnings = core_warnings(report);
     let it = &report.in_training_reference;
     let oot = report.out_of_training_reference.as_ref();
@@ -1501,6 +1632,7 @@ fn verdicts(report: &SdeReport, planned: usize) -> Result<(Headline, Vec<Warning
     }
     // The references' separation, both directions.
     let mut separable = None;
+    let mut reversed = false;
     if let Some(o) = oot.filter(|o| o.complete && it.complete && !o.values.is_empty() && !it.values.is_empty()) {
         let two = lethe::mann_whitney::mann_whitney_u(
             &it.values,
@@ -1530,17 +1662,25 @@ fn verdicts(report: &SdeReport, planned: usize) -> Result<(Headline, Vec<Warning
             separable = Some((false, two.p_value));
         } else {
             if one.is_nan() || one >= 0.01 {
+                reversed = true;
                 warnings.push(Warning::new(
                     "references_reversed",
                     None,
                     format!(
                         "the in-training reference has the lower shuffle values here (two-sided Mann–Whitney \
-                         p = {}); the paper expects them higher, and its one-sided check fails (p = {}). Both \
-                         rules compare a target with each reference, so they still apply",
+                         p = {}); the paper expects them higher, and its one-sided check fails (p = {}). The \
+                         references may be swapped (rows the model never saw given as in-training, and rows it \
+                         trained on as out-of-training), which turns every call around, so no target is called",
                         num(two.p_value),
                         num(one)
                     ),
-                    None,
+                    Some(
+                        "check that the in-training reference holds rows the model was trained on (such as retain \
+                         rows) and the out-of-training reference rows it never saw (such as test rows); if they are \
+                         right, this data does not behave as the paper assumes: pool many reference subsets per class \
+                         with `lethe calibrate`"
+                            .into(),
+                    ),
                 ));
             }
             separable = Some((true, two.p_value));
@@ -1627,6 +1767,57 @@ fn verdicts(report: &SdeReport, planned: usize) -> Result<(Headline, Vec<Warning
             ),
         ));
     }
+    // A target spread unlike the references' subsets of its size: its call may be spread, not membership.
+    if let Some(d) = spread {
+        let mut odd = Vec::new();
+        for (c, v) in calls.iter_mut().zip(&d.targets) {
+            if *v >= d.lo && *v <= d.hi {
+                continue;
+            }
+            odd.push(format!("{} ({})", c.name, num(*v)));
+            if c.call != Headline::INCONCLUSIVE {
+                c.call = Headline::INCONCLUSIVE.into();
+                c.reason = Some(format!(
+                    "its rows are {} spread out than either reference's (kernel dispersion {} against {} and {}, \
+                     which subsets of this size vary by ± {} by chance), and SDE's statistic follows spread, so a \
+                     call could not tell spread from membership",
+                    if *v > d.hi { "more" } else { "less" },
+                    num(*v),
+                    num(d.references.0),
+                    num(d.references.1),
+                    num(d.sd)
+                ));
+            }
+        }
+        if !odd.is_empty() {
+            warnings.push(Warning::new(
+                "dispersion_outside_references",
+                Some("target"),
+                format!(
+                    "{} spread unlike either reference: kernel dispersion outside {}–{} (the in-training reference's \
+                     {} and the out-of-training one's {}, widened by {DISPERSION_SDS} times the ± {} by which \
+                     {DISPERSION_DRAWS} subsets of the same size drawn from the references' rows vary), so no call is \
+                     made on {}",
+                    if odd.len() == 1 {
+                        format!("{} is", odd[0])
+                    } else {
+                        format!("{} are", and_list(&odd))
+                    },
+                    num(d.lo),
+                    num(d.hi),
+                    num(d.references.0),
+                    num(d.references.1),
+                    num(d.sd),
+                    if odd.len() == 1 { "it" } else { "them" }
+                ),
+                Some(
+                    "compare subsets of like spread: references drawn from rows like the target's (the same classes \
+                     in the same proportions), or pool many reference subsets per class with `lethe calibrate`"
+                        .into(),
+                ),
+            ));
+        }
+    }
     // No target gets a call that the references cannot support.
     let unsupported = if !constant_refs.is_empty() {
         Some("the references' shuffles do not vary (constant or identical rows)".to_string())
@@ -1638,6 +1829,18 @@ fn verdicts(report: &SdeReport, planned: usize) -> Result<(Headline, Vec<Warning
     } else {
         None
     };
+    // References the other way round from the paper's: no target is called (a call keeps its own reason when it
+    // already had none to give).
+    if reversed {
+        for c in calls.iter_mut().filter(|c| c.call != Headline::INCONCLUSIVE) {
+            c.call = Headline::INCONCLUSIVE.into();
+            c.reason = Some(
+                "the in-training reference has the lower shuffle values, against the paper's assumption: the \
+                 references may be swapped"
+                    .to_string(),
+            );
+        }
+    }
     if let Some(why) = unsupported {
         for c in &mut calls {
             c.call = Headline::INCONCLUSIVE.into();
