@@ -661,3 +661,59 @@ fn swapped_references_get_a_hint_and_no_call() {
     );
     assert!(err.contains("rows the model was trained on"), "{err}");
 }
+
+/// Issue 22, item 1, many targets: targets labelled out of training are controls with known truth. Where the rule
+/// calls more than 5% of them in training, the unlabelled targets get no call (they got confident calls beside a
+/// note that the data could not tell subsets apart); the out-of-training rate is the unlabelled targets' own, the
+/// controls counted apart (it pooled them: 14/30 where the forget targets alone gave 1/10).
+#[test]
+fn labelled_controls_gate_the_calls_and_are_counted_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut v = rows(400, 8, 5, 1.5); // rows 0..400: like the in-training reference
+    v.extend(rows(400, 8, 6, 1.0)); // rows 400..800: like the out-of-training reference
+    let x = npy(dir.path(), "pools.npy", 8, &v);
+    let run = |out_pool: &str| {
+        report(&[
+            "sde",
+            "--it",
+            &format!("{x}@0..50"),
+            "--oot",
+            &format!("{x}@400..450"),
+            "--draw-from",
+            &format!("{x}@50..200"),
+            "--draw-out",
+            &format!("{x}@{out_pool}"),
+            "--draw",
+            "6",
+            "--size",
+            "50",
+            "--seed",
+            "2",
+        ])
+    };
+    // Known out-of-training controls that look like the in-training rows: the rule calls them in training.
+    let (r, err) = run("200..400");
+    assert!(codes(&r).contains(&"controls_false_calls".to_string()), "{err}");
+    let h = &r["headline"];
+    assert_eq!(h["call"], "inconclusive", "{h}");
+    assert!(
+        h["text"].as_str().unwrap().starts_with("All 6 targets: inconclusive"),
+        "{h}"
+    );
+    assert!(
+        h["text"]
+            .as_str()
+            .unwrap()
+            .contains("known out-of-training called in training"),
+        "{h}"
+    );
+    // Controls that behave: the calls stand, and the rate is over the 6 unlabelled targets.
+    let (r, err) = run("450..800");
+    assert!(!codes(&r).contains(&"controls_false_calls".to_string()), "{err}");
+    let text = r["headline"]["text"].as_str().unwrap();
+    assert!(text.starts_with("6 targets: "), "{text}");
+    assert!(
+        text.contains("controls: 0 of 6 known out-of-training called in training"),
+        "{text}"
+    );
+}

@@ -1847,8 +1847,86 @@ fn verdicts(
             c.reason = Some(why.clone());
         }
     }
+    // Targets labelled out of training are placebos with known truth: where the rule calls more than 5% of them
+    // in training on this data, no unlabelled target is called.
+    let controls = Controls::of(&calls);
+    if let Some(why) = controls.too_many_false_calls() {
+        warnings.push(Warning::new(
+            "controls_false_calls",
+            Some("target"),
+            format!("{why}, so its calls on the other targets are withheld"),
+            Some(
+                "use references closer to the targets (same classes, same size), larger subsets, or `lethe \
+                 calibrate`, which pools many reference subsets per class; then check the controls again"
+                    .into(),
+            ),
+        ));
+        for c in calls
+            .iter_mut()
+            .filter(|c| c.label.is_none() && c.call != Headline::INCONCLUSIVE)
+        {
+            c.call = Headline::INCONCLUSIVE.into();
+            c.reason = Some(why.clone());
+        }
+    }
     let headline = headline(report, planned, &calls, &constant_refs, separable);
     Ok((headline, warnings, calls))
+}
+
+/// How the calls went on targets of known truth (`--target-in`/`--target-out`, `--draw-in`/`--draw-out`): the
+/// rule's measured false calls ("in training" on subsets it never trained on) and detections on this data.
+struct Controls {
+    /// Labelled out of training: how many, and how many were called in training.
+    out: (usize, usize),
+    /// Labelled in training: how many, and how many were called in training.
+    r#in: (usize, usize),
+}
+
+/// The most false calls on labelled out-of-training targets under which the rule's other calls stand.
+const CONTROL_FALSE_RATE: f64 = 0.05;
+
+impl Controls {
+    fn of(calls: &[TargetCall]) -> Self {
+        let tally = |label: bool| {
+            let of: Vec<_> = calls.iter().filter(|c| c.label == Some(label)).collect();
+            (of.len(), of.iter().filter(|c| c.call == "in_training").count())
+        };
+        Self {
+            out: tally(false),
+            r#in: tally(true),
+        }
+    }
+
+    /// Why the rule's calls cannot be trusted on this data, when its false-call rate on the labelled
+    /// out-of-training targets is over [`CONTROL_FALSE_RATE`].
+    fn too_many_false_calls(&self) -> Option<String> {
+        let (n, wrong) = self.out;
+        (n > 0 && wrong as f64 > CONTROL_FALSE_RATE * n as f64).then(|| {
+            format!(
+                "on the targets known to be out of training the rule called {wrong} of {n} in training (more than {}%)",
+                num(CONTROL_FALSE_RATE * 100.0)
+            )
+        })
+    }
+
+    /// "; controls: 0 of 10 known out-of-training subsets called in training, 7 of 10 known in-training detected".
+    fn text(&self) -> String {
+        let mut parts = Vec::new();
+        if self.out.0 > 0 {
+            parts.push(format!(
+                "{} of {} known out-of-training called in training",
+                self.out.1, self.out.0
+            ));
+        }
+        if self.r#in.0 > 0 {
+            parts.push(format!("{} of {} known in-training detected", self.r#in.1, self.r#in.0));
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!("; controls: {}", parts.join(", "))
+        }
+    }
 }
 
 fn headline(
@@ -1937,27 +2015,51 @@ fn headline(
             ),
         };
     }
-    let count = |call: &str| calls.iter().filter(|c| c.call == call).count();
+    // The unlabelled targets are the question; labelled ones are controls, counted apart (their calls would
+    // otherwise be pooled into the rate: 14/30 where the forget targets alone gave 1/10).
+    let unlabelled: Vec<&TargetCall> = calls.iter().filter(|c| c.label.is_none()).collect();
+    let asked: Vec<&TargetCall> = if unlabelled.is_empty() {
+        calls.iter().collect()
+    } else {
+        unlabelled
+    };
+    let n = if asked.len() == calls.len() { n } else { asked.len() };
+    let count = |call: &str| asked.iter().filter(|c| c.call == call).count();
     let (i, o, u) = (
         count("in_training"),
         count("out_of_training"),
         count(Headline::INCONCLUSIVE),
     );
-    let otr = report.out_of_training_rate.map_or(String::new(), |r| {
+    let controls = if asked.len() == calls.len() && calls.iter().all(|c| c.label.is_none()) {
+        String::new()
+    } else {
+        Controls::of(calls).text()
+    };
+    // The paper's rate over the asked targets (a JSD tie counts as out of training, as the paper's rule does).
+    let paper_out = asked.iter().filter(|c| c.paper != Some(true)).count();
+    let otr = report.out_of_training_rate.map_or(String::new(), |_| {
         format!(
             "; the paper's rule alone gives an out-of-training rate (OTR) of {}",
-            num(r)
+            num(paper_out as f64 / asked.len().max(1) as f64)
         )
     });
+    let otr = format!("{otr}{controls}");
     let f1 = report
         .f1
         .as_ref()
         .map_or(String::new(), |f| format!(", F1 {} against the labels", num(f.f1)));
     if i + o == 0 {
-        return Headline::inconclusive(
-            format!("All {n} targets: inconclusive{otr}{f1}"),
-            "on every target the paper's rule and the exact shuffle means disagree, or one of them ties",
-        );
+        // One reason for all (withheld by the controls, swapped references, ...), or the list of kinds.
+        let mut reasons: Vec<&str> = asked.iter().filter_map(|c| c.reason.as_deref()).collect();
+        reasons.sort_unstable();
+        reasons.dedup();
+        let why = match reasons.as_slice() {
+            [one] => (*one).to_string(),
+            _ => "on each target the paper's rule and the exact shuffle means disagree, one of them ties, or the \
+                  call is withheld (each target's reason is in the table)"
+                .to_string(),
+        };
+        return Headline::inconclusive(format!("All {n} targets: inconclusive{otr}{f1}"), why);
     }
     Headline {
         call: "out_of_training_rate".into(),
@@ -1970,9 +2072,18 @@ fn headline(
             }
         ),
         reason: (u > 0).then(|| {
-            format!(
-                "on {u} target{} the paper's rule and the exact shuffle means disagree, or one of them ties",
-                if u == 1 { "" } else { "s" }
+            let withheld = asked
+                .iter()
+                .filter_map(|c| c.reason.as_deref())
+                .find(|r| r.starts_with("on the targets known"));
+            withheld.map_or_else(
+                || {
+                    format!(
+                        "on {u} target{} the paper's rule and the exact shuffle means disagree, or one of them ties",
+                        if u == 1 { "" } else { "s" }
+                    )
+                },
+                str::to_string,
             )
         }),
     }
