@@ -182,7 +182,7 @@ fn epsilon_reports_the_logit_scaled_confidences_as_metric_py_computes_them() {
             .map(|r| r.as_array().unwrap().iter().map(num).collect())
             .collect();
         let (e, classes) = (logits.len(), logits[0].len());
-        // Two models on each side, each with these logits: every model's confidences are the case's.
+        // Two retrained and three unlearned models, each with these logits: every model's confidences are the case's.
         let flat: Vec<f64> = logits.iter().flatten().copied().collect();
         let two: Vec<f64> = flat.iter().chain(&flat).copied().collect();
         let dir = std::env::temp_dir().join(format!("lethe-gaps-{}", std::process::id()));
@@ -192,13 +192,21 @@ fn epsilon_reports_the_logit_scaled_confidences_as_metric_py_computes_them() {
         let labels: Vec<f64> = c["labels"].as_array().unwrap().iter().map(num).collect();
         let lab = dir.join(format!("labels_{k}.npy"));
         std::fs::write(&lab, npy(&labels, &[e], "<f8")).unwrap();
-        let (lp, lab) = (lp.display().to_string(), lab.display().to_string());
+        // Three unlearned models (the same values on both sides are refused as one file given twice).
+        let three: Vec<f64> = two.iter().chain(&flat).copied().collect();
+        let lu = dir.join(format!("logits_u_{k}.npy"));
+        std::fs::write(&lu, npy(&three, &[3, e, classes], dtype)).unwrap();
+        let (lp, lu, lab) = (
+            lp.display().to_string(),
+            lu.display().to_string(),
+            lab.display().to_string(),
+        );
         let out = lethe(&[
             "epsilon",
             "--retrained-logits",
             &lp,
             "--unlearned-logits",
-            &lp,
+            &lu,
             "--labels",
             &lab,
             "--variant",

@@ -73,6 +73,85 @@ pub struct EpsilonResult {
     /// reports are unchanged).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confidences: Option<ScoredConfidences>,
+    /// What a perfect unlearner scores with this many models: the official F of retrained models against other
+    /// retrained models, beside these unlearned models' F on the same footing (absent where there are too few
+    /// models to split).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Baseline>,
+}
+
+/// The official forgetting quality at half the models per side, over [`BASELINE_SPLITS`] seeded splits of the
+/// retrained models into halves A and B: `perfect` is F(A against B) — a perfect unlearner, whose models are
+/// retrained models — and `unlearned` F(A against as many unlearned models), so the two compare like with like.
+#[derive(Clone, Debug, Serialize)]
+pub struct Baseline {
+    /// Models per side in each split (half the retrained models, rounded down).
+    pub models_per_side: usize,
+    pub splits: usize,
+    /// F of a perfect unlearner: each split's, and their mean.
+    pub perfect: Vec<f64>,
+    pub perfect_mean: f64,
+    /// F of these unlearned models at the same number of models: each split's, and their mean.
+    pub unlearned: Vec<f64>,
+    pub unlearned_mean: f64,
+}
+
+/// Seeded splits of the retrained models the baseline averages over (seed [`BASELINE_SEED`]).
+pub const BASELINE_SPLITS: usize = 5;
+const BASELINE_SEED: u64 = 2023;
+
+/// [`Baseline`] of confidences `retrained`/`unlearned` (models × examples) under `eps_max`; `None` with fewer than 6
+/// retrained models (3 per side: the official score has no buckets below that).
+fn baseline(
+    retrained: &Matrix,
+    unlearned: &Matrix,
+    eps_max: EpsMax,
+    delta: f64,
+) -> std::result::Result<Option<Baseline>, lethe::Error> {
+    let half = retrained.rows() / 2;
+    if half < 3 || unlearned.rows() < half {
+        return Ok(None);
+    }
+    let p = CompetitionParams {
+        variant: Variant::Official,
+        delta,
+        eps_max,
+    };
+    let (mut perfect, mut mine) = (Vec::new(), Vec::new());
+    for k in 0..BASELINE_SPLITS {
+        let mut rng =
+            lethe::permute::Permutations::for_subset(BASELINE_SEED, lethe::permute::Stream::Subsets, k as u64);
+        let order = rng.subset(retrained.rows(), retrained.rows());
+        let (a, b) = (&order[..half], &order[half..2 * half]);
+        let pick = |m: &Matrix, rows: &[usize]| m.select_rows(rows, "retrained");
+        let (ra, rb) = (pick(retrained, a)?, pick(retrained, b)?);
+        let u = unlearned.select_rows(&rng.subset(unlearned.rows(), half), "unlearned")?;
+        perfect.push(competition::forget_score(ra.view(), rb.view(), &p)?.forget_score);
+        mine.push(competition::forget_score(ra.view(), u.view(), &p)?.forget_score);
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    Ok(Some(Baseline {
+        models_per_side: half,
+        splits: BASELINE_SPLITS,
+        perfect_mean: mean(&perfect),
+        unlearned_mean: mean(&mine),
+        perfect,
+        unlearned: mine,
+    }))
+}
+
+/// Whether every examples × classes row of `inp` (models × examples × classes) holds probabilities: values in
+/// [0, 1] summing to 1 over the classes.
+fn probabilities_per_class(inp: &Input) -> bool {
+    let Some(&classes) = inp.record.shape.get(2) else {
+        return false;
+    };
+    let classes = classes as usize;
+    let v = inp.matrix.as_slice();
+    classes >= 2
+        && !v.is_empty()
+        && v.iter().all(|x| (0.0..=1.0).contains(x))
+        && v.chunks(classes).all(|c| (c.iter().sum::<f64>() - 1.0).abs() < 1e-3)
 }
 
 /// The logit-scaled confidences `log(p_y + 1e-45) − log(Σ_{j≠y} p_j + 1e-45)` the score was computed from.
@@ -186,6 +265,20 @@ fn confidences_of(
         "the logits"
     };
     check_per_class(role, &inp, what)?;
+    if !probabilities && probabilities_per_class(&inp) {
+        let side = role.split('_').next().unwrap_or(role);
+        return Err(Error::refused(
+            "probabilities_given_as_logits",
+            Some(role),
+            format!(
+                "every value of `{}` lies between 0 and 1 and each example's values sum to 1 over the classes: these \
+                 are class probabilities, not logits. Taken as logits they give other confidences than metric.py \
+                 computes, and a wrong forgetting quality. Give them as the {side} models' class probabilities \
+                 (--{side}-probs) with the labels, or give the logits",
+                inp.record.path
+            ),
+        ));
+    }
     if let [_, examples, _] = inp.record.shape[..]
         && usize::try_from(examples).ok() != Some(labels.len())
     {
@@ -368,7 +461,12 @@ pub fn variant_note(v: &Variant) -> String {
     }
 }
 
-fn headline(results: &[CompetitionResult], finals: &[Option<f64>], n_models: (usize, usize)) -> Headline {
+fn headline(
+    results: &[CompetitionResult],
+    finals: &[Option<f64>],
+    n_models: (usize, usize),
+    baseline: Option<&Baseline>,
+) -> Headline {
     let Some((k, main)) = results
         .iter()
         .enumerate()
@@ -406,10 +504,29 @@ fn headline(results: &[CompetitionResult], finals: &[Option<f64>], n_models: (us
         .flatten()
         .map(|f| format!("; final score {}", num(f)))
         .unwrap_or_default();
+    // What F means at this N: a perfect unlearner's F at half the models per side, beside these models' own.
+    let against = baseline.map_or_else(
+        || {
+            "; with too few models to split (fewer than 6 retrained) there is no baseline of what a perfect \
+             unlearner scores here"
+                .to_string()
+        },
+        |b| {
+            format!(
+                ". At {m} models per side a perfect unlearner (retrained models against other retrained models) \
+                 scores F = {} and these unlearned models {} (means of {} splits): F depends on the number of \
+                 models, so compare it with that, not with 1",
+                num(b.perfect_mean),
+                num(b.unlearned_mean),
+                b.splits,
+                m = b.models_per_side
+            )
+        },
+    );
     let text = if official {
         format!(
-            "Forgetting quality F = {} (official, as the competition's metric.py: the score to report){final_text}, \
-             over {examples} examples with {} retrained and {} unlearned models",
+            "Forgetting quality F = {} (official, as the competition's metric.py){final_text}, over {examples} \
+             examples with {} retrained and {} unlearned models{against}",
             num(main.forget_score),
             n_models.0,
             n_models.1
@@ -639,6 +756,35 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
             ),
         ));
     }
+    // The same values on both sides score a perfect 1 whatever the unlearning: the same file given twice.
+    if retrained.rows() == unlearned.rows()
+        && retrained.cols() == unlearned.cols()
+        && retrained.as_slice() == unlearned.as_slice()
+    {
+        let (r, u) = (&records[records.len() - 2], &records[records.len() - 1]);
+        return Err(Error::refused(
+            "identical_inputs",
+            Some(u.role.as_str()),
+            format!(
+                "`{}` and `{}` hold the same values, model for model: {}, which scores a perfect 1 whatever the \
+                 unlearning did. Give the unlearned models' outputs beside the retrained models'",
+                r.spec,
+                u.spec,
+                if r.path == u.path {
+                    "the same file given twice"
+                } else if r.sha256 == u.sha256 {
+                    "two copies of one file"
+                } else {
+                    "copies of one set of models"
+                }
+            ),
+        ));
+    }
+    let baseline = if variants.contains(&Variant::Official) && retrained.rows() == unlearned.rows() {
+        baseline(&retrained, &unlearned, eps_max, req.delta).map_err(|e| attribute(e, &EPS_ROLES))?
+    } else {
+        None
+    };
     let mut results = Vec::new();
     let mut finals = Vec::new();
     let mut plots_out = Vec::new();
@@ -674,6 +820,26 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
         ));
     }
     warnings.extend(loader_warnings(&load_warnings));
+    if retrained.rows() > retrained.cols() {
+        let r = &records[records.len() - 2];
+        warnings.push(Warning::new(
+            "more_models_than_examples",
+            Some(r.role.as_str()),
+            format!(
+                "`{}` ({}) is read as {} models × {} examples: more models than examples. If the file holds examples \
+                 × models, every number is wrong (the bucket cut-off follows the number of models)",
+                r.path,
+                dims(&r.shape),
+                retrained.rows(),
+                retrained.cols()
+            ),
+            Some(
+                "the first axis must be the models and the second the forget-set examples: save the array \
+                 transposed (numpy: a.T) if it is the other way round"
+                    .into(),
+            ),
+        ));
+    }
     if let Some(a) = &from_files {
         warnings.push(Warning::new(
             "accuracies_from_files",
@@ -690,7 +856,12 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
     for r in &results {
         warnings.extend(note_warnings(r, &mut seen, probability_like));
     }
-    let headline = headline(&results, &finals, (retrained.rows(), unlearned.rows()));
+    let headline = headline(
+        &results,
+        &finals,
+        (retrained.rows(), unlearned.rows()),
+        baseline.as_ref(),
+    );
     let results_notes = results.iter().map(|r| variant_note(&r.variant)).collect();
     let spec = |role: &str| records.iter().find(|r| r.role == role).map(|r| r.spec.clone());
     let parameters = EpsilonParameters {
@@ -733,6 +904,7 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
                     unlearned: rows(&unlearned),
                 }
             }),
+            baseline,
         },
         parameters,
         inputs: records,
@@ -990,7 +1162,7 @@ mod tests {
         .unwrap();
         assert_eq!(out.headline.call, "forgetting_quality");
         assert!(
-            out.headline.text.contains("the score to report"),
+            out.headline.text.contains("(official, as the competition's metric.py)"),
             "{}",
             out.headline.text
         );
@@ -1051,14 +1223,15 @@ mod tests {
     fn unscored_examples_say_what_happened() {
         // Every model gives the same value for every example: no attack can tell the samples apart.
         let mut ws = Workspace::new();
-        let same = crate::npy::f64_bytes(&[3.0; 8 * 4], &[8, 4]);
-        ws.add(1, "r.npy", Arc::new(same.clone()));
-        ws.add(2, "u.npy", Arc::new(same));
+        // (Not the same file on both sides, which is refused: 8 retrained and 9 unlearned models.)
+        ws.add(1, "r.npy", Arc::new(crate::npy::f64_bytes(&[3.0; 8 * 4], &[8, 4])));
+        ws.add(2, "u.npy", Arc::new(crate::npy::f64_bytes(&[3.0; 9 * 4], &[9, 4])));
         let out = epsilon(
             &mut ws,
             &EpsilonRequest {
                 retrained: all(1),
                 unlearned: all(2),
+                variant: "exhaustive".into(),
                 ..EpsilonRequest::default()
             },
         )
