@@ -220,6 +220,59 @@ fn check_scores(ws: &mut Workspace, v: &Vector, warnings: &mut Vec<Warning>) -> 
     Ok(())
 }
 
+/// Members and non-members that are rows of one file (the same file, or two copies of it): rows given as both
+/// are counted and warned (`members_non_members_overlap`: each is scored on both sides, which pulls the AUC towards
+/// 0.5); the same rows on both sides are refused (`members_are_non_members`: the AUC is 0.5 by construction).
+fn shared_rows(ws: &mut Workspace, m: &Vector, n: &Vector) -> Result<Option<Warning>> {
+    let (rm, rn) = (&m.input.record, &n.input.record);
+    if rm.sha256 != rn.sha256 || rm.tensor != rn.tensor || m.input.matrix.cols() != 1 || n.input.matrix.cols() != 1 {
+        return Ok(None);
+    }
+    // The file's rows of the values (resolved once: an index file is read once).
+    let rows = |ws: &mut Workspace, v: &Vector| -> Vec<usize> {
+        match ws.resolve_rows(v.role, &v.rows) {
+            Ok((Some(r), _, _)) => r,
+            _ => (0..v.values().len()).collect(),
+        }
+    };
+    let (a, b) = (rows(ws, m), rows(ws, n));
+    let theirs: std::collections::HashSet<usize> = b.iter().copied().collect();
+    let shared = a.iter().filter(|r| theirs.contains(r)).count();
+    if shared == 0 {
+        return Ok(None);
+    }
+    let same = if rm.path == rn.path {
+        "the same file".to_string()
+    } else {
+        format!("`{}` and its copy `{}`", rm.path, rn.path)
+    };
+    if shared == a.len() && shared == b.len() {
+        return Err(Error::refused(
+            "members_are_non_members",
+            Some("non_members"),
+            format!(
+                "the members' and the non-members' scores are the same {shared} rows of {same} (`{}` and `{}`): the \
+                 audit would compare the scores with themselves, an AUC of 0.5 by construction. Give the members' \
+                 rows and the non-members' rows, e.g. SCORES@forget.txt and SCORES@test.txt",
+                rm.spec, rn.spec
+            ),
+        ));
+    }
+    Ok(Some(Warning::new(
+        "members_non_members_overlap",
+        Some("non_members"),
+        format!(
+            "{shared} of the {} members' rows are also among the {} non-members' rows of {same} (`{}` and `{}`): each \
+             such row is scored as a member and as a non-member, which pulls the AUC towards 0.5",
+            a.len(),
+            b.len(),
+            rm.spec,
+            rn.spec
+        ),
+        Some("give members and non-members disjoint rows (a row is either in the training set or not)".into()),
+    )))
+}
+
 /// A checked `lethe mia` request, ready to run.
 pub struct MiaJob {
     members: Vec<f64>,
@@ -287,6 +340,7 @@ pub fn prepare_mia(ws: &mut Workspace, req: &MiaRequest) -> Result<MiaJob> {
                 check_scores(ws, v, &mut warnings)?;
                 inputs.push(v.input.record.clone());
             }
+            warnings.extend(shared_rows(ws, &m, &n)?);
             let p = MiaParameters {
                 members: Some(m.input.record.spec.clone()),
                 non_members: Some(n.input.record.spec.clone()),
@@ -617,7 +671,22 @@ impl MiaJob {
                 }
             }
         };
-        let curve = thin_curve(r, req.curve_points);
+        let mut curve = thin_curve(r, req.curve_points);
+        // Thresholds in the scores' own units: with lower scores meaning member the attack ran on the negated
+        // scores, so a row is flagged a member when its score is at most the threshold (a loss ≤ 0.0397).
+        let mut summary = summary;
+        if req.lower_is_member {
+            // (+ 0.0: a threshold of 0 stays 0, not −0.)
+            let back = |t: f64| -t + 0.0;
+            summary.balanced_threshold = back(summary.balanced_threshold);
+            for t in &mut tpr_at_fpr {
+                t.threshold = back(t.threshold);
+                t.mixed_threshold = t.mixed_threshold.map(back);
+            }
+            for t in &mut curve.thresholds {
+                *t = back(*t);
+            }
+        }
         let result = MiaResult {
             summary,
             auc_flipped: 1.0 - roc::summary(r).auc,
@@ -831,6 +900,7 @@ mod tests {
             (4, "s.csv", b"1\n2\n3\n"),
             (5, "ones.csv", b"1\n1\n1\n"),
             (6, "c.csv", b"5\n5\n"),
+            (7, "c2.csv", b"5\n5\n5\n"),
         ]);
         let e = run(
             &mut ws,
@@ -876,12 +946,23 @@ mod tests {
             &mut ws,
             &MiaRequest {
                 members: input(6, ""),
-                non_members: input(6, ""),
+                non_members: input(7, ""),
                 ..MiaRequest::default()
             },
         )
         .unwrap_err();
         assert_eq!(e.code.as_deref(), Some("constant_scores"));
+        // The same rows of one file on both sides: refused before anything is computed.
+        let e = run(
+            &mut ws,
+            &MiaRequest {
+                members: input(6, ""),
+                non_members: input(6, ""),
+                ..MiaRequest::default()
+            },
+        )
+        .unwrap_err();
+        assert_eq!(e.code.as_deref(), Some("members_are_non_members"));
     }
 
     #[test]
