@@ -20,8 +20,13 @@ import { gzipSync } from 'node:zlib';
  * module puts ~780 KB on the first results' path (measured: RULER −19 KB, calibrated −34 KB).
  * 316 KB since issue 17: index.html holds the widget's first view (header and example note, +0.66 KB; the widget's
  * fixes +0.18 KB), painted before the modules load: mobile LCP 3.0 → 1.1 s (Lighthouse 12.8.2, docs/embedding.md).
+ * 332 KB since issue 22: the example's first headlines carry their controls — RULER's positive and negative controls
+ * on m4, the identical-model checks and untestable metrics across runs; SDE's dispersion check, the swap hint and
+ * the labelled controls' gate — which took the lean wasm from 246.2 to 261.0 KB gzipped (measured with gzip -9 on
+ * the relaxed -Oz build). Leaving them to the full module would make the first results' headlines differ from the
+ * CLI's on the same files, which the page's parity tests forbid.
  */
-export const BUDGET_BYTES = 316 * 1024;
+export const BUDGET_BYTES = 332 * 1024;
 
 /** Bytes of `file` gzipped at level 9 (each file is served and compressed on its own). */
 export const gzipped = (file) => gzipSync(readFileSync(file), { level: 9 }).length;
