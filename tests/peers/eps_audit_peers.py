@@ -1,19 +1,23 @@
 """Golden vectors of `lethe eps-lower` (crate/src/eps_audit.rs): run from the repository root,
-`python3 tests/peers/eps_audit_peers.py` (PROVENANCE.md in tests/fixtures/golden_eps says with what).
+`python3 tests/peers/eps_audit_peers.py PM_SRC JAX_PRIVACY_REPO` (PROVENANCE.md in tests/fixtures/golden_eps says with what).
 
 * Clopper–Pearson with Bonferroni over the thresholds: jax-privacy's `CanaryScoreAuditor.epsilon_clopper_pearson`
   (named `epsilon_lower_bound` before jax_privacy commit 11ce767), run from the installed package.
 * microsoft privacy-estimates' `compute_eps_lo(AttackResults, delta, alpha, "beta")`, run from the installed package,
   at one threshold (counts) and, as Lethe applies it to scores, at each of jax-privacy's frontier thresholds with the
   same Bonferroni share, the largest.
-* The one-run audit (Steinke, Nasr, Jagielski 2023): privacy-meter's `get_eps_audit` / `p_value_DP_audit`, copied
-  verbatim below from privacytrustlab/ml_privacy_meter at commit e384af8fd9319b8eeb1303aa82474df1441e3c59, audit.py
-  (the PyPI package privacy-meter 1.0.1 predates audit.py's DP auditing).
+* The one-run audit (Steinke, Nasr, Jagielski 2023): privacy-meter's `get_eps_audit` / `p_value_DP_audit`, run from
+  PM_SRC, a git checkout of privacytrustlab/ml_privacy_meter at commit e384af8fd9319b8eeb1303aa82474df1441e3c59
+  (refused at another commit): the two functions are taken out of audit.py's syntax tree and executed as written
+  (audit.py itself imports torch and the repository's attacks). The PyPI package privacy-meter 1.0.1 predates
+  audit.py's DP auditing.
 """
 import json
 import math
 import importlib.metadata as md
+import os
 import platform
+import sys
 
 import numpy as np
 import scipy
@@ -21,61 +25,21 @@ import scipy.stats
 from jax_privacy import auditing
 from privacy_estimates import AttackResults, compute_eps_lo
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
+from upstream import checkout, functions  # noqa: E402
+
 OUT = "tests/fixtures/golden_eps/"
 
 
-# ---- privacy-meter audit.py @ e384af8fd9319b8eeb1303aa82474df1441e3c59, lines 591-640, verbatim ----
-# Code snippet taken from [Steinke, Thomas, Milad Nasr, and Matthew Jagielski. "Privacy auditing with one (1) training run." Advances in Neural Information Processing Systems 36 (2024).]
-# m = number of examples, each included independently with probability 0.5
-# r = number of guesses (i.e. excluding abstentions)
-# v = number of correct guesses by auditor
-# eps,delta = DP guarantee of null hypothesis
-# output: p-value = probability of >=v correct guesses under null hypothesis
-def p_value_DP_audit(m, r, v, eps, delta):
-    assert 0 <= v <= r <= m
-    assert eps >= 0
-    assert 0 <= delta <= 1
-    q = 1 / (1 + math.exp(-eps))  # accuracy of eps-DP randomized response
-    beta = scipy.stats.binom.sf(v - 1, r, q)  # = P[Binomial(r, q) >= v]
-    if delta == 0:
-        p = beta
-    else:
-        alpha = 0
-        sum = 0  # = P[v > Binomial(r, q) >= v - i]
-        for i in range(1, v + 1):
-            sum = sum + scipy.stats.binom.pmf(v - i, r, q)
-            if sum > i * alpha:
-                alpha = sum / i
-        p = beta + alpha * delta * 2 * m
-    return min(p, 1)
-
-
-# m = number of examples, each included independently with probability 0.5
-# r = number of guesses (i.e. excluding abstentions)
-# v = number of correct guesses by auditor
-# p = 1-confidence e.g. p=0.05 corresponds to 95%
-# output: lower bound on eps i.e. algorithm is not (eps,delta)-DP
-def get_eps_audit(m, r, v, delta, p):
-    m = int(m)
-    r = int(r)
-    v = int(v)
-    assert 0 <= v <= r <= m
-    assert 0 <= delta <= 1
-    assert 0 < p < 1
-    eps_min = 0  # maintain p_value_DP(eps_min) < p
-    eps_max = 1  # maintain p_value_DP(eps_max) >= p
-    while p_value_DP_audit(m, r, v, eps_max, delta) < p:
-        eps_max = eps_max + 1
-    for _ in range(30):  # binary search
-        if eps_max - eps_min <= 1e-5:
-            break
-        eps = (eps_min + eps_max) / 2
-        if p_value_DP_audit(m, r, v, eps, delta) < p:
-            eps_min = eps
-        else:
-            eps_max = eps
-    return eps_min
-# ---- end of the verbatim copy ----
+PM_COMMIT = "e384af8fd9319b8eeb1303aa82474df1441e3c59"
+if len(sys.argv) != 3:
+    sys.exit(f"usage: {sys.argv[0]} PM_SRC JAX_PRIVACY_REPO  (a git checkout of privacytrustlab/ml_privacy_meter at "
+             f"{PM_COMMIT}; a clone of google-deepmind/jax_privacy holding commit 8967688c)")
+JAX_PRIVACY_REPO = sys.argv[2]
+PM_SRC = checkout(sys.argv[1], PM_COMMIT, "privacytrustlab/ml_privacy_meter", ["audit.py"])
+# audit.py's p_value_DP_audit and get_eps_audit (the paper's snippet), with the modules audit.py imports for them.
+_pm = functions(PM_SRC / "audit.py", ["p_value_DP_audit", "get_eps_audit"], {"math": math, "scipy": scipy})
+p_value_DP_audit, get_eps_audit = _pm["p_value_DP_audit"], _pm["get_eps_audit"]
 
 
 def versions():
@@ -86,7 +50,7 @@ def versions():
         "statsmodels": md.version("statsmodels"),
         "jax-privacy": md.version("jax-privacy"),
         "privacy-estimates": md.version("privacy-estimates"),
-        "privacy-meter": "audit.py at e384af8fd9319b8eeb1303aa82474df1441e3c59 (copied)",
+        "privacy-meter": "audit.py at e384af8fd9319b8eeb1303aa82474df1441e3c59 (run from a checkout)",
     }
 
 
@@ -187,7 +151,7 @@ def gdp():
     from the installed 2.0.0 in this method); 2.0.0's own value beside it."""
     import importlib.util
     import subprocess
-    src = subprocess.run(["git", "-C", "/work/.mirror/google-deepmind+jax_privacy/repo", "show",
+    src = subprocess.run(["git", "-C", JAX_PRIVACY_REPO, "show",
                           "8967688c26d46f3b74bfdfe61ef1f984b887abab:jax_privacy/auditing.py"],
                          capture_output=True, text=True, check=True).stdout
     path = "/tmp/jax_privacy_auditing_8967688.py"

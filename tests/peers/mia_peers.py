@@ -2,7 +2,8 @@
 (statsmodels multipletests): writes tests/fixtures/golden_mia/{roc,fdr}.json. Provenance: PROVENANCE.md beside them.
 
     pip install scikit-learn==1.9.1 statsmodels==0.15.0 jax-privacy==2.0.0
-    python3 tests/peers/mia_peers.py
+    python3 tests/peers/mia_peers.py LEAKPRO_SRC   (a git checkout of aidotse/LeakPro at c47752f; also pydantic,
+                                                  matplotlib, optuna, which LeakPro's reporting module imports)
 
 What runs what:
 * scikit-learn `roc_curve(drop_intermediate=False)` (the exact curve), `roc_auc_score` (AUC).
@@ -10,10 +11,11 @@ What runs what:
   repository privacytrustlab/ml_privacy_meter at e384af8fd9319b8eeb1303aa82474df1441e3c59, `audit.py`,
   `get_audit_results`: `fpr_list, tpr_list, _ = roc_curve(...)` (drop_intermediate default True), then
   `tpr_list[np.where(fpr_list <= t)[0][-1]]`.
-* LeakPro's rule, reproduced (the `leakpro` package needs torch and was not installed here): aidotse/LeakPro at
-  c47752fad0fb48cba7d4d03023cdcedf267501c4, `leakpro/reporting/mia_result.py`, `MIAResult._compute_confusion_arrays`
-  (cumulative counts at the first score of each tie group, descending argsort) and `_get_result_fixed_fpr`
-  (`max(tpr for fpr, tpr in zip(...) if fpr <= t, default=0.0)`).
+* LeakPro's rule, run from LEAKPRO_SRC (aidotse/LeakPro at c47752fad0fb48cba7d4d03023cdcedf267501c4; refused at
+  another commit): `leakpro/reporting/mia_result.py` `MIAResult.from_full_scores(labels, scores)` (its
+  `_compute_confusion_arrays`: cumulative counts at the first score of each tie group, descending argsort) and
+  `_get_result_fixed_fpr([t])` (`max(tpr for fpr, tpr in zip(...) if fpr <= t, default=0.0)`). LeakPro's package
+  `__init__` (every attack, torch) is bypassed; torch is stubbed, as tests/fixtures/tools/make.py does.
 * jax_privacy 2.0.0 (installed from PyPI and run): `jax_privacy.auditing.CanaryScoreAuditor(in, out)
   .tpr_at_given_fpr(t)` and `.attack_auroc()`.
 * DeLong's variance by its O(n1·n0) definition (structural components V10, V01 with psi = 1, 1/2, 0), numpy.
@@ -24,6 +26,8 @@ What runs what:
 import json
 import os
 import sys
+import types
+from pathlib import Path
 
 import numpy as np
 import sklearn
@@ -38,6 +42,28 @@ from jax_privacy import auditing
 TARGETS = [0.0, 1e-4, 1e-3, 1e-2, 0.1, 0.25, 0.5, 1.0]
 ALPHA = 0.05
 OUT = os.path.join(os.path.dirname(__file__), "..", "fixtures", "golden_mia")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
+from upstream import checkout  # noqa: E402
+
+LEAKPRO_COMMIT = "c47752fad0fb48cba7d4d03023cdcedf267501c4"
+if len(sys.argv) != 2:
+    sys.exit(f"usage: {sys.argv[0]} LEAKPRO_SRC  (a git checkout of aidotse/LeakPro at {LEAKPRO_COMMIT})")
+LEAKPRO_SRC = checkout(sys.argv[1], LEAKPRO_COMMIT, "aidotse/LeakPro", ["leakpro"])
+# LeakPro's reporting module imports torch only through modules it does not use here: empty stand-ins.
+for name in ["torch", "torch.nn", "torch.utils", "torch.utils.data"]:
+    mod = types.ModuleType(name)
+    mod.__path__ = []
+    sys.modules[name] = mod
+sys.modules["torch.nn"].Module = type("Module", (), {})
+sys.modules["torch"].nn = sys.modules["torch.nn"]
+sys.modules["torch"].Tensor = type("Tensor", (), {})  # scipy asks whether arrays are torch tensors
+_pkg = types.ModuleType("leakpro")  # leakpro/__init__.py imports the whole attack stack
+_pkg.__path__ = [str(LEAKPRO_SRC / "leakpro")]
+sys.modules["leakpro"] = _pkg
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+from leakpro.reporting.mia_result import MIAResult  # noqa: E402
 
 
 def f(v):
@@ -57,21 +83,9 @@ def privacy_meter_rule(y, s, t):
 
 
 def leakpro_rule(y, s, t):
-    # LeakPro mia_result.py _compute_confusion_arrays + _get_result_fixed_fpr
-    sorted_indices = np.argsort(-s)
-    sorted_labels = y[sorted_indices]
-    sorted_scores = s[sorted_indices]
-    tp_cumsum = np.cumsum(sorted_labels == 1)
-    fp_cumsum = np.cumsum(sorted_labels == 0)
-    _, first_indices = np.unique(sorted_scores, return_index=True)
-    first_indices = first_indices[::-1]
-    tp = tp_cumsum[first_indices]
-    fp = fp_cumsum[first_indices]
-    fn = np.sum(sorted_labels == 1) - tp
-    tn = np.sum(sorted_labels == 0) - fp
-    fpr = np.where(fp + tn != 0, fp / (fp + tn), 0.0)
-    tpr = np.where(tp + fn != 0, tp / (tp + fn), 0.0)
-    return max((b for a, b in zip(fpr, tpr) if a <= t), default=0.0)
+    # LeakPro mia_result.py: from_full_scores (_compute_confusion_arrays) + _get_result_fixed_fpr, run
+    (tpr,) = MIAResult.from_full_scores(y, s, result_name="peer")._get_result_fixed_fpr([t]).values()
+    return tpr
 
 
 def delong_variance(x, y):
@@ -166,7 +180,7 @@ def main():
         "statsmodels": statsmodels.__version__,
         "jax-privacy": getattr(jax_privacy, "__version__", "2.0.0"),
         "privacy-meter rule": "ml_privacy_meter@e384af8fd9319b8eeb1303aa82474df1441e3c59 audit.py get_audit_results (reproduced)",
-        "leakpro rule": "LeakPro@c47752fad0fb48cba7d4d03023cdcedf267501c4 leakpro/reporting/mia_result.py (reproduced)",
+        "leakpro rule": "LeakPro@c47752fad0fb48cba7d4d03023cdcedf267501c4 leakpro/reporting/mia_result.py (run from a checkout)",
     }
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "roc.json"), "w") as fh:
