@@ -149,7 +149,7 @@ def run(cli, quick, log):
     warnings.filterwarnings("ignore")
     tally = {}  # (analysis, method) -> list of (dataset, width, seed, call)
     comp = []
-    widths = [64] if quick else [64, 256]
+    widths = [64] if quick else [64, 128]
     seeds = [1, 2] if quick else [1, 2, 3]
     tmp = tempfile.mkdtemp(prefix="lethe-validity-")
     for name, X0, y0 in datasets(quick):
