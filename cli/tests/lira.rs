@@ -350,3 +350,34 @@ fn almost_right_directories_name_the_file_and_the_fix() {
         "{e}"
     );
 }
+
+/// Stacked scores and keep flags from one .npz that also holds `target` and `member` arrays (issue 22): LiRA reads
+/// neither, and used to say nothing; now a warning names both and the fix. Only the scores and keep: no warning.
+#[test]
+fn arrays_lira_does_not_read_are_named() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/known_truth_mia/lira_stacked.npz");
+    let f = f.to_str().unwrap();
+    let (r, _) = report(&[
+        "lira",
+        "--scores",
+        &format!("{f}#scores"),
+        "--keep",
+        &format!("{f}#keep"),
+    ]);
+    let w = r["warnings"].as_array().unwrap();
+    let unused: Vec<&Value> = w.iter().filter(|w| w["code"] == "lira_arrays_unused").collect();
+    assert_eq!(unused.len(), 1, "{w:?}");
+    let m = unused[0]["message"].as_str().unwrap();
+    assert!(m.contains("`target`") && m.contains("`member`"), "{m}");
+    assert!(!m.contains("`scores`") && !m.contains("`keep`"), "{m}");
+    assert!(unused[0]["fix"].as_str().unwrap().contains("membership audit"));
+    // The directory layout (one array per file): nothing to name.
+    let (r, _) = report(&["lira", fixture("exp").to_str().unwrap()]);
+    assert!(
+        r["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w["code"] != "lira_arrays_unused")
+    );
+}

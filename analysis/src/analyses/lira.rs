@@ -252,6 +252,35 @@ fn read_dir(ws: &mut Workspace, files: &[u32], from: ScoreSource) -> Result<Read
     }
 }
 
+/// The arrays of the stacked scores' and keep's files (.npz, .safetensors) that neither names: a `target` or
+/// `member` array a user exported beside them is never read, and is named rather than ignored silently.
+fn unused_arrays(ws: &Workspace, s: &InputRef, k: &InputRef) -> Vec<String> {
+    let mut used: Vec<(u32, Option<&str>)> = vec![(s.source, s.tensor.as_deref()), (k.source, k.tensor.as_deref())];
+    used.dedup();
+    let mut out = Vec::new();
+    let mut seen = Vec::new();
+    for &(src, _) in &used {
+        if seen.contains(&src) {
+            continue;
+        }
+        seen.push(src);
+        let Some(info) = ws.inspect(src).ok().and_then(|i| i.info) else {
+            continue;
+        };
+        if info.arrays.len() < 2 {
+            continue;
+        }
+        for a in &info.arrays {
+            let Some(name) = &a.name else { continue };
+            let named = |t: Option<&str>| t.is_some_and(|t| t == name || t.strip_suffix(".npy") == Some(name));
+            if !used.iter().any(|&(u, t)| u == src && named(t)) && !out.contains(name) {
+                out.push(name.clone());
+            }
+        }
+    }
+    out
+}
+
 /// Reads stacked `scores` and `keep`.
 fn read_stacked(ws: &mut Workspace, s: &InputRef, k: &InputRef) -> Result<Read> {
     let si = ws.load("scores", s)?;
@@ -400,12 +429,14 @@ pub fn prepare_lira(ws: &mut Workspace, req: &LiraRequest) -> Result<LiraJob> {
     if req.augmentations == Some(0) {
         return Err(Error::msg("use at least 1 augmentation").usage());
     }
+    let mut unused = Vec::new();
     let (read, dir_param, s_param, k_param) = match (req.files.is_empty(), &req.scores, &req.keep) {
         (false, None, None) => {
             let r = read_dir(ws, &req.files, from)?;
             (r, Some(req.dir.clone().unwrap_or_else(|| ".".into())), None, None)
         }
         (true, Some(s), Some(k)) => {
+            unused = unused_arrays(ws, s, k);
             let r = read_stacked(ws, s, k)?;
             let (sp, kp) = (r.records[0].spec.clone(), r.records[1].spec.clone());
             (r, None, Some(sp), Some(kp))
@@ -445,6 +476,24 @@ pub fn prepare_lira(ws: &mut Workspace, req: &LiraRequest) -> Result<LiraJob> {
             )
         })
         .collect();
+    if !unused.is_empty() {
+        let names: Vec<String> = unused.iter().map(|n| format!("`{n}`")).collect();
+        warnings.push(Warning::new(
+            "lira_arrays_unused",
+            Some("scores"),
+            format!(
+                "the file(s) of the stacked scores and keep flags also hold {}, which LiRA does not read: its members \
+                 are each model's keep row, and the audited model is chosen by its number (the last model unless a \
+                 target model is given), not by an array",
+                names.join(", ")
+            ),
+            Some(
+                "choose the audited model by its number; to audit one model's own scores against member flags, give \
+                 them to the membership audit as scores with labels"
+                    .into(),
+            ),
+        ));
+    }
     let role = if dir_param.is_some() { "dir" } else { "scores" };
     let available = sh.augmentations;
     if let Some(k) = req.augmentations {
