@@ -10,8 +10,11 @@
 //! confidences); the fix names the two conversions, and `confidences = logit-scaled` accepts the values as they are.
 //! The core's notes become warnings with codes (`examples_unscored`, `no_buckets`, ...).
 //!
-//! The headline names the official forgetting quality F as the score to report and says what the other variants
-//! are.
+//! The headline gives the official forgetting quality F beside its baseline at the user's number of models (what a
+//! perfect unlearner — retrained models against other retrained models — scores at half the models per side,
+//! [`Baseline`]), and says what the other variants are. The same values in both slots (`identical_inputs`) and
+//! class probabilities given as logits (`probabilities_given_as_logits`) are refused; more models than examples is
+//! warned as a possible transpose (`more_models_than_examples`).
 
 use super::*;
 use crate::report::{Headline, Warning};
