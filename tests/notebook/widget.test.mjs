@@ -72,6 +72,17 @@ for (const app of apps) {
           return out;
         }, code);
       };
+      // The widget's state reaches the kernel after the browser drew it: ipywidgets holds a second state message back
+      // until the kernel has answered the first ('running'), so a fast run's 'done' can arrive after the drawing.
+      // Wait until the kernel's status for `name` is `want` (by default: anything but 'running'); 20 s at most.
+      const settled = async (name, want = (s) => s !== 'running' && s !== '') => {
+        let s;
+        for (const t0 = Date.now(); Date.now() - t0 < 20_000; await new Promise((r) => setTimeout(r, 100))) {
+          s = (await kernel(`print(${name}.status)`)).trim();
+          if (want(s)) return s;
+        }
+        throw new Error(`the kernel's ${name}.status stayed "${s}" for 20 s after the browser drew the result`);
+      };
       const views = page.locator('.lethe-notebook-run');
       await views.first().waitFor({ timeout: 60_000 });
       const [mia, sde, bad] = [views.nth(0), views.nth(1), views.nth(2)];
@@ -82,16 +93,19 @@ for (const app of apps) {
       assert((await mia.locator('.lethe-headline').first().innerText()).includes(want.headline.text.slice(0, 40)), 'the MIA headline is not drawn');
       assert((await mia.locator('svg').count()) > 0, 'the MIA widget drew no plot');
       await mia.screenshot({ path: path.join(ROOT, `target/notebook-widget-run-${app}.png`) });
+      await settled('w');
       const back = JSON.parse(await kernel('print(w.status); print(w.report_json)').then((t) => t.slice(t.indexOf('\n') + 1)));
       same(back, want, 'MIA');
 
       // A changed option clears the result, here and in the kernel; Run computes with it.
       await mia.locator('[data-param="resamples"]').fill('100');
       await mia.locator('[data-role="report"] .lethe-headline').waitFor({ state: 'detached' });
+      await settled('w', (s) => s === 'stale');
       const stale = await kernel('print(w.status, w.report is None)');
       assert(stale.trim() === 'stale True', `after a changed option the kernel sees "${stale.trim()}", not "stale True"`);
       await mia.locator('[data-action="run"]').click();
       await mia.locator('.lethe-headline').waitFor({ timeout: 60_000 });
+      await settled('w');
       const rerun = await kernel('print(w.status, w.report.parameters["resamples"], w.request["resamples"])');
       assert(rerun.trim() === 'done 100 100', `after Run with resamples 100 the kernel sees "${rerun.trim()}"`);
 
@@ -104,6 +118,7 @@ for (const app of apps) {
       await mia.locator('[data-action="cancel"]').click();
       await mia.locator('[data-action="run"]:not([disabled])').waitFor({ timeout: 20_000 });
       const stoppedIn = Date.now() - tc;
+      await settled('w');
       const cancelled = await kernel('b = (w.report.result.get("bootstrap") or {}) if w.report else {}; print(w.status, b.get("resamples_done"), b.get("complete"))');
       assert(/^done \d+ False$/.test(cancelled.trim()), `after Cancel the kernel sees "${cancelled.trim()}" (expected a stopped bootstrap)`);
 
@@ -111,6 +126,7 @@ for (const app of apps) {
       await sde.scrollIntoViewIfNeeded();
       await sde.locator('.lethe-headline').waitFor({ timeout: 120_000 });
       const wantSde = JSON.parse(readFileSync(path.join(dir, 'sde.json'), 'utf8'));
+      await settled('ws');
       const backSde = JSON.parse(await kernel('print(ws.report_json)'));
       same(backSde, wantSde, 'SDE');
       // Its histograms, from the plot data the wasm layer counted (as the page's).
@@ -122,7 +138,7 @@ for (const app of apps) {
       const shown = await bad.locator('.lethe-error').textContent();
       const core = message.replace(/^\[[^\]]*\]\s*/, '').replace(/^[a-z_]+: /, '');
       assert(shown.includes(core.slice(0, 30)) || shown.includes('not a number'), `the widget shows "${shown}" for a NaN; the kernel said "${message}"`);
-      const status = await kernel('print(wb.status)');
+      const status = await settled('wb');
       assert(status.startsWith('error:'), `the kernel sees status "${status.trim()}" for the refused run`);
 
       assert(outside.length === 0, `requests left 127.0.0.1: ${outside.join(', ')}`);

@@ -335,6 +335,9 @@ const __m5 = (() => {
 const { h, fill, nextId } = __m1;
 const { bytes, shape } = __m2;
 
+/** A reader's note that is no problem: a table's header row read as column names, as almost every CSV has. */
+const noteOnly = (w) => / was read as column names /.test(w);
+
 class InputStore {
   constructor(engine) {
     this.engine = engine;
@@ -527,7 +530,7 @@ function card(store, item) {
       ),
     item.note && h('span', { class: 'muted' }, item.note),
     item.tool && store.toolView?.toolBox(store, item.tool, item),
-    (item.warnings || []).map((w) => h('div', { class: 'warning' }, w)),
+    (item.warnings || []).map((w) => h('div', { class: noteOnly(w) ? 'muted' : 'warning' }, w)),
     item.sha256
       ? h('div', { class: 'hash', title: item.sha256 }, 'SHA-256 ', h('code', {}, item.sha256.slice(0, 16) + '…'))
       : item.hashing != null
@@ -606,7 +609,7 @@ function wireDrop(el, onFiles) {
   });
 }
 
-return { InputStore, arraysOf, inputsView, wireDrop };
+return { noteOnly, InputStore, arraysOf, inputsView, wireDrop };
 })();
 // ---- www/src/export.js
 const __m6 = (() => {
@@ -674,7 +677,7 @@ const __m7 = (() => {
 const { h, fill, nextId } = __m1;
 const { cls } = __m0;
 const { fmt, seconds } = __m2;
-const { arraysOf, wireDrop } = __m5;
+const { arraysOf, noteOnly, wireDrop } = __m5;
 const { download, json, csv, svgText, pngBlob } = __m6;
 const { widthOf } = __m3;
 
@@ -751,6 +754,8 @@ function rowsControl(store, { key, label, onchange, withAll = true }) {
     const cur = src.value;
     fill(src, h('option', { value: '' }, '— choose an input —'), store.sources().map((i) => h('option', { value: i.id }, store.label(i))));
     src.value = cur;
+    // The index file or split column chosen here was removed: results made with its rows are out of date.
+    if (cur && src.value !== cur && !src.hidden) changedEvent(src, `the file chosen for the rows of “${label}” was removed`);
   };
   const sync = () => {
     text.hidden = mode.value !== 'text';
@@ -876,8 +881,10 @@ function inputSlot(ctx, { key, label, hint, optional = false, rows = true, oncha
     try {
       const s = await engine.request('load', { role: key, input: ref });
       if (mine !== seq) return;
-      fill(status, `${s.rows} × ${s.cols} · ${s.record.dtype} · ${s.record.spec}${s.in_place ? ' · read in place from the file' : ''}`);
-      fill(warn, s.warnings.map((w) => h('div', { class: 'warning' }, say(w))));
+      // A stored shape of more than two dimensions is said as stored, then as read (16 × 150 × 3 as 16 × 450).
+      const dims = s.record.shape || [];
+      fill(status, `${dims.length > 2 ? `${dims.join(' × ')} read as ` : ''}${s.rows} × ${s.cols} · ${s.record.dtype} · ${s.record.spec}${s.in_place ? ' · read in place from the file' : ''}`);
+      fill(warn, s.warnings.map((w) => h('div', { class: noteOnly(w) ? 'muted' : 'warning' }, say(w))));
     } catch (e) {
       if (mine !== seq) return;
       fill(status);
@@ -2161,7 +2168,8 @@ function rulerPanel(ctx) {
   };
   const table = ({ out }) => {
     const rows = [['run', 'forget_record', 'nn_percentile_rank', 'forget_nn_similarity']];
-    out.result.runs.forEach((r, k) => r.nn_percentile_rank.ranks.forEach((v, i) => rows.push([k, i, num(v), num(r.nn_percentile_rank.forget_nn[i])])));
+    // m4 is null where it was withheld (the same rows for forget and retain).
+    out.result.runs.forEach((r, k) => (r.nn_percentile_rank?.ranks ?? []).forEach((v, i) => rows.push([k, i, num(v), num(r.nn_percentile_rank.forget_nn[i])])));
     return rows;
   };
 
@@ -2225,7 +2233,7 @@ function rulerPanel(ctx) {
             ['m1 oracle similarity', opt(r.oracle_similarity), 'mean cosine, forget records; no fixed null', `ruler.${k}.m1`],
             ['m2 calibration gap', opt(r.calibration_gap), `null ${r.nulls.calibration_gap}; < 0 residual memorisation, > 0 over-correction`, `ruler.${k}.m2`],
             ['m3 representation shift', opt(r.representation_shift), `null ${r.nulls.representation_shift}; > 0 moved towards the oracle`, `ruler.${k}.m3`],
-            ['m4 NN percentile rank', fmt(m4.value), `null ${r.nulls.nn_percentile_rank} ± ${fmt(m4.null_sd)} (sd); > 0.5 forget records closer to retain than retain to each other`, `ruler.${k}.m4`],
+            ['m4 NN percentile rank', m4 ? fmt(m4.value) : '—', m4 ? `null ${r.nulls.nn_percentile_rank} ± ${fmt(m4.null_sd)} (sd); > 0.5 forget records closer to retain than retain to each other` : 'withheld: needs retain rows distinct from the forget rows', `ruler.${k}.m4`],
           ],
           res.runs.length > 1 ? `Run ${k + 1}: ${r.n_forget} forget, ${r.n_retain} retain records` : `${r.n_forget} forget, ${r.n_retain} retain records`,
         ),
@@ -2846,6 +2854,8 @@ function boundsPanel(ctx) {
     const readout = h('output', { for: sliderId, class: 'mgen-readout', 'data-value': 'bounds.slider' });
     let markerX = 0.5;
     let markerText = '';
+    // The slider's last reading, exported beside the report (what the page shows is what the file says).
+    let reading = null;
     const plot = plotBlock({
       title: 'Empirical CDF of the scores with its DKW band',
       filename: 'bounds-ecdf',
@@ -2860,6 +2870,7 @@ function boundsPanel(ctx) {
         if (mine !== seq) return;
         markerX = x;
         markerText = `M_gen(${x}) = ${fmt(g.upper[0])}`;
+        reading = { x, m_gen: g.upper[0], ecdf: g.ecdf[0] };
         fill(readout, `M_gen(${x}) = ${fmt(g.upper[0])}: the next answer scores above ${x} with probability at most this (F_n(${x}) = ${fmt(g.ecdf[0])})`);
         plot.render();
       } catch (e) {
@@ -2870,7 +2881,7 @@ function boundsPanel(ctx) {
     blocks.push(h('div', { class: 'slider' }, h('label', { for: sliderId }, 'x for M_gen(x)'), slider, readout), plot.el);
     blocks.push(
       h('p', { class: 'params-line muted' }, `α = ${req.alpha} (${side}) · grid ${req.stepsize} points · SD ${req.sd_method} · ρ = ${req.rho}`),
-      exportBar({ name: 'lethe-bounds', report: () => report({ req, out }), table: () => table({ out }) }),
+      exportBar({ name: 'lethe-bounds', report: () => ({ ...report({ req, out }), ...(reading && { slider: reading }) }), table: () => table({ out }) }),
     );
     fill(parts.results, blocks);
     update();
