@@ -145,7 +145,8 @@ def lethe(cli, args):
     return json.loads(out.stdout)
 
 
-def run(cli, quick, log):
+def run(cli, quick, log, only=None):
+    want = lambda a: only is None or a in only
     warnings.filterwarnings("ignore")
     tally = {}  # (analysis, method) -> list of (dataset, width, seed, call)
     comp = []
@@ -166,12 +167,16 @@ def run(cli, quick, log):
                     a = os.path.join(d, f"acts_{method.replace(' ', '_')}.npy")
                     np.save(a, hidden(m, X))
                     f, r, t = (os.path.join(d, f"{k}.txt") for k in ("forget", "retain", "test"))
-                    rep = lethe(cli, ["sde", "--it", f"{a}@{r}", "--oot", f"{a}@{t}", "--target", f"{a}@{f}",
-                                      "--equal-size", "--seed", str(seed)])
-                    tally.setdefault(("sde", method), []).append((name, width, seed, rep["headline"]["call"]))
-                    rep = lethe(cli, ["ruler", "--unlearned", a, "--oracle", os.path.join(d, "oracle.npy"),
-                                      "--original", os.path.join(d, "original.npy"), "--forget", f, "--retain", r])
-                    tally.setdefault(("ruler", method), []).append((name, width, seed, rep["headline"]["call"]))
+                    if want("sde"):
+                        rep = lethe(cli, ["sde", "--it", f"{a}@{r}", "--oot", f"{a}@{t}", "--target", f"{a}@{f}",
+                                          "--equal-size", "--seed", str(seed)])
+                        tally.setdefault(("sde", method), []).append((name, width, seed, rep["headline"]["call"]))
+                    if want("ruler"):
+                        rep = lethe(cli, ["ruler", "--unlearned", a, "--oracle", os.path.join(d, "oracle.npy"),
+                                          "--original", os.path.join(d, "original.npy"), "--forget", f, "--retain", r])
+                        tally.setdefault(("ruler", method), []).append((name, width, seed, rep["headline"]["call"]))
+                    if not want("mia"):
+                        continue
                     lf, lt = losses(m, X[rows["forget"]], y[rows["forget"]]), losses(m, X[rows["test"]], y[rows["test"]])
                     mf, mt = os.path.join(d, "loss_forget.npy"), os.path.join(d, "loss_test.npy")
                     np.save(mf, lf)
@@ -181,7 +186,7 @@ def run(cli, quick, log):
                 log(f"{name}, width {width}, seed {seed}: done")
         # The competition score: N models per side on the first setting of each dataset (a paper's 512 would take
         # hours here).
-        if name.startswith("make_classification 1500"):
+        if name.startswith("make_classification 1500") and want("epsilon"):
             comp.extend(competition(X0, y0, tmp, cli, n_models=4 if quick else 8, log=log))
     return tally, comp
 
@@ -262,16 +267,19 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--lethe", default=os.path.join(ROOT, "target", "release", "lethe"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "validity.md"))
+    ap.add_argument("--only", help="comma-separated analyses (sde, ruler, mia, epsilon); the table is then printed, "
+                    "not written into --out")
     a = ap.parse_args()
+    only = set(a.only.split(",")) if a.only else None
     t0 = time.time()
-    tally, comp = run(a.lethe, a.quick, lambda s: print(f"[{time.time() - t0:6.1f} s] {s}", file=sys.stderr))
+    tally, comp = run(a.lethe, a.quick, lambda s: print(f"[{time.time() - t0:6.1f} s] {s}", file=sys.stderr), only)
     t = table(tally, comp)
     version = subprocess.run([a.lethe, "--version"], capture_output=True, text=True).stdout.strip()
     stamp = (f"\n\n*{'Quick run' if a.quick else 'Run'} of `bench/validity/run.py` with {version}, "
              f"{time.time() - t0:.0f} s on this machine.*")
     body = t + stamp
     print(body)
-    if os.path.exists(a.out):
+    if os.path.exists(a.out) and only is None:
         doc = open(a.out).read()
         b, e = "<!-- validity:begin -->", "<!-- validity:end -->"
         if b in doc and e in doc:

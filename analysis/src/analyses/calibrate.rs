@@ -2,7 +2,8 @@
 //! guardrails as SDE (subsets of one size, enough rows, finite values named in the file's rows) and one headline.
 
 use super::sde_run::{
-    MIN_ROWS, and_list, equal_size_draw, first_non_finite, non_finite, num, reader_warning, too_few_rows, unequal_sizes,
+    MIN_ROWS, and_list, equal_size_draw, first_non_finite, non_finite, null_sd, num, reader_warning, t95, too_few_rows,
+    unequal_sizes,
 };
 use super::*;
 use crate::report::{Headline, Warning};
@@ -574,7 +575,7 @@ impl CalibrateJob {
                 Some(if t.class == "in_training" { "it_pool" } else { "oot_pool" }),
                 t.message.clone(),
                 Some(format!(
-                    "give this class a pool of at least {} rows outside the targets (2 × the subset size), or use                      smaller subsets",
+                    "give this class a pool of at least {} rows outside the targets (2 × the subset size), or use smaller subsets",
                     2 * t.size
                 )),
             )
@@ -673,14 +674,85 @@ fn too_close(r: &CalibratedReport) -> bool {
 }
 
 /// Each finished target's call: the core's calibrated call, unless the references give it no scale (constant
-/// rows), its score is not a number, or the classes are too close for the margin ([`too_close`]) — then
-/// inconclusive.
+/// rows), its score is not a number, the classes are too close for the margin ([`too_close`]), or the other
+/// class's reference subsets reach the target's exact mean by chance ([`placebo_gate`]) — then inconclusive.
 pub fn calibrated_call(r: &CalibratedReport, t: &lethe::sde::calibrated::CalibratedTarget) -> Call {
-    if degenerate(r) || too_close(r) || (r.params.references >= 2 && !t.score.is_finite()) {
+    if degenerate(r)
+        || too_close(r)
+        || (r.params.references >= 2 && !t.score.is_finite())
+        || placebo_gate(r, t).is_some()
+    {
         Call::Inconclusive
     } else {
         t.calibrated
     }
+}
+
+/// The fewest reference subsets per class whose spread can bound a call's false-call rate.
+const MIN_PLACEBO_REFS: usize = 5;
+
+/// Why a calibrated call does not stand, when the other class's reference subsets — placebos of known truth — reach
+/// the target's exact mean by chance: SDE's placebo check (`sde_run::placebo`) with the R reference subsets of
+/// each class as its placebos (their rows' union as the pool, which a pool of disjoint subsets can only exceed, so
+/// the null is never narrower than the check's). A call needs the target `t95(R − 1)` null sds beyond the other
+/// class's mean, towards its own side: at most 5% of the other class's subsets get there. Without it, the midpoint
+/// rule with its margin of 0.5 would call, by the normal model, up to Φ(−1) = 16% of out-of-training subsets in
+/// training where the classes are one reference sd apart.
+fn placebo_gate(r: &CalibratedReport, t: &lethe::sde::calibrated::CalibratedTarget) -> Option<String> {
+    let (call, m) = (t.calibrated, t.stats.moments.mean);
+    if call == Call::Inconclusive {
+        return None;
+    }
+    let refs = r.params.references;
+    if refs < MIN_PLACEBO_REFS {
+        return Some(format!(
+            "with {refs} reference subset{} per class the rate of false calls cannot be measured; use at least \
+             {MIN_PLACEBO_REFS}",
+            if refs == 1 { "" } else { "s" }
+        ));
+    }
+    let in_training = call == Call::InTraining;
+    let other = if in_training {
+        &r.out_of_training
+    } else {
+        &r.in_training
+    };
+    let own = if in_training {
+        &r.in_training
+    } else {
+        &r.out_of_training
+    };
+    let pool = |c: &lethe::sde::calibrated::ReferenceClass| {
+        let mut rows: Vec<usize> = c.subsets.iter().flatten().copied().collect();
+        rows.sort_unstable();
+        rows.dedup();
+        rows.len()
+    };
+    let rows = t.rows;
+    let sd = null_sd(other.sd, pool(other), rows, refs);
+    let dir = if own.mean > other.mean { 1.0 } else { -1.0 };
+    let z = |v: f64| {
+        if sd > 0.0 {
+            (v - other.mean) * dir / sd
+        } else {
+            (v - other.mean) * dir * f64::INFINITY
+        }
+    };
+    let q = t95((refs - 1) as f64);
+    let zt = z(m);
+    (zt < q).then(|| {
+        let told = own.stats.iter().filter(|s| z(s.moments.mean) >= q).count();
+        format!(
+            "{} reference subsets reach its exact shuffle mean ({}) by chance: it lies {} of their standard \
+             deviations beyond them, and a call needs {} (at most 5% false calls); on this data {} reference \
+             subsets of {rows} rows are told apart from them in {told} of {refs}",
+            if in_training { "out-of-training" } else { "in-training" },
+            num(m),
+            num(zt),
+            num(q),
+            if in_training { "in-training" } else { "out-of-training" },
+        )
+    })
 }
 
 fn call_code(c: Call) -> &'static str {
@@ -746,10 +818,10 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
             "constant_references",
             None,
             format!(
-                "every reference subset has the same exact shuffle mean ({}): the rows are constant or identical,                  so the calibrated rule has no scale to measure a target against",
+                "every reference subset has the same exact shuffle mean ({}): the rows are constant or identical, so the calibrated rule has no scale to measure a target against",
                 num(rule.in_training_mean)
             ),
-            Some("check that the data holds the model's outputs for distinct examples (not a constant column,                   padding or repeated rows)"
+            Some("check that the data holds the model's outputs for distinct examples (not a constant column, padding or repeated rows)"
                 .into()),
         ));
     }
@@ -808,7 +880,7 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
             } else {
                 format!("All {n} targets: inconclusive")
             },
-            "every reference subset has the same exact shuffle mean (constant or identical rows), so no target              can be nearer one class than the other",
+            "every reference subset has the same exact shuffle mean (constant or identical rows), so no target can be nearer one class than the other",
         )
     } else if n == 0 {
         Headline::new(
@@ -827,7 +899,7 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
         let paper = t.paper.map(|p| p.in_training);
         let disagree = match (call, paper) {
             (Call::InTraining, Some(false)) | (Call::OutOfTraining, Some(true)) => Some(format!(
-                "the paper's JSD rule on one reference pair says {}; the calibrated rule pools {r} reference                  subsets per class and is the steadier of the two",
+                "the paper's JSD rule on one reference pair says {}; the calibrated rule pools {r} reference subsets per class and is the steadier of the two",
                 if paper == Some(true) {
                     "in training"
                 } else {
@@ -852,7 +924,7 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
         match call {
             Call::Inconclusive => Headline::inconclusive(
                 format!("{}: inconclusive", t.name),
-                close.unwrap_or_else(|| {
+                close.or_else(|| placebo_gate(report, t)).unwrap_or_else(|| {
                     if t.score.is_finite() {
                         format!(
                             "{place}, within the margin of {} reference sds either side",
@@ -896,13 +968,27 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
             })
             .count();
         let mut reasons = Vec::new();
+        let gated = report
+            .targets
+            .iter()
+            .filter(|t| placebo_gate(report, t).is_some())
+            .count();
         if let Some(c) = &close {
             reasons.push(c.clone());
-        } else if u > 0 {
+        } else if u > gated {
             reasons.push(format!(
-                "{u} target{} within the margin of {} reference sds of the midpoint",
-                if u == 1 { " is" } else { "s are" },
+                "{} target{} within the margin of {} reference sds of the midpoint",
+                u - gated,
+                if u - gated == 1 { " is" } else { "s are" },
                 num(margin)
+            ));
+        }
+        if close.is_none() && gated > 0 {
+            reasons.push(format!(
+                "{gated} target{} where the other class's reference subsets reach by chance (a call needs {} of \
+                 their null sds, at most 5% false calls)",
+                if gated == 1 { " lies" } else { "s lie" },
+                num(t95((r.max(2) - 1) as f64))
             ));
         }
         if disagree > 0 {
@@ -1004,14 +1090,21 @@ mod tests {
         assert!(r.rule.separation < 1.0, "{}", r.rule.separation);
         assert!(out.headline.is_inconclusive(), "{:?}", out.headline);
         assert!(r.targets.iter().all(|t| calibrated_call(r, t) == Call::Inconclusive));
-        // With margin 0 nothing is overridden.
+        // With margin 0 the margin overrides nothing; the placebo check still withholds the calls it cannot back
+        // (noise: the midpoint rule calls every target one way or the other), each with its reason.
         let req0 = CalibrateRequest { margin: 0.0, ..req };
         let out = now(prepare_calibrate(&mut ws, &req0)
             .unwrap()
             .run(&mut lethe::progress::Silent))
         .unwrap();
         let r = &out.result;
-        assert!(r.targets.iter().all(|t| calibrated_call(r, t) == t.calibrated));
+        assert!(!too_close(r));
+        assert!(r.targets.iter().all(|t| t.calibrated != Call::Inconclusive));
+        for t in &r.targets {
+            let gate = placebo_gate(r, t);
+            assert_eq!(calibrated_call(r, t) == Call::Inconclusive, gate.is_some(), "{gate:?}");
+        }
+        assert!(out.headline.is_inconclusive(), "noise got a call: {:?}", out.headline);
     }
 
     #[test]

@@ -5,6 +5,10 @@
 use super::*;
 use crate::report::{Headline, Warning};
 
+mod placebo;
+pub use placebo::{PlaceboClass, PlaceboTarget, Placebos};
+pub(super) use placebo::{null_sd, t95};
+
 /// `lethe sde`'s options (same names and defaults) plus the backend.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default)]
@@ -267,8 +271,8 @@ pub struct SdeOutput {
     pub parameters: SdeParameters,
     /// Each finished target's call under both rules and the reconciled one.
     pub calls: Vec<TargetCall>,
-    /// The core's report, as `lethe sde --json` prints under `result`.
-    pub result: SdeReport,
+    /// The core's report with the placebo check, as `lethe sde --json` prints under `result`.
+    pub result: SdeResult,
     pub seed: u64,
     pub inputs: Vec<InputRecord>,
     pub load_warnings: Vec<LoadWarning>,
@@ -281,7 +285,7 @@ pub struct SdeOutput {
 
 impl SdeOutput {
     /// The report `lethe sde --json` prints, the Python package returns and the page exports.
-    pub fn report(&self) -> crate::Report<&SdeParameters, &SdeReport> {
+    pub fn report(&self) -> crate::Report<&SdeParameters, &SdeResult> {
         crate::Report::new(
             "sde",
             &self.parameters,
@@ -291,6 +295,24 @@ impl SdeOutput {
             self.warnings.clone(),
             &self.result,
         )
+    }
+}
+
+/// The core's report (its fields at the top level) and the layer's placebo check of the calls (`placebos`,
+/// absent where there was nothing to check).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SdeResult {
+    #[serde(flatten)]
+    pub core: SdeReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placebos: Option<Placebos>,
+}
+
+impl std::ops::Deref for SdeResult {
+    type Target = SdeReport;
+
+    fn deref(&self) -> &SdeReport {
+        &self.core
     }
 }
 
@@ -1036,7 +1058,12 @@ impl SdeJob {
         } else {
             self.dispersion::<f64>(&report)
         };
-        let (headline, found, calls) = verdicts(&report, planned, spread.as_ref())?;
+        let placebos = if self.holds_f32() {
+            self.placebos::<f32>(&report)
+        } else {
+            self.placebos::<f64>(&report)
+        };
+        let (headline, found, calls) = verdicts(&report, planned, spread.as_ref(), &placebos)?;
         let mut warnings = self.warnings;
         warnings.extend(found);
         let mut series: Vec<(String, &str, &[f64])> = vec![(
@@ -1076,7 +1103,10 @@ impl SdeJob {
             load_warnings: self.load_warnings,
             histograms,
             partial,
-            result: report,
+            result: SdeResult {
+                core: report,
+                placebos: placebos.ok().flatten(),
+            },
         })
     }
 
@@ -1596,6 +1626,7 @@ fn verdicts(
     report: &SdeReport,
     planned: usize,
     spread: Option<&Dispersion>,
+    placebos: &std::result::Result<Option<Placebos>, String>,
 ) -> Result<(Headline, Vec<Warning>, Vec<TargetCall>)> {
     let mut warnings = core_warnings(report);
     let it = &report.in_training_reference;
@@ -1847,6 +1878,65 @@ fn verdicts(
             c.reason = Some(why.clone());
         }
     }
+    // A call stands only where subsets of the other class rarely reach the target's exact mean (the placebo check:
+    // at most 5% false calls on this data), and only where that could be measured.
+    match placebos {
+        Err(why) => {
+            let decided = calls.iter().any(|c| c.call != Headline::INCONCLUSIVE);
+            if decided {
+                warnings.push(Warning::new(
+                    "placebo_unavailable",
+                    Some("target"),
+                    format!(
+                        "no target is called: how often the call would be wrong on this data cannot be measured, \
+                         because {why}"
+                    ),
+                    Some(
+                        "give each reference as all the rows of its class (for example all the retain rows as \
+                         in-training and all the test rows as out-of-training, with equal sizes drawn), at least \
+                         twice the target's rows each, so that placebo subsets of the target's size can be drawn \
+                         from them"
+                            .into(),
+                    ),
+                ));
+            }
+            for c in calls.iter_mut().filter(|c| c.call != Headline::INCONCLUSIVE) {
+                c.call = Headline::INCONCLUSIVE.into();
+                c.reason = Some(format!("its false-call rate cannot be measured on this data: {why}"));
+            }
+        }
+        Ok(Some(p)) => {
+            for (c, t) in calls.iter_mut().zip(&p.targets) {
+                let in_training = match c.call.as_str() {
+                    "in_training" => true,
+                    "out_of_training" => false,
+                    _ => continue,
+                };
+                let z = if in_training {
+                    t.z_out_of_training
+                } else {
+                    t.z_in_training
+                };
+                if z >= p.threshold {
+                    continue;
+                }
+                c.call = Headline::INCONCLUSIVE.into();
+                c.reason = Some(format!(
+                    "{} subsets of its {} rows reach its exact shuffle mean ({}) by chance: it lies {} of their \
+                     standard deviations beyond them, and a call needs {} (at most 5% false calls, measured on {} \
+                     placebo subsets per class drawn from the references' rows); on this data {}",
+                    if in_training { "out-of-training" } else { "in-training" },
+                    p.rows,
+                    num(t.exact_mean),
+                    num(z),
+                    num(p.threshold),
+                    p.draws,
+                    p.power(in_training)
+                ));
+            }
+        }
+        Ok(None) => {}
+    }
     // Targets labelled out of training are placebos with known truth: where the rule calls more than 5% of them
     // in training on this data, no unlabelled target is called.
     let controls = Controls::of(&calls);
@@ -1869,7 +1959,14 @@ fn verdicts(
             c.reason = Some(why.clone());
         }
     }
-    let headline = headline(report, planned, &calls, &constant_refs, separable);
+    let headline = headline(
+        report,
+        planned,
+        &calls,
+        &constant_refs,
+        separable,
+        placebos.as_ref().ok().and_then(Option::as_ref),
+    );
     Ok((headline, warnings, calls))
 }
 
@@ -1935,6 +2032,7 @@ fn headline(
     calls: &[TargetCall],
     constant_refs: &[String],
     separable: Option<(bool, f64)>,
+    placebos: Option<&Placebos>,
 ) -> Headline {
     let n = planned;
     let who = || {
@@ -2002,10 +2100,11 @@ fn headline(
                     &c.call,
                     format!(
                         "{} looks {}: the paper's JSD rule and the exact shuffle means both put it nearer the \
-                         {} reference",
+                         {} reference{}",
                         c.name,
                         side(in_training),
-                        if in_training { "in-training" } else { "out-of-training" }
+                        if in_training { "in-training" } else { "out-of-training" },
+                        placebos.map_or(String::new(), |p| p.evidence(0, in_training))
                     ),
                 )
             }
@@ -2043,7 +2142,8 @@ fn headline(
             num(paper_out as f64 / asked.len().max(1) as f64)
         )
     });
-    let otr = format!("{otr}{controls}");
+    let power = placebos.map_or(String::new(), |p| format!("; {}", p.power(true)));
+    let otr = format!("{otr}{controls}{power}");
     let f1 = report
         .f1
         .as_ref()

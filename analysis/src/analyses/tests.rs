@@ -250,7 +250,7 @@ fn a_single_worker_run_is_the_cores_sde_report_bit_for_bit() {
         &params,
     )
     .unwrap();
-    assert_eq!(out.result, direct);
+    assert_eq!(out.result.core, direct);
     assert!(out.result.complete && out.partial.is_none());
 }
 

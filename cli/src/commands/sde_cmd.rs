@@ -317,6 +317,36 @@ fn sde_text(r: &sde::SdeReport, out: &SdeOutput, gpu: bool, in_place: &[String])
             if r.targets.len() == 1 { "" } else { "s" }
         );
     }
+    if let Some(p) = &out.result.placebos {
+        let _ = writeln!(
+            s,
+            "placebo check ({} subsets of {} rows per class, drawn from the references' rows): exact mean {} ± {} \
+             in training, {} ± {} out of training; a call needs z ≥ {}; told apart: {} of {} in-training, {} of {} \
+             out-of-training; the reference pair's own rule would call {} of {} out-of-training subsets in training",
+            p.draws,
+            p.rows,
+            fmt_num(p.in_training.mean),
+            fmt_num(p.in_training.null_sd),
+            fmt_num(p.out_of_training.mean),
+            fmt_num(p.out_of_training.null_sd),
+            fmt_num(p.threshold),
+            p.detected_in_training,
+            p.draws,
+            p.detected_out_of_training,
+            p.draws,
+            p.pair_false_in_training,
+            p.draws
+        );
+        for t in &p.targets {
+            let _ = writeln!(
+                s,
+                "  {:<16} z against out-of-training subsets {}, against in-training subsets {}",
+                t.name,
+                fmt_num(t.z_out_of_training),
+                fmt_num(t.z_in_training)
+            );
+        }
+    }
     for (name, f) in [("SDE", &r.f1), ("MMD", &r.f1_mmd), ("Wasserstein", &r.f1_wasserstein)] {
         if let Some(f) = f {
             let _ = writeln!(s, "F1 ({name}, in-training positive): {}", fmt_num(f.f1));

@@ -1,0 +1,314 @@
+//! Placebo subsets: how often SDE's call is wrong on the user's own data, and what it can detect there.
+//!
+//! **Why.** One reference pair makes a noisy rule. The references' Mann–Whitney test takes each shuffle as the
+//! sampling unit, but what varies from one subset of rows to the next is the subset itself: the exact shuffle mean
+//! of a subset moves more between subsets than the two classes' means differ (`lethe::sde::calibrated` measured
+//! 0.1–0.3 shuffle sds of shift on the demo's models). On the validity study's retrained models (docs/validity.md)
+//! the paper rule and the exact means agreed on "in training" for 5 of 30 forget sets the model never saw.
+//!
+//! **Check.** [`PLACEBO_DRAWS`] subsets of the target's size are drawn (seeded) from each reference's whole input —
+//! every row the user gave for the class, of which the reference subset is one draw — and their exact shuffle means
+//! computed in closed form (each half's RBF kernel, no shuffles: `lethe::sde::moments::exact_mean_rbf`, each half
+//! taking the run's bandwidth rule). With `dir` = +1 when the in-training placebos have the larger mean, a target's
+//! exact mean `m` scores `z_out = (m − μ_out)·dir / s_out` against the out-of-training class and
+//! `z_in = (μ_in − m)·dir / s_in` against the in-training one, where `μ` is the class's placebo mean and `s` the sd
+//! a fresh subset's mean has about it: the placebos' sd `s_p` corrected for drawing from a finite pool of `N` rows,
+//! `s_p²·(N − 1)/(N − n)`, times `1 + n/N` for the error of `μ` itself (it is the pool's, a sample of `N` rows), plus
+//! `s_p²/K` for the draws'. A target is called in training only when `z_out ≥` [`t95`]`(K − 1)` (Student's t
+//! 95%): an out-of-training subset gets there about 5% of the time. Out of training likewise
+//! with `z_in`. The paper's rule and the reference pair's exact means must still agree.
+//!
+//! **What it can detect.** The share of each class's placebos the check tells apart from the other class (an
+//! in-training placebo with `z_out` past the threshold): the detection rate of a subset of this size on this data, shown
+//! whatever the call. And the share of out-of-training placebos the reference pair's own rule (the nearer exact mean)
+//! calls in training: the single pair's false-call rate, which the check replaces.
+//!
+//! **Needs.** Each reference's input must hold at least twice the target's rows ([`PLACEBO_POOL`]), so that its
+//! subsets vary as fresh ones would; otherwise, or when the check would take too long, no target is called and a
+//! warning says how to give the rows.
+
+use super::*;
+
+/// Placebo subsets drawn per class.
+pub(super) const PLACEBO_DRAWS: usize = 40;
+/// A reference's input must hold at least this many times the target's rows.
+const PLACEBO_POOL: usize = 2;
+/// Multiply-adds the check may take (two halves' kernels per placebo: `2·K·h²·d`), about as long as the dispersion
+/// check's limit; larger runs get no placebo check and so no call.
+const PLACEBO_WORK: u64 = 8_000_000_000;
+/// Mixed into the run's seed for the placebos' draws (not the targets', the splits' or the dispersion check's).
+const PLACEBO_SEED: u64 = 0x706c_6163_6562_6f73;
+
+/// Student's t one-sided 95% quantile with `df` degrees of freedom: the Cornish–Fisher expansion about the normal
+/// quantile (Abramowitz & Stegun 26.7.5, five terms), within 2.4e-4 of `scipy.stats.t.ppf(0.95, df)` at df = 4 and
+/// 4e-6 from df = 9 on (tests below). The z a call needs, with the null's sd estimated from `df + 1` subsets.
+pub(in crate::analyses) fn t95(df: f64) -> f64 {
+    let z: f64 = 1.644_853_626_951_472_2;
+    let (z3, z5, z7, z9) = (z.powi(3), z.powi(5), z.powi(7), z.powi(9));
+    z + (z3 + z) / (4.0 * df)
+        + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * df.powi(2))
+        + (3.0 * z7 + 19.0 * z5 + 17.0 * z3 - 15.0 * z) / (384.0 * df.powi(3))
+        + (79.0 * z9 + 776.0 * z7 + 1482.0 * z5 - 1920.0 * z3 - 945.0 * z) / (92160.0 * df.powi(4))
+}
+
+/// The sd of a fresh subset's exact mean about the mean of `draws` subsets of `rows` rows drawn from a pool of
+/// `pool` rows whose means have sample sd `sd` (see the module's doc): finite-pool corrected, widened for the
+/// pool's own error and the draws'.
+pub(in crate::analyses) fn null_sd(sd: f64, pool: usize, rows: usize, draws: usize) -> f64 {
+    let (big, n) = (pool as f64, rows as f64);
+    let fresh = sd * sd * (big - 1.0) / (big - n).max(1.0);
+    (fresh * (1.0 + n / big) + sd * sd / draws as f64).sqrt()
+}
+
+/// One class's placebos: their exact shuffle means and the null a target's mean is read against.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlaceboClass {
+    /// Rows of the class's input the placebos were drawn from.
+    pub pool_rows: usize,
+    /// The placebos' exact shuffle means, in draw order.
+    pub means: Vec<f64>,
+    /// Their mean and sample sd.
+    pub mean: f64,
+    pub sd: f64,
+    /// The sd of a target's exact mean about `mean` were it of this class (see the module's doc).
+    pub null_sd: f64,
+}
+
+/// One target read against both classes' placebos.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlaceboTarget {
+    pub name: String,
+    /// The target's exact shuffle mean (the core's, from the run's split).
+    pub exact_mean: f64,
+    /// How far beyond the out-of-training placebos it lies towards the in-training side, in their null sds
+    /// (a call "in training" needs [`Placebos::threshold`]).
+    #[serde(serialize_with = "lethe::json::f64")]
+    pub z_out_of_training: f64,
+    /// How far beyond the in-training placebos it lies towards the out-of-training side.
+    #[serde(serialize_with = "lethe::json::f64")]
+    pub z_in_training: f64,
+}
+
+/// The placebo check of a run (`result.placebos` of the report).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Placebos {
+    /// Rows per placebo subset: the target's.
+    pub rows: usize,
+    /// Placebos per class.
+    pub draws: usize,
+    /// The z a call needs (5% of one class's subsets reach it).
+    pub threshold: f64,
+    /// Whether in-training subsets have the larger exact mean on this data.
+    pub in_training_higher: bool,
+    pub in_training: PlaceboClass,
+    pub out_of_training: PlaceboClass,
+    /// In-training placebos the check calls in training: the rate it detects an in-training subset at.
+    pub detected_in_training: usize,
+    /// Out-of-training placebos the check calls out of training.
+    pub detected_out_of_training: usize,
+    /// Out-of-training placebos the reference pair's nearer exact mean calls in training, and in-training ones
+    /// it calls out of training: the single pair's false calls on this data, without the check.
+    pub pair_false_in_training: usize,
+    pub pair_false_out_of_training: usize,
+    pub targets: Vec<PlaceboTarget>,
+}
+
+impl PlaceboClass {
+    fn of(means: Vec<f64>, pool: usize, rows: usize) -> Self {
+        let k = means.len() as f64;
+        let mean = means.iter().sum::<f64>() / k;
+        let sd = (means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (k - 1.0)).sqrt();
+        Self {
+            pool_rows: pool,
+            mean,
+            sd,
+            null_sd: null_sd(sd, pool, rows, means.len()),
+            means,
+        }
+    }
+}
+
+impl Placebos {
+    fn dir(&self) -> f64 {
+        if self.in_training_higher { 1.0 } else { -1.0 }
+    }
+
+    /// `(z_out, z_in)` of an exact mean `m` (±inf where a class's placebos do not vary).
+    pub(super) fn z(&self, m: f64) -> (f64, f64) {
+        let ratio = |d: f64, sd: f64| if sd > 0.0 { d / sd } else { d * f64::INFINITY };
+        (
+            ratio(
+                (m - self.out_of_training.mean) * self.dir(),
+                self.out_of_training.null_sd,
+            ),
+            ratio((self.in_training.mean - m) * self.dir(), self.in_training.null_sd),
+        )
+    }
+
+    /// Detection in the headline's words: "an in-training subset of 100 rows is told apart in 9 of 40 draws".
+    pub(super) fn power(&self, in_training: bool) -> String {
+        let (class, hit) = if in_training {
+            ("an in-training", self.detected_in_training)
+        } else {
+            ("an out-of-training", self.detected_out_of_training)
+        };
+        format!(
+            "{class} subset of {} rows is told apart in {hit} of {} placebo draws",
+            self.rows, self.draws
+        )
+    }
+}
+
+impl Placebos {
+    /// What the placebo check adds to target `i`'s confident call, for its headline: "; beyond what out-of-training
+    /// subsets of its 100 rows reach by chance (3.1 of their sds; a call needs 1.68): an in-training subset …".
+    pub(super) fn evidence(&self, i: usize, in_training: bool) -> String {
+        let Some(t) = self.targets.get(i) else {
+            return String::new();
+        };
+        format!(
+            ", beyond what {} subsets of its {} rows reach by chance ({} of their sds; a call needs {}); on this data \
+             {}",
+            if in_training { "out-of-training" } else { "in-training" },
+            self.rows,
+            num(if in_training {
+                t.z_out_of_training
+            } else {
+                t.z_in_training
+            }),
+            num(self.threshold),
+            self.power(in_training)
+        )
+    }
+}
+
+impl SdeJob {
+    /// The placebo check of a finished run ([`Placebos`]); `Ok(None)` where there is nothing to check (no target
+    /// or a reference unfinished), `Err(why)` where it cannot be made (the reason, in the user's words).
+    pub(super) fn placebos<S: HeldScalar>(&self, report: &SdeReport) -> std::result::Result<Option<Placebos>, String> {
+        let Some(oot) = report.out_of_training_reference.as_ref() else {
+            return Ok(None);
+        };
+        if !report.in_training_reference.complete || !oot.complete || report.targets.is_empty() {
+            return Ok(None);
+        }
+        let rows = self.subset_rows()[2];
+        let h = rows / 2;
+        let cols = self.inputs[self.subsets[0].input].cols();
+        let work = 2 * PLACEBO_DRAWS as u64 * (h * h) as u64 * cols as u64;
+        if work > PLACEBO_WORK {
+            return Err(format!(
+                "placebo subsets of {rows} rows × {cols} values would take too long to compute here (about {} \
+                 billion multiply-adds)",
+                work / 1_000_000_000
+            ));
+        }
+        let files = self.files().map_err(|e| e.to_string())?;
+        let mut classes = Vec::new();
+        for (c, class) in [(0usize, "in-training"), (1, "out-of-training")] {
+            let holding = &self.inputs[self.subsets[c].input];
+            let pool = selection(holding).unwrap_or_else(|| (0..holding.rows()).collect());
+            if pool.len() < PLACEBO_POOL * rows {
+                return Err(format!(
+                    "the {class} reference's input ({}) holds {} rows; placebo subsets of the target's {rows} rows \
+                     need at least {}",
+                    holding.record().path,
+                    pool.len(),
+                    PLACEBO_POOL * rows
+                ));
+            }
+            let source = holding
+                .source::<S>(files[self.subsets[c].input].as_ref())
+                .map_err(|e| e.to_string())?;
+            let means = (0..PLACEBO_DRAWS)
+                .map(|k| {
+                    let picked = equal_size_draw(
+                        self.params.seed ^ PLACEBO_SEED,
+                        c * PLACEBO_DRAWS + k,
+                        pool.len(),
+                        2 * h,
+                    );
+                    let picked: Vec<usize> = picked.iter().map(|&p| pool[p]).collect();
+                    exact_mean(source, &picked[..h], &picked[h..], self.params.bandwidth)
+                })
+                .collect::<Result<Vec<f64>>>()
+                .map_err(|e| e.to_string())?;
+            classes.push(PlaceboClass::of(means, pool.len(), rows));
+        }
+        let oot_class = classes.pop().expect("two classes");
+        let it_class = classes.pop().expect("two classes");
+        let mut p = Placebos {
+            rows,
+            draws: PLACEBO_DRAWS,
+            threshold: t95((PLACEBO_DRAWS - 1) as f64),
+            in_training_higher: it_class.mean > oot_class.mean,
+            in_training: it_class,
+            out_of_training: oot_class,
+            detected_in_training: 0,
+            detected_out_of_training: 0,
+            pair_false_in_training: 0,
+            pair_false_out_of_training: 0,
+            targets: Vec::new(),
+        };
+        let (mi, mo) = (report.in_training_reference.moments.mean, oot.moments.mean);
+        let nearer_in = |m: f64| (m - mi).abs() < (m - mo).abs();
+        let q = p.threshold;
+        p.detected_in_training = p.in_training.means.iter().filter(|&&m| p.z(m).0 >= q).count();
+        p.detected_out_of_training = p.out_of_training.means.iter().filter(|&&m| p.z(m).1 >= q).count();
+        p.pair_false_in_training = p.out_of_training.means.iter().filter(|&&m| nearer_in(m)).count();
+        p.pair_false_out_of_training = p.in_training.means.iter().filter(|&&m| !nearer_in(m)).count();
+        p.targets = report
+            .targets
+            .iter()
+            .map(|t| {
+                let m = t.distribution.moments.mean;
+                let (z_out, z_in) = p.z(m);
+                PlaceboTarget {
+                    name: t.name.clone(),
+                    exact_mean: m,
+                    z_out_of_training: z_out,
+                    z_in_training: z_in,
+                }
+            })
+            .collect();
+        Ok(Some(p))
+    }
+}
+
+/// The exact shuffle mean of the subset whose halves are rows `first` and `second` of `source`:
+/// `h (1 − K̄₁)(1 − L̄₂,off)/(h − 1)²`, each half's RBF kernel under `bandwidth` (as the run computes each half's).
+fn exact_mean<S: lethe::data::Scalar>(
+    source: lethe::data::Source<'_, S>,
+    first: &[usize],
+    second: &[usize],
+    bandwidth: lethe::kernel::Bandwidth,
+) -> Result<f64> {
+    let mut a = source.columns("placebo", Some(first))?;
+    let mut b = source.columns("placebo", Some(second))?;
+    let k: lethe::kernel::Kernel<f64> = lethe::kernel::rbf_columns(&mut *a, bandwidth)?;
+    let l: lethe::kernel::Kernel<f64> = lethe::kernel::rbf_columns(&mut *b, bandwidth)?;
+    Ok(lethe::sde::moments::exact_mean_rbf(
+        first.len(),
+        k.stats.mean_all,
+        l.stats.mean_offdiag,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `scipy.stats.t.ppf(0.95, df)` (scipy 1.17.1), for the expansion's tolerance.
+    #[test]
+    fn t95_is_students_t_quantile() {
+        for (df, want, tol) in [
+            (4.0, 2.1318467863266495, 2.4e-4),
+            (9.0, 1.833112932656237, 4e-6),
+            (19.0, 1.7291328115213682, 1e-7),
+            (39.0, 1.6848751217112248, 1e-8),
+            (99.0, 1.6603911560169906, 1e-10),
+        ] {
+            assert!((t95(df) - want).abs() < tol, "df {df}: {} vs {want}", t95(df));
+        }
+    }
+}
