@@ -188,3 +188,51 @@ fn rulers_split_column_of_another_length_is_refused() {
         "{err}"
     );
 }
+
+/// Issue 24 item 5: an out-of-range pool index named the role but not the files. Now the data and the index file
+/// (and the entry) are named; a range past the data names the data too.
+#[test]
+fn an_out_of_range_pool_index_names_the_data_and_the_index_file() {
+    let d = write("calib_data.csv", &data(60));
+    let pool = write("calib_pool.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n500\n");
+    let oot = write("calib_oot.txt", &(30..50).map(|i| format!("{i}\n")).collect::<String>());
+    let out = lethe(&[
+        "calibrate",
+        "--data",
+        &d,
+        "--it-pool",
+        &pool,
+        "--oot-pool",
+        &oot,
+        "--target",
+        "50..54",
+        "--size",
+        "4",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("row index 500"), "{err}");
+    assert!(
+        err.contains("entry 12 of the index file") && err.contains("calib_pool.txt"),
+        "{err}"
+    );
+    assert!(err.contains("calib_data.csv") && err.contains("has 60 rows"), "{err}");
+    let out = lethe(&[
+        "calibrate",
+        "--data",
+        &d,
+        "--it-pool",
+        "0..90",
+        "--oot-pool",
+        &oot,
+        "--target",
+        "50..54",
+        "--size",
+        "4",
+    ]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("rows 0..90 are out of range") && err.contains("calib_data.csv"),
+        "{err}"
+    );
+}

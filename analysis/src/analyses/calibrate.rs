@@ -191,7 +191,7 @@ fn pool_rows(
     ws: &mut Workspace,
     role: &str,
     rows: &Rows,
-    n: usize,
+    (n, data): (usize, &str),
     records: &mut Vec<InputRecord>,
 ) -> Result<(Vec<usize>, String)> {
     // A range is checked against the data before it is expanded.
@@ -201,10 +201,23 @@ fn pool_rows(
     {
         return Err(Error::at(
             role,
-            format!("rows {a}..{b} are out of range: the data has {n} rows (0..{n}); pick rows below {n}"),
+            format!("rows {a}..{b} are out of range: the data ({data}) has {n} rows (0..{n}); pick rows below {n}"),
         ));
     }
     let (idx, file, text) = ws.resolve_rows(role, rows)?;
+    // An index past the data names the data and the index file (the core's message names neither).
+    if let Some((k, &bad)) = idx.iter().flatten().enumerate().find(|(_, r)| **r >= n) {
+        let from = file.as_ref().map_or(String::new(), |d| {
+            format!(" (entry {} of the index file {})", k + 1, d.path)
+        });
+        return Err(Error::at(
+            role,
+            format!(
+                "row index {bad}{from} is out of range for the data ({data}), which has {n} rows (valid indices are \
+                 0..{n}): check that the index file belongs to this data"
+            ),
+        ));
+    }
     let (v, text) = match idx {
         Some(v) => (v, text.unwrap_or_default()),
         None => ((0..n).collect(), format!("0..{n}")),
@@ -261,6 +274,7 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> Result<C
         Held::Loaded(ws.load("data", &data_ref)?)
     };
     let n = data.rows();
+    let data_path = data.record().path.clone();
     let it_rows = req
         .it_pool
         .as_ref()
@@ -270,8 +284,8 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> Result<C
         .as_ref()
         .ok_or_else(|| Error::at("oot_pool", "choose the rows not in training (the out-of-training pool)"))?;
     let mut records = vec![data.record().clone()];
-    let (it_pool, it_text) = pool_rows(ws, "it_pool", it_rows, n, &mut records)?;
-    let (oot_pool, oot_text) = pool_rows(ws, "oot_pool", oot_rows, n, &mut records)?;
+    let (it_pool, it_text) = pool_rows(ws, "it_pool", it_rows, (n, &data_path), &mut records)?;
+    let (oot_pool, oot_text) = pool_rows(ws, "oot_pool", oot_rows, (n, &data_path), &mut records)?;
     let mut targets = Vec::new();
     let mut texts: [Vec<String>; 3] = Default::default();
     for ((list, label, role), out) in [
@@ -283,7 +297,7 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> Result<C
     .zip(texts.iter_mut())
     {
         for (k, r) in list.iter().enumerate() {
-            let (rows, text) = pool_rows(ws, role, r, n, &mut records)?;
+            let (rows, text) = pool_rows(ws, role, r, (n, &data_path), &mut records)?;
             out.push(text);
             targets.push(TargetRows {
                 name: format!("{role}[{k}]"),
@@ -307,7 +321,7 @@ pub fn prepare_calibrate(ws: &mut Workspace, req: &CalibrateRequest) -> Result<C
     .zip(draw_texts.iter_mut())
     {
         if let Some(r) = pool {
-            let (rows, text) = pool_rows(ws, role, r, n, &mut records)?;
+            let (rows, text) = pool_rows(ws, role, r, (n, &data_path), &mut records)?;
             *out = Some(text);
             let draws = sde::draw_targets(label, rows.len(), req.draw, size, req.seed)
                 .map_err(|e| Error::at(role, e.to_string()))?;
