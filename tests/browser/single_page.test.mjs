@@ -18,7 +18,7 @@ export const SINGLE = path.join(ROOT, 'target/dist/lethe.html');
 
 export const tests = [
   {
-    name: 'lethe.html from file:// runs the example and a own .npy with no request but the page',
+    name: 'lethe.html from file:// runs the example and an own .npy with no request but the page',
     async fn({ context }) {
       assert(existsSync(SINGLE), `${SINGLE} is missing: ./build.sh single`);
       const pageUrl = pathToFileURL(SINGLE).href;
@@ -55,6 +55,9 @@ export const tests = [
         assert(h.length > 20, `${p}: a headline on the example (${h})`);
       }
       await page.locator('.lethe-root[data-module="full"][data-workers]').waitFor({ timeout: 60000 });
+      // The SDE pool started too (its workers are the same data: URL, handed the same wasm modules).
+      const cores = await page.evaluate(() => Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)));
+      eq(await page.locator('.lethe-root').getAttribute('data-workers'), String(cores), 'workers of the SDE pool');
       await page.locator('#lethe-mia[data-panel] .lethe-headline').first().waitFor({ timeout: 60000 });
       const exampleHeadline = (await page.locator('#lethe-sde .lethe-headline').first().textContent()).trim();
 
