@@ -162,6 +162,14 @@ site_sizes() {
   node tests/browser/weight.mjs "$SITE"
 }
 
+# One self-contained page (issue 25, tools/single_page.mjs): target/dist/lethe.html holds the site's page with its
+# styles, modules, worker, both wasm modules (the simd128 builds) and the built-in example's files, and works opened
+# from disk (file://) with the network off. Prints its size, raw and gzipped.
+single_page() {
+  log "single page: $SITE → target/dist/lethe.html"
+  node tools/single_page.mjs "$SITE" "$ROOT/target/dist/lethe.html"
+}
+
 serve() {
   site
   local port=${PORT:-8000}
@@ -177,7 +185,8 @@ browser_tests() {
     cargo test --target wasm32-unknown-unknown --test boundary)
   (cd wasm && CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON="$wd" WASM_BINDGEN_USE_DEDICATED_WORKER=1 \
     cargo test --target wasm32-unknown-unknown --test boundary)
-  log "Playwright: end-to-end on the built site (tests/browser/)"
+  log "Playwright: end-to-end on the built site (tests/browser/; single_page.test.mjs opens target/dist/lethe.html)"
+  single_page
   cargo build -q --release -p lethe-cli
   node tests/browser/run.mjs
 }
@@ -236,10 +245,11 @@ case "$cmd" in
     ;;
   wasm) setup; wasm_pkg ;;
   site) setup; site ;;
+  single) setup; site; single_page ;;
   site_sizes) site_sizes ;;
   serve) setup; serve ;;
   browser) setup; browser_tests ;;
   python) setup; python_tests ;;
   fuzz) fuzz_smoke ;;
-  *) echo "usage: $0 {test|serve|setup|wasm|site|site_sizes|browser|python|fuzz}" >&2; exit 2 ;;
+  *) echo "usage: $0 {test|serve|setup|wasm|site|single|site_sizes|browser|python|fuzz}" >&2; exit 2 ;;
 esac

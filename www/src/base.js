@@ -3,6 +3,15 @@
 
 let explicit = null;
 const waiting = new Set();
+/** lethe.html's own files (tools/single_page.mjs): `{urls, wasm}`, or null. */
+let inlined = null;
+
+/** lethe.html only: assetUrl() answers from `urls` (site path → URL); `wasm` (path → Blob) goes to the worker. */
+export function setInlinedFiles(files) {
+  inlined = files || null;
+}
+
+export const inlinedWasm = () => inlined?.wasm || null;
 
 /** Sets the base URL of Lethe's files for every element on the page (relative to the page, or absolute). */
 export function setBasePath(url) {
@@ -51,6 +60,10 @@ export function basePath(el) {
 
 /** `path` under the base URL; throws when there is none. */
 export function assetUrl(path, el) {
+  if (inlined) {
+    if (!inlined.urls[path]) throw new Error(`lethe.html does not hold ${path}`);
+    return new URL(inlined.urls[path]);
+  }
   const b = basePath(el);
   if (!b) {
     throw new Error("Lethe cannot find its files: give the element a base attribute or call setBasePath('/lethe/') with where Lethe's site is");

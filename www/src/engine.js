@@ -2,7 +2,7 @@
 // first use (never at import time). Requests are Promises; an AbortSignal cancels a run.
 
 import { spawnWorker } from './spawn.js';
-import { assetUrl } from './base.js';
+import { assetUrl, inlinedWasm } from './base.js';
 
 // From the base URL (base.js): not import.meta.url, which a bundler rewrites.
 const WORKER_URL = (base) => simd(base ? new URL('src/worker.js', base) : assetUrl('src/worker.js'));
@@ -83,7 +83,9 @@ export class Engine {
       for (const p of this.pending.values()) p.reject(new Error(msg));
       this.pending.clear();
     };
-    this.ready = this.request('init', this.workers ? { workers: this.workers } : {}).then((info) => {
+    // lethe.html hands its wasm modules over (base.js).
+    const wasm = inlinedWasm();
+    this.ready = this.request('init', { ...(this.workers ? { workers: this.workers } : {}), ...(wasm ? { wasm } : {}) }).then((info) => {
       this.info = info;
       if (!this.module) this._setModule(info.module);
       return info;

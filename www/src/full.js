@@ -4,8 +4,15 @@ import init, * as wasm from '../pkg/lethe_web.js';
 
 export { wasm };
 
-/** Fetches and instantiates the module: its relaxed-SIMD build when `simd` is `relaxed` (worker.js decides). */
-export const start = (simd) =>
+/**
+ * Fetches and instantiates the module: its relaxed-SIMD build when `simd` is `relaxed` (worker.js decides), or
+ * `given`, the module's bytes the page handed over (a Blob: the single-file page, lethe.html).
+ */
+export const start = (simd, given) =>
   init({
-    module_or_path: simd === 'relaxed' ? new URL('../pkg/lethe_web_relaxed_bg.wasm', import.meta.url) : new URL('../pkg/lethe_web_bg.wasm', import.meta.url),
+    module_or_path: given
+      ? new Response(given)
+      : simd === 'relaxed'
+        ? new URL('../pkg/lethe_web_relaxed_bg.wasm', import.meta.url)
+        : new URL('../pkg/lethe_web_bg.wasm', import.meta.url),
   });

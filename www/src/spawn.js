@@ -7,7 +7,8 @@
  * then needs `worker-src blob:`). Used by the page for its worker and by that worker for its pool (worker.js).
  */
 export function spawnWorker(url) {
-  if (typeof location === 'undefined' || url.origin === location.origin) return new Worker(url, { type: 'module' });
+  // A data: URL (lethe.html) carries its own code.
+  if (typeof location === 'undefined' || url.origin === location.origin || url.protocol === 'data:') return new Worker(url, { type: 'module' });
   // A dynamic import (a static one is refused under a page CSP in Chromium's blob workers); messages arriving before
   // the real worker has set its handler are queued and replayed.
   const src = `const q = []; self.onmessage = (e) => q.push(e);

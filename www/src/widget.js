@@ -283,13 +283,15 @@ export function create(el, opts = {}) {
  * shown) has the full wasm module fetched and adds the example's index files, which the lean module does not read.
  */
 async function loadExample(api, ctx, noteEl, base) {
-  const root = base ? new URL(base, document.baseURI) : assetUrl('data/digits/');
+  const root = base ? new URL(base, document.baseURI) : null;
+  // (assetUrl: lethe.html holds these files itself.)
+  const url = (n) => (root ? new URL(n, root) : assetUrl(`data/digits/${n}`));
   const { sde, ruler } = api.panels;
   // Only SDE and RULER use these.
   const names = sde || ruler ? ['act_unlearned.npy', 'act_retrained.npy', 'act_original.npy', 'forget.txt', 'retain.txt', 'test.txt'] : [];
   const files = await Promise.all(
     names.map(async (n) => {
-      const r = await fetch(new URL(n, root));
+      const r = await fetch(url(n));
       if (!r.ok) throw new Error(`${n}: HTTP ${r.status}`);
       return new File([await r.blob()], n);
     }),
@@ -329,7 +331,7 @@ async function loadExample(api, ctx, noteEl, base) {
   // The other panels' modules, after the full module was asked for (neither is part of the initial page).
   await ctx.loadPanels?.();
   // The membership audit's example (panels/mia.js): attack scores on the same models' outputs, audited at once.
-  await api.panels.mia?.loadExample?.(root).catch(() => {});
+  await api.panels.mia?.loadExample?.(url).catch(() => {});
   for (const f of files.filter((f) => f.name.endsWith('.txt'))) await ctx.store.add({ file: f, origin: 'example', note: 'row indices (one per line)' });
   // Every file of the example is listed now (tests wait for this before counting inputs).
   noteEl.dataset.exampleFiles = String(files.length);

@@ -27,8 +27,14 @@ const SIMD = (() => {
     return 'simd128';
   }
 })();
+/** Wasm modules handed over in `init` (lethe.html: path → Blob, simd128 builds), or null: fetched. */
+let given = null;
 const LEAN_WASM = () =>
-  SIMD === 'relaxed' ? new URL('../pkg/lethe_lean_relaxed_bg.wasm', import.meta.url) : new URL('../pkg/lethe_lean_bg.wasm', import.meta.url);
+  given
+    ? new Response(given['pkg/lethe_lean_bg.wasm'])
+    : SIMD === 'relaxed'
+      ? new URL('../pkg/lethe_lean_relaxed_bg.wasm', import.meta.url)
+      : new URL('../pkg/lethe_lean_bg.wasm', import.meta.url);
 
 let ready = null;
 let leanStarted = false;
@@ -82,7 +88,7 @@ function loadFull() {
   if (!full) {
     full = import('./full.js')
       .then(async (m) => {
-        await m.start(SIMD);
+        await m.start(SIMD, given && given['pkg/lethe_web_bg.wasm']);
         for (const [id, s] of sources) addTo(m.wasm, id, s);
         sources = null;
         active = m.wasm;
@@ -187,7 +193,7 @@ class PoolWorker {
       for (const p of this.pending.values()) p.reject(new Error(`a pool worker failed: ${e.message || e}`));
       this.pending.clear();
     };
-    this.ready = this.request('init', { pool: true });
+    this.ready = this.request('init', { pool: true, ...(given ? { wasm: given } : {}) });
   }
 
   request(type, payload = {}, onProgress, transfer = []) {
@@ -296,6 +302,7 @@ async function pooledSde(id, request) {
 async function handle(m) {
   const { id } = m;
   if (m.type === 'init') {
+    if (m.wasm) given = m.wasm;
     if (m.pool) {
       // A worker of another worker's pool: the full module at once (already in the HTTP cache), no WebGPU.
       ready = ready || loadFull();

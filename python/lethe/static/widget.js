@@ -1995,11 +1995,11 @@ function miaPanel(ctx) {
     cancel: () => run.cancel(),
     last: () => last && report(last),
     /**
-     * Sets the panel to the built-in example (fetched from `base`, the example's folder: mia_scores.npz) and runs it:
+     * Sets the panel to the built-in example (mia_scores.npz, fetched from `url(name)`, the example's files) and runs it:
      * the log–log ROC with its Clopper–Pearson band is what the panel shows first.
      */
-    async loadExample(base) {
-      const r = await fetch(new URL(EXAMPLE.file, base));
+    async loadExample(url) {
+      const r = await fetch(url(EXAMPLE.file));
       if (!r.ok) throw new Error(`${EXAMPLE.file}: HTTP ${r.status}`);
       const item = await ctx.store.add({ file: new File([await r.blob()], EXAMPLE.file), origin: 'example', note: 'membership-attack scores (examples/mia/demo_scores.py)' });
       exampleSource = item.id;
