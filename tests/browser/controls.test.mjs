@@ -2,11 +2,13 @@
 // data that fooled the headlines), each against `lethe … --json` on the same files:
 // 1. SDE: a target spread unlike both references gets no call (dispersion_outside_references); references given the
 //    wrong way round get a swap hint and no call (references_reversed).
+//    Placebo subsets: on rows of one distribution the reference pair's rules agree on a call for some seeds; the
+//    placebo check withholds it, and the page says why and what SDE can detect here (= CLI, `result.placebos`).
 // 2. RULER: the unlearned model is the original model's file: named (unlearned_is_original).
 // 3. The competition score: the same file in both slots is refused before a number (identical_inputs).
 // 4. The membership audit: members and non-members that share rows of one file are counted (members_non_members_overlap).
 import path from 'node:path';
-import { assert, cli, downloadJson, eq, npy, open, rng, runDone, slot, workdir, write } from './lib.mjs';
+import { assert, cli, compare, downloadJson, eq, npy, open, rng, runDone, slot, workdir, write } from './lib.mjs';
 
 /** n × d uniform values on ±scale (seeded). */
 const rows = (n, d, seed, scale) => {
@@ -49,6 +51,46 @@ export const tests = [
       eq(r.headline.call, 'inconclusive', 'swapped references: no call');
       assert(r.warnings.some((w) => w.code === 'references_reversed' && /may be swapped/.test(w.message)), JSON.stringify(r.warnings));
       assert(/may be swapped/.test(await warningsText(sde)), 'the swap hint is on the page');
+      assert(page.errors.length === 0, page.errors.join('; '));
+    },
+  },
+  {
+    name: 'SDE: placebo subsets keep one reference pair from calling noise; the page says what SDE can detect (= CLI)',
+    async fn({ context, base }) {
+      const dir = workdir();
+      write(dir, 'same.npy', npy(rows(700, 8, 11, 1.0), [700, 8]));
+      const page = await open(context, base, '/?example=0');
+      const sde = page.locator('#lethe-sde');
+      await sde.waitFor();
+      await page.locator('[data-role="inputs-file"]').setInputFiles([path.join(dir, 'same.npy')]);
+      await page.locator('.lethe-card[data-name="same.npy"] .lethe-hash').waitFor({ timeout: 15000 });
+      for (const [role, r] of [['in_training', '0..300'], ['out_of_training', '300..600'], ['target', '600..700']]) {
+        await slot(sde, role).choose('same.npy');
+        await slot(sde, role).rows(r);
+      }
+      await sde.locator('[data-param=equal_size]').check();
+      // Seed 7: the paper's JSD rule and the pair's exact means agree on "out of training", which the placebo check
+      // withholds (seed 5: they disagree).
+      let withheld = 0;
+      for (const seed of ['5', '7']) {
+        await sde.locator('[data-param=seed]').fill(seed);
+        await runDone(sde);
+        const report = await downloadJson(page, sde.locator('[data-action="export-json"]'));
+        const c = cli(['sde', '--it', 'same.npy@0..300', '--oot', 'same.npy@300..600', '--target', 'same.npy@600..700', '--equal-size', '--seed', seed, '--shuffles', String(report.parameters.shuffles)], dir);
+        eq(report.headline.text, c.headline.text, `seed ${seed}: the page's headline is the CLI's`);
+        // wasm32's libm against glibc's: 1e-12 relative, as tests/browser/cli_parity.test.mjs.
+        const d = compare(report.result.placebos, c.result.placebos, { rel: 1e-12, abs: 1e-15, at: 'placebos' });
+        assert(d.diffs.length === 0, `seed ${seed}: the placebo check differs from the CLI's: ${d.diffs.slice(0, 3).join('; ')}`);
+        eq(report.headline.call, 'inconclusive', `seed ${seed}: noise gets no call`);
+        eq(report.result.placebos.draws, 40, 'placebos per class');
+        if (/placebo subsets per class/.test(report.headline.reason || '')) {
+          withheld += 1;
+          const shown = await sde.locator('[data-value="headline"]').innerText();
+          assert(/told apart in \d+ of 40 placebo draws/.test(shown), `the page shows what SDE can detect: ${shown}`);
+        }
+      }
+      assert(withheld > 0, 'no seed had a call for the placebo check to withhold: the test checks nothing');
+      await sde.screenshot({ path: path.join(process.cwd(), 'target/screenshots/sde-placebo.png') });
       assert(page.errors.length === 0, page.errors.join('; '));
     },
   },

@@ -33,9 +33,9 @@ use super::*;
 pub(super) const PLACEBO_DRAWS: usize = 40;
 /// A reference's input must hold at least this many times the target's rows.
 const PLACEBO_POOL: usize = 2;
-/// Multiply-adds the check may take (two halves' kernels per placebo: `2·K·h²·d`), about as long as the dispersion
-/// check's limit; larger runs get no placebo check and so no call.
-const PLACEBO_WORK: u64 = 8_000_000_000;
+/// Multiply-adds the check may take: every pair of rows in both halves of the 2K placebos, `2·K·h²·d` (a few seconds
+/// in the page's one worker at most); larger runs get no placebo check and so no call.
+const PLACEBO_WORK: u64 = 2_000_000_000;
 /// Mixed into the run's seed for the placebos' draws (not the targets', the splits' or the dispersion check's).
 const PLACEBO_SEED: u64 = 0x706c_6163_6562_6f73;
 
@@ -276,27 +276,103 @@ impl SdeJob {
 }
 
 /// The exact shuffle mean of the subset whose halves are rows `first` and `second` of `source`:
-/// `h (1 − K̄₁)(1 − L̄₂,off)/(h − 1)²`, each half's RBF kernel under `bandwidth` (as the run computes each half's).
+/// `h (1 − K̄₁)(1 − L̄₂,off)/(h − 1)²`, each half's RBF kernel under `bandwidth` as the run computes each half's (the
+/// median heuristic: numpy's median of the half's pairwise distances, 1 where it is 0). The kernels' pair sums come
+/// from one loop over the rows, as the dispersion check's: the kernel module's panelled code is the run's, and
+/// would take another copy of it into the page's first module.
 fn exact_mean<S: lethe::data::Scalar>(
     source: lethe::data::Source<'_, S>,
     first: &[usize],
     second: &[usize],
     bandwidth: lethe::kernel::Bandwidth,
 ) -> Result<f64> {
-    let mut a = source.columns("placebo", Some(first))?;
-    let mut b = source.columns("placebo", Some(second))?;
-    let k: lethe::kernel::Kernel<f64> = lethe::kernel::rbf_columns(&mut *a, bandwidth)?;
-    let l: lethe::kernel::Kernel<f64> = lethe::kernel::rbf_columns(&mut *b, bandwidth)?;
-    Ok(lethe::sde::moments::exact_mean_rbf(
-        first.len(),
-        k.stats.mean_all,
-        l.stats.mean_offdiag,
-    ))
+    let h = first.len();
+    let pair_mean = |rows: &[usize]| -> Result<f64> {
+        let mut c = source.columns("placebo", Some(rows))?;
+        let (n, d) = (c.rows(), c.cols());
+        let mut x = Vec::new();
+        c.read(0, d, &mut x)?;
+        let mut d2 = Vec::with_capacity(n * n.saturating_sub(1) / 2);
+        for i in 0..n {
+            for j in i + 1..n {
+                let (a, b) = (&x[i * d..(i + 1) * d], &x[j * d..(j + 1) * d]);
+                d2.push(
+                    a.iter()
+                        .zip(b)
+                        .map(|(u, v)| (u.to_f64() - v.to_f64()).powi(2))
+                        .sum::<f64>(),
+                );
+            }
+        }
+        let sigma = match bandwidth {
+            lethe::kernel::Bandwidth::SqrtDim => (d as f64).sqrt(),
+            lethe::kernel::Bandwidth::Fixed(s) => s,
+            lethe::kernel::Bandwidth::Median => median_distance(&d2),
+        };
+        let scale = -0.5 / (sigma * sigma);
+        Ok(d2.iter().map(|v| (v * scale).exp()).sum::<f64>() / d2.len().max(1) as f64)
+    };
+    let (k_off, l_off) = (pair_mean(first)?, pair_mean(second)?);
+    // K̄₁ over all h² entries: the unit diagonal and both triangles.
+    let hf = h as f64;
+    let k_all = (hf + k_off * hf * (hf - 1.0)) / (hf * hf);
+    Ok(lethe::sde::moments::exact_mean_rbf(h, k_all, l_off))
+}
+
+/// numpy's median of the distances `sqrt(d2)` (the mean of the two middle ones for an even count), 1 where it is 0
+/// or there are none: the kernel module's median heuristic.
+fn median_distance(d2: &[f64]) -> f64 {
+    let mut v: Vec<f64> = d2.iter().map(|x| x.sqrt()).collect();
+    let n = v.len();
+    if n == 0 {
+        return 1.0;
+    }
+    v.sort_unstable_by(f64::total_cmp);
+    let m = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    };
+    if m > 0.0 && m.is_finite() { m } else { 1.0 }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The check's exact mean of a subset equals the core's (the run's kernels and `moments`), for each bandwidth.
+    #[test]
+    fn exact_mean_is_the_cores() {
+        let (n, d) = (24, 5);
+        let mut s = 7u64;
+        let v: Vec<f64> = (0..n * d)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                (s >> 11) as f64 / (1u64 << 53) as f64
+            })
+            .collect();
+        let m = lethe::Matrix::from_vec(n, d, v).unwrap();
+        let rows: Vec<usize> = (0..n).collect();
+        for bw in [
+            lethe::kernel::Bandwidth::SqrtDim,
+            lethe::kernel::Bandwidth::Median,
+            lethe::kernel::Bandwidth::Fixed(0.7),
+        ] {
+            let params = SdeParams {
+                bandwidth: bw,
+                shuffles: 5,
+                ..SdeParams::default()
+            };
+            let core = lethe::sde::split_half(m.view(), &params).unwrap().moments.mean;
+            let ours = exact_mean(lethe::data::Source::Memory(m.view()), &rows[..12], &rows[12..], bw).unwrap();
+            assert!(
+                (core - ours).abs() <= 1e-12 * core.abs(),
+                "{bw:?}: core {core}, check {ours}"
+            );
+        }
+    }
 
     /// `scipy.stats.t.ppf(0.95, df)` (scipy 1.17.1), for the expansion's tolerance.
     #[test]
