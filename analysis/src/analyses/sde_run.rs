@@ -6,8 +6,9 @@ use super::*;
 use crate::report::{Headline, Warning};
 
 mod placebo;
-pub use placebo::{PlaceboClass, PlaceboTarget, Placebos};
-pub(super) use placebo::{null_sd, t95};
+pub use lethe::sde::placebo::{PlaceboClass, PlaceboTarget, Placebos};
+pub(super) use lethe::sde::placebo::{null_sd, t95};
+use placebo::PlaceboWords;
 
 /// `lethe sde`'s options (same names and defaults) plus the backend.
 #[derive(Clone, Debug, Deserialize)]
@@ -271,8 +272,8 @@ pub struct SdeOutput {
     pub parameters: SdeParameters,
     /// Each finished target's call under both rules and the reconciled one.
     pub calls: Vec<TargetCall>,
-    /// The core's report with the placebo check, as `lethe sde --json` prints under `result`.
-    pub result: SdeResult,
+    /// The core's report with the layer's placebo check (`placebos`), as `lethe sde --json` prints under `result`.
+    pub result: SdeReport,
     pub seed: u64,
     pub inputs: Vec<InputRecord>,
     pub load_warnings: Vec<LoadWarning>,
@@ -285,7 +286,7 @@ pub struct SdeOutput {
 
 impl SdeOutput {
     /// The report `lethe sde --json` prints, the Python package returns and the page exports.
-    pub fn report(&self) -> crate::Report<&SdeParameters, &SdeResult> {
+    pub fn report(&self) -> crate::Report<&SdeParameters, &SdeReport> {
         crate::Report::new(
             "sde",
             &self.parameters,
@@ -295,24 +296,6 @@ impl SdeOutput {
             self.warnings.clone(),
             &self.result,
         )
-    }
-}
-
-/// The core's report (its fields at the top level) and the layer's placebo check of the calls (`placebos`,
-/// absent where there was nothing to check).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SdeResult {
-    #[serde(flatten)]
-    pub core: SdeReport,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub placebos: Option<Placebos>,
-}
-
-impl std::ops::Deref for SdeResult {
-    type Target = SdeReport;
-
-    fn deref(&self) -> &SdeReport {
-        &self.core
     }
 }
 
@@ -1103,9 +1086,9 @@ impl SdeJob {
             load_warnings: self.load_warnings,
             histograms,
             partial,
-            result: SdeResult {
-                core: report,
+            result: SdeReport {
                 placebos: placebos.ok().flatten(),
+                ..report
             },
         })
     }

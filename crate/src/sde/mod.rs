@@ -30,6 +30,7 @@
 pub mod calibrated;
 pub mod moments;
 pub mod overlap;
+pub mod placebo;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod threaded;
 
@@ -217,6 +218,10 @@ pub struct SdeReport {
     pub f1_wasserstein: Option<F1Result>,
     pub complete: bool,
     pub warnings: Vec<String>,
+    /// The placebo check of the calls, filled in by the analysis layer (absent where there was nothing to check,
+    /// and from the core alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placebos: Option<placebo::Placebos>,
 }
 
 /// A subset given as rows of a source, evaluated without copying the source: each half's rows are read by column
@@ -608,6 +613,7 @@ pub fn report(
         targets,
         complete,
         warnings,
+        placebos: None,
     })
 }
 
