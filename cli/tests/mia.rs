@@ -259,8 +259,45 @@ fn fdr_gives_statsmodels_fields() {
     let (code, e) = fails(&["fdr", &bad]);
     assert_eq!(code, 1);
     assert!(e.contains("[not_p_values]") && e.contains("row 1"), "{e}");
-    let (code, _) = fails(&["fdr", &p, "--method", "sidak"]);
-    assert_eq!(code, 2);
+    // Every statsmodels method through `--method` (statsmodels 0.15.0, multipletests([.01, .04, .03, .5], .05, m),
+    // printed with repr): the report's fields bit for bit.
+    let adjusted = |r: &Value| -> Vec<f64> {
+        r["result"]["pvals_corrected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect()
+    };
+    for (method, reject, want) in [
+        ("hommel", [true, false, false, false], [0.04, 0.08, 0.06, 0.5]),
+        (
+            "fdr_by",
+            [false, false, false, false],
+            [0.08333333333333331, 0.1111111111111111, 0.1111111111111111, 1.0],
+        ),
+        (
+            "fdr_tsbky",
+            [true, true, true, false],
+            [0.0315, 0.042, 0.042, 0.39375000000000004],
+        ),
+    ] {
+        let r = report(&["fdr", &p, "--method", method]);
+        assert_eq!(r["result"]["method"], method);
+        assert_eq!(r["result"]["reject"], serde_json::json!(reject), "{method}");
+        assert_eq!(adjusted(&r), want, "{method}");
+    }
+    let r = report(&["fdr", &p, "--method", "hs"]);
+    assert_eq!(r["result"]["method"], "holm-sidak");
+    // A name statsmodels has but Lethe does not, or a typo: a usage error listing the valid names.
+    for bad in ["fdr_gbs", "sidakk"] {
+        let (code, e) = fails(&["fdr", &p, "--method", bad]);
+        assert_eq!(code, 2, "{e}");
+        assert!(
+            e.contains(&format!("the method `{bad}` is not one of bonferroni, sidak, holm-sidak, holm, simes-hochberg, hommel, fdr_bh, fdr_by, fdr_tsbh, fdr_tsbky")),
+            "{e}"
+        );
+    }
 }
 
 /// Issue 22, item 4: members and non-members that are rows of one file. Shared rows are counted and warned (43

@@ -855,6 +855,10 @@ pub(crate) mod tests {
                 Box::new(move |l: &Limits| largest(l, 1 << 24, sde(Precision::F32, 200, true, 100, None))),
             ),
             (
+                "fdr --method hommel: p-values",
+                Box::new(move |l: &Limits| largest(l, 1 << 40, crate::multiple_testing::hommel_budget)),
+            ),
+            (
                 "sde: targets (--draw) of 100 rows",
                 Box::new(move |l: &Limits| largest(l, 1 << 30, sde(Precision::F64, 200, false, 0, Some(100)))),
             ),

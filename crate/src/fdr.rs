@@ -1,6 +1,7 @@
-//! Every field of statsmodels' `multipletests` (statsmodels 0.15.0) for Benjamini–Hochberg, Holm and Bonferroni:
-//! `reject` and `pvals_corrected` from [`crate::multiple_testing`], and the corrected levels statsmodels returns
-//! beside them,
+//! Every field of statsmodels' `multipletests` (statsmodels 0.15.0) for its methods `bonferroni`, `sidak`,
+//! `holm-sidak`, `holm`, `simes-hochberg`, `hommel`, `fdr_bh`, `fdr_by`, `fdr_tsbh` and `fdr_tsbky` (all but
+//! `fdr_gbs` and `lfdr`): `reject` and `pvals_corrected` from [`crate::multiple_testing`], and the corrected levels
+//! statsmodels returns beside them,
 //!
 //! ```text
 //! alphacSidak = 1 − (1 − α)^(1/m)      alphacBonf = α / m
@@ -16,7 +17,7 @@ use crate::multiple_testing::{self, Correction};
 /// statsmodels `multipletests(p, alpha, method)`'s return value, field by field.
 #[derive(Debug, Clone, Serialize)]
 pub struct MultipleTests {
-    /// statsmodels' name of the method: `fdr_bh`, `holm` or `bonferroni`.
+    /// statsmodels' name of the method ([`METHODS`]).
     pub method: &'static str,
     #[serde(serialize_with = "crate::json::f64")]
     pub alpha: f64,
@@ -33,33 +34,83 @@ pub struct MultipleTests {
     pub alphac_bonf: f64,
 }
 
+/// statsmodels' name of each correction, in the order statsmodels' documentation lists them.
+pub const METHODS: [(&str, Correction); 10] = [
+    ("bonferroni", Correction::Bonferroni),
+    ("sidak", Correction::Sidak),
+    ("holm-sidak", Correction::HolmSidak),
+    ("holm", Correction::Holm),
+    ("simes-hochberg", Correction::SimesHochberg),
+    ("hommel", Correction::Hommel),
+    ("fdr_bh", Correction::BenjaminiHochberg),
+    ("fdr_by", Correction::BenjaminiYekutieli),
+    ("fdr_tsbh", Correction::TwoStageBenjaminiHochberg),
+    ("fdr_tsbky", Correction::TwoStageBenjaminiKriegerYekutieli),
+];
+
+/// statsmodels' other names for the methods (`multitest_alias`), and `bh` for `fdr_bh`.
+const ALIASES: [(&str, &str); 19] = [
+    ("b", "bonferroni"),
+    ("bonf", "bonferroni"),
+    ("s", "sidak"),
+    ("h", "holm"),
+    ("hs", "holm-sidak"),
+    ("sh", "simes-hochberg"),
+    ("ho", "hommel"),
+    ("bh", "fdr_bh"),
+    ("fdr_i", "fdr_bh"),
+    ("fdr_p", "fdr_bh"),
+    ("fdri", "fdr_bh"),
+    ("fdrp", "fdr_bh"),
+    ("fdr_n", "fdr_by"),
+    ("fdr_c", "fdr_by"),
+    ("fdrn", "fdr_by"),
+    ("fdrcorr", "fdr_by"),
+    ("fdr_2sbh", "fdr_tsbh"),
+    ("fdr_2sbky", "fdr_tsbky"),
+    ("fdr_twostage", "fdr_tsbky"),
+];
+
 /// statsmodels' method name of a correction.
 pub fn method_name(c: Correction) -> &'static str {
-    match c {
-        Correction::BenjaminiHochberg => "fdr_bh",
-        Correction::Holm => "holm",
-        Correction::Bonferroni => "bonferroni",
-    }
+    METHODS.iter().find(|(_, m)| *m == c).map_or("fdr_bh", |(name, _)| name)
 }
 
-/// A correction from statsmodels' method name (`fdr_bh`, `holm`, `bonferroni`; `bh` is taken for `fdr_bh`).
+/// A correction from statsmodels' method name or one of its aliases (`multitest_alias`: `b`, `bonf`, `s`, `h`,
+/// `hs`, `sh`, `ho`, `fdr_i`, `fdr_n`, `fdr_2sbh`, `fdr_twostage`, …; `bh` is taken for `fdr_bh`), in any case,
+/// as statsmodels.
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] for other names.
+/// [`Error::InvalidParameter`] for other names, `fdr_gbs` and `lfdr` included (not ported).
+///
+/// # Examples
+/// ```
+/// use lethe::multiple_testing::Correction;
+/// assert_eq!(lethe::fdr::parse_method("Holm-Sidak").unwrap(), Correction::HolmSidak);
+/// assert_eq!(lethe::fdr::parse_method("fdr_twostage").unwrap(), Correction::TwoStageBenjaminiKriegerYekutieli);
+/// assert!(lethe::fdr::parse_method("fdr_gbs").is_err());
+/// ```
 pub fn parse_method(s: &str) -> Result<Correction> {
-    match s {
-        "fdr_bh" | "bh" => Ok(Correction::BenjaminiHochberg),
-        "holm" => Ok(Correction::Holm),
-        "bonferroni" => Ok(Correction::Bonferroni),
-        other => Err(Error::param("method", other, "one of fdr_bh, holm, bonferroni")),
-    }
+    let lower = s.to_lowercase();
+    let name = ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == lower)
+        .map_or(lower.as_str(), |(_, name)| name);
+    METHODS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, c)| *c)
+        .ok_or_else(|| {
+            let names: Vec<&str> = METHODS.iter().map(|(n, _)| *n).collect();
+            Error::param("method", s, format!("one of {}", names.join(", ")))
+        })
 }
 
 /// `multipletests(p, alpha, method)`.
 ///
 /// # Errors
-/// No p-values ([`Error::Empty`]: statsmodels would divide by zero), a p-value outside `[0, 1]` or NaN, `alpha ∉
-/// (0, 1)` (as [`crate::multiple_testing`]).
+/// No p-values ([`Error::Empty`]: statsmodels' corrected levels would be NaN), a p-value outside `[0, 1]` or NaN,
+/// `alpha ∉ (0, 1)`, Hommel's work past the limits (as [`crate::multiple_testing`]).
 ///
 /// # Examples
 /// ```
@@ -76,11 +127,7 @@ pub fn multipletests(p: &[f64], alpha: f64, method: Correction) -> Result<Multip
             fix: "give at least one p-value".into(),
         });
     }
-    let r = match method {
-        Correction::BenjaminiHochberg => multiple_testing::benjamini_hochberg(p, alpha)?,
-        Correction::Holm => multiple_testing::holm(p, alpha)?,
-        Correction::Bonferroni => multiple_testing::bonferroni(p, alpha)?,
-    };
+    let r = multiple_testing::correct(p, alpha, method)?;
     let m = p.len() as f64;
     Ok(MultipleTests {
         method: method_name(method),

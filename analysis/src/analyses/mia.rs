@@ -730,7 +730,7 @@ pub(crate) fn thin_curve(r: &lethe::roc::Roc, max_points: usize) -> Curve {
 #[serde(default)]
 pub struct FdrRequest {
     pub pvalues: Option<InputRef>,
-    /// statsmodels' name: `fdr_bh`, `holm` or `bonferroni`.
+    /// statsmodels' name ([`FDR_METHODS`]) or one of its aliases (`lethe::fdr::parse_method`).
     pub method: String,
     pub alpha: f64,
 }
@@ -754,6 +754,39 @@ pub struct FdrParameters {
 
 pub type FdrReport = Report<FdrParameters, MultipleTests>;
 
+/// Every method of `lethe fdr`, in statsmodels' order: its name and what it controls, in the user's words (the
+/// headline's parenthesis and the refusal of an unknown name).
+pub const FDR_METHODS: [(&str, &str); 10] = [
+    ("bonferroni", "Bonferroni, family-wise error rate under any dependence"),
+    ("sidak", "Šidák, family-wise error rate for independent tests"),
+    ("holm-sidak", "Holm–Šidák, family-wise error rate for independent tests"),
+    ("holm", "Holm, family-wise error rate under any dependence"),
+    (
+        "simes-hochberg",
+        "Hochberg, family-wise error rate for independent or positively dependent tests",
+    ),
+    (
+        "hommel",
+        "Hommel, family-wise error rate for independent or positively dependent tests",
+    ),
+    (
+        "fdr_bh",
+        "Benjamini–Hochberg, false discovery rate for independent or positively dependent tests",
+    ),
+    (
+        "fdr_by",
+        "Benjamini–Yekutieli, false discovery rate under any dependence",
+    ),
+    (
+        "fdr_tsbh",
+        "two-stage Benjamini–Hochberg, false discovery rate for independent tests",
+    ),
+    (
+        "fdr_tsbky",
+        "two-stage Benjamini–Krieger–Yekutieli, false discovery rate for independent tests",
+    ),
+];
+
 /// `multipletests` on a file of p-values, with its call.
 ///
 /// # Errors
@@ -761,9 +794,12 @@ pub type FdrReport = Report<FdrParameters, MultipleTests>;
 /// [0, 1] (`not_p_values`, naming the file's row).
 pub fn run_fdr(ws: &mut Workspace, req: &FdrRequest) -> Result<FdrReport> {
     let method = fdr::parse_method(&req.method).map_err(|_| {
+        let names: Vec<&str> = FDR_METHODS.iter().map(|(name, _)| *name).collect();
         Error::msg(format!(
-            "the method `{}` is not one of fdr_bh (Benjamini–Hochberg), holm, bonferroni",
-            req.method
+            "the method `{}` is not one of {} (statsmodels' names; `bh` and statsmodels' short names such as `hs` \
+             are taken too)",
+            req.method,
+            names.join(", ")
         ))
         .usage()
     })?;
@@ -797,14 +833,19 @@ pub fn run_fdr(ws: &mut Workspace, req: &FdrRequest) -> Result<FdrReport> {
             ),
         ));
     }
-    let result = fdr::multipletests(p, req.alpha, method).map_err(Error::from)?;
+    let result = fdr::multipletests(p, req.alpha, method).map_err(|e| match e {
+        // Hommel's m² steps: the core names its argument; say the file.
+        lethe::Error::TooLarge { detail, fix, .. } => {
+            Error::at("pvalues", format!("`{}` is too large: {detail}; {fix}", v.path()))
+        }
+        e => Error::from(e),
+    })?;
     let k = result.reject.iter().filter(|&&r| r).count();
     let m = p.len();
-    let what = match method {
-        lethe::multiple_testing::Correction::BenjaminiHochberg => "Benjamini–Hochberg, false discovery rate",
-        lethe::multiple_testing::Correction::Holm => "Holm, family-wise error rate",
-        lethe::multiple_testing::Correction::Bonferroni => "Bonferroni, family-wise error rate",
-    };
+    let what = FDR_METHODS
+        .iter()
+        .find(|(name, _)| *name == result.method)
+        .map_or(result.method, |(_, what)| what);
     let headline = if k > 0 {
         Headline::new(
             "rejected",
@@ -819,6 +860,22 @@ pub fn run_fdr(ws: &mut Workspace, req: &FdrRequest) -> Result<FdrReport> {
             ),
         )
     };
+    if matches!(
+        method,
+        lethe::multiple_testing::Correction::TwoStageBenjaminiHochberg
+            | lethe::multiple_testing::Correction::TwoStageBenjaminiKriegerYekutieli
+    ) {
+        warnings.push(Warning::new(
+            "adjusted_for_this_alpha",
+            Some("pvalues"),
+            format!(
+                "the two-stage adjusted p-values hold for alpha {} only (they include the number of true \
+                 hypotheses estimated at that level): compare them with {} and no other level",
+                req.alpha, req.alpha
+            ),
+            Some("for another level, run the correction again at that level".to_string()),
+        ));
+    }
     if m == 1 {
         warnings.push(Warning::new(
             "single_p_value",
@@ -1059,5 +1116,48 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    /// Every method statsmodels names (and its aliases) runs through the request's `method`, with a headline that
+    /// says what it controls; an unknown name is a usage error that lists the valid ones.
+    #[test]
+    fn fdr_takes_every_method_by_name_and_refuses_others_listing_them() {
+        let mut ws = ws_with(&[(1, "p.csv", b"0.001\n0.04\n0.03\n0.5\n0.002\n")]);
+        let req = |method: &str| FdrRequest {
+            pvalues: input(1, ""),
+            method: method.into(),
+            ..FdrRequest::default()
+        };
+        for (name, what) in FDR_METHODS {
+            let r = run_fdr(&mut ws, &req(name)).unwrap();
+            assert_eq!(r.result.method, name);
+            assert_eq!(r.parameters.method, name);
+            assert!(r.headline.text.contains(what), "{name}: {}", r.headline.text);
+            assert!(r.result.reject[0], "{name}: 0.001 of 5 is rejected by every method");
+            // The two-stage adjusted p-values belong to this alpha: said, so they are not read at another.
+            let said = r.warnings.iter().any(|w| w.code == "adjusted_for_this_alpha");
+            assert_eq!(said, name.starts_with("fdr_ts"), "{name}");
+        }
+        for (alias, name) in [
+            ("hs", "holm-sidak"),
+            ("fdr_twostage", "fdr_tsbky"),
+            ("Hommel", "hommel"),
+            ("bh", "fdr_bh"),
+        ] {
+            assert_eq!(run_fdr(&mut ws, &req(alias)).unwrap().result.method, name, "{alias}");
+        }
+        for bad in ["fdr_gbs", "lfdr", "sidakk", ""] {
+            let e = run_fdr(&mut ws, &req(bad)).unwrap_err();
+            assert!(e.usage, "{bad}");
+            assert!(
+                e.message
+                    .starts_with(&format!("the method `{bad}` is not one of bonferroni, sidak, ")),
+                "{}",
+                e.message
+            );
+            for (name, _) in FDR_METHODS {
+                assert!(e.message.contains(name), "{name} missing: {}", e.message);
+            }
+        }
     }
 }

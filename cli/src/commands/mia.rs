@@ -59,8 +59,11 @@ pub struct MiaArgs {
 pub struct FdrArgs {
     /// A file of p-values (one column or one row), PATH[#TENSOR][@ROWS]
     pvalues: OsString,
-    /// fdr_bh (Benjamini–Hochberg), holm or bonferroni (statsmodels' names)
-    #[arg(long, value_parser = ["fdr_bh", "bh", "holm", "bonferroni"], default_value = "fdr_bh")]
+    /// statsmodels' name: bonferroni, sidak, holm-sidak, holm, simes-hochberg, hommel, fdr_bh (Benjamini–Hochberg),
+    /// fdr_by (Benjamini–Yekutieli), fdr_tsbh or fdr_tsbky (two-stage); statsmodels' aliases (hs, fdr_twostage, …)
+    /// and bh are taken too
+    // No value_parser: the analysis layer checks the name, so every front end takes the same ones.
+    #[arg(long, default_value_t = FdrRequest::default().method)]
     method: String,
     /// The level
     #[arg(long, default_value_t = FdrRequest::default().alpha)]
