@@ -381,7 +381,7 @@ pub fn median_heuristic<T: Real>(d2: &[T], n: usize) -> f64 {
 }
 
 /// numpy.median of finite values (mean of the two middle values for an even count); 0.0 when empty.
-pub(crate) fn median_in_place(v: &mut [f64]) -> f64 {
+pub fn median_in_place(v: &mut [f64]) -> f64 {
     let len = v.len();
     if len == 0 {
         return 0.0;

@@ -223,16 +223,7 @@ fn exact_mean<S: lethe::data::Scalar>(
 /// or there are none: the kernel module's median heuristic.
 fn median_distance(d2: &[f64]) -> f64 {
     let mut v: Vec<f64> = d2.iter().map(|x| x.sqrt()).collect();
-    let n = v.len();
-    if n == 0 {
-        return 1.0;
-    }
-    v.sort_unstable_by(f64::total_cmp);
-    let m = if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    };
+    let m = lethe::kernel::median_in_place(&mut v);
     if m > 0.0 && m.is_finite() { m } else { 1.0 }
 }
 
