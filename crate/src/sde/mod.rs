@@ -126,8 +126,9 @@ pub struct SplitHalf {
     pub complete: bool,
 }
 
-/// The paper's verdict for one target.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+/// The paper's verdict for one target. Serialized with `in_training: null` where the rule ties (or a distance is not
+/// a number): a report must not state a call the rule could not make.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Verdict {
     /// JSD (natural log) between the target's and the in-training reference's distributions.
     pub jsd_target_it: f64,
@@ -135,8 +136,32 @@ pub struct Verdict {
     /// The same as scipy.spatial.distance.jensenshannon reports them (square roots).
     pub jsd_sqrt_target_it: f64,
     pub jsd_sqrt_target_oot: f64,
-    /// `jsd_target_it < jsd_target_oot` (a tie is out of training).
+    /// `jsd_target_it < jsd_target_oot` (a tie is out of training, as in the paper's code; [`Verdict::decided`]
+    /// and the report say "no call" there).
     pub in_training: bool,
+}
+
+impl Verdict {
+    /// The paper's call, or `None` where the two distances tie (the same distance to both references, as on
+    /// constant rows: 0 against 0) or one is not a number.
+    #[must_use]
+    pub fn decided(&self) -> Option<bool> {
+        (self.jsd_target_it.is_finite() && self.jsd_target_oot.is_finite() && self.jsd_target_it != self.jsd_target_oot)
+            .then_some(self.in_training)
+    }
+}
+
+impl Serialize for Verdict {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Verdict", 5)?;
+        st.serialize_field("jsd_target_it", &self.jsd_target_it)?;
+        st.serialize_field("jsd_target_oot", &self.jsd_target_oot)?;
+        st.serialize_field("jsd_sqrt_target_it", &self.jsd_sqrt_target_it)?;
+        st.serialize_field("jsd_sqrt_target_oot", &self.jsd_sqrt_target_oot)?;
+        st.serialize_field("in_training", &self.decided())?;
+        st.end()
+    }
 }
 
 /// The paper's decision rule (Eq. 2) on three distributions.
@@ -589,7 +614,8 @@ pub fn report(
             sep.p_value
         ));
     }
-    let calls: Vec<bool> = targets.iter().map(|t| t.verdict.in_training).collect();
+    // A tie is no call: it counts neither way in the OTR (no rate where no target was called).
+    let calls: Vec<bool> = targets.iter().filter_map(|t| t.verdict.decided()).collect();
     Ok(SdeReport {
         params: *params,
         rng: RNG_ID,
@@ -599,7 +625,7 @@ pub fn report(
         } else {
             Some(out_of_training_rate(&calls)?)
         },
-        f1: labelled_f1(&targets, |t| Some(t.verdict.in_training))?,
+        f1: labelled_f1(&targets, |t| t.verdict.decided())?,
         f1_mmd: labelled_f1(&targets, |t| t.baselines.map(|b| b.mmd_in_training))?,
         f1_wasserstein: labelled_f1(&targets, |t| t.baselines.map(|b| b.wasserstein_in_training))?,
         in_training_reference: in_training,

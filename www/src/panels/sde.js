@@ -431,7 +431,7 @@ export function sdePanel(ctx) {
     const why =
       R >= 2
         ? ` — exact shuffle mean ${fmt(t.stats.moments.mean)}, ${fmt(Math.abs(num(t.score)))} reference sds on the ${num(t.score) > 0 ? 'in-training' : 'out-of-training'} side of the midpoint ${fmt(r.threshold)} (R = ${R} subsets of ${c.params.subset_size} rows per class${c.params.margin > 0 ? `, margin ${c.params.margin}` : ''})`
-        : ` — exact shuffle mean ${fmt(t.stats.moments.mean)} is nearer the ${t.nearest_single_pair ? 'in-training' : 'out-of-training'} reference’s (one reference subset per class)`;
+        : ` — exact shuffle mean ${fmt(t.stats.moments.mean)} is ${t.nearest_single_pair == null ? 'as near one reference’s as the other’s' : `nearer the ${t.nearest_single_pair ? 'in-training' : 'out-of-training'} reference’s`} (one reference subset per class)`;
     return h('p', { class: `verdict ${callClass(t.calibrated)}${demoted ? ' verdict-rule' : ''}`, 'data-value': 'sde.cal.verdict' }, `Calibrated: ${t.name}: ${CALL[t.calibrated]}`,
       unreliable ? h('span', { class: 'badge badge-unreliable', 'data-value': 'sde.cal.verdict.unreliable', title: 'the reference subsets share most of their rows: see the note below' }, 'unreliable') : null,
       h('span', { class: 'muted' }, why));
@@ -602,7 +602,7 @@ export function sdePanel(ctx) {
               ['z, reference sds (+: in-training side)', fmt(ct.score), c.params.references >= 2 ? `threshold ${fmt(c.rule.threshold)}, pooled sd ${fmt(c.rule.pooled_sd)}` : 'one reference per class: nearest mean', 'sde.cal.z'],
               ['In-training references: exact mean ± sd', `${fmt(c.in_training.mean)} ± ${fmt(c.in_training.sd)}`, `${c.in_training.subsets.length} subsets${c.in_training.disjoint ? ', disjoint' : ', overlapping'}`, 'sde.cal.it'],
               ['Out-of-training references: exact mean ± sd', `${fmt(c.out_of_training.mean)} ± ${fmt(c.out_of_training.sd)}`, `${c.out_of_training.subsets.length} subsets${c.out_of_training.disjoint ? ', disjoint' : ', overlapping'}`, 'sde.cal.oot'],
-              ['Nearest exact mean, first reference pair', ct.nearest_single_pair ? 'in training' : 'out of training', 'the single-pair rule', 'sde.cal.nearest'],
+              ['Nearest exact mean, first reference pair', ct.nearest_single_pair == null ? 'no call (tie)' : ct.nearest_single_pair ? 'in training' : 'out of training', 'the single-pair rule', 'sde.cal.nearest'],
             ],
             'Calibrated verdict (exact shuffle means, no shuffles)',
           ),
