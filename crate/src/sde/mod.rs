@@ -197,15 +197,22 @@ pub struct Target<'a, S> {
     pub label: Option<bool>,
 }
 
-/// Distances of the Table 3 baselines and their verdicts.
+/// Distances of the Table 3 baselines and their verdicts: in training when the target is nearer the in-training
+/// reference; `None` (no call) when it is as near both (as on constant rows: 0 against 0) or a distance is not a
+/// number.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct BaselineVerdicts {
     pub mmd_target_it: f64,
     pub mmd_target_oot: f64,
-    pub mmd_in_training: bool,
+    pub mmd_in_training: Option<bool>,
     pub wasserstein_target_it: f64,
     pub wasserstein_target_oot: f64,
-    pub wasserstein_in_training: bool,
+    pub wasserstein_in_training: Option<bool>,
+}
+
+/// Whether `to_it` is the smaller distance; `None` on a tie or a distance that is not a number.
+fn nearer_in(to_it: f64, to_oot: f64) -> Option<bool> {
+    (to_it.is_finite() && to_oot.is_finite() && to_it != to_oot).then_some(to_it < to_oot)
 }
 
 /// One target's outcome.
@@ -485,10 +492,10 @@ fn baseline<S: Scalar>(
     Ok(BaselineVerdicts {
         mmd_target_it: m_it,
         mmd_target_oot: m_oot,
-        mmd_in_training: m_it < m_oot,
+        mmd_in_training: nearer_in(m_it, m_oot),
         wasserstein_target_it: w_it,
         wasserstein_target_oot: w_oot,
-        wasserstein_in_training: w_it < w_oot,
+        wasserstein_in_training: nearer_in(w_it, w_oot),
     })
 }
 
@@ -626,8 +633,8 @@ pub fn report(
             Some(out_of_training_rate(&calls)?)
         },
         f1: labelled_f1(&targets, |t| t.verdict.decided())?,
-        f1_mmd: labelled_f1(&targets, |t| t.baselines.map(|b| b.mmd_in_training))?,
-        f1_wasserstein: labelled_f1(&targets, |t| t.baselines.map(|b| b.wasserstein_in_training))?,
+        f1_mmd: labelled_f1(&targets, |t| t.baselines.and_then(|b| b.mmd_in_training))?,
+        f1_wasserstein: labelled_f1(&targets, |t| t.baselines.and_then(|b| b.wasserstein_in_training))?,
         in_training_reference: in_training,
         out_of_training_reference: out_of_training,
         reference_separation,
