@@ -183,14 +183,6 @@ impl MidpointRule {
     }
 }
 
-fn finite_or_null<S: serde::Serializer>(v: &f64, s: S) -> std::result::Result<S::Ok, S::Error> {
-    if v.is_finite() {
-        s.serialize_f64(*v)
-    } else {
-        s.serialize_none()
-    }
-}
-
 fn mean_sd(v: &[f64]) -> (f64, f64) {
     let n = v.len() as f64;
     let m = v.iter().sum::<f64>() / n;
@@ -212,7 +204,7 @@ pub struct CalibratedTarget {
     /// Midpoint score in pooled reference sds (positive: in-training side); NaN with one reference per class.
     /// Serialized as `null` where it is not a finite number (one reference per class, references that do not vary):
     /// the report says why beside it.
-    #[serde(serialize_with = "finite_or_null")]
+    #[serde(serialize_with = "crate::json::finite")]
     pub score: f64,
     /// The calibrated call: midpoint rule (R ≥ 2) or nearest exact mean (R = 1).
     pub calibrated: Call,
