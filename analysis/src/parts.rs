@@ -98,10 +98,10 @@ struct SplitHalfDef {
 struct BaselineVerdictsDef {
     mmd_target_it: f64,
     mmd_target_oot: f64,
-    mmd_in_training: bool,
+    mmd_in_training: Option<bool>,
     wasserstein_target_it: f64,
     wasserstein_target_oot: f64,
-    wasserstein_in_training: bool,
+    wasserstein_in_training: Option<bool>,
 }
 
 fn baselines<'de, D: Deserializer<'de>>(d: D) -> Result<Option<BaselineVerdicts>, D::Error> {
@@ -134,10 +134,10 @@ mod tests {
                 baselines: Some(BaselineVerdicts {
                     mmd_target_it: 0.5,
                     mmd_target_oot: 0.25,
-                    mmd_in_training: false,
+                    mmd_in_training: Some(false),
                     wasserstein_target_it: 1.0,
                     wasserstein_target_oot: 2.0,
-                    wasserstein_in_training: true,
+                    wasserstein_in_training: None,
                 }),
             }],
             complete: true,

@@ -4,6 +4,10 @@
 //! separation). Result fields that can hold such values are annotated with these functions and serialise them as
 //! the strings `"nan"`, `"inf"`, `"-inf"` — the convention of the project's golden vectors. Finite values are
 //! ordinary numbers.
+//!
+//! A value that is not finite only because there is no number to give (a p-value, z or effect size that is 0/0 on
+//! tied or all-zero data, a score with no spread to scale by) is not an answer a pipeline should read: fields of that
+//! kind use [`finite`] and [`opt_finite`], which write `null`, and the report's headline and warnings say why.
 
 use serde::ser::{SerializeSeq, Serializer};
 
@@ -34,6 +38,24 @@ pub fn opt_f64<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> 
     }
 }
 
+/// `#[serde(serialize_with = "crate::json::finite")]`: a finite value as a number, anything else as `null` (no
+/// number: the report says why beside it).
+pub fn finite<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.is_finite() {
+        s.serialize_f64(*v)
+    } else {
+        s.serialize_none()
+    }
+}
+
+/// [`finite`] for `Option<f64>` fields: `None` and non-finite values are both `null`.
+pub fn opt_finite<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(x) => finite(x, s),
+        None => s.serialize_none(),
+    }
+}
+
 /// For `Vec<f64>` fields.
 pub fn vec_f64<S: Serializer>(v: &[f64], s: S) -> Result<S::Ok, S::Error> {
     struct F(f64);
@@ -59,6 +81,32 @@ mod tests {
         b: Vec<f64>,
         #[serde(serialize_with = "super::opt_f64")]
         c: Option<f64>,
+    }
+
+    #[derive(serde::Serialize)]
+    struct N {
+        #[serde(serialize_with = "super::finite")]
+        a: f64,
+        #[serde(serialize_with = "super::finite")]
+        b: f64,
+        #[serde(serialize_with = "super::opt_finite")]
+        c: Option<f64>,
+        #[serde(serialize_with = "super::opt_finite")]
+        d: Option<f64>,
+    }
+
+    #[test]
+    fn values_with_no_number_are_null() {
+        let n = N {
+            a: f64::NAN,
+            b: 0.25,
+            c: Some(f64::NEG_INFINITY),
+            d: Some(-1.5),
+        };
+        assert_eq!(
+            serde_json::to_string(&n).unwrap(),
+            r#"{"a":null,"b":0.25,"c":null,"d":-1.5}"#
+        );
     }
 
     #[test]

@@ -47,13 +47,16 @@ pub struct MannWhitneyResult {
     pub statistic: f64,
     /// `U₂ = n₁n₂ − U₁`, the U statistic of `y`.
     pub u_y: f64,
-    /// The p-value for `alternative`, clipped to `[0, 1]` as scipy.
-    #[serde(serialize_with = "crate::json::f64")]
+    /// The p-value for `alternative`, clipped to `[0, 1]` as scipy. NaN (as scipy's) when every pooled value is
+    /// tied and the continuity correction is off: written `null` in a report, with the core's warning.
+    #[serde(serialize_with = "crate::json::finite")]
     pub p_value: f64,
     /// The standardised statistic referred to the normal (continuity-corrected when requested), present when the
     /// asymptotic method was used. It is built from the `U` the alternative uses (`U₁` for greater, `U₂` for less,
-    /// `max(U₁, U₂)` for two-sided), so `p = Φ(−z)` (doubled for two-sided). scipy does not return it.
-    #[serde(serialize_with = "crate::json::opt_f64")]
+    /// `max(U₁, U₂)` for two-sided), so `p = Φ(−z)` (doubled for two-sided). scipy does not return it. When every
+    /// pooled value is tied the normal approximation has zero variance and z is ±∞ or NaN (as scipy's): a report
+    /// writes `null` there, with the core's warning, for it is no number a pipeline should read.
+    #[serde(serialize_with = "crate::json::opt_finite")]
     pub z_statistic: Option<f64>,
     /// Method actually used (`Exact` or `Asymptotic`; `Auto` is resolved).
     pub method_used: PValueMethod,

@@ -144,13 +144,15 @@ pub struct WilcoxonResult {
     /// scipy's statistic: `min(T⁺, T⁻)` for two-sided, `T⁺` otherwise.
     #[serde(serialize_with = "crate::json::f64")]
     pub statistic: f64,
-    /// The p-value (when every difference is zero: scipy's value or NaN, see [`AllZero`], with a warning).
-    #[serde(serialize_with = "crate::json::f64")]
+    /// The p-value (when every difference is zero: scipy's value or NaN, see [`AllZero`], with a warning). A NaN
+    /// is written `null` in a report: there is no p-value, and the warning says why.
+    #[serde(serialize_with = "crate::json::finite")]
     pub p_value: f64,
     /// Standardised statistic when the asymptotic method was used (`−|z|` for two-sided, as scipy; includes the
     /// continuity correction when requested). scipy attaches it only when `method="asymptotic"` was requested;
-    /// Lethe also gives it when `Auto` resolved to asymptotic.
-    #[serde(serialize_with = "crate::json::opt_f64")]
+    /// Lethe also gives it when `Auto` resolved to asymptotic. NaN when every difference is zero (zero variance):
+    /// written `null` in a report.
+    #[serde(serialize_with = "crate::json::opt_finite")]
     pub z_statistic: Option<f64>,
     /// The null distribution used.
     pub method_used: WilcoxonMethodUsed,
@@ -162,8 +164,9 @@ pub struct WilcoxonResult {
     pub r_plus: f64,
     /// Sum of ranks of negative differences (plus half the zero ranks under `Zsplit`).
     pub r_minus: f64,
-    /// `(T⁺ − T⁻)/(T⁺ + T⁻)`, see [`rank_biserial`]; NaN when both sums are zero.
-    #[serde(serialize_with = "crate::json::f64")]
+    /// `(T⁺ − T⁻)/(T⁺ + T⁻)`, see [`rank_biserial`]; NaN when both sums are zero (every difference zero), written
+    /// `null` in a report.
+    #[serde(serialize_with = "crate::json::finite")]
     pub rank_biserial: f64,
     /// Whether non-zero `|d|` values tie (zeros tying with each other do not count).
     pub has_ties: bool,

@@ -910,7 +910,7 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
         )
     } else if let [t] = report.targets.as_slice() {
         let call = calibrated_call(report, t);
-        let paper = t.paper.map(|p| p.in_training);
+        let paper = t.paper.and_then(|p| p.decided());
         let disagree = match (call, paper) {
             (Call::InTraining, Some(false)) | (Call::OutOfTraining, Some(true)) => Some(format!(
                 "the paper's JSD rule on one reference pair says {}; the calibrated rule pools {r} reference subsets per class and is the steadier of the two",
@@ -976,7 +976,7 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
             .zip(&calls)
             .filter(|(t, c)| {
                 matches!(
-                    (c, t.paper.map(|p| p.in_training)),
+                    (c, t.paper.and_then(|p| p.decided())),
                     (Call::InTraining, Some(false)) | (Call::OutOfTraining, Some(true))
                 )
             })

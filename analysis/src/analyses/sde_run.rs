@@ -2324,8 +2324,14 @@ mod tests {
             .unwrap()
             .run(&mut lethe::progress::Silent))
         .unwrap();
-        // The core's verdict on the 0-vs-0 JSD tie (out of training, OTR 1) stays in `result`; no call is made.
-        assert_eq!(out.result.out_of_training_rate, Some(1.0));
+        // The 0-vs-0 JSD tie is no call, in `result` too: no OTR counts it, and its verdict reads null in the report.
+        assert_eq!(out.result.out_of_training_rate, None);
+        assert_eq!(out.result.targets[0].verdict.decided(), None);
+        let json = serde_json::to_value(out.report()).unwrap();
+        assert!(
+            json["result"]["targets"][0]["verdict"]["in_training"].is_null(),
+            "{json}"
+        );
         assert!(out.headline.is_inconclusive(), "{:?}", out.headline);
         assert_eq!(out.calls[0].paper, None);
         assert!(out.warnings.iter().any(|w| w.code == "constant_subset"));

@@ -455,7 +455,9 @@ fn calibrate_text(r: &sde::calibrated::CalibratedReport, out: &CalibrateOutput, 
                 "-".into()
             },
             call(calibrated_call(r, t)),
-            t.paper.map_or("-", |p| if p.in_training { "in" } else { "out" }),
+            t.paper
+                .and_then(|p| p.decided())
+                .map_or("-", |p| if p { "in" } else { "out" }),
             call(t.dispersion),
             t.confidence.map_or("-", call),
             t.label.map_or("", |l| if l { "  (label in)" } else { "  (label out)" })

@@ -293,6 +293,12 @@ fn two_inputs(
     Ok((Some(x), Some(y), files))
 }
 
+/// A number of the summary line, or `-` where the test gives none (NaN on all-tied or all-zero data: the headline
+/// above it says why), as the JSON report's `null`.
+fn number_or_none(v: f64) -> String {
+    if v.is_finite() { fmt_num(v) } else { "-".into() }
+}
+
 pub(super) fn mwu_cmd(a: MwuArgs) -> Result<(), CliError> {
     let mut ws = workspace();
     let (x, y, files) = two_inputs(&mut ws, &a.samples)?;
@@ -310,7 +316,7 @@ pub(super) fn mwu_cmd(a: MwuArgs) -> Result<(), CliError> {
             fmt_num(r.statistic),
             word(&r.alternative),
             word(&r.method_used),
-            fmt_num(r.p_value),
+            number_or_none(r.p_value),
             fmt_num(r.rank_biserial)
         )
     })
@@ -340,7 +346,7 @@ pub(super) fn wilcoxon_cmd(a: WilcoxonArgs) -> Result<(), CliError> {
         format!(
             "Wilcoxon signed-rank: statistic {}, p = {} ({}, n used {}, zeros {}); rank-biserial {}\n",
             fmt_num(o.test.statistic),
-            fmt_num(o.test.p_value),
+            number_or_none(o.test.p_value),
             word(&o.test.method_used),
             o.test.n_used,
             o.test.n_zero,

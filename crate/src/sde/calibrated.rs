@@ -174,7 +174,7 @@ impl MidpointRule {
         let z = self.score(v);
         let call = if z > margin {
             Call::InTraining
-        } else if z < -margin || (margin == 0.0 && z == 0.0) || z.is_nan() {
+        } else if z < -margin || (margin == 0.0 && z == 0.0) {
             Call::OutOfTraining
         } else {
             Call::Inconclusive
@@ -202,12 +202,15 @@ pub struct CalibratedTarget {
     pub rows: usize,
     pub stats: SubsetStats,
     /// Midpoint score in pooled reference sds (positive: in-training side); NaN with one reference per class.
-    #[serde(serialize_with = "crate::json::f64")]
+    /// Serialized as `null` where it is not a finite number (one reference per class, references that do not vary):
+    /// the report says why beside it.
+    #[serde(serialize_with = "crate::json::finite")]
     pub score: f64,
     /// The calibrated call: midpoint rule (R ≥ 2) or nearest exact mean (R = 1).
     pub calibrated: Call,
     /// Nearest exact mean to the first reference pair: the single-pair rule.
-    pub nearest_single_pair: bool,
+    /// `None` where the target's exact mean is as near one reference's as the other's (no call).
+    pub nearest_single_pair: Option<bool>,
     /// The paper's JSD rule on shuffles with the first reference pair, if run.
     pub paper: Option<Verdict>,
     pub dispersion: Call,
@@ -770,8 +773,16 @@ pub(super) fn assemble(
         let (score, calibrated) = if r >= 2 {
             rule.call(mean, params.margin)
         } else {
-            let near = (mean - it_m0).abs() < (mean - oot_m0).abs();
-            (f64::NAN, if near { Call::InTraining } else { Call::OutOfTraining })
+            let (di, dof) = ((mean - it_m0).abs(), (mean - oot_m0).abs());
+            // A tie (as on constant rows: 0 against 0) or a distance that is not a number is no call.
+            let call = if di < dof {
+                Call::InTraining
+            } else if di > dof {
+                Call::OutOfTraining
+            } else {
+                Call::Inconclusive
+            };
+            (f64::NAN, call)
         };
         let paper = match (&paper_refs, paper_values) {
             (Some((a, b)), Some(h)) => Some(paper_verdict(&h, a, b, params.bins)?),
@@ -783,7 +794,10 @@ pub(super) fn assemble(
             rows: t.rows.len(),
             score,
             calibrated,
-            nearest_single_pair: (mean - it_m0).abs() < (mean - oot_m0).abs(),
+            nearest_single_pair: {
+                let (di, dof) = ((mean - it_m0).abs(), (mean - oot_m0).abs());
+                (di != dof && di.is_finite() && dof.is_finite()).then_some(di < dof)
+            },
             paper,
             dispersion: dispersion_rule.call(st.dispersion, params.margin).1,
             confidence: confidence_rule
@@ -795,9 +809,7 @@ pub(super) fn assemble(
 
     let mut summaries = vec![
         summary("calibrated", &out, |t| t.calibrated.in_training())?,
-        summary("nearest exact mean (single pair)", &out, |t| {
-            Some(t.nearest_single_pair)
-        })?,
+        summary("nearest exact mean (single pair)", &out, |t| t.nearest_single_pair)?,
         summary("whole-subset kernel dispersion", &out, |t| t.dispersion.in_training())?,
     ];
     if confidence_rule.is_some() {
@@ -809,7 +821,7 @@ pub(super) fn assemble(
         summaries.insert(
             0,
             summary("paper (JSD, one reference pair)", &out, |t| {
-                t.paper.map(|p| p.in_training)
+                t.paper.and_then(|p| p.decided())
             })?,
         );
     }
@@ -1031,7 +1043,7 @@ mod tests {
         assert!(r1.targets[0].score.is_nan());
         assert_eq!(
             r1.targets[0].calibrated.in_training(),
-            Some(r1.targets[0].nearest_single_pair)
+            r1.targets[0].nearest_single_pair
         );
     }
 

@@ -127,8 +127,9 @@ pub struct SplitHalf {
     pub complete: bool,
 }
 
-/// The paper's verdict for one target.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+/// The paper's verdict for one target. Serialized with `in_training: null` where the rule ties (or a distance is not
+/// a number): a report must not state a call the rule could not make.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Verdict {
     /// JSD (natural log) between the target's and the in-training reference's distributions.
     pub jsd_target_it: f64,
@@ -136,8 +137,32 @@ pub struct Verdict {
     /// The same as scipy.spatial.distance.jensenshannon reports them (square roots).
     pub jsd_sqrt_target_it: f64,
     pub jsd_sqrt_target_oot: f64,
-    /// `jsd_target_it < jsd_target_oot` (a tie is out of training).
+    /// `jsd_target_it < jsd_target_oot` (a tie is out of training, as in the paper's code; [`Verdict::decided`]
+    /// and the report say "no call" there).
     pub in_training: bool,
+}
+
+impl Verdict {
+    /// The paper's call, or `None` where the two distances tie (the same distance to both references, as on
+    /// constant rows: 0 against 0) or one is not a number.
+    #[must_use]
+    pub fn decided(&self) -> Option<bool> {
+        (self.jsd_target_it.is_finite() && self.jsd_target_oot.is_finite() && self.jsd_target_it != self.jsd_target_oot)
+            .then_some(self.in_training)
+    }
+}
+
+impl Serialize for Verdict {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Verdict", 5)?;
+        st.serialize_field("jsd_target_it", &self.jsd_target_it)?;
+        st.serialize_field("jsd_target_oot", &self.jsd_target_oot)?;
+        st.serialize_field("jsd_sqrt_target_it", &self.jsd_sqrt_target_it)?;
+        st.serialize_field("jsd_sqrt_target_oot", &self.jsd_sqrt_target_oot)?;
+        st.serialize_field("in_training", &self.decided())?;
+        st.end()
+    }
 }
 
 /// The paper's decision rule (Eq. 2) on three distributions.
@@ -173,15 +198,22 @@ pub struct Target<'a, S> {
     pub label: Option<bool>,
 }
 
-/// Distances of the Table 3 baselines and their verdicts.
+/// Distances of the Table 3 baselines and their verdicts: in training when the target is nearer the in-training
+/// reference; `None` (no call) when it is as near both (as on constant rows: 0 against 0) or a distance is not a
+/// number.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct BaselineVerdicts {
     pub mmd_target_it: f64,
     pub mmd_target_oot: f64,
-    pub mmd_in_training: bool,
+    pub mmd_in_training: Option<bool>,
     pub wasserstein_target_it: f64,
     pub wasserstein_target_oot: f64,
-    pub wasserstein_in_training: bool,
+    pub wasserstein_in_training: Option<bool>,
+}
+
+/// Whether `to_it` is the smaller distance; `None` on a tie or a distance that is not a number.
+fn nearer_in(to_it: f64, to_oot: f64) -> Option<bool> {
+    (to_it.is_finite() && to_oot.is_finite() && to_it != to_oot).then_some(to_it < to_oot)
 }
 
 /// One target's outcome.
@@ -465,10 +497,10 @@ fn baseline<S: Scalar>(
     Ok(BaselineVerdicts {
         mmd_target_it: m_it,
         mmd_target_oot: m_oot,
-        mmd_in_training: m_it < m_oot,
+        mmd_in_training: nearer_in(m_it, m_oot),
         wasserstein_target_it: w_it,
         wasserstein_target_oot: w_oot,
-        wasserstein_in_training: w_it < w_oot,
+        wasserstein_in_training: nearer_in(w_it, w_oot),
     })
 }
 
@@ -594,7 +626,8 @@ pub fn report(
             sep.p_value
         ));
     }
-    let calls: Vec<bool> = targets.iter().map(|t| t.verdict.in_training).collect();
+    // A tie is no call: it counts neither way in the OTR (no rate where no target was called).
+    let calls: Vec<bool> = targets.iter().filter_map(|t| t.verdict.decided()).collect();
     Ok(SdeReport {
         params: *params,
         rng: RNG_ID,
@@ -604,9 +637,9 @@ pub fn report(
         } else {
             Some(out_of_training_rate(&calls)?)
         },
-        f1: labelled_f1(&targets, |t| Some(t.verdict.in_training))?,
-        f1_mmd: labelled_f1(&targets, |t| t.baselines.map(|b| b.mmd_in_training))?,
-        f1_wasserstein: labelled_f1(&targets, |t| t.baselines.map(|b| b.wasserstein_in_training))?,
+        f1: labelled_f1(&targets, |t| t.verdict.decided())?,
+        f1_mmd: labelled_f1(&targets, |t| t.baselines.and_then(|b| b.mmd_in_training))?,
+        f1_wasserstein: labelled_f1(&targets, |t| t.baselines.and_then(|b| b.wasserstein_in_training))?,
         in_training_reference: in_training,
         out_of_training_reference: out_of_training,
         reference_separation,

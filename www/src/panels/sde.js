@@ -12,6 +12,8 @@ import { inputSlot, field, rowsControl, panelFrame, runner, showError, numbers, 
 const LABELS = { it: 'in-training reference', oot: 'out-of-training reference' };
 const CALL = { in_training: 'in training', out_of_training: 'out of training', inconclusive: 'inconclusive' };
 const callClass = (c) => (c === 'in_training' ? 'verdict-in' : c === 'out_of_training' ? 'verdict-out' : 'verdict-none');
+// A rule's in/out call as the report gives it: true, false, or null where the two distances tie (no call).
+const said = (inTraining) => (inTraining == null ? 'no call (tie)' : inTraining ? 'in training' : 'out of training');
 // Short keys of the core's rule names (RuleSummary.rule), for data-value attributes.
 const RULE_KEYS = {
   calibrated: 'calibrated',
@@ -431,7 +433,7 @@ export function sdePanel(ctx) {
     const why =
       R >= 2
         ? ` — exact shuffle mean ${fmt(t.stats.moments.mean)}, ${fmt(Math.abs(num(t.score)))} reference sds on the ${num(t.score) > 0 ? 'in-training' : 'out-of-training'} side of the midpoint ${fmt(r.threshold)} (R = ${R} subsets of ${c.params.subset_size} rows per class${c.params.margin > 0 ? `, margin ${c.params.margin}` : ''})`
-        : ` — exact shuffle mean ${fmt(t.stats.moments.mean)} is nearer the ${t.nearest_single_pair ? 'in-training' : 'out-of-training'} reference’s (one reference subset per class)`;
+        : ` — exact shuffle mean ${fmt(t.stats.moments.mean)} is ${t.nearest_single_pair == null ? 'as near one reference’s as the other’s' : `nearer the ${t.nearest_single_pair ? 'in-training' : 'out-of-training'} reference’s`} (one reference subset per class)`;
     return h('p', { class: `verdict ${callClass(t.calibrated)}${demoted ? ' verdict-rule' : ''}`, 'data-value': 'sde.cal.verdict' }, `Calibrated: ${t.name}: ${CALL[t.calibrated]}`,
       unreliable ? h('span', { class: 'badge badge-unreliable', 'data-value': 'sde.cal.verdict.unreliable', title: 'the reference subsets share most of their rows: see the note below' }, 'unreliable') : null,
       h('span', { class: 'muted' }, why));
@@ -530,7 +532,7 @@ export function sdePanel(ctx) {
           h('td', { 'data-value': `sde.partial.${t.name}.shuffles` }, String(t.shuffles_done)),
           h('td', { 'data-value': `sde.partial.${t.name}.jsd_it` }, fmt(t.verdict.jsd_target_it)),
           h('td', { 'data-value': `sde.partial.${t.name}.jsd_oot` }, fmt(t.verdict.jsd_target_oot)),
-          h('td', { 'data-value': `sde.partial.${t.name}.verdict` }, `${t.verdict.in_training ? 'in training' : 'out of training'} (partial)`),
+          h('td', { 'data-value': `sde.partial.${t.name}.verdict` }, `${said(t.verdict.in_training)} (partial)`),
           h('td', { 'data-value': `sde.partial.${t.name}.mw` }, fmt(t.mann_whitney_target_vs_oot.p_value)))))));
     return h('div', { class: 'partial-numbers', 'data-value': 'sde.partial' },
       subsets,
@@ -571,9 +573,9 @@ export function sdePanel(ctx) {
       if (t) {
         const v = t.verdict;
         blocks.push(
-          h('p', { class: `verdict ${v.in_training ? 'verdict-in' : 'verdict-out'}${hd ? ' verdict-rule' : ''}`, 'data-value': 'sde.verdict' },
-            `${c ? 'Paper rule: ' : ''}${t.name}: ${v.in_training ? 'in training' : 'out of training'}`,
-            h('span', { class: 'muted' }, ` — JSD to the in-training reference ${fmt(v.jsd_target_it)} ${v.in_training ? '<' : '≥'} JSD to the out-of-training reference ${fmt(v.jsd_target_oot)}`)),
+          h('p', { class: `verdict ${v.in_training == null ? 'verdict-none' : v.in_training ? 'verdict-in' : 'verdict-out'}${hd ? ' verdict-rule' : ''}`, 'data-value': 'sde.verdict' },
+            `${c ? 'Paper rule: ' : ''}${t.name}: ${said(v.in_training)}`,
+            h('span', { class: 'muted' }, ` — JSD to the in-training reference ${fmt(v.jsd_target_it)} ${v.in_training == null ? '=' : v.in_training ? '<' : '≥'} JSD to the out-of-training reference ${fmt(v.jsd_target_oot)}`)),
         );
       }
       if (ct) blocks.push(calVerdict(c, ct, cal.thin_pools?.length > 0, !!hd), unreliableBox(cal, defaulted));
@@ -588,8 +590,8 @@ export function sdePanel(ctx) {
               ['Mann–Whitney p, target > out-of-training', fmt(t.mann_whitney_target_vs_oot.p_value), 'one-sided', 'sde.mw_target'],
               sep && ['References separable? Mann–Whitney p, IT > OOT', fmt(sep.p_value), 'the paper requires p < 0.01', 'sde.separation'],
               ['Exact mean ± sd over all shuffles, target', `${fmt(t.distribution.moments.mean)} ± ${fmt(t.distribution.moments.sd)}`, 'closed form (the dashed lines in the plot)', 'sde.moments'],
-              t.baselines && ['MMD² to IT / to OOT', `${fmt(t.baselines.mmd_target_it)} / ${fmt(t.baselines.mmd_target_oot)}`, t.baselines.mmd_in_training ? 'MMD says in training' : 'MMD says out of training'],
-              t.baselines && ['Wasserstein-1 to IT / to OOT', `${fmt(t.baselines.wasserstein_target_it)} / ${fmt(t.baselines.wasserstein_target_oot)}`, t.baselines.wasserstein_in_training ? 'W1 says in training' : 'W1 says out of training'],
+              t.baselines && ['MMD² to IT / to OOT', `${fmt(t.baselines.mmd_target_it)} / ${fmt(t.baselines.mmd_target_oot)}`, `MMD says ${said(t.baselines.mmd_in_training)}`],
+              t.baselines && ['Wasserstein-1 to IT / to OOT', `${fmt(t.baselines.wasserstein_target_it)} / ${fmt(t.baselines.wasserstein_target_oot)}`, `W1 says ${said(t.baselines.wasserstein_in_training)}`],
             ],
             c ? 'Paper rule (one reference pair, T shuffles)' : null,
           ),
@@ -602,7 +604,7 @@ export function sdePanel(ctx) {
               ['z, reference sds (+: in-training side)', fmt(ct.score), c.params.references >= 2 ? `threshold ${fmt(c.rule.threshold)}, pooled sd ${fmt(c.rule.pooled_sd)}` : 'one reference per class: nearest mean', 'sde.cal.z'],
               ['In-training references: exact mean ± sd', `${fmt(c.in_training.mean)} ± ${fmt(c.in_training.sd)}`, `${c.in_training.subsets.length} subsets${c.in_training.disjoint ? ', disjoint' : ', overlapping'}`, 'sde.cal.it'],
               ['Out-of-training references: exact mean ± sd', `${fmt(c.out_of_training.mean)} ± ${fmt(c.out_of_training.sd)}`, `${c.out_of_training.subsets.length} subsets${c.out_of_training.disjoint ? ', disjoint' : ', overlapping'}`, 'sde.cal.oot'],
-              ['Nearest exact mean, first reference pair', ct.nearest_single_pair ? 'in training' : 'out of training', 'the single-pair rule', 'sde.cal.nearest'],
+              ['Nearest exact mean, first reference pair', ct.nearest_single_pair == null ? 'no call (tie)' : ct.nearest_single_pair ? 'in training' : 'out of training', 'the single-pair rule', 'sde.cal.nearest'],
             ],
             'Calibrated verdict (exact shuffle means, no shuffles)',
           ),
@@ -651,14 +653,14 @@ export function sdePanel(ctx) {
               return h('tr', {},
                 h('td', {}, name), h('td', {}, label == null ? '—' : label ? 'in' : 'out'),
                 calls.size > 0 && h('td', { title: calls.get(name)?.reason || '' }, calls.get(name) ? CALL[calls.get(name).call] : '—'),
-                r && [h('td', {}, t ? fmt(t.verdict.jsd_target_it) : '—'), h('td', {}, t ? fmt(t.verdict.jsd_target_oot) : '—'), h('td', {}, t ? (t.verdict.in_training ? 'in training' : 'out of training') : '—')],
+                r && [h('td', {}, t ? fmt(t.verdict.jsd_target_it) : '—'), h('td', {}, t ? fmt(t.verdict.jsd_target_oot) : '—'), h('td', {}, t ? said(t.verdict.in_training) : '—')],
                 c && [h('td', {}, ct ? fmt(ct.stats.moments.mean) : '—'), h('td', {}, ct ? fmt(ct.score) : '—'), h('td', {}, ct ? CALL[ct.calibrated] : '—'),
                   h('td', {}, ct ? CALL[ct.dispersion] : '—'), h('td', {}, ct?.confidence ? CALL[ct.confidence] : '—')]);
             })))),
         );
       }
       if (r?.targets.length) {
-        const color = (t) => (t.verdict.in_training ? PALETTE.it : PALETTE.oot);
+        const color = (t) => (t.verdict.in_training == null ? PALETTE.grid : t.verdict.in_training ? PALETTE.it : PALETTE.oot);
         const ring = (t) => (t.label == null ? null : t.label ? PALETTE.ink : PALETTE.accent);
         blocks.push(
           plotBlock({
@@ -670,7 +672,7 @@ export function sdePanel(ctx) {
                   { label: 'to in-training', points: r.targets.map((t) => ({ value: num(t.verdict.jsd_target_it), color: color(t), ring: ring(t), title: t.name })) },
                   { label: 'to out-of-train.', points: r.targets.map((t) => ({ value: num(t.verdict.jsd_target_oot), color: color(t), ring: ring(t), title: t.name })) },
                 ],
-                { width, xlabel: 'Jensen–Shannon divergence (nats)', label: 'Strip plot of per-target JSD', legend: [['called in training', PALETTE.it, 'dot'], ['called out of training', PALETTE.oot, 'dot']] },
+                { width, xlabel: 'Jensen–Shannon divergence (nats)', label: 'Strip plot of per-target JSD', legend: [['called in training', PALETTE.it, 'dot'], ['called out of training', PALETTE.oot, 'dot'], ...(r.targets.some((t) => t.verdict.in_training == null) ? [['no call (tie)', PALETTE.grid, 'dot']] : [])] },
               ),
           }).el,
         );

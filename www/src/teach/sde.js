@@ -141,8 +141,8 @@ export function sdeTopic(ctx, { number: nr } = {}) {
     if (!last) return h('div');
     const pts = last.pairs.map((p, k) => ({
       value: num(p.jsd_target_it) - num(p.jsd_target_oot),
-      color: p.in_training ? PALETTE.it : PALETTE.oot,
-      title: `pair ${k + 1}: JSD to IT ${f6(p.jsd_target_it)}, to OOT ${f6(p.jsd_target_oot)} → ${p.in_training ? 'in' : 'out of'} training`,
+      color: p.in_training == null ? PALETTE.grid : p.in_training ? PALETTE.it : PALETTE.oot,
+      title: `pair ${k + 1}: JSD to IT ${f6(p.jsd_target_it)}, to OOT ${f6(p.jsd_target_oot)} → ${p.in_training == null ? 'no call (tie)' : p.in_training ? 'in training' : 'out of training'}`,
     }));
     return stripPlot([{ label: 'reference pairs', points: pts }], {
       width: w,
@@ -194,7 +194,7 @@ export function sdeTopic(ctx, { number: nr } = {}) {
     fill(
       verdictEl,
       h('p', { class: 'muted' }, `Target: ${e.target_rows.length} rows ${lastReq.target === 'forget' ? 'of the forget set' : 'of the retain rows'} — ${truthText[e.truth]} under the ${lastReq.model} model.`),
-      h('p', { class: `teach-verdict teach-verdict-${v.in_training ? 'in' : 'out'}`, 'data-value': 'sde.paper' }, `Paper’s verdict (first reference pair): ${v.in_training ? 'in training' : 'out of training'}`),
+      h('p', { class: `teach-verdict teach-verdict-${v.in_training == null ? 'none' : v.in_training ? 'in' : 'out'}`, 'data-value': 'sde.paper' }, `Paper’s verdict (first reference pair): ${v.in_training == null ? 'no call (tie)' : v.in_training ? 'in training' : 'out of training'}`),
     );
     fill(pairText, `${inCount} of ${e.pairs.length} reference pairs call the target in training, ${e.pairs.length - inCount} call it out of training.`);
     const dispersion = callText(t.dispersion);
