@@ -41,7 +41,7 @@
 
 use serde::Serialize;
 use statrs::distribution::{Binomial, Discrete};
-use statrs::function::beta::{beta_reg, inv_beta_reg};
+use statrs::function::beta::beta_reg;
 
 use crate::binomial;
 use crate::error::{Error, Result};
@@ -256,18 +256,14 @@ pub fn frontier(members: &[f64], non_members: &[f64]) -> Result<Vec<FrontierPoin
 
 /// jax-privacy's `_clopper_pearson_upper(k, n, a)`: `Beta(k + 1, n − k).ppf(1 − a)`, 1 when `k = n`. The tail is
 /// taken as jax-privacy hands it to the quantile: `1 − a` rounded to a float, so the tail used is `1 − fl(1 − a)`
-/// (exact), and the quantile is computed from that lower tail of `Beta(n − k, k + 1)`.
+/// (exact), and the bound is [`binomial::upper_one_sided`] at that tail (a tail that rounds to 0 gives 1).
 pub fn jax_upper(k: u64, n: u64, a: f64) -> f64 {
-    if k >= n {
+    let t = 1.0 - (1.0 - a);
+    if k >= n || t <= 0.0 {
         return 1.0;
     }
-    let t = 1.0 - (1.0 - a);
-    let (kf, nf) = (k as f64, n as f64);
-    if k == 0 {
-        -(t.ln() / nf).exp_m1()
-    } else {
-        1.0 - inv_beta_reg(nf - kf, kf + 1.0, t)
-    }
+    // t is 0 or at least 2^-53 here, inside the bounds' range; 1 is the bound's limit as the tail goes to 0.
+    binomial::upper_one_sided(k, n, t).unwrap_or(1.0)
 }
 
 /// privacy-estimates' `eps_from_fnr_fpr(fnr, fpr, delta)`: ε with the point on the boundary of the (ε, δ) region.
