@@ -814,3 +814,78 @@ fn no_placebo_rows_no_call() {
     assert!(err.contains("all the test rows"), "{err}");
     assert!(r["result"].get("placebos").is_none(), "{}", r["result"]);
 }
+
+/// Issue 22, item 1, calibrate: the R reference subsets of each class are placebos. On rows of one distribution
+/// with the margin off, the midpoint rule calls every target one way or the other; now no call stands unless the
+/// target lies beyond what the other class's subsets reach by chance, and the report's per-target calls and the
+/// calibrated rule's rates are the headline's. Classes that truly differ still get their calls.
+#[test]
+fn calibrate_calls_need_the_other_class_left_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let noise = npy(dir.path(), "noise.npy", 8, &rows(1400, 8, 21, 1.0));
+    let mut v = rows(700, 8, 22, 1.5);
+    v.extend(rows(700, 8, 23, 1.0));
+    let apart = npy(dir.path(), "apart.npy", 8, &v);
+    let run = |x: &str, seed: &str| {
+        report(&[
+            "calibrate",
+            "--data",
+            x,
+            "--it-pool",
+            "0..600",
+            "--oot-pool",
+            "700..1300",
+            "--draw-from",
+            "600..700",
+            "--draw-out",
+            "1300..1400",
+            "--draw",
+            "4",
+            "--size",
+            "50",
+            "--refs",
+            "20",
+            "--margin",
+            "0",
+            "--seed",
+            seed,
+        ])
+    };
+    // Noise: about 5% of targets may still be called (each call's false-call rate); the midpoint rule with margin
+    // 0 called every one of them.
+    let mut called = 0;
+    for seed in ["1", "2", "3", "4", "5"] {
+        let (r, _) = run(&noise, seed);
+        let targets = r["result"]["targets"].as_array().unwrap();
+        let decided = targets.iter().filter(|t| t["calibrated"] != "inconclusive").count();
+        called += decided;
+        let s = r["result"]["summaries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["rule"] == "calibrated")
+            .unwrap();
+        assert_eq!(s["inconclusive"].as_u64(), Some((8 - decided) as u64), "{s}");
+        if decided == 0 {
+            assert_eq!(r["headline"]["call"], "inconclusive", "seed {seed}: {}", r["headline"]);
+        }
+    }
+    assert!(called <= 4, "{called} of 40 noise targets called");
+    let (r, err) = run(&apart, "1");
+    let calls: Vec<&str> = r["result"]["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["calibrated"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        calls.iter().filter(|c| **c == "in_training").count(),
+        4,
+        "{calls:?}\n{err}"
+    );
+    assert_eq!(
+        calls.iter().filter(|c| **c == "out_of_training").count(),
+        4,
+        "{calls:?}"
+    );
+}

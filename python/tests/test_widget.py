@@ -32,7 +32,7 @@ def test_widget_module_loads_nothing():
     assert "import(" not in js and "WebAssembly" not in js
     # The one fetch is the page's MIA panel loading its built-in example (miaPanel, which the widget never calls);
     # a new one fails here. That nothing is requested at run time is checked in JupyterLab (tests/notebook/).
-    assert [line.strip() for line in js.splitlines() if "fetch(" in line] == ["const r = await fetch(new URL(EXAMPLE.file, base));"]
+    assert [line.strip() for line in js.splitlines() if "fetch(" in line] == ["const r = await fetch(url(EXAMPLE.file));"]
     urls = set(re.findall(r"https?://[^\s'\"`)]+", js))
     assert urls <= {"http://www.w3.org/2000/svg"}, urls
     css = open(os.path.join(STATIC, "widget.css"), encoding="utf-8").read()

@@ -594,8 +594,26 @@ impl CalibrateJob {
                 )),
             )
         }));
+        // The report states the layer's calls (the margin, classes too close, the placebo check), not the core's
+        // midpoint calls the headline refused, and the calibrated rule's rates over them; the headline reads the
+        // core's calls for its reasons.
+        let mut report = report;
+        let layer: Vec<_> = report
+            .targets
+            .iter()
+            .map(|t| lethe::sde::calibrated::CalibratedTarget {
+                calibrated: calibrated_call(&report, t),
+                ..t.clone()
+            })
+            .collect();
+        if let Ok(s) = lethe::sde::calibrated::summary("calibrated", &layer, |t| t.calibrated.in_training())
+            && let Some(old) = report.summaries.iter_mut().find(|x| x.rule == "calibrated")
+        {
+            *old = s;
+        }
         let (headline, found) = calibrated_verdicts(&report, self.targets.len());
         warnings.extend(found);
+        report.targets = layer;
         CalibrateOutput {
             headline,
             warnings,
@@ -1113,12 +1131,16 @@ mod tests {
         .unwrap();
         let r = &out.result;
         assert!(!too_close(r));
-        assert!(r.targets.iter().all(|t| t.calibrated != Call::Inconclusive));
-        for t in &r.targets {
-            let gate = placebo_gate(r, t);
-            assert_eq!(calibrated_call(r, t) == Call::Inconclusive, gate.is_some(), "{gate:?}");
-        }
         assert!(out.headline.is_inconclusive(), "noise got a call: {:?}", out.headline);
+        assert!(
+            out.headline.reason.as_deref().unwrap_or("").contains("false calls"),
+            "{:?}",
+            out.headline
+        );
+        // The report states the layer's calls, not the core's midpoint calls the headline refused.
+        assert!(r.targets.iter().all(|t| t.calibrated == Call::Inconclusive));
+        let s = r.summaries.iter().find(|s| s.rule == "calibrated").unwrap();
+        assert_eq!((s.out_of_training_rate, s.inconclusive), (None, r.targets.len()));
     }
 
     #[test]

@@ -493,7 +493,14 @@ fn calibrate_resolves_rows_as_the_cli_and_returns_the_cores_report() {
     };
     let pool: Vec<usize> = (144..544).collect();
     let all: Vec<usize> = (0..744).collect();
-    let direct = lethe::sde::calibrated::calibrated(data.view(), &pool, &all, &targets, &params).unwrap();
+    let mut direct = lethe::sde::calibrated::calibrated(data.view(), &pool, &all, &targets, &params).unwrap();
+    // The core's report, with the layer's calls in place of the midpoint calls (with 4 references per class the
+    // false-call rate cannot be measured: no call) and the calibrated rule's rates over them.
+    for t in &mut direct.targets {
+        t.calibrated = lethe::sde::calibrated::Call::Inconclusive;
+    }
+    direct.summaries[0] =
+        lethe::sde::calibrated::summary("calibrated", &direct.targets, |t| t.calibrated.in_training()).unwrap();
     assert_eq!(out.result, direct);
     // The data, then the index file the draw-in pool came from (as `lethe calibrate --json` records it).
     assert_eq!(out.inputs.len(), 2);

@@ -96,7 +96,8 @@ pub enum Call {
 }
 
 impl Call {
-    fn in_training(self) -> Option<bool> {
+    /// `Some(true)` in training, `Some(false)` out of training, `None` inconclusive.
+    pub fn in_training(self) -> Option<bool> {
         match self {
             Call::InTraining => Some(true),
             Call::OutOfTraining => Some(false),
@@ -379,7 +380,11 @@ fn draw_references(
     }
 }
 
-fn summary(
+/// The out-of-training rate and F1 of one rule's `call`s over `targets` (inconclusive ones counted apart).
+///
+/// # Errors
+/// None in practice (F1 over the labelled, decided targets).
+pub fn summary(
     rule: &'static str,
     targets: &[CalibratedTarget],
     call: impl Fn(&CalibratedTarget) -> Option<bool>,
