@@ -594,23 +594,10 @@ impl CalibrateJob {
                 )),
             )
         }));
-        // The report states the layer's calls (the margin, classes too close, the placebo check), not the core's
-        // midpoint calls the headline refused, and the calibrated rule's rates over them; the headline reads the
-        // core's calls for its reasons.
         let mut report = report;
-        let layer: Vec<_> = report
-            .targets
-            .iter()
-            .map(|t| lethe::sde::calibrated::CalibratedTarget {
-                calibrated: calibrated_call(&report, t),
-                ..t.clone()
-            })
-            .collect();
-        if let Ok(s) = lethe::sde::calibrated::summary("calibrated", &layer, |t| t.calibrated.in_training())
-            && let Some(old) = report.summaries.iter_mut().find(|x| x.rule == "calibrated")
-        {
-            *old = s;
-        }
+        // The headline's reasons read the core's calls; the report states the layer's.
+        let core = with_layer_calls(&mut report);
+        let layer = std::mem::replace(&mut report.targets, core);
         let (headline, found) = calibrated_verdicts(&report, self.targets.len());
         warnings.extend(found);
         report.targets = layer;
@@ -718,6 +705,27 @@ pub fn calibrated_call(r: &CalibratedReport, t: &lethe::sde::calibrated::Calibra
     } else {
         t.calibrated
     }
+}
+
+/// Puts the layer's calls into a calibrated report — the margin, classes too close, the placebo check
+/// ([`calibrated_call`]) — in place of the core's midpoint calls the headline refused, with the calibrated rule's
+/// OTR and F1 over them, so that no field states a call the headline did not give (`lethe calibrate --json`, the
+/// page, the teaching page). Returns the core's targets.
+pub fn with_layer_calls(report: &mut CalibratedReport) -> Vec<lethe::sde::calibrated::CalibratedTarget> {
+    let layer: Vec<_> = report
+        .targets
+        .iter()
+        .map(|t| lethe::sde::calibrated::CalibratedTarget {
+            calibrated: calibrated_call(report, t),
+            ..t.clone()
+        })
+        .collect();
+    if let Ok(s) = lethe::sde::calibrated::summary("calibrated", &layer, |t| t.calibrated.in_training())
+        && let Some(old) = report.summaries.iter_mut().find(|x| x.rule == "calibrated")
+    {
+        *old = s;
+    }
+    std::mem::replace(&mut report.targets, layer)
 }
 
 /// The fewest reference subsets per class whose spread can bound a call's false-call rate.

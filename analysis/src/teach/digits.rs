@@ -282,7 +282,9 @@ pub fn sde_experiment_on(data: &Matrix, req: &SdeRequest) -> Result<SdeExperimen
         paper_shuffles: req.shuffles,
         bins: 30,
     };
-    let cal = calibrated::calibrated(data.view(), &it_pool, &oot_pool, &targets, &params)?;
+    let mut cal = calibrated::calibrated(data.view(), &it_pool, &oot_pool, &targets, &params)?;
+    // The calls `lethe calibrate` reports (the layer's: margin, classes too close, placebo check).
+    crate::analyses::with_layer_calls(&mut cal);
     let t = data.select_rows(&target, "target")?;
     let sp = sde_params(req);
     let mut pairs = Vec::with_capacity(req.references);
@@ -453,13 +455,14 @@ pub fn sweep_cell_on(data: &Matrix, req: &SweepRequest) -> Result<SweepCell> {
         paper_shuffles: req.shuffles,
         bins: 30,
     };
-    let r = calibrated::calibrated(
+    let mut r = calibrated::calibrated(
         data.view(),
         &rows_of(RETAIN_REFERENCES),
         &rows_of(TEST),
         &targets,
         &params,
     )?;
+    crate::analyses::with_layer_calls(&mut r);
     let sigma = match req.sigma {
         Bandwidth::SqrtDim => (data.cols() as f64).sqrt(),
         Bandwidth::Median => f64::NAN,
