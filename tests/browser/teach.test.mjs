@@ -376,7 +376,8 @@ export const tests = [
       assert(await t.locator('[data-action=sweep]').isEnabled(), 'sweep can be run again');
       await t.getByText(/^Stopped after \d+ of 14 cells\.$/).waitFor();
       assert(page.errors.length === 0, page.errors.join('; '));
-      const f1 = st.sweep.size.map((c) => c.f1.find(([q]) => q === 'calibrated')[1].toFixed(2)).join(' ');
+      // (null: every target of the cell inconclusive, as `lethe calibrate` reports it.)
+      const f1 = st.sweep.size.map((c) => c.f1.find(([q]) => q === 'calibrated')[1]?.toFixed(2) ?? '–').join(' ');
       return `14 cells; calibrated F1 over |S| = 20…140: ${f1}`;
     },
   },
