@@ -146,6 +146,8 @@ export class LetheEval extends HTMLElement {
   autorun: boolean;
   /** True for mode="teach". */
   readonly teaching: boolean;
+  /** Lethe's version: `lethe --version`'s, and every report's `lethe_version` (known before the wasm loads). */
+  readonly version: string;
   /** Resolves once the worker and wasm have started; rejects with what failed. */
   readonly ready: Promise<{ version: string }>;
   data: PanelData | null;
@@ -155,6 +157,9 @@ export class LetheEval extends HTMLElement {
   addEventListener(type: 'error', fn: (e: CustomEvent<{ panel: PanelId; message: string; input?: string }>) => void): void;
   addEventListener(type: string, fn: EventListenerOrEventListenerObject): void;
 }
+
+/** Lethe's version, as the element's `version` (lethe-eval.js exports it). */
+export const VERSION: string;
 
 /** The base URL of Lethe's files for every element of the page (lethe-eval.js and base.js export it). */
 export function setBasePath(url: string | null): void;

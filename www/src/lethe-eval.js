@@ -17,8 +17,9 @@
 import { create } from './widget.js';
 import { Engine } from './engine.js';
 import { basePath, onBasePath, setBasePath } from './base.js';
+import { VERSION } from './version.js';
 
-export { setBasePath };
+export { setBasePath, VERSION };
 
 const ANALYSES = ['sde', 'ruler', 'epsilon', 'bounds', 'mia'];
 // Attributes that set panel parameters (kebab-case → the panel's snake_case names).
@@ -116,6 +117,14 @@ export class LetheEval extends Base {
     if (this._widget) this._ready = this._widget.ready.then(() => this._applyData());
     this._ready?.catch(() => {});
   }
+
+  /** Lethe's version (as `lethe --version` and every report's `lethe_version`), known before the wasm loads. */
+  get version() {
+    return VERSION;
+  }
+
+  /** Read-only: ignored (a framework that sets a `version` attribute as a property would throw on a getter alone). */
+  set version(_) {}
 
   /** True for `mode="teach"`: a teaching topic instead of an analysis panel. */
   get teaching() {
