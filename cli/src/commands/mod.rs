@@ -103,7 +103,7 @@ pub enum Command {
 
 #[derive(Args)]
 pub struct Out {
-    /// Print the JSON report (schema in docs/cli.md) instead of a summary
+    /// Print the JSON report (schema: schema/report.schema.json, described in docs/cli.md) instead of a summary
     #[arg(long)]
     json: bool,
 }
