@@ -22,7 +22,7 @@ export const tests = [
         el.setAttribute('analysis', 'bounds');
         // Before it is in the document: no worker, no wasm yet.
         const before = el.version;
-        const exported = (await import('./src/lethe-eval.js')).VERSION;
+        const exported = (await import(new URL('./src/lethe-eval.js', document.baseURI).href)).VERSION;
         document.body.append(el);
         const info = await el.ready;
         el.data = { scores: { values: new Float64Array([0, 0.1, 0.5, 0, 0.9, 0.2, 0, 0.3]), shape: [8, 1] } };
