@@ -86,6 +86,9 @@ fn runs(dir: &Path) -> Vec<Vec<String>> {
     let generations = w("gen.txt", "the cat sat on the mat\nnothing\n");
     let pvalues = w("p.txt", "0.01\n0.04\n0.03\n0.5\n");
     let tofu = |f: &str| tools(&format!("open_unlearning/{f}/TOFU_EVAL.json"));
+    let tied = w("tied.txt", &"1\n".repeat(10));
+    let same = w("same.txt", "1\n2\n3\n4\n5\n");
+    let constant = w("constant.csv", &"1,1,1,1\n".repeat(40));
     let runs: Vec<Vec<String>> = vec![
         vec!["inspect".into(), act.clone()],
         vec!["inspect".into(), tools("competition/retrain_confs.npz")],
@@ -209,6 +212,36 @@ fn runs(dir: &Path) -> Vec<Vec<String>> {
             "50".into(),
         ],
         vec!["tool-rouge".into(), tofu("unlearned")],
+        // Degenerate data, where statistics have no number (null) and rules tie (no call): still the schema's.
+        vec!["mwu".into(), tied.clone(), tied],
+        vec!["wilcoxon".into(), same.clone(), same],
+        vec![
+            "sde".into(),
+            "--it".into(),
+            format!("{constant}@0..20"),
+            "--oot".into(),
+            format!("{constant}@20..40"),
+            "--target".into(),
+            format!("{constant}@0..20"),
+            "--shuffles".into(),
+            "20".into(),
+            "--baselines".into(),
+        ],
+        vec![
+            "calibrate".into(),
+            "--data".into(),
+            constant,
+            "--it-pool".into(),
+            "0..20".into(),
+            "--oot-pool".into(),
+            "20..40".into(),
+            "--target".into(),
+            "0..5".into(),
+            "--refs".into(),
+            "1".into(),
+            "--size".into(),
+            "5".into(),
+        ],
     ];
     runs
 }
