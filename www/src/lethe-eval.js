@@ -16,7 +16,7 @@
 // worker and the worker pool once no element is left on the page; inserted again, it starts afresh.
 import { create } from './widget.js';
 import { Engine } from './engine.js';
-import { basePath, onBasePath, setBasePath } from './base.js';
+import { BUNDLED, basePath, fileUrl, onBasePath, setBasePath } from './base.js';
 
 export { setBasePath };
 
@@ -215,7 +215,7 @@ export class LetheEval extends Base {
     for (const sheet of sheets) {
       const css = document.createElement('link');
       css.rel = 'stylesheet';
-      css.href = new URL(sheet, base).href;
+      css.href = fileUrl(sheet, base).href;
       css.addEventListener('load', styled);
       css.addEventListener('error', () => {
         styled();
@@ -236,7 +236,8 @@ export class LetheEval extends Base {
       header: false,
       showInputs: this.hasAttribute('inputs'),
       example: this.hasAttribute('example'),
-      exampleBase: new URL('data/digits/', base).href,
+      // The bundled files have no directory: the example's files are looked up one by one (widget.js, assetUrl).
+      exampleBase: base.href === BUNDLED ? null : new URL('data/digits/', base).href,
       onEvent: (type, detail) => {
         if (type === 'progress' || type === 'result' || type === 'error' || type === 'ready') event(this, type, detail);
       },
