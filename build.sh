@@ -207,8 +207,8 @@ embed_site_tests() {
 # The npm package of the element (issue 25, tools/npm_package.mjs): target/npm/lethe-eval/ from the built site (its
 # ES modules, types, stylesheets; the worker made one self-contained module by esbuild, installed once under
 # target/npm-tools/ from tools/npm/package-lock.json; the wasm modules and the example's data as files a bundler
-# resolves), then `npm pack` → target/dist/lethe-eval-VERSION.tgz (3.6 MB). Measured on 2 shared cores: 3 s, plus 2 s
-# for esbuild's install the first time.
+# resolves), then `npm pack` → target/dist/lethe-eval-VERSION.tgz (3.6 MB, 7.9 MB unpacked). Measured on 2 shared
+# cores: 4 s; 11 s the first time (esbuild's install).
 dist_npm() {
   log "npm package: target/npm/lethe-eval → target/dist/lethe-eval-*.tgz"
   node tools/npm_package.mjs "$SITE" "$ROOT/target/dist"
@@ -217,8 +217,8 @@ dist_npm() {
 # The tarball installed as a user installs it (tests/npm/run.mjs): into a Vite + React 19 app, a webpack 5 app, an
 # esbuild app and a VitePress site (their locked dependencies installed once under target/npm-apps/), each built and
 # driven in headless Chromium (the example to its headline, the worker gone when the element leaves, no request off the
-# page's origin, no hydration mismatch). Measured on 2 shared cores: about 3 min the first time (npm ci of four apps),
-# about 2 min after (installing the tarball, four builds, the runs).
+# page's origin, no hydration mismatch). Measured on 2 shared cores: 132 s the first time (npm ci of four apps, 274 MB
+# under target/npm-apps/), 86 s after (installing the tarball, four builds, the runs).
 dist_npm_test() {
   log "npm package installed into Vite + React 19, webpack 5, esbuild and VitePress apps (tests/npm/run.mjs)"
   node tests/npm/run.mjs
