@@ -69,7 +69,15 @@ function build(name) {
   const t1 = Date.now();
   const out = run('npm', ['run', '--silent', 'build'], { cwd: dir });
   if (APPS[name].html) cpSync(path.join(src, 'index.html'), path.join(dir, APPS[name].out, 'index.html'));
-  return { install, build: secs(t1), version: installed, log: out };
+  const built = secs(t1);
+  // The package's TypeScript types (the Vite app's src/types.ts, `tsc --noEmit`).
+  let types = '';
+  if (JSON.parse(readFileSync(path.join(src, 'package.json'), 'utf8')).scripts.typecheck) {
+    const t2 = Date.now();
+    run('npm', ['run', '--silent', 'typecheck'], { cwd: dir });
+    types = `, types checked by tsc in ${secs(t2)} s`;
+  }
+  return { install, build: built, types, version: installed, log: out };
 }
 
 // --- the server: each app's build output under its own sub-path, one origin ------------------------------------------
@@ -200,7 +208,7 @@ try {
       const b = build(name);
       const note = await tests[name](context);
       passed++;
-      console.log(`ok   npm ${name}: lethe-eval ${b.version} installed in ${b.install} s, built in ${b.build} s; ${note} (${secs(ts)} s)`);
+      console.log(`ok   npm ${name}: lethe-eval ${b.version} installed in ${b.install} s, built in ${b.build} s${b.types}; ${note} (${secs(ts)} s)`);
     } catch (e) {
       failed++;
       const out = [e.stdout, e.stderr].filter(Boolean).join('\n').slice(-3000);
