@@ -8,8 +8,8 @@
 // import.meta.url)` — the pattern Vite, webpack 5, Rollup and Parcel resolve, copying the file into the build and
 // writing its URL — and hands those URLs to base.js (setBundledFiles). Those files are in lethe-assets/: the worker
 // as ONE self-contained module (esbuild bundles src/worker.js with the wasm-bindgen glue, so that a bundler may emit
-// it as it is under any name; the page hands it the wasm modules' URLs), the four wasm modules, the stylesheets and
-// the built-in example's data. A bundler that does not resolve the pattern (esbuild) leaves it as it is, relative to
+// it as it is under any name; the page hands it the wasm modules' URLs), the four wasm modules and the built-in
+// example's data. The stylesheets go in as text (styles.js): VitePress takes a .css file of the bundle for its own. A bundler that does not resolve the pattern (esbuild) leaves it as it is, relative to
 // the bundle: copying lethe-assets/ beside the bundle is then all it takes.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -63,7 +63,6 @@ execFileSync(esbuild(), [path.join(SITE, 'src/worker.js'), '--bundle', '--format
 // Files the element loads at run time, by their site path (base.js looks them up by it).
 const files = { 'src/worker.js': 'worker.js' };
 for (const f of readdirSync(path.join(SITE, 'pkg')).filter((f) => f.endsWith('.wasm'))) files[`pkg/${f}`] = f;
-for (const f of ['widget.css', 'teach.css']) files[f] = f;
 // The built-in example's files (widget.js loadExample, panels/mia.js), not its README (a docs generator would make a
 // page of it).
 for (const f of readdirSync(path.join(SITE, 'data/digits')).filter((f) => !f.endsWith('.md'))) files[`data/digits/${f}`] = `data/digits/${f}`;
@@ -75,19 +74,27 @@ const entry = `// lethe-eval ${VERSION}: the <lethe-eval> custom element (docs/e
 // the element where customElements exists, and tells it where its files are: each below is written as
 // new URL('./lethe-assets/…', import.meta.url), which Vite, webpack 5, Rollup and Parcel copy into the build.
 // With a bundler that leaves such URLs as they are (esbuild), copy lethe-assets/ beside the bundle.
+// The stylesheets come as text (styles.js), not as .css files: a docs generator may take any .css file of the
+// bundle for its own stylesheet (VitePress does).
 import { setBundledFiles } from './src/base.js';
+import styles from './styles.js';
 
-setBundledFiles({
+setBundledFiles(
+  {
 ${Object.entries(files)
-  .map(([site, asset]) => `  ${JSON.stringify(site)}: new URL(${JSON.stringify(`./lethe-assets/${asset}`)}, import.meta.url).href,`)
+  .map(([site, asset]) => `    ${JSON.stringify(site)}: new URL(${JSON.stringify(`./lethe-assets/${asset}`)}, import.meta.url).href,`)
   .join('\n')}
-});
+  },
+  styles,
+);
 
 export { LetheEval, setBasePath } from './src/lethe-eval.js';
 export { create } from './src/widget.js';
 export const version = ${JSON.stringify(VERSION)};
 `;
 writeFileSync(path.join(OUT, 'index.js'), entry);
+const css = Object.fromEntries(['widget.css', 'teach.css'].map((f) => [f, readFileSync(path.join(SITE, f), 'utf8')]));
+writeFileSync(path.join(OUT, 'styles.js'), `// Lethe's stylesheets (widget.css, teach.css), for the element's shadow root.\nexport default ${JSON.stringify(css)};\n`);
 
 // Types: the widget's (www/widget.d.ts), and the element's tag for TypeScript's DOM and JSX users.
 const dts = readFileSync(path.join(SITE, 'widget.d.ts'), 'utf8');
@@ -123,7 +130,7 @@ const pkg = {
   },
   // Importing the entry registers the custom element and sets where its files are.
   sideEffects: ['./index.js', './src/lethe-eval.js'],
-  files: ['index.js', 'index.d.ts', 'widget.css', 'teach.css', 'src/', 'lethe-assets/', 'README.md'],
+  files: ['index.js', 'index.d.ts', 'styles.js', 'widget.css', 'teach.css', 'src/', 'lethe-assets/', 'README.md'],
   keywords: ['machine-unlearning', 'membership-inference', 'web-component', 'custom-element', 'webassembly'],
 };
 writeFileSync(path.join(OUT, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);

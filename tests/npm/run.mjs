@@ -170,6 +170,9 @@ const tests = {
   esbuild: (context) => check('esbuild', context, (page) => page.click('#toggle')),
   vitepress: async (context) => {
     const note = await check('vitepress', context, async (page) => {
+      // VitePress's own theme is styled (it takes a .css file of the bundle for its stylesheet: the package has none).
+      const vpBg = await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--vp-c-bg').trim());
+      assert(vpBg, "VitePress's theme stylesheet is not applied (--vp-c-bg unset)");
       // The server-rendered page holds the element as written (isCustomElement), and hydration kept it.
       const html = await (await fetch(`${ORIGIN}/sub/vp/analysis.html`)).text();
       // Lethe's .md files in public/lethe/ made no pages (srcExclude); the copy itself is served as it is.

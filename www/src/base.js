@@ -18,10 +18,16 @@ export const inlinedWasm = () => inlined?.wasm || null;
  * path → URL (its self-contained worker as 'src/worker.js'), or null. Used when no base is given (below).
  */
 let bundled = null;
+/** The npm package's stylesheets as text (name → CSS): no .css file in a bundle (VitePress takes one for its own). */
+let bundledStyles = null;
 
-export function setBundledFiles(files) {
+export function setBundledFiles(files, styles) {
   bundled = files || null;
+  bundledStyles = styles || null;
 }
+
+/** Stylesheet `name`'s text when `base` is BUNDLED and the package holds it, else null (then: a <link> to it). */
+export const bundledStyle = (name, base) => (String(base) === BUNDLED && bundledStyles?.[name]) || null;
 
 /** The base URL that stands for the bundled files: basePath() answers it, fileUrl() looks paths up in them. */
 export const BUNDLED = 'lethe-bundled:/';

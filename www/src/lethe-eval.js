@@ -16,7 +16,7 @@
 // worker and the worker pool once no element is left on the page; inserted again, it starts afresh.
 import { create } from './widget.js';
 import { Engine } from './engine.js';
-import { BUNDLED, basePath, fileUrl, onBasePath, setBasePath } from './base.js';
+import { BUNDLED, basePath, bundledStyle, fileUrl, onBasePath, setBasePath } from './base.js';
 
 export { setBasePath };
 
@@ -213,6 +213,15 @@ export class LetheEval extends Base {
       reserve?.replaceSync(':host { display: block; }');
     };
     for (const sheet of sheets) {
+      // The npm package's (its text, as a constructed sheet): in place at once.
+      const text = bundledStyle(sheet, base);
+      if (text) {
+        const s = new CSSStyleSheet();
+        s.replaceSync(text);
+        root.adoptedStyleSheets = [...root.adoptedStyleSheets, s];
+        styled();
+        continue;
+      }
       const css = document.createElement('link');
       css.rel = 'stylesheet';
       css.href = fileUrl(sheet, base).href;
