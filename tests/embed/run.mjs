@@ -1,11 +1,11 @@
-// Embedding in real documentation sites (issue 17): builds a MkDocs-Material site (instant navigation on) and a
-// Docusaurus 3 site (React 19, MDX, client-side navigation, the element's module through the site's bundler) from
-// the registries with <lethe-eval> embedded as docs/embedding.md says, serves them under sub-paths beside a plain
+// Embedding in real documentation sites (issue 17): builds a MkDocs-Material site (instant navigation on), a
+// Docusaurus 3 site (React 19, MDX, client-side navigation, the element's module through the site's bundler) and a
+// Sphinx site (reStructuredText and MyST Markdown; issue 25) from the registries with <lethe-eval> embedded as docs/embedding.md says, serves them under sub-paths beside a plain
 // page, a strict-CSP page and an iframe host, and drives them in headless Chromium (playwright-core, /usr/bin/chromium).
 //
 //   node tests/embed/run.mjs [name-filter]      (after ./build.sh site; ./build.sh test runs it)
 //
-// Installs are cached under target/embed/ (pip venv, node_modules) and redone only when their pins change.
+// Installs are cached under target/embed/ (pip venvs, node_modules) and redone only when their pins change.
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -68,6 +68,33 @@ function buildMkdocs() {
   timings.mkdocsBuild = secs(t1);
 }
 
+// --- Sphinx (reStructuredText and MyST Markdown) ------------------------------------------------------------------
+function buildSphinx() {
+  const t = Date.now();
+  const venv = path.join(WORK, 'sphinx-venv');
+  const req = readFileSync(path.join(HERE, 'sphinx/requirements.txt'), 'utf8');
+  const stamp = path.join(venv, 'lethe-requirements.txt');
+  if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== req) {
+    rmSync(venv, { recursive: true, force: true });
+    run('python3', ['-m', 'venv', venv]);
+    run(path.join(venv, 'bin/pip'), ['install', '-q', '-r', path.join(HERE, 'sphinx/requirements.txt')]);
+    writeFileSync(stamp, req);
+  }
+  timings.sphinxInstall = secs(t);
+  const t1 = Date.now();
+  const src = path.join(WORK, 'sphinx-site');
+  rmSync(src, { recursive: true, force: true });
+  cpSync(path.join(HERE, 'sphinx'), src, { recursive: true });
+  // The whole site, its docs/ and the example's README.md included: Sphinx reads no sources in html_static_path.
+  rmSync(path.join(src, '_static/lethe'), { recursive: true, force: true });
+  cpSync(SITE, path.join(src, '_static/lethe'), { recursive: true });
+  const out = path.join(WORK, 'sphinx-out');
+  rmSync(out, { recursive: true, force: true });
+  const log = run(path.join(venv, 'bin/sphinx-build'), ['-q', '-b', 'html', src, out], { stdio: ['ignore', 'pipe', 'pipe'] });
+  assert(!/warning/i.test(log), `sphinx-build warned:\n${log.slice(-2000)}`);
+  timings.sphinxBuild = secs(t1);
+}
+
 // --- Docusaurus 3 -------------------------------------------------------------------------------------------------
 function buildDocusaurus() {
   const t = Date.now();
@@ -112,6 +139,7 @@ const TYPES = {
 const MOUNTS = [
   ['/sub/mk/', () => path.join(WORK, 'mkdocs-out')],
   ['/sub/dz/', () => path.join(WORK, 'docusaurus/build')],
+  ['/sub/sx/', () => path.join(WORK, 'sphinx-out')],
   ['/sub/lethe/', () => SITE],
   ['/sub/lethe-copy/', () => SITE],
   ['/pages/', () => path.join(HERE, 'pages')],
@@ -468,6 +496,24 @@ const tests = [
   },
 ];
 
+tests.push({
+  name: 'Sphinx (reStructuredText raw html and MyST Markdown, Lethe in _static/, sub-path): the example to its verdict, a teaching topic',
+  async fn({ context }) {
+    const page = await open(context, '/sub/sx/analysis.html');
+    await sdeDone(page);
+    const from = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname).filter((p) => /widget\.css$|worker\.js$/.test(p)));
+    assert(from.length === 2 && from.every((p) => p.startsWith('/sub/sx/_static/lethe/')), `files from the module's own URL: ${from}`);
+    await page.goto(`${ORIGIN}/sub/sx/teaching.html`);
+    await page.locator('lethe-eval[topic="epsilon"] .lethe-teach-root[data-state="ready"]').waitFor({ timeout: 60000 });
+    // Lethe's own Markdown in _static/lethe/ made no pages (Sphinx reads no sources there).
+    const pages = ['_static/lethe/docs/sde-calibration.html', '_static/lethe/data/digits/README.html'].filter((p) => existsSync(path.join(WORK, 'sphinx-out', p)));
+    assert(pages.length === 0, `Sphinx made pages of Lethe's own Markdown: ${pages}`);
+    await shot(page, 'embed-sphinx-teaching.png', { fullPage: true });
+    assert(page.errors.length === 0, page.errors.join('; '));
+    return `files from ${path.posix.dirname(from.find((p) => p.endsWith('widget.css')))}/; teaching topic ready`;
+  },
+});
+
 /** nginx with tests/embed/nginx.conf (the deployment note's configuration) serving target/site under /lethe/. */
 async function nginx() {
   const bin = ['/usr/sbin/nginx', '/usr/bin/nginx'].find(existsSync);
@@ -551,6 +597,7 @@ try {
   // Always (1-2 s): its site_url holds this run's port, which Material's instant navigation compares links with.
   buildMkdocs();
   if (!filter || /docusaurus|react/i.test(filter)) buildDocusaurus();
+  if (!filter || /sphinx/i.test(filter)) buildSphinx();
   console.log(`sites built in ${secs(tb)} s (${Object.entries(timings).map(([k, v]) => `${k} ${v} s`).join(', ')})`);
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
   for (const t of tests) {
