@@ -7,7 +7,7 @@
 //
 // Installs are cached under target/embed/ (pip venvs, node_modules) and redone only when their pins change.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -115,15 +115,15 @@ function buildDocusaurus() {
     rmSync(path.join(dir, f), { recursive: true, force: true });
     cpSync(path.join(HERE, 'docusaurus', f), path.join(dir, f), { recursive: true });
   }
-  // The element's modules, imported through the bundler as a package (src/lethe.js imports lethe-widget/…: a copy
-  // of Lethe's site under node_modules, as `npm install` of a tarball of target/site would put it; Docusaurus
-  // transpiles a site's own sources in Babel's loose mode, which breaks spreads of iterators, but not packages),
-  // and Lethe's site as static files for the worker, wasm, stylesheets and data.
-  const pkg = path.join(dir, 'node_modules/lethe-widget');
-  rmSync(pkg, { recursive: true, force: true });
-  cpSync(path.join(SITE, 'src'), path.join(pkg, 'src'), { recursive: true });
-  writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'lethe-widget', version: '0.0.0', type: 'module', sideEffects: true }, null, 2));
+  // The element from the npm package (target/dist/lethe-eval-*.tgz, ./build.sh dist): src/lethe.js imports it in a
+  // client module, and Docusaurus's webpack copies the worker, wasm and data it names into the build; no base URL.
+  // Lethe's site in static/lethe/ is for the React page only, whose `base` prop (a base attribute wins over the
+  // package's own files) points at it.
+  const dist = path.join(ROOT, 'target/dist');
+  const tgz = existsSync(dist) && readdirSync(dist).filter((f) => /^lethe-eval-.*\.tgz$/.test(f)).sort().at(-1);
+  assert(tgz, 'target/dist/lethe-eval-*.tgz is missing: run ./build.sh dist (or node tools/npm_package.mjs) first');
   copySite(path.join(dir, 'static/lethe'));
+  run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', path.join(dist, tgz)], { cwd: dir });
   rmSync(path.join(dir, 'build'), { recursive: true, force: true });
   const out = run('npx', ['docusaurus', 'build', '--out-dir', 'build'], { cwd: dir, env: { ...process.env, LETHE_BASE_URL: '/sub/dz/' } });
   assert(!/\bwarning\b/i.test(out.replace(/\[webpackbar\][^\n]*/g, '')), `the Docusaurus build warned:\n${out.slice(-2000)}`);
@@ -200,8 +200,11 @@ async function open(context, p, { width = 1280, height = 900 } = {}) {
   return page;
 }
 
-/** Lethe's dedicated workers in the page (the element's worker and its SDE pool's; not e.g. Material's search worker). */
-const workers = (page) => page.workers().filter((w) => /\/src\/worker\.js$|^blob:/.test(w.url())).length;
+/**
+ * Lethe's dedicated workers in the page (the element's worker and its SDE pool's; not e.g. Material's search worker;
+ * in Docusaurus, the package's worker as webpack emitted it).
+ */
+const workers = (page) => page.workers().filter((w) => /\/src\/worker\.js$|^blob:|\/sub\/dz\/assets\/js\/[\w.-]+\.js$/.test(w.url())).length;
 
 async function noWorkersLeft(page, what) {
   for (let i = 0; i < 100 && workers(page) > 0; i++) await page.waitForTimeout(100);
