@@ -195,7 +195,8 @@ browser_tests() {
 
 # Embedding in real docs sites (issue 17, tests/embed/run.mjs): a MkDocs-Material site and a Sphinx site (pip, venvs
 # under target/embed/; Sphinx adds 24 s of pip once, 6 s of build) and a Docusaurus 3 site (npm ci of
-# tests/embed/docusaurus/package-lock.json under target/embed/), built with
+# tests/embed/docusaurus/package-lock.json under target/embed/; it takes the element from the npm package, hence
+# after dist_npm), built with
 # <lethe-eval> embedded as docs/embedding.md says, plus plain, strict-CSP and iframe pages, driven in headless Chromium,
 # and nginx with the deployment note's configuration (tests/embed/nginx.conf).
 # Installs are cached under target/embed/ on the same machine (first run: about a minute for npm, seconds for pip).

@@ -3,7 +3,8 @@
 // rendered) — each built with its own tool as tests/npm/APP/ configures it, served under a sub-path, and driven in
 // headless Chromium (playwright-core, /usr/bin/chromium): the built-in example runs to its headline, the element's
 // worker stops when it leaves the page (React unmounts it, VitePress navigates away), no request leaves the page's
-// origin, no error is logged (for VitePress: no hydration mismatch).
+// origin, no error is logged (for VitePress: no hydration mismatch). The Vite app also type-checks a TypeScript file
+// against the package's types (tsc --noEmit).
 //
 //   node tests/npm/run.mjs [app-filter]      (after ./build.sh dist, or node tools/npm_package.mjs)
 //
