@@ -72,7 +72,7 @@ for (const [site, asset] of Object.entries(files)) if (site !== 'src/worker.js')
 // module is evaluated, which touches no browser global (server rendering imports it).
 const entry = `// lethe-eval ${VERSION}: the <lethe-eval> custom element (docs/embedding.md). Importing this module registers
 // the element where customElements exists, and tells it where its files are: each below is written as
-// new URL('./lethe-assets/…', import.meta.url), which Vite, webpack 5, Rollup and Parcel copy into the build.
+// new URL('./lethe-assets/…', import.meta.url), which Vite and webpack 5 copy into the build.
 // With a bundler that leaves such URLs as they are (esbuild), copy lethe-assets/ beside the bundle.
 // The stylesheets come as text (styles.js), not as .css files: a docs generator may take any .css file of the
 // bundle for its own stylesheet (VitePress does).
@@ -149,7 +149,7 @@ import 'lethe-eval';   // registers <lethe-eval>; your bundler copies its worker
 <lethe-eval analysis="sde" example shuffles="100" seed="0"></lethe-eval>
 \`\`\`
 
-Vite, webpack 5, Rollup and Parcel resolve the files themselves. esbuild: copy \`node_modules/lethe-eval/lethe-assets/\`
+Vite, webpack 5 (Docusaurus) and VitePress copy the files themselves. esbuild: copy \`node_modules/lethe-eval/lethe-assets/\`
 beside your bundle. Vue/VitePress: declare the element a custom element (\`isCustomElement\`). See Lethe's
 docs/embedding.md, "From npm".
 `,
