@@ -1,13 +1,13 @@
-// Embedding in real documentation sites (issue 17): builds a MkDocs-Material site (instant navigation on) and a
-// Docusaurus 3 site (React 19, MDX, client-side navigation, the element's module through the site's bundler) from
-// the registries with <lethe-eval> embedded as docs/embedding.md says, serves them under sub-paths beside a plain
+// Embedding in real documentation sites (issue 17): builds a MkDocs-Material site (instant navigation on), a
+// Docusaurus 3 site (React 19, MDX, client-side navigation, the element's module through the site's bundler) and a
+// Sphinx site (reStructuredText and MyST Markdown; issue 25) from the registries with <lethe-eval> embedded as docs/embedding.md says, serves them under sub-paths beside a plain
 // page, a strict-CSP page and an iframe host, and drives them in headless Chromium (playwright-core, /usr/bin/chromium).
 //
 //   node tests/embed/run.mjs [name-filter]      (after ./build.sh site; ./build.sh test runs it)
 //
-// Installs are cached under target/embed/ (pip venv, node_modules) and redone only when their pins change.
+// Installs are cached under target/embed/ (pip venvs, node_modules) and redone only when their pins change.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -68,6 +68,33 @@ function buildMkdocs() {
   timings.mkdocsBuild = secs(t1);
 }
 
+// --- Sphinx (reStructuredText and MyST Markdown) ------------------------------------------------------------------
+function buildSphinx() {
+  const t = Date.now();
+  const venv = path.join(WORK, 'sphinx-venv');
+  const req = readFileSync(path.join(HERE, 'sphinx/requirements.txt'), 'utf8');
+  const stamp = path.join(venv, 'lethe-requirements.txt');
+  if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== req) {
+    rmSync(venv, { recursive: true, force: true });
+    run('python3', ['-m', 'venv', venv]);
+    run(path.join(venv, 'bin/pip'), ['install', '-q', '-r', path.join(HERE, 'sphinx/requirements.txt')]);
+    writeFileSync(stamp, req);
+  }
+  timings.sphinxInstall = secs(t);
+  const t1 = Date.now();
+  const src = path.join(WORK, 'sphinx-site');
+  rmSync(src, { recursive: true, force: true });
+  cpSync(path.join(HERE, 'sphinx'), src, { recursive: true });
+  // The whole site, its docs/ and the example's README.md included: Sphinx reads no sources in html_static_path.
+  rmSync(path.join(src, '_static/lethe'), { recursive: true, force: true });
+  cpSync(SITE, path.join(src, '_static/lethe'), { recursive: true });
+  const out = path.join(WORK, 'sphinx-out');
+  rmSync(out, { recursive: true, force: true });
+  const log = run(path.join(venv, 'bin/sphinx-build'), ['-q', '-b', 'html', src, out], { stdio: ['ignore', 'pipe', 'pipe'] });
+  assert(!/warning/i.test(log), `sphinx-build warned:\n${log.slice(-2000)}`);
+  timings.sphinxBuild = secs(t1);
+}
+
 // --- Docusaurus 3 -------------------------------------------------------------------------------------------------
 function buildDocusaurus() {
   const t = Date.now();
@@ -88,15 +115,15 @@ function buildDocusaurus() {
     rmSync(path.join(dir, f), { recursive: true, force: true });
     cpSync(path.join(HERE, 'docusaurus', f), path.join(dir, f), { recursive: true });
   }
-  // The element's modules, imported through the bundler as a package (src/lethe.js imports lethe-widget/…: a copy
-  // of Lethe's site under node_modules, as `npm install` of a tarball of target/site would put it; Docusaurus
-  // transpiles a site's own sources in Babel's loose mode, which breaks spreads of iterators, but not packages),
-  // and Lethe's site as static files for the worker, wasm, stylesheets and data.
-  const pkg = path.join(dir, 'node_modules/lethe-widget');
-  rmSync(pkg, { recursive: true, force: true });
-  cpSync(path.join(SITE, 'src'), path.join(pkg, 'src'), { recursive: true });
-  writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'lethe-widget', version: '0.0.0', type: 'module', sideEffects: true }, null, 2));
+  // The element from the npm package (target/dist/lethe-eval-*.tgz, ./build.sh dist): src/lethe.js imports it in a
+  // client module, and Docusaurus's webpack copies the worker, wasm and data it names into the build; no base URL.
+  // Lethe's site in static/lethe/ is for the React page only, whose `base` prop (a base attribute wins over the
+  // package's own files) points at it.
+  const dist = path.join(ROOT, 'target/dist');
+  const tgz = existsSync(dist) && readdirSync(dist).filter((f) => /^lethe-eval-.*\.tgz$/.test(f)).sort().at(-1);
+  assert(tgz, 'target/dist/lethe-eval-*.tgz is missing: run ./build.sh dist (or node tools/npm_package.mjs) first');
   copySite(path.join(dir, 'static/lethe'));
+  run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', path.join(dist, tgz)], { cwd: dir });
   rmSync(path.join(dir, 'build'), { recursive: true, force: true });
   const out = run('npx', ['docusaurus', 'build', '--out-dir', 'build'], { cwd: dir, env: { ...process.env, LETHE_BASE_URL: '/sub/dz/' } });
   assert(!/\bwarning\b/i.test(out.replace(/\[webpackbar\][^\n]*/g, '')), `the Docusaurus build warned:\n${out.slice(-2000)}`);
@@ -112,6 +139,7 @@ const TYPES = {
 const MOUNTS = [
   ['/sub/mk/', () => path.join(WORK, 'mkdocs-out')],
   ['/sub/dz/', () => path.join(WORK, 'docusaurus/build')],
+  ['/sub/sx/', () => path.join(WORK, 'sphinx-out')],
   ['/sub/lethe/', () => SITE],
   ['/sub/lethe-copy/', () => SITE],
   ['/pages/', () => path.join(HERE, 'pages')],
@@ -172,8 +200,11 @@ async function open(context, p, { width = 1280, height = 900 } = {}) {
   return page;
 }
 
-/** Lethe's dedicated workers in the page (the element's worker and its SDE pool's; not e.g. Material's search worker). */
-const workers = (page) => page.workers().filter((w) => /\/src\/worker\.js$|^blob:/.test(w.url())).length;
+/**
+ * Lethe's dedicated workers in the page (the element's worker and its SDE pool's; not e.g. Material's search worker;
+ * in Docusaurus, the package's worker as webpack emitted it).
+ */
+const workers = (page) => page.workers().filter((w) => /\/src\/worker\.js$|^blob:|\/sub\/dz\/assets\/js\/[\w.-]+\.js$/.test(w.url())).length;
 
 async function noWorkersLeft(page, what) {
   for (let i = 0; i < 100 && workers(page) > 0; i++) await page.waitForTimeout(100);
@@ -468,6 +499,24 @@ const tests = [
   },
 ];
 
+tests.push({
+  name: 'Sphinx (reStructuredText raw html and MyST Markdown, Lethe in _static/, sub-path): the example to its verdict, a teaching topic',
+  async fn({ context }) {
+    const page = await open(context, '/sub/sx/analysis.html');
+    await sdeDone(page);
+    const from = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname).filter((p) => /widget\.css$|worker\.js$/.test(p)));
+    assert(from.length === 2 && from.every((p) => p.startsWith('/sub/sx/_static/lethe/')), `files from the module's own URL: ${from}`);
+    await page.goto(`${ORIGIN}/sub/sx/teaching.html`);
+    await page.locator('lethe-eval[topic="epsilon"] .lethe-teach-root[data-state="ready"]').waitFor({ timeout: 60000 });
+    // Lethe's own Markdown in _static/lethe/ made no pages (Sphinx reads no sources there).
+    const pages = ['_static/lethe/docs/sde-calibration.html', '_static/lethe/data/digits/README.html'].filter((p) => existsSync(path.join(WORK, 'sphinx-out', p)));
+    assert(pages.length === 0, `Sphinx made pages of Lethe's own Markdown: ${pages}`);
+    await shot(page, 'embed-sphinx-teaching.png', { fullPage: true });
+    assert(page.errors.length === 0, page.errors.join('; '));
+    return `files from ${path.posix.dirname(from.find((p) => p.endsWith('widget.css')))}/; teaching topic ready`;
+  },
+});
+
 /** nginx with tests/embed/nginx.conf (the deployment note's configuration) serving target/site under /lethe/. */
 async function nginx() {
   const bin = ['/usr/sbin/nginx', '/usr/bin/nginx'].find(existsSync);
@@ -551,6 +600,7 @@ try {
   // Always (1-2 s): its site_url holds this run's port, which Material's instant navigation compares links with.
   buildMkdocs();
   if (!filter || /docusaurus|react/i.test(filter)) buildDocusaurus();
+  if (!filter || /sphinx/i.test(filter)) buildSphinx();
   console.log(`sites built in ${secs(tb)} s (${Object.entries(timings).map(([k, v]) => `${k} ${v} s`).join(', ')})`);
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
   for (const t of tests) {

@@ -13,6 +13,36 @@ export function setInlinedFiles(files) {
 
 export const inlinedWasm = () => inlined?.wasm || null;
 
+/**
+ * The npm package's files as the site's bundler resolved them (the package's index.js, tools/npm_package.mjs): site
+ * path → URL (its self-contained worker as 'src/worker.js'), or null. Used when no base is given (below).
+ */
+let bundled = null;
+/** The npm package's stylesheets as text (name → CSS): no .css file in a bundle (VitePress takes one for its own). */
+let bundledStyles = null;
+
+export function setBundledFiles(files, styles) {
+  bundled = files || null;
+  bundledStyles = styles || null;
+}
+
+/** Stylesheet `name`'s text when `base` is BUNDLED and the package holds it, else null (then: a <link> to it). */
+export const bundledStyle = (name, base) => (String(base) === BUNDLED && bundledStyles?.[name]) || null;
+
+/** The base URL that stands for the bundled files: basePath() answers it, fileUrl() looks paths up in them. */
+export const BUNDLED = 'lethe-bundled:/';
+
+/** The wasm modules of the bundled files (path → URL), handed to the worker in `init`, or null. */
+export const bundledWasm = () => (bundled ? Object.fromEntries(Object.entries(bundled).filter(([p]) => p.endsWith('.wasm'))) : null);
+
+/** Site path `path` under base URL `base` (a URL, or BUNDLED: the bundled files). */
+export function fileUrl(path, base) {
+  if (String(base) !== BUNDLED) return new URL(path, base);
+  const u = bundled?.[path];
+  if (!u) throw new Error(`the lethe-eval package does not hold ${path}`);
+  return new URL(u, typeof document === 'undefined' ? undefined : document.baseURI);
+}
+
 /** Sets the base URL of Lethe's files for every element on the page (relative to the page, or absolute). */
 export function setBasePath(url) {
   explicit = url == null || url === '' ? null : String(url);
@@ -49,6 +79,7 @@ export function basePath(el) {
   const page = document.baseURI;
   const given = el?.getAttribute?.('base') || explicit || document.querySelector('[data-lethe-base]')?.getAttribute('data-lethe-base');
   if (given) return new URL(dir(given), page);
+  if (bundled) return new URL(BUNDLED);
   const own = ownBase();
   if (own) return own;
   for (const s of document.querySelectorAll('script[src]')) {
@@ -68,5 +99,5 @@ export function assetUrl(path, el) {
   if (!b) {
     throw new Error("Lethe cannot find its files: give the element a base attribute or call setBasePath('/lethe/') with where Lethe's site is");
   }
-  return new URL(path, b);
+  return fileUrl(path, b);
 }

@@ -2,10 +2,10 @@
 // first use (never at import time). Requests are Promises; an AbortSignal cancels a run.
 
 import { spawnWorker } from './spawn.js';
-import { assetUrl, inlinedWasm } from './base.js';
+import { BUNDLED, assetUrl, basePath, bundledWasm, fileUrl, inlinedWasm } from './base.js';
 
 // From the base URL (base.js): not import.meta.url, which a bundler rewrites.
-const WORKER_URL = (base) => simd(base ? new URL('src/worker.js', base) : assetUrl('src/worker.js'));
+const WORKER_URL = (base) => simd(base ? fileUrl('src/worker.js', base) : assetUrl('src/worker.js'));
 // `?lethe-simd=simd128|relaxed` on the page forces the worker's wasm build (worker.js; the browser tests run each).
 const simd = (url) => {
   const forced = typeof location !== 'undefined' && new URLSearchParams(location.search).get('lethe-simd');
@@ -83,8 +83,8 @@ export class Engine {
       for (const p of this.pending.values()) p.reject(new Error(msg));
       this.pending.clear();
     };
-    // lethe.html hands its wasm modules over (base.js).
-    const wasm = inlinedWasm();
+    // lethe.html hands its wasm modules over, the npm package their URLs as the site's bundler resolved them (base.js).
+    const wasm = inlinedWasm() || (String(this.base || basePath(null)) === BUNDLED ? bundledWasm() : null);
     this.ready = this.request('init', { ...(this.workers ? { workers: this.workers } : {}), ...(wasm ? { wasm } : {}) }).then((info) => {
       this.info = info;
       if (!this.module) this._setModule(info.module);

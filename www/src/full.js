@@ -6,12 +6,12 @@ export { wasm };
 
 /**
  * Fetches and instantiates the module: its relaxed-SIMD build when `simd` is `relaxed` (worker.js decides), or
- * `given`, the module's bytes the page handed over (a Blob: the single-file page, lethe.html).
+ * `given`, what the page handed over (worker.js: a Response of the single-file page's bytes, or the npm package's URL).
  */
 export const start = (simd, given) =>
   init({
     module_or_path: given
-      ? new Response(given)
+      ? given
       : simd === 'relaxed'
         ? new URL('../pkg/lethe_web_relaxed_bg.wasm', import.meta.url)
         : new URL('../pkg/lethe_web_bg.wasm', import.meta.url),

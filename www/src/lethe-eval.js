@@ -16,7 +16,7 @@
 // worker and the worker pool once no element is left on the page; inserted again, it starts afresh.
 import { create } from './widget.js';
 import { Engine } from './engine.js';
-import { basePath, onBasePath, setBasePath } from './base.js';
+import { BUNDLED, basePath, bundledStyle, fileUrl, onBasePath, setBasePath } from './base.js';
 import { VERSION } from './version.js';
 
 export { setBasePath, VERSION };
@@ -222,9 +222,18 @@ export class LetheEval extends Base {
       reserve?.replaceSync(':host { display: block; }');
     };
     for (const sheet of sheets) {
+      // The npm package's (its text, as a constructed sheet): in place at once.
+      const text = bundledStyle(sheet, base);
+      if (text) {
+        const s = new CSSStyleSheet();
+        s.replaceSync(text);
+        root.adoptedStyleSheets = [...root.adoptedStyleSheets, s];
+        styled();
+        continue;
+      }
       const css = document.createElement('link');
       css.rel = 'stylesheet';
-      css.href = new URL(sheet, base).href;
+      css.href = fileUrl(sheet, base).href;
       css.addEventListener('load', styled);
       css.addEventListener('error', () => {
         styled();
@@ -245,7 +254,8 @@ export class LetheEval extends Base {
       header: false,
       showInputs: this.hasAttribute('inputs'),
       example: this.hasAttribute('example'),
-      exampleBase: new URL('data/digits/', base).href,
+      // The bundled files have no directory: the example's files are looked up one by one (widget.js, assetUrl).
+      exampleBase: base.href === BUNDLED ? null : new URL('data/digits/', base).href,
       onEvent: (type, detail) => {
         if (type === 'progress' || type === 'result' || type === 'error' || type === 'ready') event(this, type, detail);
       },

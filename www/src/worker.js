@@ -27,11 +27,18 @@ const SIMD = (() => {
     return 'simd128';
   }
 })();
-/** Wasm modules handed over in `init` (lethe.html: path → Blob, simd128 builds), or null: fetched. */
+/**
+ * Wasm modules handed over in `init`, or null: fetched from beside this worker. lethe.html: path → Blob (simd128
+ * builds); the npm package: path → URL as the site's bundler resolved them (both builds).
+ */
 let given = null;
+const givenWasm = (name) => {
+  const g = (SIMD === 'relaxed' && given[`pkg/${name}_relaxed_bg.wasm`]) || given[`pkg/${name}_bg.wasm`];
+  return typeof g === 'string' ? g : new Response(g);
+};
 const LEAN_WASM = () =>
   given
-    ? new Response(given['pkg/lethe_lean_bg.wasm'])
+    ? givenWasm('lethe_lean')
     : SIMD === 'relaxed'
       ? new URL('../pkg/lethe_lean_relaxed_bg.wasm', import.meta.url)
       : new URL('../pkg/lethe_lean_bg.wasm', import.meta.url);
@@ -88,7 +95,7 @@ function loadFull() {
   if (!full) {
     full = import('./full.js')
       .then(async (m) => {
-        await m.start(SIMD, given && given['pkg/lethe_web_bg.wasm']);
+        await m.start(SIMD, given && givenWasm('lethe_web'));
         for (const [id, s] of sources) addTo(m.wasm, id, s);
         sources = null;
         active = m.wasm;

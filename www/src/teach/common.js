@@ -3,7 +3,7 @@
 // replaces older ones), reduced-motion detection and the "try it on your data" hand-off. No statistics here: every
 // number shown comes from the worker (analysis/src/teach/ → the lethe core).
 import { h, fill, nextId } from '../dom.js';
-import { assetUrl } from '../base.js';
+import { BUNDLED, assetUrl, basePath } from '../base.js';
 import { fmt } from '../format.js';
 
 /** True when the user asked the system for reduced motion: no animation, the final state at once. */
@@ -193,14 +193,19 @@ export function responsive(draw) {
 }
 
 /** The site root (where index.html and teach.html live), from this module's URL. */
-// The site's base URL (base.js), not import.meta.url, which a bundler rewrites.
-export const siteRoot = () => assetUrl('');
+// The site's base URL (base.js), not import.meta.url, which a bundler rewrites. The npm package has no site (no
+// index.html, no docs/): its root is BUNDLED, and links into it are left out (handoff, `onSite`).
+export const siteRoot = () => (String(basePath(null)) === BUNDLED ? new URL(BUNDLED) : assetUrl(''));
+
+/** Whether `href` leads to a page of Lethe's site (false for the npm package, which has none). */
+export const onSite = (href) => !String(href).startsWith(BUNDLED);
 
 /**
  * "Try it on your data": a link to the main widget's panel (with this topic's data where it can take it) and the
  * CLI command that computes the same numbers from files.
  */
-export function handoff({ text, links = [], cli = [] }) {
+export function handoff({ text, links: all = [], cli = [] }) {
+  const links = all.filter((l) => onSite(l.href));
   return h(
     'div',
     { class: 'teach-handoff-box' },

@@ -9,7 +9,8 @@ import { histogramPlot } from '../views/hist.js';
 import { linePlot } from '../views/lines.js';
 import { stripPlot } from '../views/strip.js';
 import { PALETTE, SERIES } from '../views/svg.js';
-import { button, channel, debounce, figureBlock, f6, handoff, isAbort, number, pct, prose, readout, responsive, select, siteRoot, slider, topicFrame } from './common.js';
+import { fileUrl } from '../base.js';
+import { button, channel, debounce, figureBlock, f6, handoff, isAbort, number, onSite, pct, prose, readout, responsive, select, siteRoot, slider, topicFrame } from './common.js';
 
 const FILES = ['act_original.npy', 'act_retrained.npy', 'act_unlearned.npy', 'softmax.npz'];
 const DIM = { penultimate: 128, softmax: 10 };
@@ -49,7 +50,7 @@ const DOC = 'docs/sde-calibration.md';
 /** The “Where it fails” box: the doc's measured figures, quoted (each marked for the test), with a link to it. */
 function failBox() {
   const q = (key, v) => h('span', { 'data-quote': key }, v);
-  const doc = () => h('a', { href: new URL(DOC, siteRoot()).href, 'data-action': 'doc' }, DOC);
+  const doc = () => (onSite(siteRoot()) ? h('a', { href: new URL(DOC, siteRoot()).href, 'data-action': 'doc' }, DOC) : DOC);
   return h(
     'div',
     { class: 'teach-honest', role: 'note', 'data-role': 'fails' },
@@ -436,14 +437,13 @@ export function sdeTopic(ctx, { number: nr } = {}) {
   };
 
   // The example's files are fetched while the page loads (nothing is requested after that).
-  const base = new URL('data/digits/', siteRoot());
   const ready = (async () => {
     parts.busy(true, 'loading the digits example (1.2 MB)…');
     lastReq = request();
     renderHandoff();
     try {
       for (const name of FILES) {
-        const res = await fetch(new URL(name, base));
+        const res = await fetch(fileUrl(`data/digits/${name}`, siteRoot()));
         if (!res.ok) throw new Error(`${name}: HTTP ${res.status}`);
         const bytes = await res.arrayBuffer();
         await ctx.engine.request('teach-data', { name, bytes }, { transfer: [bytes] });
