@@ -1,0 +1,60 @@
+// 7. The element in other people's pages (issue 24 item 7): a host page built here (served at /host-*.html by a
+//    route of the test's context) holds <lethe-eval> as a documentation site would.
+//    * One buffer for several roles (the guide's "with your data" code): one input, one SHA-256, the calibrated
+//      verdict computed, no "(2)" in the pickers.
+//    * Layout shift below 0.05 for every element kind (each analysis, with and without the example, each teaching
+//      topic), measured by a PerformanceObserver('layout-shift') while the element loads and builds.
+//    * Dark mode: in a host with `color-scheme: dark` (and with `light dark` under a dark preference) form fields
+//      and text keep 4.5:1 against what is behind them.
+//    * Chart text inside its box: no SVG <text> past its <svg> at 320, 375 and 688 px, for every chart kind.
+import { assert, eq, open, shot } from './lib.mjs';
+
+/** A host page: `body` inside a plain document with `style`; the element's module from the site. */
+export async function host(context, base, { name = 'host', body, style = '', head = '', width = 1000, height = 900 }) {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Host</title><link rel="icon" href="data:,"><style>body { margin: 0 auto; padding: 8px; font: 16px/1.5 system-ui, sans-serif; }
+lethe-eval:not(:defined) { display: block; min-height: min(100vh, 1600px); } ${style}</style>${head}
+<script type="module" src="./src/lethe-eval.js"></script></head><body>${body}</body></html>`;
+  await context.route(`${base}/${name}.html`, (r) => r.fulfill({ status: 200, contentType: 'text/html', body: html }));
+  return open(context, base, `/${name}.html`, { width, height });
+}
+
+export const tests = [
+  {
+    name: 'one ArrayBuffer for three roles (the guide\'s code) is one input: one SHA-256, the calibrated verdict computed, no "(2)" in the pickers',
+    async fn({ context, base }) {
+      const page = await host(context, base, { body: '<lethe-eval id="sde" analysis="sde" shuffles="50" seed="0" inputs></lethe-eval>', width: 1200 });
+      const report = await page.evaluate(async () => {
+        await customElements.whenDefined('lethe-eval');
+        const el = document.getElementById('sde');
+        const buf = await (await fetch('./data/digits/act_unlearned.npy')).arrayBuffer();
+        el.data = {
+          in_training: { data: buf, rows: '144..244', name: 'act_unlearned.npy' },
+          out_of_training: { data: buf, rows: '544..644', name: 'act_unlearned.npy' },
+          target: { data: buf, rows: '0..100', name: 'act_unlearned.npy' },
+        };
+        return el.run();
+      });
+      const hashes = new Set(report.inputs.map((i) => i.sha256).filter(Boolean));
+      eq(hashes.size, 1, `one file's SHA-256 among ${report.inputs.length} inputs`);
+      assert(report.calibrated && !report.calibrated.skipped, `calibrated verdict skipped: ${JSON.stringify(report.calibrated?.skipped)}`);
+      const shadow = page.locator('#sde');
+      const labels = await shadow.locator('select option').allTextContents();
+      assert(!labels.some((l) => /act_unlearned\.npy \(\d\)/.test(l)), `pickers: ${[...new Set(labels)].join(' | ')}`);
+      const cards = await shadow.locator('.lethe-card').count();
+      eq(cards, 1, 'input cards');
+      // The same bytes in another buffer (a second fetch) are the same file too.
+      const again = await page.evaluate(async () => {
+        const el = document.getElementById('sde');
+        const a = await (await fetch('./data/digits/act_unlearned.npy')).arrayBuffer();
+        const b = await (await fetch('./data/digits/act_unlearned.npy')).arrayBuffer();
+        el.data = { in_training: { data: a, rows: '144..244' }, out_of_training: { data: b, rows: '544..644' }, target: { data: new Uint8Array(a), rows: '0..100' } };
+        const r = await el.run();
+        return { sources: new Set(r.inputs.map((i) => i.sha256)).size, skipped: r.calibrated?.skipped || null };
+      });
+      eq(again.sources, 1, 'copies of the bytes: one SHA-256');
+      eq(again.skipped, null, 'copies of the bytes: calibrated verdict skipped');
+      return `${report.inputs.length} roles → 1 file (${[...hashes][0].slice(0, 12)}…), calibrated verdict computed, ${cards} card`;
+    },
+  },
+];
