@@ -19,7 +19,64 @@ lethe-eval:not(:defined) { display: block; min-height: min(100vh, 1600px); } ${s
   return open(context, base, `/${name}.html`, { width, height });
 }
 
+/** Every element kind: each analysis (bare, with the input list, with the example) and each teaching topic. */
+const KINDS = [
+  ...['sde', 'ruler', 'epsilon', 'bounds', 'mia'].map((a) => `analysis="${a}"`),
+  'analysis="sde" inputs',
+  'analysis="sde" example inputs',
+  'analysis="mia" example',
+  ...['hsic', 'sde', 'ranks', 'epsilon', 'bounds', 'mia'].map((t) => `mode="teach" topic="${t}"`),
+];
+
+/**
+ * The layout shift of a host page while its element loads and builds: the sum of 'layout-shift' entries (without
+ * recent input) until the element's height has not changed for 1.5 s after its 'ready' event.
+ */
+async function shiftOf(context, base, attrs, i) {
+  const text = Array.from({ length: 12 }, (_, k) => `<p>Paragraph ${k + 1} after the element: the host's own text, which must not move while the element loads.</p>`).join('');
+  const page = await host(context, base, {
+    name: `cls-${i}`,
+    head: `<script>window.__shifts = []; new PerformanceObserver((l) => l.getEntries().forEach((e) => e.hadRecentInput || window.__shifts.push(e.value))).observe({ type: 'layout-shift', buffered: true });</script>`,
+    body: `<h1>A documentation page</h1><p>Some text before the element.</p><lethe-eval id="el" ${attrs}></lethe-eval>${text}`,
+    width: 1000,
+    height: 800,
+  });
+  await page.evaluate(() => customElements.whenDefined('lethe-eval').then(() => new Promise((resolve) => {
+    const el = document.getElementById('el');
+    const t0 = performance.now();
+    let ready = false;
+    el.addEventListener('ready', () => (ready = true));
+    el.ready?.then(() => (ready = true), () => (ready = true));
+    let h = -1;
+    let since = performance.now();
+    const tick = () => {
+      const now = el.getBoundingClientRect().height;
+      if (now !== h) (h = now), (since = performance.now());
+      if ((ready && performance.now() - since > 1500) || performance.now() - t0 > 45000) resolve();
+      else setTimeout(tick, 100);
+    };
+    tick();
+  })));
+  const shifts = await page.evaluate(() => window.__shifts);
+  await page.close();
+  return shifts;
+}
+
 export const tests = [
+  {
+    name: 'layout shift below 0.05 for every element kind (each analysis, with inputs, with the example, each teaching topic)',
+    async fn({ context, base }) {
+      const rows = [];
+      for (const [i, attrs] of KINDS.entries()) {
+        const s = await shiftOf(context, base, attrs, i);
+        rows.push([attrs, s.reduce((a, b) => a + b, 0), s]);
+      }
+      const line = rows.map(([a, c]) => `${a}: ${c.toFixed(3)}`).join('; ');
+      const bad = rows.filter(([, c]) => !(c < 0.05));
+      assert(bad.length === 0, `layout shift ≥ 0.05: ${bad.map(([a, c, s]) => `${a}: ${c.toFixed(3)} (${s.map((v) => v.toFixed(3)).join(' ')})`).join('; ')}\n     all: ${line}`);
+      return line;
+    },
+  },
   {
     name: 'one ArrayBuffer for three roles (the guide\'s code) is one input: one SHA-256, the calibrated verdict computed, no "(2)" in the pickers',
     async fn({ context, base }) {

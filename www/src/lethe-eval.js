@@ -204,13 +204,24 @@ export class LetheEval extends Base {
     // Shown once its stylesheets are in (no flash of unstyled content, whose height would shift the page twice).
     // Until then the element keeps a window's height, so that what follows it on the page is not moved into view
     // and out again (layout shift); a constructed sheet, which a page's CSP does not govern as it does <style>.
+    // The room is kept, and the contents hidden (a line says it is loading), until the element is built too: a
+    // teaching topic's first figure, a panel whose module loads later, the membership audit's example run. Shown
+    // half-built they would move inside the room and push what follows (layout shift 0.06–0.83 measured).
     host.style.display = 'none';
     const reserve = this._reserve(root);
     let pending = sheets.length;
+    let release = null;
+    const built = new Promise((resolve) => (release = resolve));
     const styled = () => {
       if (--pending) return;
       host.style.display = '';
-      reserve?.replaceSync(':host { display: block; }');
+      host.style.visibility = 'hidden';
+      const t = setTimeout(release, 30000);
+      built.then(() => {
+        clearTimeout(t);
+        host.style.visibility = '';
+        reserve?.replaceSync(':host { display: block; }');
+      });
     };
     for (const sheet of sheets) {
       const css = document.createElement('link');
@@ -228,6 +239,7 @@ export class LetheEval extends Base {
     if (this.teaching) {
       this._teach = this._connectTeach(host, eng);
       this._teach.catch(() => {});
+      this._teach.then((t) => t?.ready).finally(release).catch(() => {});
       return;
     }
     this._widget = create(host, {
@@ -241,6 +253,7 @@ export class LetheEval extends Base {
         if (type === 'progress' || type === 'result' || type === 'error' || type === 'ready') event(this, type, detail);
       },
     });
+    (this._widget.built || this._widget.ready).finally(release).catch(() => {});
     this._applyParams();
     this._widget.ready.catch((e) => event(this, 'error', { message: e.message, input: null }));
     this._ready = this._widget.ready.then(() => this._applyData());
@@ -252,7 +265,7 @@ export class LetheEval extends Base {
   _reserve(root) {
     try {
       const sheet = new CSSStyleSheet();
-      sheet.replaceSync(':host { display: block; min-height: min(100vh, 1600px); }');
+      sheet.replaceSync(':host { display: block; position: relative; min-height: min(100vh, 1600px); } :host::before { content: "Loading Lethe…"; position: absolute; top: 16px; left: 16px; font: 15px/1.45 system-ui, sans-serif; opacity: 0.7; }');
       root.adoptedStyleSheets = [sheet];
       return sheet;
     } catch {
