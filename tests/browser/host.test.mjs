@@ -7,7 +7,7 @@
 //    * Dark mode: in a host with `color-scheme: dark` (and with `light dark` under a dark preference) form fields
 //      and text keep 4.5:1 against what is behind them.
 //    * Chart text inside its box: no SVG <text> past its <svg> at 320, 375 and 688 px, for every chart kind.
-import { assert, eq, open, shot } from './lib.mjs';
+import { assert, eq, open, shot, waitExample, waitRun } from './lib.mjs';
 
 /** A host page: `body` inside a plain document with `style`; the element's module from the site. */
 export async function host(context, base, { name = 'host', body, style = '', head = '', width = 1000, height = 900 }) {
@@ -62,7 +62,61 @@ async function shiftOf(context, base, attrs, i) {
   return shifts;
 }
 
+/** In the page: every SVG <text> of the plots (the widget's shadow roots too) that reaches past its <svg>. */
+function textOverflow() {
+  const roots = [document, ...[...document.querySelectorAll('lethe-eval')].map((e) => e.shadowRoot).filter(Boolean)];
+  const svgs = roots.flatMap((r) => [...r.querySelectorAll('.lethe-plot-holder svg')]).filter((s) => s.getClientRects().length);
+  const out = [];
+  let texts = 0;
+  const kinds = new Set();
+  for (const svg of svgs) {
+    const b = svg.getBoundingClientRect();
+    kinds.add(svg.getAttribute('aria-label')?.slice(0, 40));
+    for (const t of svg.querySelectorAll('text')) {
+      if (!t.textContent.trim() || !t.getClientRects().length) continue;
+      texts++;
+      const r = t.getBoundingClientRect();
+      const past = Math.max(b.left - r.left, r.right - b.right, b.top - r.top, r.bottom - b.bottom);
+      if (past > 0.5) out.push(`"${t.textContent.slice(0, 40)}" ${past.toFixed(0)} px past "${svg.getAttribute('aria-label')?.slice(0, 50)}"`);
+    }
+  }
+  return { out, texts, svgs: svgs.length };
+}
+
 export const tests = [
+  {
+    name: 'no SVG text past its chart at 320, 375 and 688 px: every chart of the page (example, epsilon, bounds, audit) and of teach.html',
+    async fn({ context, base }) {
+      const bad = [];
+      const seen = [];
+      for (const width of [320, 375, 688]) {
+        const page = await open(context, base, '/', { width, height: 900 });
+        await waitExample(page);
+        await page.locator('#lethe-mia [data-value="headline"]').first().waitFor({ timeout: 60000 });
+        await page.locator('#lethe-epsilon [data-action="synthetic"]').click();
+        await page.locator('#lethe-epsilon [data-slot="unlearned"] .lethe-slot-status').filter({ hasText: '32 × 100' }).waitFor();
+        await page.locator('#lethe-epsilon [data-action="run"]').click();
+        await waitRun(page.locator('#lethe-epsilon'));
+        await page.locator('#lethe-bounds [data-action="synthetic-scores"]').click();
+        await page.locator('#lethe-bounds [data-slot="scores"] .lethe-slot-status').filter({ hasText: '200 × 1' }).waitFor();
+        await page.locator('#lethe-bounds [data-action="run"]').click();
+        await waitRun(page.locator('#lethe-bounds'));
+        await page.waitForTimeout(300);
+        const a = await page.evaluate(textOverflow);
+        bad.push(...a.out.map((o) => `index ${width}: ${o}`));
+        const teach = await open(context, base, '/teach.html', { width, height: 900 });
+        await teach.waitForSelector('body[data-ready="true"]', { timeout: 120000 });
+        await teach.waitForTimeout(300);
+        const b = await teach.evaluate(textOverflow);
+        bad.push(...b.out.map((o) => `teach ${width}: ${o}`));
+        seen.push(`${width} px: ${a.svgs} + ${b.svgs} charts, ${a.texts + b.texts} texts`);
+        await page.close();
+        await teach.close();
+      }
+      assert(bad.length === 0, `${bad.length} texts past their chart: ${bad.slice(0, 40).join(" · ")}`);
+      return seen.join('; ');
+    },
+  },
   {
     name: 'layout shift below 0.05 for every element kind (each analysis, with inputs, with the example, each teaching topic)',
     async fn({ context, base }) {
