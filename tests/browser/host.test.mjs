@@ -7,7 +7,12 @@
 //    * Dark mode: in a host with `color-scheme: dark` (and with `light dark` under a dark preference) form fields
 //      and text keep 4.5:1 against what is behind them.
 //    * Chart text inside its box: no SVG <text> past its <svg> at 320, 375 and 688 px, for every chart kind.
-import { assert, eq, open, shot, waitExample, waitRun } from './lib.mjs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT, assert, eq, open, shot, waitExample, waitRun } from './lib.mjs';
+
+/** axe-core where installed (`npm install`: package.json; LETHE_AXE names another copy of axe.min.js). */
+const AXE = [process.env.LETHE_AXE, path.join(ROOT, 'node_modules/axe-core/axe.min.js')].find((p) => p && existsSync(p));
 
 /** A host page: `body` inside a plain document with `style`; the element's module from the site. */
 export async function host(context, base, { name = 'host', body, style = '', head = '', width = 1000, height = 900 }) {
@@ -83,7 +88,104 @@ function textOverflow() {
   return { out, texts, svgs: svgs.length };
 }
 
+/**
+ * In the page: text and form fields (the widget's shadow roots too) whose colour is below 4.5:1 against the
+ * background behind them (the first opaque background up the tree, across shadow boundaries). Plots are checked
+ * against their white in a11y.test.mjs; disabled and stale (greyed) parts are exempt, as WCAG 1.4.3 allows.
+ */
+function textContrast() {
+  const rgba = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const ratio = (a, b) => {
+    const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05);
+  };
+  const parent = (e) => e.parentElement || (e.getRootNode() instanceof ShadowRoot ? e.getRootNode().host : null);
+  const behind = (e) => {
+    for (let n = e; n; n = parent(n)) {
+      const c = rgba(getComputedStyle(n).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0.9)) return c.slice(0, 3);
+    }
+    return getComputedStyle(document.documentElement).colorScheme.includes('dark') && matchMedia('(prefers-color-scheme: dark)').matches ? [18, 18, 18] : [255, 255, 255];
+  };
+  const roots = [document, ...[...document.querySelectorAll('lethe-eval')].map((e) => e.shadowRoot).filter(Boolean)];
+  const els = roots.flatMap((r) => [...r.querySelectorAll('.lethe-root *, .lethe-root')]);
+  const bad = [];
+  let checked = 0;
+  for (const e of els) {
+    if (e.closest('svg, .lethe-stale, .lethe-visually-hidden, [disabled]') || !e.getClientRects().length) continue;
+    const field = e.matches('input[type=text], input[type=number], select, textarea');
+    const own = [...e.childNodes].some((n) => n.nodeType === 3 && n.data.trim());
+    if (!field && !own) continue;
+    const st = getComputedStyle(e);
+    if (st.visibility !== 'visible' || Number(st.opacity) < 1) continue;
+    checked++;
+    const r = ratio(rgba(st.color).slice(0, 3), behind(e));
+    if (r < 4.5) bad.push(`${e.tagName.toLowerCase()}.${e.getAttribute('class') || ''} "${(field ? e.value || e.selectedOptions?.[0]?.text || '' : e.textContent).trim().slice(0, 30)}" ${st.color} on ${behind(e).join(',')} ${r.toFixed(2)}:1`);
+  }
+  return { bad: [...new Set(bad)].slice(0, 12), checked };
+}
+
+/** axe's colour-contrast rule (shadow roots included) when axe-core is installed. */
+async function axeContrast(page) {
+  if (!AXE) return null;
+  await page.addScriptTag({ content: readFileSync(AXE, 'utf8') });
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { runOnly: ['color-contrast'] });
+    return r.violations.flatMap((v) => v.nodes.map((n) => `${n.target.join(' ')}: ${n.any.map((a) => a.message).join('; ')}`));
+  });
+}
+
+const DARK_HOST = 'html { color-scheme: dark; background: #121212; color: #e8e8e8; } a { color: #8ab4f8; }';
+
 export const tests = [
+  {
+    name: 'dark mode: in a host with color-scheme: dark (and with light dark under a dark preference), text and form fields at 4.5:1 or more, light mode unchanged; own pages follow the preference',
+    async fn({ context, base, browser }) {
+      const body = '<h1>Dark docs</h1><lethe-eval id="a" analysis="sde" inputs example></lethe-eval><lethe-eval analysis="mia" example></lethe-eval><lethe-eval analysis="bounds"></lethe-eval><lethe-eval mode="teach" topic="ranks"></lethe-eval>';
+      const notes = [];
+      const bad = [];
+      const check = async (page, label) => {
+        await page.waitForFunction(() => [...document.querySelectorAll('lethe-eval')].every((e) => e.shadowRoot?.querySelector('.lethe-root')?.dataset.state === 'ready'), null, { timeout: 90000 });
+        await page.locator('lethe-eval#a [data-value="sde.verdict"]').first().waitFor({ timeout: 60000 }).catch(() => {});
+        await page.waitForTimeout(500);
+        const a = await page.evaluate(textContrast);
+        const x = await axeContrast(page);
+        bad.push(...a.bad.map((b) => `${label}: ${b}`), ...(x || []).slice(0, 8).map((b) => `${label} (axe): ${b}`));
+        notes.push(`${label}: ${a.checked} texts/fields${x ? `, axe ${x.length} violations` : ''}`);
+        return a;
+      };
+      // 1. A dark host (color-scheme: dark), any preference.
+      const dark = await host(context, base, { name: 'dark', style: DARK_HOST, body, width: 375, height: 812 });
+      await check(dark, 'color-scheme: dark');
+      const field = await dark.locator('lethe-eval#a select').first().evaluate((s) => [getComputedStyle(s).color, getComputedStyle(s).backgroundColor]);
+      assert(field[0] !== field[1], `a field's text and background are both ${field[0]}`);
+      await shot(dark, 'dark-host-375.png', { fullPage: true });
+      // 2. A host following the preference (light dark), in a dark-preferring browser; and the light scheme.
+      for (const scheme of ['dark', 'light']) {
+        const ctx = await browser.newContext({ colorScheme: scheme });
+        try {
+          const page = await host(ctx, base, { name: 'follow', style: 'html { color-scheme: light dark; background: Canvas; color: CanvasText; }', body, width: 375, height: 812 });
+          await check(page, `light dark, prefers ${scheme}`);
+          const bg = await page.locator('lethe-eval#a .lethe-root').first().evaluate((e) => getComputedStyle(e).backgroundColor);
+          if (scheme === 'dark') assert(bg !== 'rgb(255, 255, 255)', 'the widget stays white in a dark host');
+          else eq(bg, 'rgb(255, 255, 255)', 'light scheme: the widget background');
+          // Lethe's own page follows the preference too.
+          const own = await open(ctx, base, '/', { width: 375, height: 812 });
+          await waitExample(own);
+          await check(own, `index.html, prefers ${scheme}`);
+          if (scheme === 'dark') await shot(own, 'dark-index-375.png');
+        } finally {
+          await ctx.close();
+        }
+      }
+      assert(bad.length === 0, `${bad.length} below 4.5:1: ${bad.slice(0, 16).join(' · ')}`);
+      return notes.join('; ');
+    },
+  },
   {
     name: 'no SVG text past its chart at 320, 375 and 688 px: every chart of the page (example, epsilon, bounds, audit) and of teach.html',
     async fn({ context, base }) {

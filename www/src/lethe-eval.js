@@ -193,7 +193,7 @@ export class LetheEval extends Base {
         'Lethe cannot find its files (worker, wasm, stylesheets): give the element a base attribute (<lethe-eval base="/lethe/">) or call setBasePath("/lethe/") with the URL of the directory holding Lethe\'s site.';
       host.setAttribute('role', 'alert');
       host.setAttribute('data-state', 'failed');
-      host.style.cssText = 'color:#b3261e;border:1px solid #b3261e;border-radius:8px;padding:8px 12px;font:15px/1.45 system-ui,sans-serif';
+      host.style.cssText = 'color:light-dark(#b3261e,#ff8a80);border:1px solid light-dark(#b3261e,#ff8a80);border-radius:8px;padding:8px 12px;font:15px/1.45 system-ui,sans-serif';
       host.textContent = msg;
       root.append(host);
       event(this, 'error', { message: msg, input: null });
