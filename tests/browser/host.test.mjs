@@ -265,6 +265,17 @@ export const tests = [
         const r = await el.run();
         return { sources: new Set(r.inputs.map((i) => i.sha256)).size, skipped: r.calibrated?.skipped || null };
       });
+      // CSV text set early (before the worker is ready) is added once per role, not twice.
+      const fresh = await host(context, base, { name: 'csv', body: '<lethe-eval id="b" analysis="bounds" inputs></lethe-eval>' });
+      const text = await fresh.evaluate(async () => {
+        await customElements.whenDefined('lethe-eval');
+        await new Promise((r) => setTimeout(r, 0));
+        const el = document.getElementById('b');
+        el.data = { scores: '0.1\n0.2\n0.3\n0.4\n0.5\n0.6\n0.7\n0.8\n' };
+        await el.run();
+        return [...el.shadowRoot.querySelectorAll('.lethe-card-name')].map((c) => c.textContent);
+      });
+      eq(text.join(' | '), 'scores.csv', 'cards after CSV text set once');
       eq(again.sources, 1, 'copies of the bytes: one SHA-256');
       eq(again.skipped, null, 'copies of the bytes: calibrated verdict skipped');
       return `${report.inputs.length} roles → 1 file (${[...hashes][0].slice(0, 12)}…), calibrated verdict computed, ${cards} card`;

@@ -113,6 +113,7 @@ export class LetheEval extends Base {
 
   set data(v) {
     this._data = v;
+    this._appliedData = null;
     if (this._widget) this._ready = this._widget.ready.then(() => this._applyData());
     this._ready?.catch(() => {});
   }
@@ -175,6 +176,8 @@ export class LetheEval extends Base {
     this._widget = null;
     this._teach = null;
     this._ready = null;
+    this._appliedData = null;
+    this._applying = null;
     this._built = false;
     this.shadowRoot?.replaceChildren();
     if (!keepWorker) release(this);
@@ -328,8 +331,12 @@ export class LetheEval extends Base {
     this._widget.setParams(this.analysis, params);
   }
 
-  async _applyData() {
-    if (this._data && this._widget) await this._widget.setData(this.analysis, this._data);
+  /** Sets `.data` on the panel once per value (the build and the setter both ask for it when set early). */
+  _applyData() {
+    if (!this._data || !this._widget) return undefined;
+    if (this._appliedData === this._data && this._applying) return this._applying;
+    this._appliedData = this._data;
+    return (this._applying = this._widget.setData(this.analysis, this._data));
   }
 
   /** Runs the analysis; resolves to the JSON report (as the page's "Download JSON report"). */
