@@ -178,6 +178,14 @@ export const tests = [
           await waitExample(own);
           await check(own, `index.html, prefers ${scheme}`);
           if (scheme === 'dark') await shot(own, 'dark-index-375.png');
+          if (scheme === 'dark') {
+            const teach = await open(ctx, base, '/teach.html', { width: 375, height: 812 });
+            await teach.waitForSelector('body[data-ready="true"]', { timeout: 120000 });
+            const a = await teach.evaluate(textContrast);
+            const x = await axeContrast(teach);
+            bad.push(...a.bad.map((b) => `teach.html dark: ${b}`), ...(x || []).slice(0, 8).map((b) => `teach.html dark (axe): ${b}`));
+            notes.push(`teach.html, prefers dark: ${a.checked} texts/fields${x ? `, axe ${x.length} violations` : ''}`);
+          }
         } finally {
           await ctx.close();
         }
