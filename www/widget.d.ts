@@ -112,6 +112,8 @@ export interface Report {
 export interface Widget {
   /** `webgpu`: what the worker found — `{available: true, adapter}` or `{available: false, reason}`. */
   ready: Promise<{ version: string; maxBytes: number; webgpu: { available: boolean; adapter?: string; reason?: string } }>;
+  /** Resolves when the first view that stays is built: a panel loaded later (epsilon, bounds, membership audit) in place and, with the example, its audit run; else as `ready`. <lethe-eval> holds its room until then. */
+  built: Promise<unknown>;
   /** Resolves once every panel's module is in (epsilon and bounds are fetched after the first results). */
   panelsReady(): Promise<void>;
   setData(panel: PanelId, data: PanelData): Promise<void>;

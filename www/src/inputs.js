@@ -7,12 +7,27 @@ import { bytes, shape } from './format.js';
 /** A reader's note that is no problem: a table's header row read as column names, as almost every CSV has. */
 export const noteOnly = (w) => / was read as column names /.test(w);
 
+/** The SHA-256 of `bytes` in hex, as the worker's hash of a source; null where the browser has no Web Crypto (an http: page). */
+async function sha256(bytes) {
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle) return null;
+  try {
+    const d = new Uint8Array(await subtle.digest('SHA-256', bytes));
+    return Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('');
+  } catch {
+    return null;
+  }
+}
+
 export class InputStore {
   constructor(engine) {
     this.engine = engine;
     this.items = new Map();
     this.listeners = new Set();
     this.toolSets = [];
+    /** Inputs by their bytes (the buffer object, and its SHA-256 where the browser computes it): see add(). */
+    this.byBuffer = new WeakMap();
+    this.byContent = new Map();
   }
 
   on(fn) {
@@ -70,7 +85,37 @@ export class InputStore {
    * bytes) or `{matrix: {values, shape}}`; `name` names it in messages and reports. Resolves to the item, which
    * carries `error` instead of throwing when the input cannot be used.
    */
-  async add({ file, text, bytes: raw, matrix, name, origin = 'file', note = null }) {
+  add(input) {
+    // Identical bytes are one input: a host handing the same buffer (or a copy of its bytes, or the same File) for
+    // several roles gets one file, listed once, with one SHA-256, and the panels see the roles as rows of one file.
+    // The promises are registered before any await, so that roles set at the same time find each other.
+    const raw = input.bytes;
+    if (input.origin === 'example' || !(raw || (input.file && input.origin === 'data'))) return this._add(input);
+    const live = async (p) => {
+      const item = await p?.catch(() => null);
+      return item && this.items.get(item.id) === item && item.status !== 'error' ? item : null;
+    };
+    const obj = raw ? (raw instanceof ArrayBuffer ? raw : raw.buffer) : input.file;
+    const view = raw && (raw instanceof ArrayBuffer ? new Uint8Array(raw) : new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength));
+    const key = raw ? `${view.byteOffset}:${view.byteLength}` : 'file';
+    const spans = this.byBuffer.get(obj) || {};
+    const before = spans[key];
+    const p = (async () => {
+      const same = await live(before);
+      if (same) return same;
+      const hash = raw ? await sha256(view) : null;
+      if (!hash) return this._add(input);
+      const earlier = this.byContent.get(hash);
+      const q = live(earlier).then((known) => known || this._add(input));
+      this.byContent.set(hash, q);
+      return q;
+    })();
+    spans[key] = p;
+    this.byBuffer.set(obj, spans);
+    return p;
+  }
+
+  async _add({ file, text, bytes: raw, matrix, name, origin = 'file', note = null }) {
     await this.engine.start();
     const id = this.engine.newSource();
     const item = { id, name: name || file?.name || `input-${id}`, size: file?.size ?? null, origin, note, status: 'reading', info: null, error: null, warnings: [], overLimit: null, sha256: null, hashing: null };

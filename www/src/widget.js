@@ -267,14 +267,25 @@ export function create(el, opts = {}) {
   };
   ctx.prefetch = prefetch;
   ctx.loadPanels = loadPanels;
+  // `built`: the first view that stays. A panel loaded later (membership audit, epsilon, leakage bounds) is a
+  // placeholder first, and with the example it fills in once the audit has run: <lethe-eval> shows it only then.
+  const whole = opts.panels.some((id) => LAZY[id]);
   if (opts.example) {
-    ready
+    const all = ready
       .then(() => api.loadExample())
       .catch((e) => fill(statusEl, h('div', { class: 'error', role: 'alert' }, `The built-in example could not be loaded: ${e.message}`)))
-      .finally(() => (inputsEl?.classList.remove('lethe-inputs-example'), prefetch().then(loadPanels)));
+      .finally(() => inputsEl?.classList.remove('lethe-inputs-example'))
+      .then(() => prefetch().then(loadPanels));
+    api.built = whole ? all : ready;
   } else {
-    ready.then(() => (loadPanels(), prefetch()), () => {});
+    const all = ready.then(() => {
+      const panelsIn = loadPanels();
+      prefetch();
+      return panelsIn;
+    });
+    api.built = whole ? all : ready;
   }
+  api.built.catch(() => {});
   return api;
 }
 

@@ -6,7 +6,7 @@ import { cls } from '../classes.js';
 import { fmt, seconds } from '../format.js';
 import { arraysOf, noteOnly, wireDrop } from '../inputs.js';
 import { download, json, csv, svgText, pngBlob } from '../export.js';
-import { widthOf } from '../views/svg.js';
+import { fitTexts, widthOf } from '../views/svg.js';
 
 /** What the page calls each input role (the layer's messages name roles as the request does). */
 export const ROLE_LABELS = {
@@ -622,7 +622,10 @@ export const n6 = fmt;
 /** A plot block: title, the SVG (re-drawn on resize), SVG/PNG export buttons. */
 export function plotBlock({ title, draw, filename }) {
   const holder = h('div', { class: 'plot-holder' });
-  const render = () => fill(holder, draw(widthOf(holder)));
+  const render = () => {
+    fill(holder, draw(widthOf(holder)));
+    fitTexts(holder.querySelector('svg'));
+  };
   const svgBtn = h('button', { type: 'button', class: 'button button-small button-secondary', 'aria-label': `Download ${title} as SVG` }, 'SVG');
   const pngBtn = h('button', { type: 'button', class: 'button button-small button-secondary', 'aria-label': `Download ${title} as PNG` }, 'PNG');
   svgBtn.addEventListener('click', () => download(`${filename}.svg`, svgText(holder.querySelector('svg')), 'image/svg+xml'));

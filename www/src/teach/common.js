@@ -5,6 +5,7 @@
 import { h, fill, nextId } from '../dom.js';
 import { BUNDLED, assetUrl, basePath } from '../base.js';
 import { fmt } from '../format.js';
+import { fitTexts } from '../views/svg.js';
 
 /** True when the user asked the system for reduced motion: no animation, the final state at once. */
 export const reducedMotion = () => typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
@@ -182,6 +183,7 @@ export function responsive(draw) {
     const w = Math.max(260, Math.min(900, Math.floor(holder.clientWidth || 600)));
     last = w;
     fill(holder, draw(w));
+    for (const svg of holder.querySelectorAll('svg')) fitTexts(svg);
   };
   if (typeof ResizeObserver === 'function') {
     new ResizeObserver(() => {

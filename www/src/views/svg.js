@@ -131,3 +131,73 @@ export function legend(svg, area, entries) {
 
 /** Pixel width to draw at for a container (clamped so plots stay legible). */
 export const widthOf = (el) => Math.max(280, Math.min(1000, Math.floor((el && el.clientWidth) || 640)));
+
+/**
+ * Keeps every <text> of a drawn plot inside its box, measured once the plot is in the page (the layouts above
+ * estimate text widths, which a narrow plot, a long legend entry or another font outgrows): a label is moved back
+ * in where it can be (not a legend entry, which sits beside its swatch), then made smaller (down to 9 px), then
+ * shortened with "…" (the whole text in its tooltip). Does nothing for a plot that is not laid out (hidden).
+ */
+export function fitTexts(svg) {
+  const vb = svg?.viewBox?.baseVal;
+  if (!vb || !vb.width || typeof svg.getBBox !== 'function' || !svg.getClientRects().length) return;
+  const W = vb.width;
+  const H = vb.height;
+  const pad = 1;
+  for (const t of svg.querySelectorAll('text')) {
+    let b;
+    try {
+      b = t.getBBox();
+    } catch {
+      continue;
+    }
+    if (!b.width) continue;
+    const rotated = t.hasAttribute('transform');
+    // Horizontal extent (a label rotated by -90° spans the plot's height).
+    const lo = rotated ? b.y : b.x;
+    const span = rotated ? b.height : b.width;
+    const room = (rotated ? H : W) - 2 * pad;
+    const over = () => {
+      const r = t.getBBox();
+      return rotated ? Math.max(pad - r.y, r.y + r.height - (H - pad)) : Math.max(pad - r.x, r.x + r.width - (W - pad));
+    };
+    if (!(lo < pad - 0.01 || lo + span > (rotated ? H : W) - pad + 0.01)) continue;
+    // 1. Moved in, when it fits and is a free label.
+    if (!rotated && span <= room && !t.closest('.lethe-legend')) {
+      const dx = lo < pad ? pad - lo : W - pad - (lo + span);
+      t.setAttribute('x', String(Number(t.getAttribute('x') || 0) + dx));
+      if (over() <= 0.01) continue;
+      t.setAttribute('x', String(Number(t.getAttribute('x')) - dx));
+    }
+    // Room for the text where it starts (a legend entry keeps its place) or in the whole box.
+    const anchor = t.getAttribute('text-anchor') || 'start';
+    const avail = rotated || t.closest('.lethe-legend') === null ? room : W - pad - b.x;
+    const size = Number(t.getAttribute('font-size') || getComputedStyle(t).fontSize.replace('px', '') || 12);
+    // 2. Smaller, down to 9 px.
+    const smaller = Math.max(9, Math.floor(size * Math.min(1, avail / span) * 10) / 10);
+    if (smaller < size) t.setAttribute('font-size', smaller.toFixed(1));
+    if (over() <= 0.01) continue;
+    // 3. Shortened, the whole text kept as its tooltip.
+    const node = [...t.childNodes].find((n) => n.nodeType === 3);
+    if (!node) continue;
+    const full = node.data;
+    if (!t.querySelector('title')) t.append(document.createElementNS('http://www.w3.org/2000/svg', 'title'));
+    const title = t.querySelector('title');
+    if (!title.textContent) title.textContent = full;
+    let lo2 = 1;
+    let hi2 = full.length;
+    while (lo2 < hi2) {
+      const mid = Math.ceil((lo2 + hi2) / 2);
+      node.data = full.slice(0, mid).trimEnd() + '…';
+      if (over() <= 0.01) lo2 = mid;
+      else hi2 = mid - 1;
+    }
+    node.data = full.slice(0, lo2).trimEnd() + '…';
+    // Centred labels shortened may still sit off-centre past an edge: move them in.
+    if (over() > 0.01 && anchor !== 'start' && !rotated) {
+      const r = t.getBBox();
+      const dx = r.x < pad ? pad - r.x : W - pad - (r.x + r.width);
+      t.setAttribute('x', String(Number(t.getAttribute('x') || 0) + dx));
+    }
+  }
+}
