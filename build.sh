@@ -49,8 +49,8 @@ setup_node() {
   command -v npm >/dev/null || need_apt nodejs npm
   # Build/test tools only (package.json): playwright-core drives /usr/bin/chromium, binaryen@132 gives wasm-opt
   # (Debian's binaryen 108 breaks wasm-bindgen's externref table, docs/toolchain.md). The page itself has no npm deps.
-  if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ]; then
-    log "npm ci (playwright-core, binaryen)"
+  if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
+    log "npm ci (playwright-core, binaryen, axe-core)"
     npm ci --no-audit --no-fund --silent
   fi
 }

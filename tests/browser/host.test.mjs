@@ -11,8 +11,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, assert, eq, open, shot, waitExample, waitRun } from './lib.mjs';
 
-/** axe-core where installed (`npm install`: package.json; LETHE_AXE names another copy of axe.min.js). */
+/** axe-core from package.json's devDependencies (`npm ci`); LETHE_AXE names another copy of axe.min.js. */
 const AXE = [process.env.LETHE_AXE, path.join(ROOT, 'node_modules/axe-core/axe.min.js')].find((p) => p && existsSync(p));
+if (!AXE) throw new Error('axe-core is missing: run `npm ci` (package.json lists axe-core 4.14.1)');
 
 /** A host page: `body` inside a plain document with `style`; the element's module from the site. */
 export async function host(context, base, { name = 'host', body, style = '', head = '', width = 1000, height = 900 }) {
@@ -131,7 +132,6 @@ function textContrast() {
 
 /** axe's colour-contrast rule (shadow roots included) when axe-core is installed. */
 async function axeContrast(page) {
-  if (!AXE) return null;
   await page.addScriptTag({ content: readFileSync(AXE, 'utf8') });
   return page.evaluate(async () => {
     const r = await window.axe.run(document, { runOnly: ['color-contrast'] });
