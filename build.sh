@@ -234,6 +234,7 @@ docs_site() {
   mkdir -p "$DOCS_SRC/docs"
   cp tools/docs/mkdocs.yml "$DOCS_SRC/"
   cp docs/*.md docs/*.png "$DOCS_SRC/docs/"
+  rm -f "$DOCS_SRC"/docs/docs-site*.png  # the README's screenshots of this site, on no page of it
   cp -r tools/docs/pages/. "$DOCS_SRC/docs/"
   "$lethe" reference >"$DOCS_SRC/docs/cli-reference.md"
   python3 tools/docs/python_reference.py "$DOCS_SRC/docs/python-reference.md"
