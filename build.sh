@@ -12,7 +12,10 @@
 #                       www/ brings the teaching page, teach.html)
 #   ./build.sh site_sizes  gzipped size of the initial page of target/site/ (budget ~300 KB)
 #   ./build.sh browser  the widget's browser tests only (wasm-bindgen-test + Playwright)
-#   ./build.sh dist     release artifacts into target/dist/: the Python wheel (tested installed in a fresh venv)
+#   ./build.sh dist     release artifacts into target/dist/ (the single page, the npm tarball, the Python wheel),
+#                       each tested as a user installs it
+#   ./build.sh docs     the documentation site into target/docs-site/ (MkDocs Material; LETHE_SITE_URL for its
+#                       base URL, e.g. https://OWNER.github.io/lethe/), link-checked; docs_test: and its browser test
 #   ./build.sh fuzz     the fuzz smoke run only (FUZZ_SECONDS per target, default 20)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -227,6 +230,62 @@ dist_npm_test() {
   node tests/npm/run.mjs
 }
 
+# The project's documentation as a static site (issue 25, tools/docs/): MkDocs Material (the pins and the venv of the
+# embedding tests, target/embed/mkdocs-venv) over every page of docs/, a page per statistic with its live teaching
+# topic and a runnable <lethe-eval> (tools/docs/pages/), the CLI reference written by the binary from its clap
+# definitions (`lethe reference`) and the Python reference from the package's stubs (tools/docs/python_reference.py),
+# with the built widget (target/site/) under lethe/. Into target/docs-site/, for LETHE_SITE_URL (default the
+# sub-path the test serves it under; for GitHub Pages https://OWNER.github.io/REPO/, README.md "Docs site"), then
+# the link check (tools/docs/linkcheck.mjs). LETHE_BIN: a lethe binary to use instead of building the release one.
+DOCS_SRC="$ROOT/target/docs-src"
+DOCS_OUT="$ROOT/target/docs-site"
+docs_site() {
+  local url=${LETHE_SITE_URL:-http://127.0.0.1:8000/lethe/}
+  local venv="$ROOT/target/embed/mkdocs-venv" req="$ROOT/tests/embed/mkdocs/requirements.txt" lethe=${LETHE_BIN:-}
+  log "docs site → target/docs-site/ (site_url $url)"
+  [ -f "$SITE/src/lethe-eval.js" ] || { echo "target/site is missing: run ./build.sh site first" >&2; return 1; }
+  if [ -z "$lethe" ]; then
+    cargo build -q --release -p lethe-cli
+    lethe="$ROOT/target/release/lethe"
+  fi
+  python3 -c "import ensurepip" 2>/dev/null || need_apt python3-venv
+  # The same venv and stamp as tests/embed/run.mjs: one install serves both.
+  if ! cmp -s "$req" "$venv/lethe-requirements.txt"; then
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
+    cp "$req" "$venv/lethe-requirements.txt"
+  fi
+  rm -rf "$DOCS_SRC" "$DOCS_OUT"
+  mkdir -p "$DOCS_SRC/docs"
+  cp tools/docs/mkdocs.yml "$DOCS_SRC/"
+  cp docs/*.md docs/*.png "$DOCS_SRC/docs/"
+  rm -f "$DOCS_SRC"/docs/docs-site*.png  # the README's screenshots of this site, on no page of it
+  cp -r tools/docs/pages/. "$DOCS_SRC/docs/"
+  "$lethe" reference >"$DOCS_SRC/docs/cli-reference.md"
+  python3 tools/docs/python_reference.py "$DOCS_SRC/docs/python-reference.md"
+  cp -r "$SITE" "$DOCS_SRC/docs/lethe"
+  # --strict: a warning (a page left out of the nav, a broken link or anchor in the Markdown) fails the build. Not -q,
+  # which hides the warnings from --strict too.
+  (cd "$DOCS_SRC" && LETHE_SITE_URL="$url" NO_MKDOCS_2_WARNING=1 "$venv/bin/mkdocs" build --strict -d "$DOCS_OUT" 2>&1 |
+    { grep -v '^INFO' || true; }) && [ -f "$DOCS_OUT/index.html" ]
+  # The teaching page links to the widget's copy of this doc (a file, not a page: exclude_docs in mkdocs.yml).
+  mkdir -p "$DOCS_OUT/lethe/docs"
+  cp "$SITE/docs/sde-calibration.md" "$DOCS_OUT/lethe/docs/"
+  # GitHub Pages publishes a branch's files as they are, without Jekyll.
+  touch "$DOCS_OUT/.nojekyll"
+  node tools/docs/linkcheck.mjs "$DOCS_OUT" "$(python3 -c 'import sys, urllib.parse; print(urllib.parse.urlparse(sys.argv[1]).path or "/")' "$url")"
+  echo "docs site: $(find "$DOCS_OUT" -name index.html -not -path '*/lethe/*' | wc -l) pages, $(du -sh "$DOCS_OUT" | cut -f1) in target/docs-site/"
+}
+
+# The docs site in headless Chromium under a sub-path (tests/docs/run.mjs): every page loads without a 404 or a
+# request elsewhere, and each statistic page's teaching topic renders and its <lethe-eval> runs to its headline.
+docs_site_tests() {
+  docs_site
+  log "docs site in headless Chromium under /lethe/ (tests/docs/run.mjs)"
+  node tests/docs/run.mjs
+}
+
 # The Python package (python/, docs/python.md): a venv under target/ from PyPI, the extension built by maturin (outside
 # the Cargo workspace: its own lockfile and target/python), then pytest against the release CLI (every analysis's
 # report equals lethe … --json; arrays read in place; errors; Ctrl-C; batch on a 2-worker Dask LocalCluster).
@@ -325,6 +384,7 @@ case "$cmd" in
     dist_npm
     dist_npm_test
     embed_site_tests
+    docs_site_tests
     python_tests
     dist_wheel
     dist_wheel_test
@@ -351,6 +411,8 @@ case "$cmd" in
   serve) setup; serve ;;
   browser) setup; browser_tests ;;
   python) setup; python_tests ;;
+  docs) setup; site; docs_site ;;
+  docs_test) setup; site; docs_site_tests ;;
   fuzz) fuzz_smoke ;;
-  *) echo "usage: $0 {test|dist|serve|setup|wasm|site|single|site_sizes|browser|python|fuzz}" >&2; exit 2 ;;
+  *) echo "usage: $0 {test|dist|docs|docs_test|serve|setup|wasm|site|single|site_sizes|browser|python|fuzz}" >&2; exit 2 ;;
 esac

@@ -1,6 +1,7 @@
 //! `lethe`: Lethe's statistics on files, for pipelines and benchmarks. See docs/cli.md.
 
 mod commands;
+mod reference;
 mod report;
 
 use std::fmt;

@@ -99,6 +99,9 @@ pub enum Command {
     Privleak(PrivleakArgs),
     /// ROUGE-L of the generations an open-unlearning / TOFU result file holds, against their ground truths
     ToolRouge(ToolRougeArgs),
+    /// The CLI reference in Markdown, from these definitions (the docs site's page; `./build.sh docs`)
+    #[command(hide = true)]
+    Reference,
 }
 
 #[derive(Args)]
@@ -310,6 +313,13 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::ForgetQuality(a) => forget_quality_cmd(a),
         Command::Privleak(a) => privleak_cmd(a),
         Command::ToolRouge(a) => tool_rouge_cmd(a),
+        Command::Reference => {
+            print!(
+                "{}",
+                crate::reference::markdown(<Cli as clap::CommandFactory>::command())
+            );
+            Ok(())
+        }
     }
 }
 
