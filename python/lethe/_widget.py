@@ -127,6 +127,8 @@ def _run_class():
             _analysis = traitlets.Unicode("").tag(sync=True)
             _request = traitlets.Unicode("{}").tag(sync=True)
             _sources = traitlets.List([]).tag(sync=True)
+            # Every option of the analysis (not only those the call gave): the form shows the others at their default.
+            _options = traitlets.List([]).tag(sync=True)
             report_json = traitlets.Unicode("").tag(sync=True)
             # The plot data the wasm layer counted for the report (kept so that a view drawn again draws it).
             _plots = traitlets.Unicode("{}").tag(sync=True)
@@ -162,4 +164,9 @@ def run_in_browser(command, request, arrays):
         raise LetheError(
             f"the inputs hold {total / 2**30:.2f} GiB, more than lethe.widget sends to the browser ({MAX_SEND >> 30} GiB):"
             f" compute in the kernel and show the report: lethe.show(lethe.{command.replace('-', '_')}(…))")
-    return cls(_analysis=command, _request=text, _sources=sources)
+    from ._lethe import options, roles
+
+    inputs, rows, texts = roles(command)
+    skip = set(inputs) | set(rows) | set(texts) | {"runs"}
+    return cls(_analysis=command, _request=text, _sources=sources,
+               _options=[o for o in options(command) if o not in skip])

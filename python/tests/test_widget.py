@@ -92,6 +92,14 @@ def test_widget_sends_arrays_as_binary_buffers():
     assert len(json.dumps(state["_sources"])) < 200
     assert json.loads(w._request) == {"members": {"source": 0}, "non_members": {"source": 1}, "resamples": 50, "seed": 0}
     assert w.report is None and w.status == ""
+    # Every option of mia is in the form, not only the two the call gave (the rest shown at their default).
+    assert set(w._options) == set(lethe.options("mia")) - {"members", "non_members"} - set(_lethe_roles("mia"))
+    assert {"resamples", "seed", "alpha"} <= set(w._options)
+
+
+def _lethe_roles(command):
+    inputs, rows, texts = lethe._lethe.roles(command)
+    return set(inputs) | set(rows) | set(texts) | {"runs"}
 
 
 def test_widget_sends_files_named_as_the_cli_names_them():

@@ -83,8 +83,26 @@ function sourcesOf(list) {
   });
 }
 
-/** The request's options a person may change here: its numbers, flags and words (inputs and lists stay as sent). */
-function optionFields(request) {
+/** An option the call left at its default: an empty field ("default"); a value typed there is read as a number,
+ *  true/false or a word, and an emptied field returns the option to its default. */
+function defaultField(key, label) {
+  const f = field({ key, label, type: 'text', value: '', size: 10 });
+  f.input.placeholder = 'default';
+  return {
+    ...f,
+    get() {
+      const t = f.input.value.trim();
+      if (t === '') return undefined;
+      if (t === 'true' || t === 'false') return t === 'true';
+      const n = Number(t);
+      return Number.isFinite(n) && /^[-+0-9.eE]+$/.test(t) ? n : t;
+    },
+  };
+}
+
+/** The analysis's options a person may change here: those the call gave (its numbers, flags and words; inputs and
+ *  lists stay as sent), then every other option of the analysis (`options`, the layer's list) at its default. */
+function optionFields(request, options = []) {
   const out = [];
   for (const [key, v] of Object.entries(request)) {
     const label = key.replace(/_/g, ' ');
@@ -92,6 +110,7 @@ function optionFields(request) {
     else if (typeof v === 'boolean') out.push(field({ key, label, type: 'checkbox', value: v }));
     else if (typeof v === 'string') out.push(field({ key, label, type: 'text', value: v, size: 14 }));
   }
+  for (const key of options) if (!(key in request)) out.push(defaultField(key, key.replace(/_/g, ' ')));
   return out;
 }
 
@@ -114,7 +133,7 @@ function render({ model, el }) {
   const command = model.get('_analysis');
   const request = JSON.parse(model.get('_request') || '{}');
   const sources = sourcesOf(model.get('_sources'));
-  const fields = optionFields(request);
+  const fields = optionFields(request, model.get('_options') || []);
   const parts = {
     el: h('div', { class: 'panel notebook-run', 'data-command': command }),
     actions: h('div', { class: 'actions' }),
@@ -139,7 +158,11 @@ function render({ model, el }) {
   let engine = null;
   const current = () => {
     const r = { ...request };
-    for (const f of fields) r[f.key] = f.get();
+    for (const f of fields) {
+      const v = f.get();
+      if (v === undefined) delete r[f.key];
+      else r[f.key] = v;
+    }
     return r;
   };
   const strip = runner({ emit() {} }, parts, {
