@@ -375,7 +375,10 @@ def widget(command: str, *args: Any, **kwargs: Any):
     kwargs = _bind(command, args, kwargs, f"lethe.widget({command!r})")
     arrays = _Arrays()
     request = _translate(command, kwargs, arrays)
-    return _widget.run_in_browser(command, request, arrays.items)
+    try:
+        return _widget.run_in_browser(command, request, arrays.items)
+    except LetheError as e:
+        raise _named(command, _arrayish(e, arrays), request) from None
 
 
 def widget_commands() -> List[str]:
