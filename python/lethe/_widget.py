@@ -111,7 +111,7 @@ def _run_class():
         import anywidget
         import traitlets
 
-        if not os.path.exists(os.path.join(_STATIC, "widget_run.js")):
+        if not all(os.path.exists(os.path.join(_STATIC, f)) for f in ("widget_run.js", "engine.json")):
             from ._lethe import LetheError
 
             raise LetheError(
@@ -134,6 +134,10 @@ def _run_class():
             _plots = traitlets.Unicode("{}").tag(sync=True)
             status = traitlets.Unicode("").tag(sync=True)
 
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+                self.on_msg(_send_engine)
+
             @property
             def report(self):
                 """The latest run's report (``None`` while it runs, after a changed option, or on an error)."""
@@ -148,6 +152,25 @@ def _run_class():
 
         _RUN_CLASS = BrowserRun
     return _RUN_CLASS
+
+
+_ENGINE = None
+
+
+def _engine():
+    """lethe/static/engine.json (the wasm module and its worker), read once per kernel."""
+    global _ENGINE
+    if _ENGINE is None:
+        _ENGINE = json.loads(_read("engine.json"))
+    return _ENGINE
+
+
+def _send_engine(widget, content, buffers):
+    """A view that has no engine on its page asks for it (once per page, whatever the number of widgets)."""
+    if isinstance(content, dict) and content.get("type") == "engine?":
+        e = _engine()
+        if content.get("id") == e["id"]:
+            widget.send({"type": "engine", "id": e["id"], "wasm": e["wasm"], "worker": e["worker"]})
 
 
 def run_in_browser(command, request, arrays):
