@@ -248,6 +248,11 @@ _SERDE = re.compile(r"invalid (?:type|value): (\w+)(?: (.*?))?, expected (.*)$")
 def _named(command: str, e: Exception, request: Dict[str, Any]) -> Exception:
     """A request the layer could not read (a serde message) as a LetheError naming the argument."""
     text = str(e)
+    missing = re.search(r"missing field `(\w+)`", text)
+    nested = [k for k, v in request.items() if isinstance(v, dict) and "source" not in v]
+    if missing and missing.group(1) not in request and nested:
+        return LetheError(f"{' or '.join(nested)}: has no `{missing.group(1)}`: pass the value "
+                          f"lethe.options({command!r}) describes (see docs/python.md)")
     m = _SERDE.search(text)
     if not m and "invalid type" not in text and "invalid value" not in text:
         return e

@@ -47,7 +47,7 @@ def test_rows_as_numpy_integers(act):
     for target in ([idx1, idx2], [list(idx1), list(idx2)], [idx1.tolist(), range(40, 80)]):
         got = lethe.calibrate(act, it_pool=list(np.arange(144, 544)), oot_pool=np.arange(544, 744),
                               target=target, refs=np.int64(4), size=np.int64(40), paper_shuffles=np.int32(20),
-                              alpha=np.float64(0.05))
+                              margin=np.float64(want["parameters"]["margin"]))
         assert got.to_dict()["result"] == want["result"]
         assert got.headline.call == want["headline"]["call"]
 
