@@ -97,6 +97,17 @@ def options(command: str) -> List[str]:
     return list(_lethe.options(command))
 
 
+def _refused(role: str, text: str) -> LetheError:
+    """A value refused here (before the layer sees it), named by its argument as the layer's errors are."""
+    e = LetheError(f"{role}: {text}")
+    e.input, e.code, e.usage = role, None, True
+    return e
+
+
+_KINDS = {"U": "text", "S": "bytes", "O": "Python objects", "M": "dates", "m": "time spans", "c": "complex numbers",
+          "V": "records"}
+
+
 def _is_int(i: Any) -> bool:
     return isinstance(i, _numbers.Integral) and not isinstance(i, bool)
 
@@ -131,7 +142,7 @@ def _rows_text(role: str, v: Any) -> Any:
             return ",".join(str(int(i)) for i in a.ravel())
         if a is not None and a.dtype.kind == "b" and a.ndim == 1:
             return ",".join(str(int(i)) for i in _np.flatnonzero(a))
-    raise LetheError(f"{role}: rows are row numbers (counting from 0): pass a list or 1-D array of integers, a "
+    raise _refused(role, f"rows are row numbers (counting from 0): pass a list or 1-D array of integers, a "
                      f"range, or a file's path; got {type(v).__name__}")
 
 
@@ -150,7 +161,7 @@ def _plain(role: str, v: Any) -> Any:
             return _np.asarray(v).tolist()
         except Exception:  # noqa: BLE001
             pass
-    raise LetheError(f"{role}: takes a number, text, true/false or a list of them; got {type(v).__name__}")
+    raise _refused(role, f"takes a number, text, true/false or a list of them; got {type(v).__name__}")
 
 
 def _arrays_text(text: str, arrays: "_Arrays") -> str:
@@ -179,7 +190,7 @@ class _Arrays:
 
     def add(self, role: str, a: _np.ndarray) -> Dict[str, int]:
         if a.ndim == 0:
-            raise LetheError(f"{role}: a single number is not an input; pass a 1-D or 2-D array")
+            raise _refused(role, "a single number is not an input; pass a 1-D or 2-D array")
         if not (a.flags.c_contiguous or a.flags.f_contiguous):
             # Strided views (a[::2], a[:, 1:3] of a C array): numpy copies them once into C order.
             a = _np.ascontiguousarray(a)
@@ -194,18 +205,19 @@ def _input(role: str, v: Any, arrays: "_Arrays", texts: Any) -> Any:
     if isinstance(v, str):
         return v
     if role in texts:
-        raise LetheError(f"{role}: pass a text file's path (one generation per line); got {type(v).__name__}")
+        raise _refused(role, f"pass a text file's path (one generation per line); got {type(v).__name__}")
     if _arraylike(v):
         try:
             a = _np.asarray(v)
         except Exception as e:  # noqa: BLE001
-            raise LetheError(f"{role}: numpy.asarray cannot read it as numbers ({e}); pass a numeric array or a "
+            raise _refused(role, f"numpy.asarray cannot read it as numbers ({e}); pass a numeric array or a "
                              "file's path") from None
         if a.dtype.kind not in "biuf":
-            raise LetheError(f"{role}: its values are {a.dtype} ({type(v).__name__}), not numbers; pass a numeric "
+            raise _refused(role, f"its values are {_KINDS.get(a.dtype.kind, a.dtype)} ({type(v).__name__} of "
+                           f"{a.dtype}), not numbers; pass a numeric "
                              "array or a file's path")
         return arrays.add(role, a)
-    raise LetheError(f"{role}: pass a numpy array (or a list, pandas Series, anything numpy.asarray reads as "
+    raise _refused(role, f"pass a numpy array (or a list, pandas Series, anything numpy.asarray reads as "
                      f"numbers) or a file's path; got {type(v).__name__}")
 
 
@@ -233,7 +245,7 @@ def _translate(command: str, kwargs: Dict[str, Any], arrays: _Arrays) -> Dict[st
             continue
         if k == "runs":
             if not isinstance(v, (list, tuple)) or not all(isinstance(r, dict) for r in v):
-                raise LetheError("runs: pass a list of dicts, one per run, with that run's inputs and options")
+                raise _refused("runs", "pass a list of dicts, one per run, with that run's inputs and options")
             out[k] = [{rk: value(rk, rv) for rk, rv in run.items() if rv is not None} for run in v]
         elif (k in inputs or k in texts) and repeated(v):
             out[k] = [value(k, i) for i in v]
@@ -245,8 +257,18 @@ def _translate(command: str, kwargs: Dict[str, Any], arrays: _Arrays) -> Dict[st
 _SERDE = re.compile(r"invalid (?:type|value): (\w+)(?: (.*?))?, expected (.*)$")
 
 
-def _named(command: str, e: Exception, request: Dict[str, Any]) -> Exception:
-    """A request the layer could not read (a serde message) as a LetheError naming the argument."""
+def _expected(expected: str, rows: bool) -> str:
+    """serde's "expected …" in a Python user's words."""
+    expected = re.sub(r"\bstruct \w+|enum \w+", "rows (text, a list of integers or a file's path)" if rows
+                      else "what lethe.options describes", expected)
+    expected = re.sub(r"\ba sequence\b", "a list", expected)
+    expected = re.sub(r"\ba string\b", "text", re.sub(r"\ba boolean\b", "true/false", expected))
+    return re.sub(r"\bf(?:64|32)\b", "a number", re.sub(r"\b[ui](?:size|64|32|16|8)\b", "a whole number", expected))
+
+
+def _named(command: str, e: Exception, request: Dict[str, Any], given: Optional[Dict[str, Any]] = None) -> Exception:
+    """A request the layer could not read (a serde message) as a LetheError naming the argument: the one the layer
+    names (its ``input``), else the one whose value has the type serde saw."""
     text = str(e)
     missing = re.search(r"missing field `(\w+)`", text)
     nested = [k for k, v in request.items() if isinstance(v, dict) and "source" not in v]
@@ -257,6 +279,16 @@ def _named(command: str, e: Exception, request: Dict[str, Any]) -> Exception:
     if not m and "invalid type" not in text and "invalid value" not in text:
         return e
     kind, literal, expected = (m.group(1), m.group(2), m.group(3)) if m else ("", None, "another type")
+    role = getattr(e, "input", None)
+    if role in request:
+        v = (given or {}).get(role, request[role])
+        rows = role in _lethe.roles(command)[1]
+        n = LetheError(f"{role}: takes {_expected(expected, rows)}; got {type(v).__name__} "
+                       f"(see lethe.options({command!r}))")
+        for a in ("input", "code", "usage"):
+            if hasattr(e, a):
+                setattr(n, a, getattr(e, a))
+        return n
     kinds = {"map": dict, "sequence": list, "string": str, "boolean": bool, "integer": (int, float),
              "floating": float}
 
@@ -269,8 +301,8 @@ def _named(command: str, e: Exception, request: Dict[str, Any]) -> Exception:
         return literal is None or literal.strip('"') == str(v) or _json.dumps(v) == literal
     names = [k for k, v in request.items() if fits(v)] or list(request)
     what = {"map": "an array", "sequence": "a list", "string": "text", "boolean": "true/false"}.get(kind, kind)
-    expected = re.sub(r"\bf64\b", "a number", re.sub(r"\bu(?:size|64|32)\b", "a whole number", expected))
-    return LetheError(f"{' or '.join(names)}: got {what}, expected {expected} (see lethe.options({command!r}))")
+    return LetheError(f"{' or '.join(names)}: got {what}, expected {_expected(expected, False)} "
+                      f"(see lethe.options({command!r}))")
 
 
 def _progress(progress: Any) -> Optional[Callable[[float, str], None]]:
@@ -304,7 +336,7 @@ def run(command: str, *, threads: Optional[int] = None, in_place: str = "auto", 
     try:
         text = _lethe.run(command, _json.dumps(request), arrays.items, threads, in_place, _progress(progress))
     except LetheError as e:
-        raise _named(command, _arrayish(e, arrays), request) from None
+        raise _named(command, _arrayish(e, arrays), request, kwargs) from None
     return Report(_arrays_text(text, arrays))
 
 
@@ -383,7 +415,7 @@ def widget(command: str, *args: Any, **kwargs: Any):
     try:
         return _widget.run_in_browser(command, request, arrays.items)
     except LetheError as e:
-        raise _named(command, _arrayish(e, arrays), request) from None
+        raise _named(command, _arrayish(e, arrays), request, kwargs) from None
 
 
 def widget_commands() -> List[str]:

@@ -73,3 +73,54 @@ def test_an_arrays_rows_are_of_the_array():
     with pytest.raises(lethe.LetheError) as e:
         lethe.mwu(v, v)
     assert "of the array" in str(e.value) and "of the file" not in str(e.value)
+
+
+def test_frames_and_integer_series(act):
+    """A DataFrame is the array of its values; an integer Series (a DataFrame's index column) names rows."""
+    pd = pytest.importorskip("pandas")
+    want = lethe.sde(act[144:244], act[544:644], target=[act[0:100]], shuffles=30).to_dict()
+    got = lethe.sde(pd.DataFrame(act[144:244]), pd.DataFrame(act[544:644]).values.tolist(),
+                    target=[pd.DataFrame(act[0:100])], shuffles=30).to_dict()
+    assert got["result"] == want["result"] and got["headline"] == want["headline"]
+    rows = pd.DataFrame({"row": np.arange(144, 544)})
+    a = lethe.calibrate(act, it_pool="144..544", oot_pool="544..744", target=["0..40"], refs=4, size=40,
+                        paper_shuffles=20).to_dict()
+    b = lethe.calibrate(act, it_pool=rows["row"], oot_pool=pd.Series(np.arange(544, 744, dtype=np.uint32)),
+                        target=[pd.Index(np.arange(0, 40))], refs=4, size=40, paper_shuffles=20).to_dict()
+    assert b["result"] == a["result"] and b["headline"] == a["headline"]
+
+
+def test_what_is_refused_names_its_argument(act):
+    """Each refused value is a LetheError that names the argument and says what to pass, never a TypeError or a
+    serde message."""
+    pd = pytest.importorskip("pandas")
+    v = np.arange(20.0)
+    common = dict(refs=4, size=40, paper_shuffles=20)
+    cases = [
+        ("x", lambda: lethe.mwu(np.array(["a", "b", "c"]), v), "not numbers"),
+        ("x", lambda: lethe.mwu(pd.Series(["a", "b"]), v), "not numbers"),
+        ("y", lambda: lethe.mwu(v, [[1.0, 2.0], [3.0]]), "numpy.asarray cannot read it"),
+        ("y", lambda: lethe.mwu(v, {"a": 1.0}), "pass a numpy array"),
+        ("y", lambda: lethe.mwu(v, object()), "pass a numpy array"),
+        ("it_pool", lambda: lethe.calibrate(act, it_pool=[0.5, 1.5], oot_pool="544..744", target=["0..40"], **common),
+         "row numbers"),
+        ("oot_pool", lambda: lethe.calibrate(act, it_pool="144..544", oot_pool={"a": 1}, target=["0..40"], **common),
+         "row numbers"),
+        ("target", lambda: lethe.calibrate(act, it_pool="144..544", oot_pool="544..744",
+                                           target=[np.arange(4.0).reshape(2, 2)], **common), "row numbers"),
+        ("refs", lambda: lethe.calibrate(act, it_pool="144..544", oot_pool="544..744", target=["0..40"], refs={"n": 4},
+                                         size=40, paper_shuffles=20), "refs"),
+        ("alternative", lambda: lethe.mwu(v, v, alternative=object()), "takes a number, text"),
+        # A repeated role takes a list of rows (serde's message named no argument, and the type it saw was a map).
+        ("target", lambda: lethe.calibrate(act, it_pool="144..544", oot_pool="544..744", target=np.arange(40),
+                                           **common), "takes a list; got ndarray"),
+        ("no_continuity", lambda: lethe.mwu(v, v, no_continuity=3), "takes true/false; got int"),
+    ]
+    for name, call, what in cases:
+        with pytest.raises(lethe.LetheError) as e:
+            call()
+        text = str(e.value)
+        assert text.startswith(f"{name}:") or f"`{name}`" in text or name in text.split(":")[0], (name, text)
+        assert what in text, (name, text)
+        for internal in ("serde", "invalid type", "JSON serializable", "Traceback", "dtype('"):
+            assert internal not in text, (name, text)

@@ -156,7 +156,7 @@ def test_widget_refuses_what_cannot_travel(monkeypatch):
     from lethe import _widget
 
     s = np.arange(10.0)
-    with pytest.raises(lethe.LetheError, match=r"members: its values are object .*not numbers; pass a numeric array"):
+    with pytest.raises(lethe.LetheError, match=r"members: its values are Python objects \(ndarray of object\), not numbers; pass a numeric array"):
         lethe.widget("mia", np.array([1.0, None], dtype=object), s)
     monkeypatch.setattr(_widget, "MAX_SEND", 100)
     with pytest.raises(lethe.LetheError, match=r"more than lethe.widget sends to the browser.*lethe.show\(lethe.mia"):
