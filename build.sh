@@ -297,7 +297,7 @@ python_tests() {
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   # jupyterlab, notebook + anywidget: lethe.show's test in a real JupyterLab and Jupyter Notebook 7 (measured: 15 s of
   # pip into a fresh venv before notebook was added; 12 s of test per front end).
-  "$venv/bin/pip" install -q --disable-pip-version-check maturin numpy pytest 'dask[distributed]' jupyterlab notebook anywidget
+  "$venv/bin/pip" install -q --disable-pip-version-check maturin numpy pandas pytest 'dask[distributed]' jupyterlab notebook anywidget
   cargo build -q --release -p lethe-cli
   rustfmt --edition 2024 --check python/src/lib.rs
   # lethe.show's ES module from the page's current www/src, and lethe.widget's with the full wasm module inlined

@@ -15,17 +15,18 @@ import os
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from . import batch as batch
 from ._lethe import LetheError as LetheError
 
 __version__: str
 
-Input = Union[np.ndarray, str, os.PathLike]
-"""A numpy array (float32/float64/integer, C or Fortran order, read in place) or a file as the CLI names it:
-"PATH[#TENSOR][@ROWS]"."""
-Rows = Union[str, Sequence[int], range, np.ndarray]
-"""Rows as the CLI writes them ("a..b", "i,j,k", an index file, "FILE==VALUE"), or integers."""
+Input = Union[npt.ArrayLike, str, os.PathLike]
+"""A numpy array (float32/float64/integer, C or Fortran order, read in place), anything numpy.asarray reads as numbers
+(a list, a pandas Series, a CPU tensor through __array__), or a file as the CLI names it: "PATH[#TENSOR][@ROWS]"."""
+Rows = Union[str, Sequence[int], range, np.ndarray, int, np.integer]
+"""Rows as the CLI writes them ("a..b", "i,j,k", an index file, "FILE==VALUE"), or integers (numpy's too)."""
 Progress = Union[None, bool, Callable[[float, str], Any]]
 
 class Headline:

@@ -375,7 +375,24 @@ fn parse<'de, T: Deserialize<'de>>(command: &str, request: &'de Value) -> Result
             }
         }
     }
-    T::deserialize(request).map_err(|e| Error::msg(format!("`{command}`: {e}")).usage())
+    T::deserialize(request).map_err(|e| {
+        // serde's message names no field ("invalid type: map, expected a sequence"): the option it is about is the
+        // first whose value alone (every other option at its default or missing) cannot be read either.
+        let key = match request {
+            Value::Object(map) => map.iter().find_map(|(k, v)| {
+                let one = Value::Object([(k.clone(), v.clone())].into_iter().collect());
+                match T::deserialize(one) {
+                    Err(e) if !e.to_string().starts_with("missing field") => Some(k.clone()),
+                    _ => None,
+                }
+            }),
+            _ => None,
+        };
+        match key {
+            Some(k) => Error::at(k, format!("`{command}`: {e}")).usage(),
+            None => Error::msg(format!("`{command}`: {e}")).usage(),
+        }
+    })
 }
 
 /// The defaults of the CLI's subcommands that `command`'s request type does not have: calibrate's `size` (100),
@@ -573,6 +590,24 @@ pub fn browser_request(command: &str, mut request: Value) -> Result<(Value, Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_that_cannot_be_read_names_its_option() {
+        // serde names no field: the error's input is the option whose value is wrong, wherever it stands.
+        let req = serde_json::json!({"data": {"source": 0}, "refs": 4, "target": {"x": 1}, "size": 40});
+        let e = check("calibrate", &req).unwrap_err();
+        assert_eq!(e.input.as_deref(), Some("target"), "{}", e.message);
+        assert!(e.usage && e.message.contains("expected a sequence"), "{}", e.message);
+        let e = check("mwu", &serde_json::json!({"alternative": "less", "no_continuity": 3})).unwrap_err();
+        assert_eq!(e.input.as_deref(), Some("no_continuity"), "{}", e.message);
+        // An unknown option is still its own error.
+        assert!(
+            check("mwu", &serde_json::json!({"nope": 1}))
+                .unwrap_err()
+                .input
+                .is_none()
+        );
+    }
 
     #[test]
     fn lists_a_requests_fields() {

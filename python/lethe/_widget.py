@@ -111,7 +111,7 @@ def _run_class():
         import anywidget
         import traitlets
 
-        if not os.path.exists(os.path.join(_STATIC, "widget_run.js")):
+        if not all(os.path.exists(os.path.join(_STATIC, f)) for f in ("widget_run.js", "engine.json")):
             from ._lethe import LetheError
 
             raise LetheError(
@@ -127,10 +127,16 @@ def _run_class():
             _analysis = traitlets.Unicode("").tag(sync=True)
             _request = traitlets.Unicode("{}").tag(sync=True)
             _sources = traitlets.List([]).tag(sync=True)
+            # Every option of the analysis (not only those the call gave): the form shows the others at their default.
+            _options = traitlets.List([]).tag(sync=True)
             report_json = traitlets.Unicode("").tag(sync=True)
             # The plot data the wasm layer counted for the report (kept so that a view drawn again draws it).
             _plots = traitlets.Unicode("{}").tag(sync=True)
             status = traitlets.Unicode("").tag(sync=True)
+
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+                self.on_msg(_send_engine)
 
             @property
             def report(self):
@@ -148,6 +154,25 @@ def _run_class():
     return _RUN_CLASS
 
 
+_ENGINE = None
+
+
+def _engine():
+    """lethe/static/engine.json (the wasm module and its worker), read once per kernel."""
+    global _ENGINE
+    if _ENGINE is None:
+        _ENGINE = json.loads(_read("engine.json"))
+    return _ENGINE
+
+
+def _send_engine(widget, content, buffers):
+    """A view that has no engine on its page asks for it (once per page, whatever the number of widgets)."""
+    if isinstance(content, dict) and content.get("type") == "engine?":
+        e = _engine()
+        if content.get("id") == e["id"]:
+            widget.send({"type": "engine", "id": e["id"], "wasm": e["wasm"], "worker": e["worker"]})
+
+
 def run_in_browser(command, request, arrays):
     from ._lethe import LetheError, browser_request
 
@@ -162,4 +187,9 @@ def run_in_browser(command, request, arrays):
         raise LetheError(
             f"the inputs hold {total / 2**30:.2f} GiB, more than lethe.widget sends to the browser ({MAX_SEND >> 30} GiB):"
             f" compute in the kernel and show the report: lethe.show(lethe.{command.replace('-', '_')}(…))")
-    return cls(_analysis=command, _request=text, _sources=sources)
+    from ._lethe import options, roles
+
+    inputs, rows, texts = roles(command)
+    skip = set(inputs) | set(rows) | set(texts) | {"runs"}
+    return cls(_analysis=command, _request=text, _sources=sources,
+               _options=[o for o in options(command) if o not in skip])

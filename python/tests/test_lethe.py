@@ -222,7 +222,8 @@ def test_errors_are_the_clis(tmp_path, act):
     with pytest.raises(lethe.LetheError) as e:
         lethe.mwu(v, v)
     assert e.value.code == "non_finite" and e.value.input == "x"
-    assert _lethe._pythonic(p.stderr.strip()) == f"lethe: error: {e.value}".replace("<x array>", str(tmp_path / "nan.npy"))
+    assert _lethe._pythonic(p.stderr.strip()) == f"lethe: error: {e.value}".replace("<x array>", str(tmp_path / "nan.npy")).replace(
+        "of the array", "of the file")
     with pytest.raises(lethe.LetheError, match="has no option `alternativ`.*alternative") as e:
         lethe.mwu(v, v, alternativ="less")
     assert e.value.usage

@@ -61,19 +61,43 @@ def _run_module():
     return open(path, encoding="utf-8").read()
 
 
-def test_widget_run_module_inlines_the_engine():
+def test_widget_run_module_asks_for_the_engine_once_per_page():
     js = _run_module()
-    # The wasm module travels inside the ES module (gzip + base64) with its worker's source: nothing by URL.
+    # The ES module travels with every widget, so the engine is not in it: nothing by URL, the engine asked of the
+    # kernel by a custom message and kept on the page under its id.
     assert not re.search(r"^\s*import\s", js, re.M) and "import(" not in js
     assert "DecompressionStream('gzip')" in js and "WebAssembly.compile" in js
-    m = re.search(r'wasm: "([A-Za-z0-9+/=]+)"', js)
+    assert "'engine?'" in js and "__letheEngines" in js
+    assert len(js.encode()) < 400_000, len(js.encode())
     import base64
     import gzip
 
-    wasm = gzip.decompress(base64.b64decode(m.group(1)))
+    with open(os.path.join(STATIC, "engine.json"), encoding="utf-8") as f:
+        e = json.load(f)
+    assert f'"{e["id"]}"' in js
+    wasm = gzip.decompress(base64.b64decode(e["wasm"]))
     assert wasm[:4] == b"\0asm"
     with open(os.path.join(ROOT, "pkg", "lethe_web_bg.wasm"), "rb") as f:
         assert wasm == f.read(), "the widget's wasm module is not pkg/'s: rerun python/widget/build.py"
+
+
+def test_two_widgets_send_the_engine_once():
+    pytest.importorskip("anywidget")
+    _run_module()
+    from lethe import _widget
+
+    s = np.load(os.path.join(ROOT, "examples/data/digits/mia_scores.npz"))["lira_unlearned"]
+    sent = []
+    ws = [lethe.widget("mia", s[:144], s[144:503], resamples=50, seed=0) for _ in range(2)]
+    for w in ws:
+        w.send = lambda content, buffers=None: sent.append(len(json.dumps(content)))
+    # Each widget's state (its ES module included) holds no engine; the first view of the page asks for it once.
+    for w in ws:
+        assert len(json.dumps(w.get_state()["_esm"])) < 400_000
+    ident = _widget._engine()["id"]
+    _widget._send_engine(ws[0], {"type": "engine?", "id": ident}, [])
+    _widget._send_engine(ws[1], {"type": "engine?", "id": "another build"}, [])
+    assert len(sent) == 1 and sent[0] > 1_000_000
 
 
 def test_widget_sends_arrays_as_binary_buffers():
@@ -92,6 +116,14 @@ def test_widget_sends_arrays_as_binary_buffers():
     assert len(json.dumps(state["_sources"])) < 200
     assert json.loads(w._request) == {"members": {"source": 0}, "non_members": {"source": 1}, "resamples": 50, "seed": 0}
     assert w.report is None and w.status == ""
+    # Every option of mia is in the form, not only the two the call gave (the rest shown at their default).
+    assert set(w._options) == set(lethe.options("mia")) - {"members", "non_members"} - set(_lethe_roles("mia"))
+    assert {"resamples", "seed", "alpha"} <= set(w._options)
+
+
+def _lethe_roles(command):
+    inputs, rows, texts = lethe._lethe.roles(command)
+    return set(inputs) | set(rows) | set(texts) | {"runs"}
 
 
 def test_widget_sends_files_named_as_the_cli_names_them():
@@ -124,7 +156,7 @@ def test_widget_refuses_what_cannot_travel(monkeypatch):
     from lethe import _widget
 
     s = np.arange(10.0)
-    with pytest.raises(lethe.LetheError, match=r"members: `<members array>`: unsupported dtype object"):
+    with pytest.raises(lethe.LetheError, match=r"members: its values are Python objects \(ndarray of object\), not numbers; pass a numeric array"):
         lethe.widget("mia", np.array([1.0, None], dtype=object), s)
     monkeypatch.setattr(_widget, "MAX_SEND", 100)
     with pytest.raises(lethe.LetheError, match=r"more than lethe.widget sends to the browser.*lethe.show\(lethe.mia"):

@@ -1,29 +1,54 @@
 // lethe.widget(command, …): an analysis run in the notebook's browser by Lethe's full wasm module, on arrays the kernel
-// sent once as binary buffers (never JSON lists). anywidget loads no second file by URL (anywidget issue 921), so the
-// module is inlined in this ES module (engine.gen.js, written by python/widget/build.py: the .wasm gzip-compressed
-// and base64-encoded, and the worker's source: wasm-bindgen's glue + engine_worker.js); it runs in a worker started
+// sent once as binary buffers (never JSON lists). anywidget loads no second file by URL (anywidget issue 921), and an
+// ES module inlining the engine travels with every widget, so the engine (lethe/static/engine.json, written by
+// python/widget/build.py: the .wasm gzip-compressed and base64-encoded, and the worker's source: wasm-bindgen's glue +
+// engine_worker.js) is asked of the kernel by the first view of a page that lacks it, by a custom message, and kept
+// on the page under its id (engine.gen.js: a hash of its bytes) for every later widget; it runs in a worker started
 // from a blob: URL, with progress and a Cancel button. The request's options can be changed and the analysis run again
 // here, without the kernel; a change clears the result (here and in the kernel's `widget.report`) until it is run.
 // The report is drawn by report.js and sent back to the kernel as JSON text (trait `report_json`).
 import { h, fill } from '../../www/src/dom.js';
 import { field, runner, say } from '../../www/src/panels/common.js';
 import { draw } from './report.js';
-import { ENGINE } from './engine.gen.js';
+import { ENGINE_ID } from './engine.gen.js';
 
-let compiled = null;
+/** The page's engines by id: `{ source, compiled }` promises shared by every widget of the notebook's page. */
+const ENGINES = (globalThis.__letheEngines ??= new Map());
+
+/** The engine's source ({ wasm, worker }): asked of the kernel once per page, by the first view that needs it. */
+function engineSource(model) {
+  let e = ENGINES.get(ENGINE_ID);
+  if (!e) {
+    e = {};
+    e.source = new Promise((resolve) => {
+      const on = (msg) => {
+        if (msg?.type !== 'engine' || msg.id !== ENGINE_ID) return;
+        model.off('msg:custom', on);
+        resolve({ wasm: msg.wasm, worker: msg.worker });
+      };
+      model.on('msg:custom', on);
+      model.send({ type: 'engine?', id: ENGINE_ID });
+    });
+    ENGINES.set(ENGINE_ID, e);
+  }
+  return e;
+}
+
 /** The wasm module, decoded and compiled once per page (every widget of the notebook shares it). */
-function compileEngine() {
-  compiled ??= (async () => {
-    const raw = Uint8Array.from(atob(ENGINE.wasm), (c) => c.charCodeAt(0));
+function compileEngine(e, source) {
+  e.compiled ??= (async () => {
+    const raw = Uint8Array.from(atob(source.wasm), (c) => c.charCodeAt(0));
     const wasm = await new Response(new Blob([raw]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
     return WebAssembly.compile(wasm);
   })();
-  return compiled;
+  return e.compiled;
 }
 
 /** One worker for one view: `call(message, onProgress)` → the reply's value; `cancel()` stops the current run. */
-function startEngine() {
-  const url = URL.createObjectURL(new Blob([ENGINE.worker], { type: 'text/javascript' }));
+async function startEngine(model) {
+  const e = engineSource(model);
+  const source = await e.source;
+  const url = URL.createObjectURL(new Blob([source.worker], { type: 'text/javascript' }));
   let worker;
   try {
     worker = new Worker(url, { type: 'module' });
@@ -60,7 +85,7 @@ function startEngine() {
       current = id;
       worker.postMessage({ ...message, id }, transfer);
     });
-  const ready = compileEngine().then((module) => call({ type: 'init', module }));
+  const ready = compileEngine(e, source).then((module) => call({ type: 'init', module }));
   return {
     ready,
     call: (message, onProgress) => ready.then(() => call(message, onProgress)),
@@ -83,8 +108,26 @@ function sourcesOf(list) {
   });
 }
 
-/** The request's options a person may change here: its numbers, flags and words (inputs and lists stay as sent). */
-function optionFields(request) {
+/** An option the call left at its default: an empty field ("default"); a value typed there is read as a number,
+ *  true/false or a word, and an emptied field returns the option to its default. */
+function defaultField(key, label) {
+  const f = field({ key, label, type: 'text', value: '', size: 10 });
+  f.input.placeholder = 'default';
+  return {
+    ...f,
+    get() {
+      const t = f.input.value.trim();
+      if (t === '') return undefined;
+      if (t === 'true' || t === 'false') return t === 'true';
+      const n = Number(t);
+      return Number.isFinite(n) && /^[-+0-9.eE]+$/.test(t) ? n : t;
+    },
+  };
+}
+
+/** The analysis's options a person may change here: those the call gave (its numbers, flags and words; inputs and
+ *  lists stay as sent), then every other option of the analysis (`options`, the layer's list) at its default. */
+function optionFields(request, options = []) {
   const out = [];
   for (const [key, v] of Object.entries(request)) {
     const label = key.replace(/_/g, ' ');
@@ -92,6 +135,7 @@ function optionFields(request) {
     else if (typeof v === 'boolean') out.push(field({ key, label, type: 'checkbox', value: v }));
     else if (typeof v === 'string') out.push(field({ key, label, type: 'text', value: v, size: 14 }));
   }
+  for (const key of options) if (!(key in request)) out.push(defaultField(key, key.replace(/_/g, ' ')));
   return out;
 }
 
@@ -114,7 +158,7 @@ function render({ model, el }) {
   const command = model.get('_analysis');
   const request = JSON.parse(model.get('_request') || '{}');
   const sources = sourcesOf(model.get('_sources'));
-  const fields = optionFields(request);
+  const fields = optionFields(request, model.get('_options') || []);
   const parts = {
     el: h('div', { class: 'panel notebook-run', 'data-command': command }),
     actions: h('div', { class: 'actions' }),
@@ -139,14 +183,18 @@ function render({ model, el }) {
   let engine = null;
   const current = () => {
     const r = { ...request };
-    for (const f of fields) r[f.key] = f.get();
+    for (const f of fields) {
+      const v = f.get();
+      if (v === undefined) delete r[f.key];
+      else r[f.key] = v;
+    }
     return r;
   };
   const strip = runner({ emit() {} }, parts, {
     label: 'Run in this browser',
     fields,
     start: async (signal, onProgress) => {
-      engine ??= startEngine();
+      engine ??= await startEngine(model);
       const version = await engine.ready;
       signal.addEventListener('abort', () => engine.cancel(), { once: true });
       const r = current();

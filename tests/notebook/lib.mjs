@@ -146,7 +146,8 @@ export async function waitForCells(page, timeout = 180_000) {
 
 /**
  * Starts `app`, writes `cells` as `name` into a fresh folder, opens it in headless Chromium (every request routed and
- * logged), runs all cells and calls `fn({page, ctx, dir, server, routes, outside})`. On a failure it prints the error
+ * logged), runs all cells and calls `fn({page, ctx, dir, server, routes, outside, bigFrames})` (`bigFrames`: the
+ * sizes of the WebSocket messages over 1 MB the page received). On a failure it prints the error
  * and the server's log and sets process.exitCode = 1; it always stops the browser and the server and removes `dir`.
  * Resolves true when `fn` passed.
  */
@@ -162,10 +163,15 @@ export async function withNotebook({ venv, app = 'lab', cells, name = 'audit.ipy
     const ctx = await browser.newContext({ acceptDownloads: true, viewport });
     const { routes, outside } = await routeAll(ctx);
     const page = await ctx.newPage();
-    page.on('websocket', (ws) => routes.push(`WS ${ws.url().replace(/token=[^&]+/, 'token=…')}`));
+    // The sizes of the kernel's messages over 1 MB that reached the page (what travels per widget, per notebook).
+    const bigFrames = [];
+    page.on('websocket', (ws) => {
+      routes.push(`WS ${ws.url().replace(/token=[^&]+/, 'token=…')}`);
+      ws.on('framereceived', (f) => f.payload.length > 1_000_000 && bigFrames.push(f.payload.length));
+    });
     await page.goto(server.url(name));
     await runAllCells(page);
-    await fn({ page, ctx, dir, server, routes, outside });
+    await fn({ page, ctx, dir, server, routes, outside, bigFrames });
     return true;
   } catch (e) {
     console.error(`FAIL ${APPS[app]?.name ?? app}: ${e.stack || e}`);

@@ -1,5 +1,7 @@
 // lethe.widget(…) in a real Jupyter front end in headless Chromium: analyses run in the notebook's browser by the wasm
-// module inlined in the widget's ES module, on arrays (and files) the kernel sent as binary buffers.
+// module, on arrays (and files) the kernel sent as binary buffers. The 1.5 MB engine is sent once per notebook page
+// (asked of the kernel by the first view), not with each widget: three widgets, one message over 1 MB.
+// - The form shows every option of the analysis, those the call left out at their default (alpha for mia).
 // - MIA on arrays: the browser's report equals the kernel's lethe.mia report (numbers within 1e-12 relative: wasm's
 //   libm against the native one; cli_parity's tolerances), is drawn (headline, ROC), and comes back to the kernel as `widget.report`.
 // - A changed option clears the result here and in the kernel (`report` None, status "stale"); Run computes with it.
@@ -57,7 +59,7 @@ for (const app of apps) {
         ].join('\n'),
       ],
     },
-    async ({ page, dir, routes, outside, server }) => {
+    async ({ page, dir, routes, outside, server, bigFrames }) => {
       const kernel = async (code) => {
         // Runs `code` in the notebook's kernel and returns what it printed.
         return page.evaluate(async (code) => {
@@ -93,6 +95,9 @@ for (const app of apps) {
       assert((await mia.locator('.lethe-headline').first().innerText()).includes(want.headline.text.slice(0, 40)), 'the MIA headline is not drawn');
       assert((await mia.locator('svg').count()) > 0, 'the MIA widget drew no plot');
       await mia.screenshot({ path: path.join(ROOT, `target/notebook-widget-run-${app}.png`) });
+      // Every option of mia in the form, not only those the call gave: alpha (not passed) at its default.
+      assert((await mia.locator('[data-param="alpha"]').count()) === 1, 'the MIA form has no field for alpha, an option the call left out');
+      assert((await mia.locator('[data-param="alpha"]').inputValue()) === '', 'alpha, left out by the call, is not shown at its default');
       await settled('w');
       const back = JSON.parse(await kernel('print(w.status); print(w.report_json)').then((t) => t.slice(t.indexOf('\n') + 1)));
       same(back, want, 'MIA');
@@ -141,10 +146,12 @@ for (const app of apps) {
       const status = await settled('wb');
       assert(status.startsWith('error:'), `the kernel sees status "${status.trim()}" for the refused run`);
 
+      // Three widgets ran, each in its own worker; the engine (over 1 MB) reached the page once.
+      assert(bigFrames.length === 1, `${bigFrames.length} messages over 1 MB reached the page (${bigFrames.join(', ')} bytes): the engine is to be sent once per notebook`);
       assert(outside.length === 0, `requests left 127.0.0.1: ${outside.join(', ')}`);
       const wasm = routes.filter((r) => /\.wasm\b/.test(r));
       assert(wasm.length === 0, `a .wasm file was requested: ${wasm.join(', ')}`);
-      console.log(`ok: lethe.widget in ${server.name} — MIA equal to the kernel's (1e-12), a changed option cleared it, Run recomputed, Cancel answered in ${stoppedIn} ms, SDE on files equal, the NaN refused with the kernel's message, ${routes.length} requests, none outside 127.0.0.1, no .wasm fetched (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+      console.log(`ok: lethe.widget in ${server.name} — MIA equal to the kernel's (1e-12), a changed option cleared it, Run recomputed, Cancel answered in ${stoppedIn} ms, SDE on files equal, the NaN refused with the kernel's message, ${routes.length} requests, none outside 127.0.0.1, no .wasm fetched, the engine sent once (${(bigFrames[0] / 1e6).toFixed(2)} MB) (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
     },
   );
 }
