@@ -306,22 +306,63 @@ pub fn welch(x: &[f64], y: &[f64]) -> Result<TTest> {
             "Welch's t test needs at least 2 values in each sample",
         ));
     }
-    let (nx, ny) = (x.len() as f64, y.len() as f64);
-    let (vx, vy) = (sd(x).powi(2) / nx, sd(y).powi(2) / ny);
+    welch_stats((mean(x), sd(x), x.len() as f64), (mean(y), sd(y), y.len() as f64))
+}
+
+/// [`welch`] from each sample's (mean, sd, n): the user's runs against a published mean with its sd and n.
+///
+/// # Errors
+/// `n < 2`, or both standard errors zero.
+pub fn welch_stats(a: (f64, f64, f64), b: (f64, f64, f64)) -> Result<TTest> {
+    let ((mx, sx, nx), (my, sy, ny)) = (a, b);
+    if nx < 2.0 || ny < 2.0 {
+        return Err(invalid(
+            "samples",
+            "Welch's t test needs at least 2 values in each sample",
+        ));
+    }
+    let (vx, vy) = (sx * sx / nx, sy * sy / ny);
     let se2 = vx + vy;
-    if se2 <= 0.0 {
+    if !(se2 > 0.0) {
         return Err(invalid(
             "samples",
             "both samples are constant: the t statistic is undefined",
         ));
     }
-    let d = mean(x) - mean(y);
+    let d = mx - my;
     let t = d / se2.sqrt();
     let df = se2 * se2 / (vx * vx / (nx - 1.0) + vy * vy / (ny - 1.0));
     let p = (2.0 * t_dist(df)?.sf(t.abs())).min(1.0);
     Ok(TTest {
         statistic: t,
         df,
+        p_value: p,
+        difference: d,
+    })
+}
+
+/// The one-sample t test of `mean(x) = value`, two-sided (`scipy.stats.ttest_1samp(x, value)`).
+///
+/// # Errors
+/// Fewer than 2 values, or constant values.
+pub fn one_sample_t(x: &[f64], value: f64) -> Result<TTest> {
+    if x.len() < 2 {
+        return Err(invalid("samples", "a t test needs at least 2 values"));
+    }
+    let n = x.len() as f64;
+    let se = sd(x) / n.sqrt();
+    if !(se > 0.0) {
+        return Err(invalid(
+            "samples",
+            "the values are constant: the t statistic is undefined",
+        ));
+    }
+    let d = mean(x) - value;
+    let t = d / se;
+    let p = (2.0 * t_dist(n - 1.0)?.sf(t.abs())).min(1.0);
+    Ok(TTest {
+        statistic: t,
+        df: n - 1.0,
         p_value: p,
         difference: d,
     })
