@@ -1268,3 +1268,213 @@ fn upper_first(s: &str) -> String {
         .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str, f: impl FnOnce(&mut CompareRequest)) -> Result<CompareReport> {
+        let mut ws = Workspace::new();
+        let mut req = CompareRequest {
+            runs: Some(TextInput::Text { text: text.into() }),
+            resamples: 500,
+            ..CompareRequest::default()
+        };
+        f(&mut req);
+        run_compare(&mut ws, &req)
+    }
+
+    /// A table of `methods` (name, values per seed) on one metric.
+    fn table(metric: &str, methods: &[(&str, &[f64])]) -> String {
+        let mut s = format!("method,seed,{metric}\n");
+        for (m, v) in methods {
+            for (i, x) in v.iter().enumerate() {
+                s.push_str(&format!("{m},{i},{x}\n"));
+            }
+        }
+        s
+    }
+
+    fn codes(r: &CompareReport) -> Vec<&str> {
+        r.warnings.iter().map(|w| w.code.as_str()).collect()
+    }
+
+    #[test]
+    fn two_seeds_are_inconclusive_with_the_detectable_difference() {
+        let r = run(
+            &table("forget_quality", &[("a", &[0.9, 0.95]), ("b", &[0.1, 0.12])]),
+            |_| {},
+        )
+        .expect("run");
+        assert!(r.headline.is_inconclusive(), "{:?}", r.headline);
+        assert!(
+            r.headline
+                .text
+                .contains("with 2 seeds the smallest detectable difference is"),
+            "{}",
+            r.headline.text
+        );
+        assert!(codes(&r).contains(&"few_seeds"));
+        let c = &r.result.comparisons[0];
+        // The exact test's smallest p at 2 + 2 is 2/6.
+        assert!((c.p_value.expect("p") - 1.0 / 3.0).abs() < 1e-12);
+        assert!(c.min_detectable_difference.expect("mdd") > 0.0);
+    }
+
+    #[test]
+    fn a_clear_difference_is_called_with_holm_and_poi() {
+        let a: &[f64] = &[0.9, 0.92, 0.95, 0.91, 0.93];
+        let b: &[f64] = &[0.1, 0.15, 0.12, 0.11, 0.14];
+        let r = run(&table("forget_quality", &[("b", b), ("a", a)]), |_| {}).expect("run");
+        assert_eq!(r.headline.call, "difference");
+        assert!(
+            r.headline
+                .text
+                .starts_with("a is better than b on forget_quality (Holm-adjusted p 0.007937, P(a > b) = 1)"),
+            "{}",
+            r.headline.text
+        );
+        assert!(!codes(&r).contains(&"few_seeds"));
+        // Lower is better turns the call around.
+        let r = run(&table("loss", &[("b", b), ("a", a)]), |q| {
+            q.metrics = vec!["loss:lower".into()]
+        })
+        .expect("run");
+        assert!(
+            r.headline.text.starts_with("b is better than a on loss"),
+            "{}",
+            r.headline.text
+        );
+    }
+
+    #[test]
+    fn no_difference_says_what_the_data_could_have_shown() {
+        let a: &[f64] = &[0.50, 0.52, 0.48, 0.51, 0.49, 0.50, 0.53, 0.47, 0.50, 0.51];
+        let b: &[f64] = &[0.51, 0.49, 0.50, 0.52, 0.48, 0.50, 0.47, 0.53, 0.49, 0.50];
+        let r = run(&table("model_utility", &[("a", a), ("b", b)]), |_| {}).expect("run");
+        assert_eq!(r.headline.call, "no_difference", "{:?}", r.headline);
+        let c = &r.result.comparisons[0];
+        assert_eq!(c.test.as_deref(), Some("permutation (exact)"));
+        let mdd = c.min_detectable_difference.expect("mdd");
+        assert!(
+            r.headline
+                .text
+                .contains(&format!("a difference of {} or more", num(mdd))),
+            "{}",
+            r.headline.text
+        );
+        // The MDD is the statsmodels-checked effect size times the pooled sd.
+        let d = core::min_detectable_effect(10.0, 10.0, 0.05, 0.8).expect("d");
+        assert!((mdd - d * core::pooled_sd(a, b).expect("sd")).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_unknown_metric_is_refused_with_the_fix() {
+        let t = table("score", &[("a", &[1.0, 2.0, 3.0]), ("b", &[1.0, 2.0, 4.0])]);
+        let e = run(&t, |_| {}).expect_err("unknown");
+        assert_eq!(e.code.as_deref(), Some("unknown_metric_direction"));
+        assert!(e.message.contains("`score:higher`"), "{}", e.message);
+        run(&t, |q| q.metrics = vec!["score:higher".into()]).expect("with a direction");
+        let e = run(&t, |q| q.metrics = vec!["score:sideways".into()]).expect_err("bad direction");
+        assert!(e.message.contains("sideways"));
+    }
+
+    #[test]
+    fn duplicate_runs_are_refused_naming_both_lines() {
+        let e = run("method,seed,auc\na,0,0.5\na,1,0.6\na,0,0.7\n", |_| {}).expect_err("dup");
+        assert_eq!(e.code.as_deref(), Some("duplicate_run"));
+        assert!(
+            e.message.contains("line 2") && e.message.contains("line 4"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn design_warnings_unequal_seeds_identical_runs_missing_tasks() {
+        let t = "method,seed,task,fq\na,0,t1,0.5\na,1,t1,0.5\na,2,t1,0.7\nb,0,t1,0.1\nb,1,t1,0.2\nb,2,t1,0.3\nb,3,t1,0.25\n\
+                 a,0,t2,0.4\na,1,t2,0.45\na,2,t2,0.5\n";
+        let r = run(t, |_| {}).expect("run");
+        let c = codes(&r);
+        for want in ["unequal_seeds", "identical_runs", "task_missing_methods"] {
+            assert!(c.contains(&want), "{want} in {c:?}");
+        }
+        let w = r
+            .warnings
+            .iter()
+            .find(|w| w.code == "identical_runs")
+            .expect("identical");
+        assert!(
+            w.message.contains("line 2") && w.message.contains("line 3"),
+            "{}",
+            w.message
+        );
+    }
+
+    #[test]
+    fn closest_to_a_reference_method_compares_distances() {
+        // b sits near the oracle, c far above it: b is better on closeness though c is higher.
+        let t = table(
+            "m1x",
+            &[
+                ("oracle", &[0.50, 0.51, 0.49, 0.50, 0.50]),
+                ("b", &[0.52, 0.49, 0.51, 0.50, 0.52]),
+                ("c", &[0.90, 0.92, 0.95, 0.91, 0.93]),
+            ],
+        );
+        let r = run(&t, |q| q.metrics = vec!["m1x:closest=oracle".into()]).expect("run");
+        assert_eq!(r.result.comparisons.len(), 1, "the reference is not compared");
+        let c = &r.result.comparisons[0];
+        assert_eq!((c.a.as_str(), c.b.as_str()), ("b", "c"));
+        assert_eq!(c.call, "better");
+        let e = run(&t, |q| q.metrics = vec!["m1x:closest=nobody".into()]).expect_err("unknown reference");
+        assert!(e.message.contains("oracle, b, c"));
+    }
+
+    #[test]
+    fn reproduction_reproduces_differs_or_cannot_tell() {
+        let t = table(
+            "forget_quality",
+            &[("npo", &[0.40, 0.41, 0.39, 0.40, 0.42, 0.41, 0.40, 0.39])],
+        );
+        let r = run(&t, |q| q.published = vec!["npo:forget_quality=0.40".into()]).expect("run");
+        assert_eq!(r.headline.call, "reproduces", "{:?}", r.headline);
+        let r = run(&t, |q| q.published = vec!["npo:forget_quality=0.30±0.01/5".into()]).expect("run");
+        assert_eq!(r.headline.call, "differs", "{:?}", r.headline);
+        let r = run(&t, |q| {
+            q.published = vec!["npo:forget_quality=0.40".into()];
+            q.margin = Some(0.001);
+        })
+        .expect("run");
+        assert!(r.headline.is_inconclusive(), "{:?}", r.headline);
+        let e = run(&t, |q| q.published = vec!["npo=0.4".into()]).expect_err("malformed");
+        assert!(e.message.contains("METHOD:METRIC=VALUE"));
+    }
+
+    #[test]
+    fn friedman_across_tasks_and_reports_are_finite() {
+        let mut s = String::from("method,seed,task,model_utility\n");
+        for (ti, task) in ["t1", "t2", "t3", "t4"].iter().enumerate() {
+            for (mi, m) in ["a", "b", "c"].iter().enumerate() {
+                for seed in 0..3 {
+                    let v = 0.1 * mi as f64 + 0.01 * seed as f64 + 0.001 * ti as f64;
+                    s.push_str(&format!("{m},{seed},{task},{v}\n"));
+                }
+            }
+        }
+        let r = run(&s, |_| {}).expect("run");
+        let f = r.result.metrics[0].friedman.as_ref().expect("friedman");
+        assert_eq!(f.mean_ranks, vec![3.0, 2.0, 1.0]);
+        let json = serde_json::to_string(&r).expect("json");
+        assert!(
+            !json.contains("NaN") && !json.contains("inf"),
+            "non-finite in the report"
+        );
+        // One constant method: no sd-based numbers, still a report.
+        let r = run(&table("fq", &[("a", &[0.5, 0.5, 0.5]), ("b", &[0.5, 0.5, 0.5])]), |q| {
+            q.metrics = vec!["fq:higher".into()];
+        })
+        .expect("constant");
+        assert!(serde_json::to_value(&r).is_ok());
+    }
+}
