@@ -323,7 +323,7 @@ pub fn welch_stats(a: (f64, f64, f64), b: (f64, f64, f64)) -> Result<TTest> {
     }
     let (vx, vy) = (sx * sx / nx, sy * sy / ny);
     let se2 = vx + vy;
-    if !(se2 > 0.0) {
+    if se2.is_nan() || se2 <= 0.0 {
         return Err(invalid(
             "samples",
             "both samples are constant: the t statistic is undefined",
@@ -351,7 +351,7 @@ pub fn one_sample_t(x: &[f64], value: f64) -> Result<TTest> {
     }
     let n = x.len() as f64;
     let se = sd(x) / n.sqrt();
-    if !(se > 0.0) {
+    if se.is_nan() || se <= 0.0 {
         return Err(invalid(
             "samples",
             "the values are constant: the t statistic is undefined",
@@ -523,7 +523,7 @@ pub struct Tost {
 /// TOST from summary statistics (difference `d`, its standard error `se`, `df`), margins `(low, upp)` on the
 /// difference.
 fn tost_from(d: f64, se: f64, df: f64, low: f64, upp: f64) -> Result<Tost> {
-    if !(se > 0.0) {
+    if se.is_nan() || se <= 0.0 {
         return Err(invalid(
             "samples",
             "the standard error is zero: equivalence cannot be tested",

@@ -983,9 +983,13 @@ fn compare_pair(
         (Some(p), None) => (Some("permutation (random splits)".to_string()), fin(p.p_value)),
         _ => (None, None),
     };
-    let (poi, poi_interval) = match core::poi_interval(&[sa.clone()], &[sb.clone()], boot, subset) {
+    let (poi, poi_interval) = match core::poi_interval(std::slice::from_ref(sa), std::slice::from_ref(sb), boot, subset)
+    {
         Ok((p, (lo, hi))) => (p, Some([lo, hi])),
-        Err(_) => (core::probability_of_improvement(&[sa.clone()], &[sb.clone()]), None),
+        Err(_) => (
+            core::probability_of_improvement(std::slice::from_ref(sa), std::slice::from_ref(sb)),
+            None,
+        ),
     };
     let mdd = if enough {
         let sp = core::pooled_sd(sa, sb);
