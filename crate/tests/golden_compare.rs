@@ -152,6 +152,23 @@ fn two_sample_tests_match_scipy_and_statsmodels() {
         assert_close(r.lower.statistic, t1[0], 0.0, 1e-11, format!("{name} one-sample t1"));
         assert_close(r.upper.statistic, t2[0], 0.0, 1e-11, format!("{name} one-sample t2"));
 
+        let o = &p["ttest_1samp"];
+        let r = one_sample_t(&x, num(&o["value"])).expect("one-sample t");
+        assert_close(
+            r.statistic,
+            num(&o["statistic"]),
+            0.0,
+            1e-11,
+            format!("{name} ttest_1samp t"),
+        );
+        assert_close(
+            r.p_value,
+            num(&o["pvalue"]),
+            0.0,
+            1e-10,
+            format!("{name} ttest_1samp p"),
+        );
+
         if let Some(wx) = p.get("wilcoxon") {
             let r =
                 lethe::wilcoxon::wilcoxon(&x, Some(&y), &lethe::wilcoxon::WilcoxonParams::default()).expect("wilcoxon");
