@@ -38,6 +38,7 @@ pub const COMMANDS: &[&str] = &[
     "forget-quality",
     "privleak",
     "tool-rouge",
+    "compare",
 ];
 
 /// Where a request takes its inputs: roles that are inputs (`PATH[#TENSOR][@ROWS]`), rows of an input, text files.
@@ -109,6 +110,8 @@ pub fn roles(command: &str) -> Result<Roles> {
         // Tool files (open-unlearning / TOFU / MUSE), `PATH[#KEY]` as the CLI reads them (`ws.input_arg`).
         "forget-quality" | "privleak" => r(&["unlearned", "retain"], &[], &[]),
         "tool-rouge" => r(&["file"], &[], &[]),
+        // The runs table: a text file (`ws.add_path`), or pasted text.
+        "compare" => r(&[], &[], &["runs"]),
         other => {
             return Err(Error::msg(format!("unknown analysis `{other}`: one of {}", COMMANDS.join(", "))).usage());
         }
@@ -343,6 +346,7 @@ pub fn options(command: &str) -> Result<&'static [&'static str]> {
         "forget-quality" => fields::<ForgetQualityRequest>(),
         "privleak" => fields::<PrivleakRequest>(),
         "tool-rouge" => fields::<ToolRougeRequest>(),
+        "compare" => fields::<CompareRequest>(),
         _ => &["file"],
     })
 }
@@ -520,6 +524,7 @@ pub fn run(ws: &mut Workspace, command: &str, request: &Value, ctl: &mut Control
         "forget-quality" => json(&run_forget_quality(ws, &parse(command, request)?)?),
         "privleak" => json(&run_privleak(ws, &parse(command, request)?)?),
         "tool-rouge" => json(&run_tool_rouge(ws, &parse(command, request)?)?),
+        "compare" => json(&run_compare(ws, &parse(command, request)?)?),
         other => Err(roles(other)
             .err()
             .unwrap_or_else(|| Error::msg(format!("unknown analysis `{other}`")))),
@@ -562,6 +567,7 @@ fn check(command: &str, request: &Value) -> Result<()> {
         "forget-quality" => p::<ForgetQualityRequest>(command, request),
         "privleak" => p::<PrivleakRequest>(command, request),
         "tool-rouge" => p::<ToolRougeRequest>(command, request),
+        "compare" => p::<CompareRequest>(command, request),
         other => Err(roles(other)
             .err()
             .unwrap_or_else(|| Error::msg(format!("unknown analysis `{other}`")))),

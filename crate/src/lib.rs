@@ -8,6 +8,7 @@ pub mod backend;
 pub mod binomial;
 pub mod check;
 pub mod classification;
+pub mod compare;
 pub mod competition;
 pub mod data;
 pub mod delong;

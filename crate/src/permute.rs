@@ -60,6 +60,11 @@ impl Permutations {
         (m >> 32) as u32
     }
 
+    /// A uniform integer in `0..bound` (`bound ≥ 1`): one draw of a bootstrap resample (issue 23's intervals).
+    pub fn index_below(&mut self, bound: u32) -> u32 {
+        self.below(bound)
+    }
+
     /// Writes a fresh uniform permutation of `0..out.len()` into `out`.
     ///
     /// Lengths are limited to `u32::MAX` (far beyond any subset Lethe handles; callers validate sizes).

@@ -156,6 +156,8 @@ pub fn file_warning(role: Option<&str>, message: &str) -> crate::report::Warning
 
 mod bounds;
 mod calibrate;
+mod compare;
+mod compare_runs;
 mod eps_audit;
 mod epsilon;
 #[cfg(feature = "full")]
@@ -173,6 +175,7 @@ mod tools_ou;
 
 pub use bounds::*;
 pub use calibrate::*;
+pub use compare::*;
 pub use eps_audit::*;
 pub use epsilon::*;
 #[cfg(feature = "full")]

@@ -18,6 +18,7 @@ use crate::report::fmt_num;
 
 mod batch;
 mod bounds;
+mod compare_cmd;
 mod eps_audit;
 mod epsilon;
 mod lira;
@@ -29,6 +30,7 @@ mod tools_ou;
 
 use batch::*;
 use bounds::*;
+use compare_cmd::*;
 use eps_audit::*;
 use epsilon::*;
 use lira::*;
@@ -86,6 +88,9 @@ pub enum Command {
     Lira(LiraArgs),
     /// Benjamini–Hochberg / Holm / Bonferroni on a file of p-values (statsmodels multipletests' fields)
     Fdr(FdrArgs),
+    /// Compare methods across seeds from a runs table: intervals, probability of improvement, corrected tests, a
+    /// verdict per comparison, reproduction checks against published values
+    Compare(CompareArgs),
     /// Run one shard of a manifest of analyses (one JSON line each); a Slurm job array maps onto --shard I/N
     Batch(BatchArgs),
     /// Merge the outputs of lethe batch into one CSV/JSON table, ordered by cell
@@ -307,6 +312,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Mia(a) => mia_cmd(a),
         Command::Lira(a) => lira_cmd(a),
         Command::Fdr(a) => fdr_cmd(a),
+        Command::Compare(a) => compare_cmd(a),
         Command::Batch(a) => batch_cmd(a),
         Command::Merge(a) => merge_cmd(a),
         Command::EpsLower(a) => eps_lower_cmd(a),

@@ -1,0 +1,1484 @@
+//! `lethe compare` (issue 23): methods × seeds from a runs table, with honest intervals, a verdict per comparison
+//! and a reproduction check against published values. Every number comes from [`lethe::compare`] and the core's
+//! rank tests; this module decides the directions, the family, the calls and the warnings.
+//!
+//! * Every metric has a direction: higher or lower is better, or closest to a reference (a method's mean on the
+//!   same task, such as the retrained oracle, or a value). Known metrics have theirs built in ([`KNOWN_METRICS`],
+//!   each with its reason); another metric without one is refused with the fix.
+//! * Per method × metric (× task): n, mean, sd, median, IQM, Student's t interval and the stratified bootstrap
+//!   interval (resampled within tasks, as rliable). Per ordered pair of methods: the probability of improvement
+//!   with its bootstrap interval (the forest plot and the PoI matrix are drawn from these).
+//! * Per comparison (a metric, a task, two methods: each against the baseline, or every pair): the exact
+//!   permutation test of the difference of means decides (exact while the splits are few; Welch's t past
+//!   [`lethe::compare::EXACT_SPLITS`]), Welch's t and Mann–Whitney beside it, Wilcoxon's signed-rank test when the
+//!   runs pair up by seed; the family corrected by Holm (or another of `lethe fdr`'s methods); Hedges' g; the
+//!   minimum detectable difference (two-sided two-sample t, power 0.8, at the level) times the pooled sd.
+//! * Calls: "A is better than B on M" when the adjusted p is below the level; "no difference the data could show"
+//!   with the difference they could have shown; "inconclusive" when a method has fewer than 3 seeds or the test
+//!   cannot reach the level at these sizes.
+//! * Across ≥ 3 methods on ≥ 2 tasks that all have every method: Friedman's test, mean ranks, Nemenyi's CD.
+
+use lethe::compare::{self as core, Bootstrap, Friedman, PermutationTest, TTest, Tost};
+use lethe::mann_whitney;
+use lethe::multiple_testing::Correction;
+use lethe::wilcoxon::{self, WilcoxonParams};
+use lethe::{Alternative, PValueMethod};
+
+use super::compare_runs::{RunsTable, read_runs};
+use super::*;
+use crate::report::{Headline, Report, Warning, num};
+
+/// The level of every call and interval: 5% (95% intervals).
+pub const COMPARE_LEVEL: f64 = 0.05;
+
+/// Power at which the minimum detectable difference is stated.
+pub const POWER: f64 = 0.8;
+
+/// Metrics whose direction is built in: names (lowercased, `-` and spaces as `_`), the direction, and why.
+pub const KNOWN_METRICS: &[(&[&str], &str, &str)] = &[
+    (
+        &["forget_quality", "forget_quality_p", "fq"],
+        "higher",
+        "TOFU's forget quality is the KS test's p-value of the truth ratios against the retained model's: higher \
+         means the forget set looks more like it was never trained on",
+    ),
+    (
+        &["privleak", "priv_leak", "privleak_score"],
+        "closest=0",
+        "MUSE's PrivLeak is the relative gap of the MIA AUC to the retrained model's: 0 is the retrained model's \
+         privacy, and either sign is a leak (under- or over-unlearning)",
+    ),
+    (
+        &[
+            "mia_auc",
+            "auc",
+            "mia_min_k",
+            "mia_loss",
+            "mia_zlib",
+            "mia_gradnorm",
+            "mia_min_k_plus_plus",
+        ],
+        "closest=0.5",
+        "a membership attack's AUC on forget against held-out data is 0.5 when it cannot tell them apart, as for a \
+         model that never saw the forget set; far from 0.5 on either side, it can",
+    ),
+    (
+        &["model_utility", "utility", "mu"],
+        "higher",
+        "model utility (TOFU's harmonic mean of retain, real-author and world-facts scores) is what unlearning \
+         should keep",
+    ),
+    (
+        &["m1", "oracle_similarity"],
+        "higher",
+        "RULER m1: mean cosine similarity of the forget records to the oracle's embeddings; higher is closer to \
+         the retrained oracle",
+    ),
+    (
+        &["m2", "calibration_gap"],
+        "closest=0",
+        "RULER m2: forget similarity minus the retain records' median; 0 when the forget records look like \
+         retained ones",
+    ),
+    (
+        &["m3", "representation_shift"],
+        "higher",
+        "RULER m3: shift of the forget records towards the oracle from the original model; higher moved further \
+         towards retraining",
+    ),
+    (
+        &["m4", "nn_percentile_rank"],
+        "closest=0.5",
+        "RULER m4: nearest-retain-neighbour percentile rank; 0.5 when the forget records rank like retained ones",
+    ),
+];
+
+/// `lethe compare`'s options.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct CompareRequest {
+    /// The runs table (CSV, TSV or JSON).
+    pub runs: Option<TextInput>,
+    /// Directions, `NAME:higher`, `NAME:lower`, `NAME:closest=METHOD` or `NAME:closest=NUMBER`; when given, only
+    /// these metrics are compared (a bare `NAME` takes its built-in direction).
+    pub metrics: Vec<String>,
+    /// Compare every method against this one; `None`: every pair.
+    pub baseline: Option<String>,
+    /// Published values: `METHOD:METRIC=VALUE`, optionally `±SD` (or `+-SD`) and `/N`, or `=LOW..HIGH`.
+    pub published: Vec<String>,
+    /// The equivalence margin of the reproduction check, in the metric's units; `None`: 10% of |published|.
+    pub margin: Option<f64>,
+    /// The family's correction, one of `lethe fdr`'s methods (default Holm).
+    pub correction: String,
+    pub resamples: usize,
+    pub seed: u64,
+}
+
+impl Default for CompareRequest {
+    fn default() -> Self {
+        let b = Bootstrap::default();
+        Self {
+            runs: None,
+            metrics: Vec::new(),
+            baseline: None,
+            published: Vec::new(),
+            margin: None,
+            correction: "holm".into(),
+            resamples: b.resamples,
+            seed: b.seed,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CompareParameters {
+    pub runs: String,
+    pub metrics: Vec<String>,
+    pub baseline: Option<String>,
+    pub published: Vec<String>,
+    pub margin: Option<f64>,
+    pub correction: String,
+    pub level: f64,
+    pub resamples: usize,
+    pub seed: u64,
+}
+
+/// Which way a metric is better.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Direction {
+    Higher,
+    Lower,
+    /// Closest to another method's mean on the same task.
+    ClosestTo(String),
+    /// Closest to a value.
+    ClosestValue(f64),
+}
+
+impl Direction {
+    fn parse(s: &str) -> Option<Self> {
+        let s = s.trim();
+        match s.to_ascii_lowercase().as_str() {
+            "higher" | "max" => return Some(Self::Higher),
+            "lower" | "min" => return Some(Self::Lower),
+            _ => {}
+        }
+        let r = s
+            .strip_prefix("closest=")
+            .or_else(|| s.strip_prefix("closest:"))?
+            .trim();
+        if r.is_empty() {
+            return None;
+        }
+        Some(match r.parse::<f64>() {
+            Ok(v) if v.is_finite() => Self::ClosestValue(v),
+            _ => Self::ClosestTo(r.to_string()),
+        })
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Self::Higher => "higher".into(),
+            Self::Lower => "lower".into(),
+            Self::ClosestTo(m) => format!("closest to {m}"),
+            Self::ClosestValue(v) => format!("closest to {}", num(*v)),
+        }
+    }
+}
+
+fn normalize(name: &str) -> String {
+    name.trim().to_ascii_lowercase().replace(['-', ' ', '.'], "_")
+}
+
+/// The built-in direction of a metric and its reason.
+pub fn known_direction(name: &str) -> Option<(Direction, &'static str)> {
+    let n = normalize(name);
+    KNOWN_METRICS
+        .iter()
+        .find(|(names, _, _)| names.contains(&n.as_str()))
+        .and_then(|(_, d, why)| Direction::parse(d).map(|d| (d, *why)))
+}
+
+/// One method's numbers on one metric (and task; `task: None` pools every task, stratified by task).
+#[derive(Clone, Debug, Serialize)]
+pub struct MethodSummary {
+    pub method: String,
+    pub task: Option<String>,
+    pub n: usize,
+    pub mean: f64,
+    pub sd: Option<f64>,
+    pub median: f64,
+    pub iqm: f64,
+    /// Student's t interval of the mean (95%); none with one run.
+    pub t_interval: Option<[f64; 2]>,
+    /// The stratified bootstrap percentile interval of the mean (95%); none with one run.
+    pub bootstrap_interval: Option<[f64; 2]>,
+    /// For a `closest` metric: the mean distance to the reference (what is compared).
+    pub mean_distance: Option<f64>,
+}
+
+/// P(a > b) on a metric, "better" in the metric's direction, over every task (rliable's), with its interval.
+#[derive(Clone, Debug, Serialize)]
+pub struct PoiCell {
+    pub a: String,
+    pub b: String,
+    pub probability: f64,
+    pub interval: [f64; 2],
+}
+
+/// Per metric: the direction, every method's summary, the PoI matrix, Friedman across tasks.
+#[derive(Clone, Debug, Serialize)]
+pub struct MetricResult {
+    pub metric: String,
+    pub direction: String,
+    /// Why this direction: the built-in reason, or "as requested".
+    pub reason: String,
+    pub summaries: Vec<MethodSummary>,
+    pub probability_of_improvement: Vec<PoiCell>,
+    pub friedman: Option<Friedman>,
+}
+
+/// A rank test as reported (p-values only where they are numbers).
+#[derive(Clone, Debug, Serialize)]
+pub struct RankTest {
+    pub statistic: f64,
+    pub p_value: Option<f64>,
+}
+
+/// One comparison: metric, task, `a` against `b`, "better" in the metric's direction.
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    pub metric: String,
+    pub task: Option<String>,
+    pub a: String,
+    pub b: String,
+    pub n_a: usize,
+    pub n_b: usize,
+    /// mean(a) − mean(b) of the compared scores (distances for a `closest` metric, with the sign turned so that a
+    /// positive difference is in a's favour).
+    pub difference: f64,
+    /// Which test's p-value decides: `permutation (exact)`, `welch`.
+    pub test: Option<String>,
+    pub p_value: Option<f64>,
+    pub p_adjusted: Option<f64>,
+    pub permutation: Option<PermutationTest>,
+    pub welch: Option<TTest>,
+    pub mann_whitney: Option<RankTest>,
+    /// Wilcoxon's signed-rank test of the runs paired by seed, when every seed of one is a seed of the other.
+    pub wilcoxon_by_seed: Option<RankTest>,
+    pub hedges_g: Option<f64>,
+    pub probability_of_improvement: f64,
+    pub poi_interval: Option<[f64; 2]>,
+    /// The smallest difference of means the test would find 80% of the time at this n and spread.
+    pub min_detectable_difference: Option<f64>,
+    /// `better`, `worse`, `no_difference` or `inconclusive`.
+    pub call: String,
+    pub text: String,
+}
+
+/// A published value against the user's runs.
+#[derive(Clone, Debug, Serialize)]
+pub struct Reproduction {
+    pub method: String,
+    pub metric: String,
+    pub published: f64,
+    pub published_sd: Option<f64>,
+    pub published_n: Option<f64>,
+    pub published_interval: Option<[f64; 2]>,
+    pub n: usize,
+    pub mean: f64,
+    pub t_interval: Option<[f64; 2]>,
+    pub inside_interval: Option<bool>,
+    pub margin: f64,
+    pub tost: Option<Tost>,
+    pub difference_p: Option<f64>,
+    /// `reproduces`, `differs` or `inconclusive`.
+    pub call: String,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CompareResult {
+    pub methods: Vec<String>,
+    pub tasks: Vec<String>,
+    pub metrics: Vec<MetricResult>,
+    pub comparisons: Vec<Comparison>,
+    pub reproductions: Vec<Reproduction>,
+    pub correction: String,
+    pub level: f64,
+    pub bootstrap: Bootstrap,
+}
+
+pub type CompareReport = Report<CompareParameters, CompareResult>;
+
+fn fin(v: f64) -> Option<f64> {
+    v.is_finite().then_some(v)
+}
+
+fn pair(v: Option<(f64, f64)>) -> Option<[f64; 2]> {
+    v.filter(|(a, b)| a.is_finite() && b.is_finite()).map(|(a, b)| [a, b])
+}
+
+fn usage(msg: impl Into<String>) -> Error {
+    Error::msg(msg).usage()
+}
+
+/// The runs table's text and record.
+fn read_input(ws: &mut Workspace, t: &TextInput) -> Result<(String, String, InputRecord)> {
+    match t {
+        TextInput::Text { text } => {
+            let sha256 = lethe::digest::sha256_hex(&text.as_bytes().to_vec(), |_, _| ())
+                .map_err(|e| Error::at("runs", format!("pasted text: {e}")))?;
+            let rec = record(super::PASTED, sha256);
+            Ok((super::PASTED.to_string(), text.clone(), rec))
+        }
+        TextInput::Source { source } => {
+            let src = ws.source(*source).map_err(|e| Error::at("runs", e.message))?;
+            let name = src.name.clone();
+            if src.data.len() > crate::workspace::MAX_BYTES {
+                return Err(Error::at("runs", format!("`{name}` is too large for a runs table")));
+            }
+            let len = usize::try_from(src.data.len()).map_err(|_| Error::at("runs", "the file is too large"))?;
+            let mut bytes = vec![0u8; len];
+            src.data
+                .read_at(0, &mut bytes)
+                .map_err(|e| Error::at("runs", format!("`{name}`: {e}")))?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| Error::at("runs", format!("`{name}` is not UTF-8 text: save the table as UTF-8")))?;
+            let sha256 = ws.sha256(*source, |_, _| ())?;
+            Ok((name.clone(), text, record(&name, sha256)))
+        }
+    }
+}
+
+fn record(path: &str, sha256: String) -> InputRecord {
+    InputRecord {
+        role: "runs".into(),
+        spec: path.into(),
+        path: path.into(),
+        sha256,
+        format: "runs table".into(),
+        dtype: "text".into(),
+        shape: Vec::new(),
+        tensor: None,
+        rows_used: 0,
+        row_file: None,
+    }
+}
+
+/// A published value as given.
+struct Published {
+    method: String,
+    metric: String,
+    value: f64,
+    sd: Option<f64>,
+    n: Option<f64>,
+    interval: Option<(f64, f64)>,
+    text: String,
+}
+
+fn parse_published(s: &str) -> Result<Published> {
+    let bad = || {
+        usage(format!(
+            "the published value `{s}` is not METHOD:METRIC=VALUE (optionally ±SD and /N, e.g. \
+             `npo:forget_quality=0.42±0.05/5`), or METHOD:METRIC=LOW..HIGH for an interval"
+        ))
+    };
+    let (key, val) = s.split_once('=').ok_or_else(bad)?;
+    let (method, metric) = key.split_once(':').ok_or_else(bad)?;
+    let val = val.trim();
+    let f = |x: &str| x.trim().parse::<f64>().ok().filter(|v| v.is_finite());
+    let (value, sd, n, interval) = if let Some((lo, hi)) = val.split_once("..") {
+        let (lo, hi) = (f(lo).ok_or_else(bad)?, f(hi).ok_or_else(bad)?);
+        if lo > hi {
+            return Err(bad());
+        }
+        ((lo + hi) / 2.0, None, None, Some((lo, hi)))
+    } else {
+        let (rest, n) = match val.split_once('/') {
+            Some((r, n)) => (r, Some(f(n).filter(|n| *n >= 1.0).ok_or_else(bad)?)),
+            None => (val, None),
+        };
+        let (v, sd) = match rest.split_once('±').or_else(|| rest.split_once("+-")) {
+            Some((v, sd)) => (
+                f(v).ok_or_else(bad)?,
+                Some(f(sd).filter(|s| *s >= 0.0).ok_or_else(bad)?),
+            ),
+            None => (f(rest).ok_or_else(bad)?, None),
+        };
+        (v, sd, n, None)
+    };
+    Ok(Published {
+        method: method.trim().to_string(),
+        metric: metric.trim().to_string(),
+        value,
+        sd,
+        n,
+        interval,
+        text: s.to_string(),
+    })
+}
+
+/// Runs of one method on one metric, by task (tasks in table order).
+type ByTask = Vec<(String, Vec<(String, f64)>)>;
+
+fn runs_of(table: &RunsTable, tasks: &[String], method: &str, metric: usize) -> ByTask {
+    tasks
+        .iter()
+        .map(|t| {
+            let v = table
+                .runs
+                .iter()
+                .filter(|r| r.method == method && r.task.as_deref().unwrap_or("") == t)
+                .filter_map(|r| r.values[metric].map(|v| (r.seed.clone(), v)))
+                .collect();
+            (t.clone(), v)
+        })
+        .collect()
+}
+
+fn values(v: &[(String, f64)]) -> Vec<f64> {
+    v.iter().map(|(_, x)| *x).collect()
+}
+
+fn correction(name: &str) -> Result<Correction> {
+    lethe::fdr::parse_method(name).map_err(|_| {
+        let names: Vec<&str> = FDR_METHODS.iter().map(|(n, _)| *n).collect();
+        usage(format!("the correction `{name}` is not one of {}", names.join(", ")))
+    })
+}
+
+/// Compares the methods of a runs table.
+///
+/// # Errors
+/// No runs table; an unreadable table or a bad cell (named by file, line and column); duplicate (method, seed,
+/// task) runs; a metric without a direction; a reference or baseline method not in the table; a malformed
+/// published value; bad options.
+#[allow(clippy::too_many_lines)]
+pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareReport> {
+    let alpha = COMPARE_LEVEL;
+    let corr = correction(&req.correction)?;
+    if req.resamples == 0 {
+        return Err(usage("the bootstrap needs at least 1 resample"));
+    }
+    if let Some(m) = req.margin
+        && !(m.is_finite() && m > 0.0)
+    {
+        return Err(usage(format!(
+            "the equivalence margin must be a positive number, not {m}"
+        )));
+    }
+    let input = req.runs.as_ref().ok_or_else(|| {
+        Error::at(
+            "runs",
+            "choose the runs table: one row per run, with method, seed and metrics",
+        )
+        .usage()
+    })?;
+    let (file, text, rec) = read_input(ws, input)?;
+    let table = read_runs(&file, &text)?;
+    let mut warnings = Vec::new();
+
+    // Duplicate runs: the same method, seed and task twice.
+    {
+        let mut seen: std::collections::HashMap<(&str, &str, &str), &str> = std::collections::HashMap::new();
+        for r in &table.runs {
+            let key = (r.method.as_str(), r.seed.as_str(), r.task.as_deref().unwrap_or(""));
+            if let Some(first) = seen.insert(key, &r.place) {
+                return Err(Error::refused(
+                    "duplicate_run",
+                    Some("runs"),
+                    format!(
+                        "`{file}` has method `{}`, seed `{}`{} twice, at {first} and {}: each run would count twice. \
+                         Remove the copy, or give the runs their own seeds",
+                        r.method,
+                        r.seed,
+                        r.task.as_ref().map(|t| format!(", task `{t}`")).unwrap_or_default(),
+                        r.place
+                    ),
+                ));
+            }
+        }
+    }
+
+    let mut methods: Vec<String> = Vec::new();
+    let mut tasks: Vec<String> = Vec::new();
+    for r in &table.runs {
+        if !methods.contains(&r.method) {
+            methods.push(r.method.clone());
+        }
+        let t = r.task.clone().unwrap_or_default();
+        if !tasks.contains(&t) {
+            tasks.push(t);
+        }
+    }
+    if table.runs.is_empty() {
+        return Err(Error::refused(
+            "empty_table",
+            Some("runs"),
+            format!("`{file}` has no runs"),
+        ));
+    }
+    let in_table = |m: &str, what: &str| -> Result<()> {
+        if methods.iter().any(|x| x == m) {
+            Ok(())
+        } else {
+            Err(usage(format!(
+                "the {what} `{m}` is not a method of `{file}`; its methods are {}",
+                methods.join(", ")
+            )))
+        }
+    };
+    if let Some(b) = &req.baseline {
+        in_table(b, "baseline")?;
+    }
+
+    // Metrics and their directions.
+    let mut chosen: Vec<(usize, Direction, String)> = Vec::new();
+    let specs: Vec<(String, Option<String>)> = req
+        .metrics
+        .iter()
+        .map(|s| match s.split_once(':') {
+            Some((n, d)) => (n.trim().to_string(), Some(d.trim().to_string())),
+            None => (s.trim().to_string(), None),
+        })
+        .collect();
+    let names: Vec<String> = if specs.is_empty() {
+        table.metrics.clone()
+    } else {
+        specs.iter().map(|(n, _)| n.clone()).collect()
+    };
+    for name in &names {
+        let Some(col) = table.metrics.iter().position(|m| m == name) else {
+            return Err(usage(format!(
+                "`{file}` has no metric `{name}`; its metrics are {}",
+                table.metrics.join(", ")
+            )));
+        };
+        let given = specs.iter().find(|(n, _)| n == name).and_then(|(_, d)| d.clone());
+        let (dir, reason) = match given {
+            Some(d) => (
+                Direction::parse(&d).ok_or_else(|| {
+                    usage(format!(
+                        "the direction `{d}` of `{name}` is not higher, lower, closest=METHOD or closest=NUMBER"
+                    ))
+                })?,
+                "as requested".to_string(),
+            ),
+            None => match known_direction(name) {
+                Some((d, why)) => (d, why.to_string()),
+                None => {
+                    return Err(Error::refused(
+                        "unknown_metric_direction",
+                        Some("runs"),
+                        format!(
+                            "the metric `{name}` of `{file}` has no known direction: say whether higher or lower is \
+                             better, or which method (or value) it should be closest to, e.g. `{name}:higher`, \
+                             `{name}:lower`, `{name}:closest=retrain`; or leave it out by naming the metrics to \
+                             compare"
+                        ),
+                    ));
+                }
+            },
+        };
+        if let Direction::ClosestTo(m) = &dir {
+            in_table(m, "reference method")?;
+        }
+        chosen.push((col, dir, reason));
+    }
+
+    // Warnings about the design.
+    let mut seeds: Vec<(String, usize)> = methods
+        .iter()
+        .map(|m| {
+            let n = table.runs.iter().filter(|r| &r.method == m).count() / tasks.len().max(1);
+            (m.clone(), n)
+        })
+        .collect();
+    seeds.sort_by_key(|(_, n)| *n);
+    let few: Vec<String> = seeds
+        .iter()
+        .filter(|(_, n)| *n < 3)
+        .map(|(m, n)| format!("{m} ({n})"))
+        .collect();
+    if !few.is_empty() {
+        warnings.push(Warning::new(
+            "few_seeds",
+            Some("runs"),
+            format!(
+                "fewer than 3 seeds per task for {}: one or two seeds say little about a method's spread, and no \
+                 test at these sizes can show a difference",
+                few.join(", ")
+            ),
+            Some("run every method with at least 3 seeds, better 5 to 10".into()),
+        ));
+    }
+    if seeds.first().map(|s| s.1) != seeds.last().map(|s| s.1) {
+        let list: Vec<String> = seeds.iter().map(|(m, n)| format!("{m} {n}")).collect();
+        warnings.push(Warning::new(
+            "unequal_seeds",
+            Some("runs"),
+            format!(
+                "the methods have different numbers of runs per task ({})",
+                list.join(", ")
+            ),
+            Some(
+                "run every method with the same seeds, so that no method's interval is narrower only because it \
+                 was run more often"
+                    .into(),
+            ),
+        ));
+    }
+    for t in &tasks {
+        let missing: Vec<&str> = methods
+            .iter()
+            .filter(|m| {
+                !table
+                    .runs
+                    .iter()
+                    .any(|r| &r.method == *m && r.task.as_deref().unwrap_or("") == t)
+            })
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            warnings.push(Warning::new(
+                "task_missing_methods",
+                Some("runs"),
+                format!(
+                    "task `{t}` has no runs of {}: those methods are not compared on it, and the ranking across \
+                     tasks (Friedman) is left out",
+                    missing.join(", ")
+                ),
+                Some("run every method on every task, or remove the task's runs".into()),
+            ));
+        }
+    }
+    // Identical runs: two rows of one method with the same value in every metric (a copied file).
+    for (i, a) in table.runs.iter().enumerate() {
+        if let Some(b) = table.runs[i + 1..].iter().find(|b| {
+            b.method == a.method && b.task == a.task && a.values.iter().any(Option::is_some) && b.values == a.values
+        }) {
+            warnings.push(Warning::new(
+                "identical_runs",
+                Some("runs"),
+                format!(
+                    "`{file}`: the runs of {} at {} (seed {}) and {} (seed {}) have the same value in every metric: \
+                     a copied result file, or a seed that was not used",
+                    a.method, a.place, a.seed, b.place, b.seed
+                ),
+                Some("check that each run's results come from its own training and evaluation".into()),
+            ));
+        }
+    }
+
+    let boot = Bootstrap {
+        resamples: req.resamples,
+        level: 1.0 - alpha,
+        seed: req.seed,
+    };
+    let mut metric_results = Vec::new();
+    let mut comparisons: Vec<Comparison> = Vec::new();
+    let mut subset = 0u64;
+    for (col, dir, reason) in &chosen {
+        let name = &table.metrics[*col];
+        // The reference's mean on each task, for `closest` metrics.
+        let reference: Vec<Option<f64>> = tasks
+            .iter()
+            .map(|t| match dir {
+                Direction::ClosestTo(m) => {
+                    let v: Vec<f64> = runs_of(&table, std::slice::from_ref(t), m, *col)
+                        .into_iter()
+                        .flat_map(|(_, v)| values(&v))
+                        .collect();
+                    (!v.is_empty()).then(|| core::mean(&v))
+                }
+                Direction::ClosestValue(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        // The score compared: higher is better.
+        let score = |x: f64, task: usize| -> Option<f64> {
+            match dir {
+                Direction::Higher => Some(x),
+                Direction::Lower => Some(-x),
+                _ => reference[task].map(|r| -(x - r).abs()),
+            }
+        };
+        let compared: Vec<&String> = methods
+            .iter()
+            .filter(|m| !matches!(dir, Direction::ClosestTo(r) if r == *m))
+            .collect();
+        let mut summaries = Vec::new();
+        // Scores by method, by task (for PoI and Friedman).
+        let mut scores: Vec<(String, Vec<Vec<f64>>)> = Vec::new();
+        for m in &methods {
+            let by = runs_of(&table, &tasks, m, *col);
+            let mut per_task_scores = Vec::new();
+            for (ti, (t, v)) in by.iter().enumerate() {
+                let x = values(v);
+                per_task_scores.push(x.iter().filter_map(|&x| score(x, ti)).collect::<Vec<f64>>());
+                if x.is_empty() {
+                    continue;
+                }
+                let strata = vec![x.clone()];
+                subset += 1;
+                summaries.push(summary(
+                    m,
+                    table.has_task.then(|| t.clone()),
+                    &x,
+                    &strata,
+                    &boot,
+                    subset,
+                    reference[ti],
+                )?);
+            }
+            if table.has_task && tasks.len() > 1 {
+                let strata: Vec<Vec<f64>> = by.iter().map(|(_, v)| values(v)).filter(|v| !v.is_empty()).collect();
+                let all: Vec<f64> = strata.iter().flatten().copied().collect();
+                if !all.is_empty() {
+                    subset += 1;
+                    summaries.push(summary(m, None, &all, &strata, &boot, subset, None)?);
+                }
+            }
+            scores.push((m.clone(), per_task_scores));
+        }
+        // PoI matrix over every task where both have runs.
+        let mut poi = Vec::new();
+        for (a, sa) in scores.iter().filter(|(m, _)| compared.contains(&m)) {
+            for (b, sb) in scores.iter().filter(|(m, _)| compared.contains(&m)) {
+                if a == b {
+                    continue;
+                }
+                let (xa, xb): (Vec<Vec<f64>>, Vec<Vec<f64>>) = sa
+                    .iter()
+                    .zip(sb)
+                    .filter(|(x, y)| !x.is_empty() && !y.is_empty())
+                    .map(|(x, y)| (x.clone(), y.clone()))
+                    .unzip();
+                if xa.is_empty() {
+                    continue;
+                }
+                subset += 1;
+                let (p, (lo, hi)) = core::poi_interval(&xa, &xb, &boot, subset).map_err(Error::from)?;
+                poi.push(PoiCell {
+                    a: a.clone(),
+                    b: b.clone(),
+                    probability: p,
+                    interval: [lo, hi],
+                });
+            }
+        }
+        // Friedman across tasks: per task, the mean score of every compared method.
+        let friedman = if tasks.len() >= 2 && compared.len() >= 3 {
+            let blocks: Option<Vec<Vec<f64>>> = (0..tasks.len())
+                .map(|ti| {
+                    compared
+                        .iter()
+                        .map(|m| {
+                            let s = &scores.iter().find(|(x, _)| x == *m)?.1[ti];
+                            (!s.is_empty()).then(|| core::mean(s))
+                        })
+                        .collect()
+                })
+                .collect();
+            blocks.and_then(|b| core::friedman(&b, alpha).ok())
+        } else {
+            None
+        };
+
+        // Pairwise comparisons, per task.
+        for (ti, t) in tasks.iter().enumerate() {
+            let pairs: Vec<(&String, &String)> = match &req.baseline {
+                Some(base) => compared
+                    .iter()
+                    .filter(|m| *m != &base)
+                    .map(|m| (*m, base))
+                    .filter(|(_, b)| compared.contains(b))
+                    .collect(),
+                None => compared
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, a)| compared[i + 1..].iter().map(move |b| (*a, *b)))
+                    .collect(),
+            };
+            for (a, b) in pairs {
+                let ra = &runs_of(&table, std::slice::from_ref(t), a, *col)[0].1;
+                let rb = &runs_of(&table, std::slice::from_ref(t), b, *col)[0].1;
+                if ra.is_empty() || rb.is_empty() {
+                    continue;
+                }
+                let sa: Vec<f64> = ra.iter().filter_map(|(_, x)| score(*x, ti)).collect();
+                let sb: Vec<f64> = rb.iter().filter_map(|(_, x)| score(*x, ti)).collect();
+                subset += 1;
+                comparisons.push(compare_pair(
+                    name,
+                    table.has_task.then(|| t.clone()),
+                    (a, ra, &sa),
+                    (b, rb, &sb),
+                    &boot,
+                    subset,
+                )?);
+            }
+        }
+        metric_results.push(MetricResult {
+            metric: name.clone(),
+            direction: dir.name(),
+            reason: reason.clone(),
+            summaries,
+            probability_of_improvement: poi,
+            friedman,
+        });
+    }
+
+    // The family: every comparison with a p-value, corrected together.
+    let idx: Vec<usize> = (0..comparisons.len())
+        .filter(|&i| comparisons[i].p_value.is_some())
+        .collect();
+    if !idx.is_empty() {
+        let p: Vec<f64> = idx.iter().filter_map(|&i| comparisons[i].p_value).collect();
+        let adj = lethe::fdr::multipletests(&p, alpha, corr).map_err(Error::from)?;
+        for (k, &i) in idx.iter().enumerate() {
+            comparisons[i].p_adjusted = fin(adj.pvals_corrected[k]);
+        }
+    }
+    let corr_name = lethe::fdr::method_name(corr);
+    for c in &mut comparisons {
+        call_comparison(c, corr_name, alpha);
+    }
+
+    // Reproduction checks.
+    let mut reproductions = Vec::new();
+    for s in &req.published {
+        let p = parse_published(s)?;
+        in_table(&p.method, "published method")?;
+        let Some(col) = table.metrics.iter().position(|m| m == &p.metric) else {
+            return Err(usage(format!(
+                "`{}`: `{file}` has no metric `{}`; its metrics are {}",
+                p.text,
+                p.metric,
+                table.metrics.join(", ")
+            )));
+        };
+        let x: Vec<f64> = table
+            .runs
+            .iter()
+            .filter(|r| r.method == p.method)
+            .filter_map(|r| r.values[col])
+            .collect();
+        reproductions.push(reproduce(&p, &x, req.margin, alpha)?);
+    }
+
+    let headline = headline(&comparisons, &reproductions, &metric_results);
+    let params = CompareParameters {
+        runs: file.clone(),
+        metrics: req.metrics.clone(),
+        baseline: req.baseline.clone(),
+        published: req.published.clone(),
+        margin: req.margin,
+        correction: corr_name.to_string(),
+        level: 1.0 - alpha,
+        resamples: req.resamples,
+        seed: req.seed,
+    };
+    let mut rec = rec;
+    rec.rows_used = table.runs.len();
+    rec.shape = vec![table.runs.len() as u64, table.metrics.len() as u64];
+    Ok(Report::new(
+        "compare",
+        params,
+        Some(req.seed),
+        vec![rec],
+        headline,
+        warnings,
+        CompareResult {
+            methods,
+            tasks: if table.has_task { tasks } else { Vec::new() },
+            metrics: metric_results,
+            comparisons,
+            reproductions,
+            correction: corr_name.to_string(),
+            level: 1.0 - alpha,
+            bootstrap: boot,
+        },
+    ))
+}
+
+fn summary(
+    method: &str,
+    task: Option<String>,
+    x: &[f64],
+    strata: &[Vec<f64>],
+    boot: &Bootstrap,
+    subset: u64,
+    reference: Option<f64>,
+) -> Result<MethodSummary> {
+    let t = core::t_interval(x, boot.level).map_err(Error::from)?;
+    let b = if x.len() >= 2 {
+        Some(core::stratified_bootstrap(strata, core::mean_tasks, boot, subset).map_err(Error::from)?)
+    } else {
+        None
+    };
+    Ok(MethodSummary {
+        method: method.to_string(),
+        task,
+        n: x.len(),
+        mean: core::mean(x),
+        sd: fin(core::sd(x)),
+        median: core::median(x),
+        iqm: core::iqm(x),
+        t_interval: pair(t),
+        bootstrap_interval: pair(b),
+        mean_distance: reference.map(|r| core::mean(&x.iter().map(|v| (v - r).abs()).collect::<Vec<_>>())),
+    })
+}
+
+type Side<'a> = (&'a String, &'a Vec<(String, f64)>, &'a Vec<f64>);
+
+fn compare_pair(
+    metric: &str,
+    task: Option<String>,
+    a: Side<'_>,
+    b: Side<'_>,
+    boot: &Bootstrap,
+    subset: u64,
+) -> Result<Comparison> {
+    let (name_a, runs_a, sa) = a;
+    let (name_b, runs_b, sb) = b;
+    let (na, nb) = (sa.len(), sb.len());
+    let difference = core::mean(sa) - core::mean(sb);
+    let enough = na >= 2 && nb >= 2;
+    let welch = if enough { core::welch(sa, sb).ok() } else { None };
+    let permutation = core::permutation_test(sa, sb, 9999, boot.seed).ok();
+    let mann_whitney = mann_whitney::mann_whitney_u(sa, sb, Alternative::TwoSided, PValueMethod::Auto, true)
+        .ok()
+        .map(|m| RankTest {
+            statistic: m.statistic,
+            p_value: fin(m.p_value),
+        });
+    // Pairs by seed: every seed of the smaller side is a seed of the other.
+    let paired: Vec<(f64, f64)> = runs_a
+        .iter()
+        .zip(sa)
+        .filter_map(|((s, _), x)| {
+            runs_b
+                .iter()
+                .zip(sb)
+                .find(|((t, _), _)| t == s && !s.starts_with('#'))
+                .map(|(_, y)| (*x, *y))
+        })
+        .collect();
+    let wilcoxon_by_seed = if paired.len() == na.min(nb) && paired.len() >= 2 {
+        let (x, y): (Vec<f64>, Vec<f64>) = paired.into_iter().unzip();
+        wilcoxon::wilcoxon(&x, Some(&y), &WilcoxonParams::default())
+            .ok()
+            .map(|w| RankTest {
+                statistic: w.statistic,
+                p_value: fin(w.p_value),
+            })
+    } else {
+        None
+    };
+    let (test, p_value) = match (&permutation, &welch) {
+        (Some(p), _) if p.exact => (Some("permutation (exact)".to_string()), fin(p.p_value)),
+        (_, Some(w)) => (Some("welch".to_string()), fin(w.p_value)),
+        (Some(p), None) => (Some("permutation (random splits)".to_string()), fin(p.p_value)),
+        _ => (None, None),
+    };
+    let (poi, poi_interval) = match core::poi_interval(std::slice::from_ref(sa), std::slice::from_ref(sb), boot, subset)
+    {
+        Ok((p, (lo, hi))) => (p, Some([lo, hi])),
+        Err(_) => (
+            core::probability_of_improvement(std::slice::from_ref(sa), std::slice::from_ref(sb)),
+            None,
+        ),
+    };
+    let mdd = if enough {
+        let sp = core::pooled_sd(sa, sb);
+        let d = core::min_detectable_effect(na as f64, nb as f64, COMPARE_LEVEL, POWER).ok();
+        match (sp, d) {
+            (Some(sp), Some(d)) => fin(sp * d),
+            (None, Some(_)) => Some(0.0),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    Ok(Comparison {
+        metric: metric.to_string(),
+        task,
+        a: name_a.clone(),
+        b: name_b.clone(),
+        n_a: na,
+        n_b: nb,
+        difference,
+        test,
+        p_value,
+        p_adjusted: None,
+        permutation,
+        welch,
+        mann_whitney,
+        wilcoxon_by_seed,
+        hedges_g: core::hedges_g(sa, sb).and_then(fin),
+        probability_of_improvement: poi,
+        poi_interval,
+        min_detectable_difference: mdd,
+        call: String::new(),
+        text: String::new(),
+    })
+}
+
+/// The smallest two-sided p-value the exact permutation test can give at these sizes: 2 / C(n_a + n_b, n_a).
+fn smallest_p(na: usize, nb: usize) -> f64 {
+    let mut c = 1.0f64;
+    let n = na + nb;
+    for i in 0..na.min(nb) {
+        c = c * (n - i) as f64 / (i + 1) as f64;
+    }
+    (2.0 / c).min(1.0)
+}
+
+fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64) {
+    let on = match &c.task {
+        Some(t) => format!("{} (task {t})", c.metric),
+        None => c.metric.clone(),
+    };
+    let corr_word = match corr {
+        "holm" => "Holm",
+        "fdr_bh" => "BH",
+        other => other,
+    };
+    let mdd = c.min_detectable_difference.map(num).unwrap_or_else(|| "unknown".into());
+    let (n_min, n_max) = (c.n_a.min(c.n_b), c.n_a.max(c.n_b));
+    let seeds = if n_min == n_max {
+        format!("{n_min} seeds")
+    } else {
+        format!("{n_min} and {n_max} seeds")
+    };
+    let exact_floor = c.permutation.filter(|p| p.exact).map(|_| smallest_p(c.n_a, c.n_b));
+    if n_min < 2 {
+        c.call = Headline::INCONCLUSIVE.into();
+        c.text = format!(
+            "inconclusive: {} has only {n_min} run on {on}, so it has no spread and no interval",
+            if c.n_a < c.n_b { &c.a } else { &c.b }
+        );
+        return;
+    }
+    let (Some(p), Some(adj)) = (c.p_value, c.p_adjusted) else {
+        c.call = Headline::INCONCLUSIVE.into();
+        c.text = format!(
+            "inconclusive: no test could be computed for {} against {} on {on}",
+            c.a, c.b
+        );
+        return;
+    };
+    let _ = p;
+    if adj < alpha {
+        let (better, worse, prob) = if c.difference > 0.0 {
+            (&c.a, &c.b, c.probability_of_improvement)
+        } else {
+            (&c.b, &c.a, 1.0 - c.probability_of_improvement)
+        };
+        c.call = if c.difference > 0.0 { "better" } else { "worse" }.into();
+        c.text = format!(
+            "{better} is better than {worse} on {on} ({corr_word}-adjusted p {}, P({better} > {worse}) = {})",
+            num(adj),
+            num(prob)
+        );
+    } else if n_min < 3 || exact_floor.is_some_and(|f| f >= alpha) {
+        c.call = Headline::INCONCLUSIVE.into();
+        c.text = format!(
+            "inconclusive on {on}: with {seeds} the smallest detectable difference is {mdd}{}",
+            exact_floor
+                .filter(|f| *f >= alpha)
+                .map(|f| format!(" and the test's smallest p-value is {}", num(f)))
+                .unwrap_or_default()
+        );
+    } else {
+        c.call = "no_difference".into();
+        c.text = format!(
+            "no difference the data could show between {} and {} on {on} ({corr_word}-adjusted p {}): with {seeds} a \
+             difference of {mdd} or more would have been found 80% of the time; smaller ones could not",
+            c.a,
+            c.b,
+            num(adj)
+        );
+    }
+}
+
+fn reproduce(p: &Published, x: &[f64], margin: Option<f64>, alpha: f64) -> Result<Reproduction> {
+    let margin = margin.unwrap_or_else(|| 0.1 * p.value.abs());
+    let n = x.len();
+    let mean = if n > 0 { core::mean(x) } else { f64::NAN };
+    let t = core::t_interval(x, 1.0 - alpha).map_err(Error::from)?;
+    let inside = match (p.interval, t) {
+        (Some((lo, hi)), Some((a, b))) => Some(lo <= b && a <= hi),
+        (None, Some((a, b))) => Some(a <= p.value && p.value <= b),
+        _ => None,
+    };
+    let mut out = Reproduction {
+        method: p.method.clone(),
+        metric: p.metric.clone(),
+        published: p.value,
+        published_sd: p.sd,
+        published_n: p.n,
+        published_interval: p.interval.map(|(a, b)| [a, b]),
+        n,
+        mean,
+        t_interval: pair(t),
+        inside_interval: inside,
+        margin,
+        tost: None,
+        difference_p: None,
+        call: Headline::INCONCLUSIVE.into(),
+        text: String::new(),
+    };
+    let what = format!("{} on {}", p.method, p.metric);
+    if n < 2 {
+        out.text =
+            format!("inconclusive: {what} has {n} run, so its spread across seeds is unknown; run at least 3 seeds");
+        out.mean = fin(mean).unwrap_or(0.0);
+        return Ok(out);
+    }
+    if margin <= 0.0 {
+        out.text = format!("inconclusive: the published value of {what} is 0, so give an equivalence margin");
+        return Ok(out);
+    }
+    let (tost, diff_p) = match (p.sd, p.n) {
+        (Some(sd), Some(pn)) if pn >= 2.0 => (
+            core::tost_stats((mean, core::sd(x), n as f64), (p.value, sd, pn), -margin, margin, false).ok(),
+            core::welch_stats((mean, core::sd(x), n as f64), (p.value, sd, pn))
+                .ok()
+                .map(|w| w.p_value),
+        ),
+        _ => (
+            core::tost_one(x, p.value, -margin, margin).ok(),
+            core::one_sample_t(x, p.value).ok().map(|w| w.p_value),
+        ),
+    };
+    out.tost = tost;
+    out.difference_p = diff_p.and_then(fin);
+    let d = mean - p.value;
+    match (out.tost.map(|t| t.p_value), out.difference_p) {
+        (Some(tp), _) if tp < alpha => {
+            out.call = "reproduces".into();
+            out.text = format!(
+                "{what} reproduces the published value {} within noise: the mean of {n} runs is {} (equivalent within \
+                 ±{}, TOST p {})",
+                num(p.value),
+                num(mean),
+                num(margin),
+                num(tp)
+            );
+        }
+        (_, Some(dp)) if dp < alpha => {
+            out.call = "differs".into();
+            out.text = format!(
+                "{what} differs from the published value {} by {} (mean of {n} runs {}, p {})",
+                num(p.value),
+                num(d),
+                num(mean),
+                num(dp)
+            );
+        }
+        _ => {
+            out.text = format!(
+                "inconclusive: {what}'s {n} runs (mean {}, 95% interval {}) can neither show the published value {} \
+                 nor rule it out within ±{}",
+                num(mean),
+                out.t_interval
+                    .map(|[a, b]| format!("[{}, {}]", num(a), num(b)))
+                    .unwrap_or_else(|| "none".into()),
+                num(p.value),
+                num(margin)
+            );
+        }
+    }
+    Ok(out)
+}
+
+fn headline(comparisons: &[Comparison], reproductions: &[Reproduction], metrics: &[MetricResult]) -> Headline {
+    let shown: Vec<&Comparison> = comparisons
+        .iter()
+        .filter(|c| c.call == "better" || c.call == "worse")
+        .collect();
+    let undecided = comparisons.iter().filter(|c| c.call == Headline::INCONCLUSIVE).count();
+    let none = comparisons.iter().filter(|c| c.call == "no_difference").count();
+    let mut parts: Vec<String> = shown.iter().take(3).map(|c| c.text.clone()).collect();
+    if shown.len() > 3 {
+        parts.push(format!("{} more differences", shown.len() - 3));
+    }
+    let repro: Vec<String> = reproductions.iter().map(|r| r.text.clone()).collect();
+    if !shown.is_empty() {
+        let mut text = parts.join("; ");
+        if none + undecided > 0 {
+            text.push_str(&format!(
+                "; {none} comparison(s) with no difference the data could show, {undecided} inconclusive"
+            ));
+        }
+        for r in repro {
+            text.push_str("; ");
+            text.push_str(&r);
+        }
+        return Headline::new("difference", text);
+    }
+    if comparisons.is_empty() {
+        if let Some(first) = reproductions.first() {
+            let all_same = reproductions.iter().all(|r| r.call == first.call);
+            let text = repro.join("; ");
+            return if first.call == Headline::INCONCLUSIVE || !all_same {
+                Headline::inconclusive(text, "the runs do not settle every reproduction check")
+            } else {
+                Headline::new(&first.call, text)
+            };
+        }
+        let _ = metrics;
+        return Headline::inconclusive(
+            "Inconclusive: there is nothing to compare",
+            "the table has one method per metric and no published value",
+        );
+    }
+    let mut text = if undecided == 0 {
+        comparisons
+            .first()
+            .filter(|_| comparisons.len() == 1)
+            .map(|c| c.text.clone())
+            .unwrap_or_else(|| {
+                format!("no difference the data could show in any of the {none} comparisons (each says what it could have shown)")
+            })
+    } else {
+        comparisons
+            .iter()
+            .find(|c| c.call == Headline::INCONCLUSIVE)
+            .map(|c| c.text.clone())
+            .unwrap_or_default()
+    };
+    for r in repro {
+        text.push_str("; ");
+        text.push_str(&r);
+    }
+    if undecided == 0 {
+        Headline::new("no_difference", text)
+    } else {
+        let reason = format!(
+            "{undecided} of {} comparisons cannot be decided at these numbers of seeds",
+            comparisons.len()
+        );
+        Headline::inconclusive(upper_first(&text), reason)
+    }
+}
+
+fn upper_first(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str, f: impl FnOnce(&mut CompareRequest)) -> Result<CompareReport> {
+        let mut ws = Workspace::new();
+        let mut req = CompareRequest {
+            runs: Some(TextInput::Text { text: text.into() }),
+            resamples: 500,
+            ..CompareRequest::default()
+        };
+        f(&mut req);
+        run_compare(&mut ws, &req)
+    }
+
+    /// A table of `methods` (name, values per seed) on one metric.
+    fn table(metric: &str, methods: &[(&str, &[f64])]) -> String {
+        let mut s = format!("method,seed,{metric}\n");
+        for (m, v) in methods {
+            for (i, x) in v.iter().enumerate() {
+                s.push_str(&format!("{m},{i},{x}\n"));
+            }
+        }
+        s
+    }
+
+    fn codes(r: &CompareReport) -> Vec<&str> {
+        r.warnings.iter().map(|w| w.code.as_str()).collect()
+    }
+
+    #[test]
+    fn two_seeds_are_inconclusive_with_the_detectable_difference() {
+        let r = run(
+            &table("forget_quality", &[("a", &[0.9, 0.95]), ("b", &[0.1, 0.12])]),
+            |_| {},
+        )
+        .expect("run");
+        assert!(r.headline.is_inconclusive(), "{:?}", r.headline);
+        assert!(
+            r.headline
+                .text
+                .contains("with 2 seeds the smallest detectable difference is"),
+            "{}",
+            r.headline.text
+        );
+        assert!(codes(&r).contains(&"few_seeds"));
+        let c = &r.result.comparisons[0];
+        // The exact test's smallest p at 2 + 2 is 2/6.
+        assert!((c.p_value.expect("p") - 1.0 / 3.0).abs() < 1e-12);
+        assert!(c.min_detectable_difference.expect("mdd") > 0.0);
+    }
+
+    #[test]
+    fn a_clear_difference_is_called_with_holm_and_poi() {
+        let a: &[f64] = &[0.9, 0.92, 0.95, 0.91, 0.93];
+        let b: &[f64] = &[0.1, 0.15, 0.12, 0.11, 0.14];
+        let r = run(&table("forget_quality", &[("b", b), ("a", a)]), |_| {}).expect("run");
+        assert_eq!(r.headline.call, "difference");
+        assert!(
+            r.headline
+                .text
+                .starts_with("a is better than b on forget_quality (Holm-adjusted p 0.007937, P(a > b) = 1)"),
+            "{}",
+            r.headline.text
+        );
+        assert!(!codes(&r).contains(&"few_seeds"));
+        // Lower is better turns the call around.
+        let r = run(&table("loss", &[("b", b), ("a", a)]), |q| {
+            q.metrics = vec!["loss:lower".into()]
+        })
+        .expect("run");
+        assert!(
+            r.headline.text.starts_with("b is better than a on loss"),
+            "{}",
+            r.headline.text
+        );
+    }
+
+    #[test]
+    fn no_difference_says_what_the_data_could_have_shown() {
+        let a: &[f64] = &[0.50, 0.52, 0.48, 0.51, 0.49, 0.50, 0.53, 0.47, 0.50, 0.51];
+        let b: &[f64] = &[0.51, 0.49, 0.50, 0.52, 0.48, 0.50, 0.47, 0.53, 0.49, 0.50];
+        let r = run(&table("model_utility", &[("a", a), ("b", b)]), |_| {}).expect("run");
+        assert_eq!(r.headline.call, "no_difference", "{:?}", r.headline);
+        let c = &r.result.comparisons[0];
+        assert_eq!(c.test.as_deref(), Some("permutation (exact)"));
+        let mdd = c.min_detectable_difference.expect("mdd");
+        assert!(
+            r.headline
+                .text
+                .contains(&format!("a difference of {} or more", num(mdd))),
+            "{}",
+            r.headline.text
+        );
+        // The MDD is the statsmodels-checked effect size times the pooled sd.
+        let d = core::min_detectable_effect(10.0, 10.0, 0.05, 0.8).expect("d");
+        assert!((mdd - d * core::pooled_sd(a, b).expect("sd")).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_unknown_metric_is_refused_with_the_fix() {
+        let t = table("score", &[("a", &[1.0, 2.0, 3.0]), ("b", &[1.0, 2.0, 4.0])]);
+        let e = run(&t, |_| {}).expect_err("unknown");
+        assert_eq!(e.code.as_deref(), Some("unknown_metric_direction"));
+        assert!(e.message.contains("`score:higher`"), "{}", e.message);
+        run(&t, |q| q.metrics = vec!["score:higher".into()]).expect("with a direction");
+        let e = run(&t, |q| q.metrics = vec!["score:sideways".into()]).expect_err("bad direction");
+        assert!(e.message.contains("sideways"));
+    }
+
+    #[test]
+    fn duplicate_runs_are_refused_naming_both_lines() {
+        let e = run("method,seed,auc\na,0,0.5\na,1,0.6\na,0,0.7\n", |_| {}).expect_err("dup");
+        assert_eq!(e.code.as_deref(), Some("duplicate_run"));
+        assert!(
+            e.message.contains("line 2") && e.message.contains("line 4"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn design_warnings_unequal_seeds_identical_runs_missing_tasks() {
+        let t = "method,seed,task,fq\na,0,t1,0.5\na,1,t1,0.5\na,2,t1,0.7\nb,0,t1,0.1\nb,1,t1,0.2\nb,2,t1,0.3\nb,3,t1,0.25\n\
+                 a,0,t2,0.4\na,1,t2,0.45\na,2,t2,0.5\n";
+        let r = run(t, |_| {}).expect("run");
+        let c = codes(&r);
+        for want in ["unequal_seeds", "identical_runs", "task_missing_methods"] {
+            assert!(c.contains(&want), "{want} in {c:?}");
+        }
+        let w = r
+            .warnings
+            .iter()
+            .find(|w| w.code == "identical_runs")
+            .expect("identical");
+        assert!(
+            w.message.contains("line 2") && w.message.contains("line 3"),
+            "{}",
+            w.message
+        );
+    }
+
+    #[test]
+    fn closest_to_a_reference_method_compares_distances() {
+        // b sits near the oracle, c far above it: b is better on closeness though c is higher.
+        let t = table(
+            "m1x",
+            &[
+                ("oracle", &[0.50, 0.51, 0.49, 0.50, 0.50]),
+                ("b", &[0.52, 0.49, 0.51, 0.50, 0.52]),
+                ("c", &[0.90, 0.92, 0.95, 0.91, 0.93]),
+            ],
+        );
+        let r = run(&t, |q| q.metrics = vec!["m1x:closest=oracle".into()]).expect("run");
+        assert_eq!(r.result.comparisons.len(), 1, "the reference is not compared");
+        let c = &r.result.comparisons[0];
+        assert_eq!((c.a.as_str(), c.b.as_str()), ("b", "c"));
+        assert_eq!(c.call, "better");
+        let e = run(&t, |q| q.metrics = vec!["m1x:closest=nobody".into()]).expect_err("unknown reference");
+        assert!(e.message.contains("oracle, b, c"));
+    }
+
+    #[test]
+    fn reproduction_reproduces_differs_or_cannot_tell() {
+        let t = table(
+            "forget_quality",
+            &[("npo", &[0.40, 0.41, 0.39, 0.40, 0.42, 0.41, 0.40, 0.39])],
+        );
+        let r = run(&t, |q| q.published = vec!["npo:forget_quality=0.40".into()]).expect("run");
+        assert_eq!(r.headline.call, "reproduces", "{:?}", r.headline);
+        let r = run(&t, |q| q.published = vec!["npo:forget_quality=0.30±0.01/5".into()]).expect("run");
+        assert_eq!(r.headline.call, "differs", "{:?}", r.headline);
+        let r = run(&t, |q| {
+            q.published = vec!["npo:forget_quality=0.40".into()];
+            q.margin = Some(0.001);
+        })
+        .expect("run");
+        assert!(r.headline.is_inconclusive(), "{:?}", r.headline);
+        let e = run(&t, |q| q.published = vec!["npo=0.4".into()]).expect_err("malformed");
+        assert!(e.message.contains("METHOD:METRIC=VALUE"));
+    }
+
+    #[test]
+    fn friedman_across_tasks_and_reports_are_finite() {
+        let mut s = String::from("method,seed,task,model_utility\n");
+        for (ti, task) in ["t1", "t2", "t3", "t4"].iter().enumerate() {
+            for (mi, m) in ["a", "b", "c"].iter().enumerate() {
+                for seed in 0..3 {
+                    let v = 0.1 * mi as f64 + 0.01 * seed as f64 + 0.001 * ti as f64;
+                    s.push_str(&format!("{m},{seed},{task},{v}\n"));
+                }
+            }
+        }
+        let r = run(&s, |_| {}).expect("run");
+        let f = r.result.metrics[0].friedman.as_ref().expect("friedman");
+        assert_eq!(f.mean_ranks, vec![3.0, 2.0, 1.0]);
+        let json = serde_json::to_string(&r).expect("json");
+        assert!(
+            !json.contains("NaN") && !json.contains("inf"),
+            "non-finite in the report"
+        );
+        // One constant method: no sd-based numbers, still a report.
+        let r = run(&table("fq", &[("a", &[0.5, 0.5, 0.5]), ("b", &[0.5, 0.5, 0.5])]), |q| {
+            q.metrics = vec!["fq:higher".into()];
+        })
+        .expect("constant");
+        assert!(serde_json::to_value(&r).is_ok());
+    }
+}

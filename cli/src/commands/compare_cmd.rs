@@ -1,0 +1,108 @@
+//! `lethe compare`: arguments → the analysis layer's `CompareRequest` (which reads the runs table, checks it,
+//! computes and calls every comparison); this module prints the report.
+
+use std::path::PathBuf;
+
+use lethe_analysis::Workspace;
+use lethe_analysis::analyses::{self as layer, CompareRequest, TextInput};
+
+use super::*;
+use crate::report::{emit_report, layer_error};
+
+#[derive(Args)]
+pub struct CompareArgs {
+    /// The runs table (CSV, TSV or JSON): one row per run, columns method, seed, optional task, one per metric
+    runs: PathBuf,
+    /// Compare every method against this one (default: every pair)
+    #[arg(long)]
+    baseline: Option<String>,
+    /// A metric's direction, NAME:higher, NAME:lower, NAME:closest=METHOD or NAME:closest=NUMBER (a bare NAME
+    /// keeps its built-in direction); repeat for several; when given, only these metrics are compared
+    #[arg(long = "metric")]
+    metrics: Vec<String>,
+    /// A published value to check: METHOD:METRIC=VALUE[±SD][/N] or METHOD:METRIC=LOW..HIGH; repeat for several
+    #[arg(long)]
+    published: Vec<String>,
+    /// The equivalence margin of the reproduction check, in the metric's units (default: 10% of the published value)
+    #[arg(long)]
+    margin: Option<f64>,
+    /// The family's correction: holm (default) or any of lethe fdr's methods
+    #[arg(long, default_value_t = CompareRequest::default().correction)]
+    correction: String,
+    /// Bootstrap resamples of every interval
+    #[arg(long, default_value_t = CompareRequest::default().resamples)]
+    resamples: usize,
+    /// Seed of the bootstrap's resamples
+    #[arg(long, default_value_t = CompareRequest::default().seed)]
+    seed: u64,
+    #[command(flatten)]
+    out: Out,
+}
+
+fn interval(v: Option<[f64; 2]>) -> String {
+    v.map_or_else(|| "-".into(), |[a, b]| format!("[{}, {}]", fmt_num(a), fmt_num(b)))
+}
+
+pub(super) fn compare_cmd(a: CompareArgs) -> Result<(), CliError> {
+    let path = a.runs.display().to_string();
+    let files = [("runs", path.as_str())];
+    let mut ws = Workspace::new();
+    ws.set_hash_all(true);
+    let source = ws.add_path("runs", &a.runs).map_err(|e| layer_error(e, &files))?;
+    let req = CompareRequest {
+        runs: Some(TextInput::Source { source }),
+        metrics: a.metrics,
+        baseline: a.baseline,
+        published: a.published,
+        margin: a.margin,
+        correction: a.correction,
+        resamples: a.resamples,
+        seed: a.seed,
+    };
+    let report = layer::run_compare(&mut ws, &req).map_err(|e| layer_error(e, &files))?;
+    emit_report(&report, a.out.json, |r| {
+        let mut t = String::new();
+        for m in &r.metrics {
+            let _ = writeln!(t, "{} ({} is better)", m.metric, m.direction);
+            let _ = writeln!(
+                t,
+                "  {:<16} {:<10} {:>3} {:>10} {:>10} {:>10} {:>22} {:>22}",
+                "method", "task", "n", "mean", "sd", "IQM", "95% t interval", "95% bootstrap"
+            );
+            for s in &m.summaries {
+                let _ = writeln!(
+                    t,
+                    "  {:<16} {:<10} {:>3} {:>10} {:>10} {:>10} {:>22} {:>22}",
+                    s.method,
+                    s.task.as_deref().unwrap_or(if r.tasks.is_empty() { "" } else { "all" }),
+                    s.n,
+                    fmt_num(s.mean),
+                    s.sd.map_or_else(|| "-".into(), fmt_num),
+                    fmt_num(s.iqm),
+                    interval(s.t_interval),
+                    interval(s.bootstrap_interval)
+                );
+            }
+            if let Some(f) = &m.friedman {
+                let _ = writeln!(
+                    t,
+                    "  Friedman over {} tasks: chi2 {}, p {}; Nemenyi CD {} (mean ranks differ by more to differ)",
+                    f.blocks,
+                    fmt_num(f.statistic),
+                    fmt_num(f.p_value),
+                    fmt_num(f.critical_difference)
+                );
+            }
+        }
+        if !r.comparisons.is_empty() {
+            let _ = writeln!(t, "comparisons ({} over {} tests):", r.correction, r.comparisons.len());
+            for c in &r.comparisons {
+                let _ = writeln!(t, "  {}", c.text);
+            }
+        }
+        for p in &r.reproductions {
+            let _ = writeln!(t, "reproduction: {}", p.text);
+        }
+        t
+    })
+}

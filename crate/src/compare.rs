@@ -1,0 +1,786 @@
+//! Comparing methods across seeds (issue 23): the statistics behind `lethe compare`, each checked against the peer
+//! that defines it (golden vectors in `tests/fixtures/golden_compare/`, made by its `make.py`).
+//!
+//! * Per method: n, mean, sd (`ddof = 1`), median, the interquartile mean as rliable 1.2.0's `aggregate_iqm`
+//!   (`scipy.stats.trim_mean(x, 0.25)` over every run of every task), Student's t interval of the mean, and the
+//!   stratified bootstrap percentile interval as rliable's `get_interval_estimates` computes it (runs resampled
+//!   with replacement within each task, the statistic of each resample, the percentiles of those statistics with
+//!   numpy's linear interpolation). The resamples come from Lethe's ChaCha8 stream ([`crate::permute`]): resample
+//!   `r` draws from its own sub-stream, so the interval is the same for any thread count and on every platform; it
+//!   cannot equal rliable's numpy draws bit for bit, so it is checked by its coverage.
+//! * Probability of improvement as rliable's `probability_of_improvement`: per task `U / (n_x n_y)` (Mann–Whitney's
+//!   U of `x`: pairs with `x > y`, ties ½; 0.5 where the task's two columns are identical arrays), averaged over
+//!   tasks; its interval by the stratified *independent* bootstrap (x and y resampled separately within each task).
+//! * Two-sample tests: Welch's t (`scipy.stats.ttest_ind(equal_var=False)`), the exact permutation test of the
+//!   difference of means (`scipy.stats.permutation_test`, `permutation_type="independent"`, two-sided, every split
+//!   enumerated up to [`EXACT_SPLITS`]; past it a seeded Monte-Carlo test with scipy's `(k + 1)/(R + 1)`), and
+//!   TOST equivalence (`statsmodels.stats.weightstats.ttost_ind`, pooled or Welch; one-sample `ttost_paired`).
+//!   Mann–Whitney and Wilcoxon are [`crate::mann_whitney`] and [`crate::wilcoxon`], the family's correction
+//!   [`crate::fdr`].
+//! * Friedman's test (`scipy.stats.friedmanchisquare`), the average ranks and the Nemenyi critical difference as
+//!   autorank 1.3.0 computes them: `CD = q_{1−α}(k, ∞) · sqrt(k(k + 1)/(12 N))`, with `q` the studentized range
+//!   quantile. autorank takes `q` from statsmodels' `qsturng` (an interpolation of Gleason's tables, good to about
+//!   3 digits); Lethe computes it exactly from the range distribution of `k` standard normals,
+//!   `P(Q ≤ q) = k ∫ φ(z) [Φ(z) − Φ(z − q)]^{k−1} dz` (checked against `scipy.stats.studentized_range`), so its CD
+//!   differs from autorank's by qsturng's own error (the goldens record the size).
+//! * The minimum detectable difference of a two-sided two-sample t test at a level and power (statsmodels'
+//!   `TTestIndPower().solve_power`, noncentral t computed by quadrature), times the pooled sd.
+
+use serde::Serialize;
+use statrs::distribution::{ChiSquared, ContinuousCDF, StudentsT};
+
+use crate::error::{Error, Result};
+use crate::permute::{Permutations, Stream};
+use crate::rank::{ndtr, rank_average};
+
+/// The most splits the exact permutation test enumerates (C(20, 10) = 184 756 fits; C(24, 12) = 2.7e6 does not).
+pub const EXACT_SPLITS: u64 = 1_000_000;
+
+fn invalid(name: &'static str, reason: impl Into<String>) -> Error {
+    Error::param(name, "", reason)
+}
+
+/// The mean (numpy's pairwise sum / n).
+pub fn mean(x: &[f64]) -> f64 {
+    crate::numpy::sum(x) / x.len() as f64
+}
+
+/// The sample standard deviation (`ddof = 1`); NaN for fewer than 2 values.
+pub fn sd(x: &[f64]) -> f64 {
+    if x.len() < 2 {
+        return f64::NAN;
+    }
+    let m = mean(x);
+    let d: Vec<f64> = x.iter().map(|v| (v - m) * (v - m)).collect();
+    (crate::numpy::sum(&d) / (x.len() - 1) as f64).sqrt()
+}
+
+fn sorted(x: &[f64]) -> Vec<f64> {
+    let mut s = x.to_vec();
+    s.sort_by(f64::total_cmp);
+    s
+}
+
+/// The median (numpy's: the mean of the two middle values for an even count).
+pub fn median(x: &[f64]) -> f64 {
+    let s = sorted(x);
+    let n = s.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+/// `scipy.stats.trim_mean(x, proportion)`: the mean of the sorted values with `⌊proportion · n⌋` cut from each end.
+pub fn trim_mean(x: &[f64], proportion: f64) -> f64 {
+    let s = sorted(x);
+    let n = s.len();
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let cut = (proportion * n as f64) as usize;
+    if n == 0 || cut >= n - cut {
+        return f64::NAN;
+    }
+    mean(&s[cut..n - cut])
+}
+
+/// rliable's interquartile mean: [`trim_mean`] with 0.25.
+pub fn iqm(x: &[f64]) -> f64 {
+    trim_mean(x, 0.25)
+}
+
+/// numpy's `percentile(x, q)` (linear interpolation), `q` in `[0, 100]`, of sorted values.
+pub fn percentile_sorted(s: &[f64], q: f64) -> f64 {
+    let n = s.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    let h = (n - 1) as f64 * q / 100.0;
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let lo = (h.floor() as usize).min(n - 1);
+    let hi = (lo + 1).min(n - 1);
+    let g = h - lo as f64;
+    // numpy's _lerp: a + (b − a)·g, from the other end when g ≥ 0.5.
+    let (a, b) = (s[lo], s[hi]);
+    let d = b - a;
+    if g >= 0.5 { b - d * (1.0 - g) } else { a + d * g }
+}
+
+fn t_dist(df: f64) -> Result<StudentsT> {
+    StudentsT::new(0.0, 1.0, df).map_err(|e| invalid("df", e.to_string()))
+}
+
+/// The two-sided `level` quantile of Student's t with `df` degrees of freedom (`t.ppf(1 − (1 − level)/2, df)`).
+///
+/// # Errors
+/// `df ≤ 0` or `level ∉ (0, 1)`.
+pub fn t_quantile(level: f64, df: f64) -> Result<f64> {
+    if !(level > 0.0 && level < 1.0) {
+        return Err(invalid("level", "must be in (0, 1)"));
+    }
+    Ok(t_dist(df)?.inverse_cdf(1.0 - (1.0 - level) / 2.0))
+}
+
+/// Student's t interval of the mean at `level`: `mean ± t · sd/√n`; `None` for fewer than 2 values.
+///
+/// # Errors
+/// `level ∉ (0, 1)`.
+pub fn t_interval(x: &[f64], level: f64) -> Result<Option<(f64, f64)>> {
+    if x.len() < 2 {
+        return Ok(None);
+    }
+    let n = x.len() as f64;
+    let half = t_quantile(level, n - 1.0)? * sd(x) / n.sqrt();
+    let m = mean(x);
+    Ok(Some((m - half, m + half)))
+}
+
+/// Mann–Whitney's U of `x` against `y` (pairs with `x > y`, ties counting ½): the same number as
+/// [`crate::mann_whitney::mann_whitney_u`]'s statistic, counted pair by pair so a bootstrap can call it cheaply.
+pub fn u_pairs(x: &[f64], y: &[f64]) -> f64 {
+    let mut u = 0.0;
+    for &a in x {
+        for &b in y {
+            if a > b {
+                u += 1.0;
+            } else if a == b {
+                u += 0.5;
+            }
+        }
+    }
+    u
+}
+
+/// rliable's probability of improvement of `x` over `y`: per task (`x[t]`, `y[t]`: the runs of task `t`)
+/// `U / (n_x n_y)`, 0.5 where the two tasks' runs are equal arrays, averaged over tasks.
+pub fn probability_of_improvement(x: &[Vec<f64>], y: &[Vec<f64>]) -> f64 {
+    let per: Vec<f64> = x
+        .iter()
+        .zip(y)
+        .map(|(a, b)| {
+            if a == b {
+                0.5
+            } else {
+                u_pairs(a, b) / (a.len() * b.len()) as f64
+            }
+        })
+        .collect();
+    mean(&per)
+}
+
+/// A bootstrap's settings: resamples, the interval's level, the seed.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Bootstrap {
+    pub resamples: usize,
+    pub level: f64,
+    pub seed: u64,
+}
+
+impl Default for Bootstrap {
+    fn default() -> Self {
+        Self {
+            resamples: 10_000,
+            level: 0.95,
+            seed: 0,
+        }
+    }
+}
+
+/// Fills `out` with a resample (with replacement) of `from`, drawing indices from `rng`.
+fn resample_into(rng: &mut Permutations, from: &[f64], out: &mut Vec<f64>) {
+    out.clear();
+    #[allow(clippy::cast_possible_truncation)]
+    let n = from.len() as u32;
+    for _ in 0..from.len() {
+        out.push(from[rng.index_below(n) as usize]);
+    }
+}
+
+/// The percentile interval of bootstrap statistics (NaN-free), as arch's `conf_int(method="percentile")`.
+fn percentile_interval(mut stats: Vec<f64>, level: f64) -> (f64, f64) {
+    stats.sort_by(f64::total_cmp);
+    let tail = (1.0 - level) / 2.0 * 100.0;
+    (percentile_sorted(&stats, tail), percentile_sorted(&stats, 100.0 - tail))
+}
+
+fn check_bootstrap(b: &Bootstrap) -> Result<()> {
+    if b.resamples == 0 {
+        return Err(invalid("resamples", "must be at least 1"));
+    }
+    if !(b.level > 0.0 && b.level < 1.0) {
+        return Err(invalid("level", "must be in (0, 1)"));
+    }
+    Ok(())
+}
+
+/// The stratified bootstrap percentile interval of `stat` over `tasks` (each task's runs), as rliable's
+/// `StratifiedBootstrap`: resample `r` redraws every task's runs with replacement from sub-stream `r` of `seed`
+/// (subset `subset`: independent intervals for different methods).
+///
+/// # Errors
+/// Bad settings; an empty task.
+pub fn stratified_bootstrap(
+    tasks: &[Vec<f64>],
+    stat: impl Fn(&[Vec<f64>]) -> f64,
+    b: &Bootstrap,
+    subset: u64,
+) -> Result<(f64, f64)> {
+    check_bootstrap(b)?;
+    if tasks.is_empty() || tasks.iter().any(Vec::is_empty) {
+        return Err(Error::Empty {
+            input: "runs".into(),
+            fix: "give at least one run per task".into(),
+        });
+    }
+    let mut boot: Vec<Vec<f64>> = tasks.iter().map(|t| Vec::with_capacity(t.len())).collect();
+    let mut stats = Vec::with_capacity(b.resamples);
+    for r in 0..b.resamples as u64 {
+        let mut rng = Permutations::for_subset(b.seed ^ subset.wrapping_mul(0x9E37_79B9_7F4A_7C15), Stream::Split, r);
+        for (t, out) in tasks.iter().zip(boot.iter_mut()) {
+            resample_into(&mut rng, t, out);
+        }
+        stats.push(stat(&boot));
+    }
+    Ok(percentile_interval(stats, b.level))
+}
+
+/// The IQM of every run of every task (rliable's `aggregate_iqm` on a runs × tasks matrix).
+pub fn iqm_tasks(tasks: &[Vec<f64>]) -> f64 {
+    let all: Vec<f64> = tasks.iter().flatten().copied().collect();
+    iqm(&all)
+}
+
+/// The mean of every run of every task.
+pub fn mean_tasks(tasks: &[Vec<f64>]) -> f64 {
+    let all: Vec<f64> = tasks.iter().flatten().copied().collect();
+    mean(&all)
+}
+
+/// The probability of improvement of `x` over `y` with its stratified independent bootstrap interval (rliable's
+/// `StratifiedIndependentBootstrap`: x's and y's runs redrawn separately within each task).
+///
+/// # Errors
+/// Bad settings; tasks that do not pair up; an empty task.
+pub fn poi_interval(x: &[Vec<f64>], y: &[Vec<f64>], b: &Bootstrap, subset: u64) -> Result<(f64, (f64, f64))> {
+    check_bootstrap(b)?;
+    if x.len() != y.len() || x.is_empty() || x.iter().chain(y).any(Vec::is_empty) {
+        return Err(invalid("tasks", "both methods need runs on the same tasks"));
+    }
+    let point = probability_of_improvement(x, y);
+    let mut bx: Vec<Vec<f64>> = x.iter().map(|t| Vec::with_capacity(t.len())).collect();
+    let mut by: Vec<Vec<f64>> = y.iter().map(|t| Vec::with_capacity(t.len())).collect();
+    let mut stats = Vec::with_capacity(b.resamples);
+    for r in 0..b.resamples as u64 {
+        let mut rng = Permutations::for_subset(b.seed ^ subset.wrapping_mul(0x9E37_79B9_7F4A_7C15), Stream::Split, r);
+        for (t, out) in x.iter().zip(bx.iter_mut()) {
+            resample_into(&mut rng, t, out);
+        }
+        for (t, out) in y.iter().zip(by.iter_mut()) {
+            resample_into(&mut rng, t, out);
+        }
+        stats.push(probability_of_improvement(&bx, &by));
+    }
+    Ok((point, percentile_interval(stats, b.level)))
+}
+
+/// A two-sample t test: statistic, degrees of freedom, two-sided p, and the difference of means.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct TTest {
+    pub statistic: f64,
+    pub df: f64,
+    pub p_value: f64,
+    pub difference: f64,
+}
+
+/// Welch's t test of `x` against `y`, two-sided (`scipy.stats.ttest_ind(x, y, equal_var=False)`).
+///
+/// # Errors
+/// Fewer than 2 values in a sample, or both variances zero (the statistic is 0/0).
+pub fn welch(x: &[f64], y: &[f64]) -> Result<TTest> {
+    if x.len() < 2 || y.len() < 2 {
+        return Err(invalid(
+            "samples",
+            "Welch's t test needs at least 2 values in each sample",
+        ));
+    }
+    welch_stats((mean(x), sd(x), x.len() as f64), (mean(y), sd(y), y.len() as f64))
+}
+
+/// [`welch`] from each sample's (mean, sd, n): the user's runs against a published mean with its sd and n.
+///
+/// # Errors
+/// `n < 2`, or both standard errors zero.
+pub fn welch_stats(a: (f64, f64, f64), b: (f64, f64, f64)) -> Result<TTest> {
+    let ((mx, sx, nx), (my, sy, ny)) = (a, b);
+    if nx < 2.0 || ny < 2.0 {
+        return Err(invalid(
+            "samples",
+            "Welch's t test needs at least 2 values in each sample",
+        ));
+    }
+    let (vx, vy) = (sx * sx / nx, sy * sy / ny);
+    let se2 = vx + vy;
+    if se2.is_nan() || se2 <= 0.0 {
+        return Err(invalid(
+            "samples",
+            "both samples are constant: the t statistic is undefined",
+        ));
+    }
+    let d = mx - my;
+    let t = d / se2.sqrt();
+    let df = se2 * se2 / (vx * vx / (nx - 1.0) + vy * vy / (ny - 1.0));
+    let p = (2.0 * t_dist(df)?.sf(t.abs())).min(1.0);
+    Ok(TTest {
+        statistic: t,
+        df,
+        p_value: p,
+        difference: d,
+    })
+}
+
+/// The one-sample t test of `mean(x) = value`, two-sided (`scipy.stats.ttest_1samp(x, value)`).
+///
+/// # Errors
+/// Fewer than 2 values, or constant values.
+pub fn one_sample_t(x: &[f64], value: f64) -> Result<TTest> {
+    if x.len() < 2 {
+        return Err(invalid("samples", "a t test needs at least 2 values"));
+    }
+    let n = x.len() as f64;
+    let se = sd(x) / n.sqrt();
+    if se.is_nan() || se <= 0.0 {
+        return Err(invalid(
+            "samples",
+            "the values are constant: the t statistic is undefined",
+        ));
+    }
+    let d = mean(x) - value;
+    let t = d / se;
+    let p = (2.0 * t_dist(n - 1.0)?.sf(t.abs())).min(1.0);
+    Ok(TTest {
+        statistic: t,
+        df: n - 1.0,
+        p_value: p,
+        difference: d,
+    })
+}
+
+/// Hedges' g of `x` against `y`: the difference of means over the pooled sd, times `1 − 3/(4(n_x + n_y) − 9)`.
+/// `None` where the pooled sd is 0 or a sample has fewer than 2 values.
+pub fn hedges_g(x: &[f64], y: &[f64]) -> Option<f64> {
+    let sp = pooled_sd(x, y)?;
+    let n = (x.len() + y.len()) as f64;
+    Some((mean(x) - mean(y)) / sp * (1.0 - 3.0 / (4.0 * n - 9.0)))
+}
+
+/// The pooled sd `sqrt(((n_x−1)s_x² + (n_y−1)s_y²)/(n_x + n_y − 2))`; `None` if 0 or undefined.
+pub fn pooled_sd(x: &[f64], y: &[f64]) -> Option<f64> {
+    if x.len() < 2 || y.len() < 2 {
+        return None;
+    }
+    let (nx, ny) = (x.len() as f64, y.len() as f64);
+    let v = ((nx - 1.0) * sd(x).powi(2) + (ny - 1.0) * sd(y).powi(2)) / (nx + ny - 2.0);
+    (v > 0.0).then(|| v.sqrt())
+}
+
+/// A permutation test's result.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PermutationTest {
+    /// `mean(x) − mean(y)`.
+    pub statistic: f64,
+    pub p_value: f64,
+    /// Whether every split was enumerated (else `resamples` seeded random splits).
+    pub exact: bool,
+    /// Splits counted: all of them (exact) or the random ones.
+    pub splits: u64,
+}
+
+fn binomial(n: u64, k: u64) -> u64 {
+    let k = k.min(n - k);
+    let mut c: u128 = 1;
+    for i in 0..k {
+        c = c * u128::from(n - i) / u128::from(i + 1);
+        if c > u128::from(u64::MAX) {
+            return u64::MAX;
+        }
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    let c = c as u64;
+    c
+}
+
+/// The two-sided permutation test of the difference of means, as `scipy.stats.permutation_test((x, y),
+/// lambda a, b: mean(a) − mean(b), permutation_type="independent", alternative="two-sided")`: exact (every
+/// assignment of the pooled values to groups of sizes `n_x`, `n_y`) when there are at most [`EXACT_SPLITS`] of
+/// them, else `resamples` seeded random splits with scipy's `p = (k + 1)/(R + 1)` per tail. scipy's tolerance
+/// (`γ = 100 ε |observed|`) counts null values within rounding of the observed one as ties; `p = min(1, 2 min(p₋,
+/// p₊))`.
+///
+/// # Errors
+/// An empty sample.
+pub fn permutation_test(x: &[f64], y: &[f64], resamples: usize, seed: u64) -> Result<PermutationTest> {
+    if x.is_empty() || y.is_empty() {
+        return Err(invalid(
+            "samples",
+            "the permutation test needs at least one value in each sample",
+        ));
+    }
+    let pooled: Vec<f64> = x.iter().chain(y).copied().collect();
+    let (nx, n) = (x.len(), pooled.len());
+    let observed = mean(x) - mean(y);
+    let gamma = (100.0 * f64::EPSILON * observed).abs();
+    let (mut less, mut greater, mut count) = (0u64, 0u64, 0u64);
+    let mut tally = |s: f64| {
+        if s <= observed + gamma {
+            less += 1;
+        }
+        if s >= observed - gamma {
+            greater += 1;
+        }
+        count += 1;
+    };
+    let total = binomial(n as u64, nx as u64);
+    let split_stat = |a: &[f64], b: &[f64]| mean(a) - mean(b);
+    let exact = total <= EXACT_SPLITS;
+    let (mut a, mut b) = (Vec::with_capacity(nx), Vec::with_capacity(n - nx));
+    if exact {
+        // Every nx-subset of 0..n in lexicographic order.
+        let mut idx: Vec<usize> = (0..nx).collect();
+        loop {
+            a.clear();
+            b.clear();
+            let mut k = 0;
+            for (i, &v) in pooled.iter().enumerate() {
+                if k < nx && idx[k] == i {
+                    a.push(v);
+                    k += 1;
+                } else {
+                    b.push(v);
+                }
+            }
+            tally(split_stat(&a, &b));
+            // The next combination: the rightmost index that can move, moved, and the ones after it packed behind.
+            let mut i = nx;
+            while i > 0 && idx[i - 1] == n - nx + i - 1 {
+                i -= 1;
+            }
+            if i == 0 {
+                break;
+            }
+            idx[i - 1] += 1;
+            for j in i..nx {
+                idx[j] = idx[j - 1] + 1;
+            }
+        }
+        let c = count as f64;
+        let p = (2.0 * (less as f64 / c).min(greater as f64 / c)).min(1.0);
+        return Ok(PermutationTest {
+            statistic: observed,
+            p_value: p,
+            exact: true,
+            splits: count,
+        });
+    }
+    let mut rng = Permutations::new(seed, Stream::Shuffles);
+    let mut perm = vec![0u32; n];
+    for _ in 0..resamples {
+        rng.fill(&mut perm);
+        a.clear();
+        b.clear();
+        for (k, &i) in perm.iter().enumerate() {
+            if k < nx {
+                a.push(pooled[i as usize]);
+            } else {
+                b.push(pooled[i as usize]);
+            }
+        }
+        tally(split_stat(&a, &b));
+    }
+    let r = resamples as f64;
+    let p = (2.0 * ((less as f64 + 1.0) / (r + 1.0)).min((greater as f64 + 1.0) / (r + 1.0))).min(1.0);
+    Ok(PermutationTest {
+        statistic: observed,
+        p_value: p,
+        exact: false,
+        splits: count,
+    })
+}
+
+/// The two one-sided tests of equivalence.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Tost {
+    /// `max(p_lower, p_upper)`: equivalence within `(low, upp)` is shown when it is below the level.
+    pub p_value: f64,
+    /// H0: difference ≤ low.
+    pub lower: TTest,
+    /// H0: difference ≥ upp.
+    pub upper: TTest,
+}
+
+/// TOST from summary statistics (difference `d`, its standard error `se`, `df`), margins `(low, upp)` on the
+/// difference.
+fn tost_from(d: f64, se: f64, df: f64, low: f64, upp: f64) -> Result<Tost> {
+    if se.is_nan() || se <= 0.0 {
+        return Err(invalid(
+            "samples",
+            "the standard error is zero: equivalence cannot be tested",
+        ));
+    }
+    let t = t_dist(df)?;
+    let t1 = (d - low) / se;
+    let t2 = (d - upp) / se;
+    let lower = TTest {
+        statistic: t1,
+        df,
+        p_value: t.sf(t1),
+        difference: d,
+    };
+    let upper = TTest {
+        statistic: t2,
+        df,
+        p_value: t.cdf(t2),
+        difference: d,
+    };
+    Ok(Tost {
+        p_value: lower.p_value.max(upper.p_value),
+        lower,
+        upper,
+    })
+}
+
+/// statsmodels' `ttost_ind(x1, x2, low, upp, usevar)`: `pooled` (its default) or Welch's `unequal` variances.
+///
+/// # Errors
+/// Fewer than 2 values in a sample; a zero standard error.
+pub fn tost_ind(x1: &[f64], x2: &[f64], low: f64, upp: f64, pooled: bool) -> Result<Tost> {
+    if x1.len() < 2 || x2.len() < 2 {
+        return Err(invalid("samples", "TOST needs at least 2 values in each sample"));
+    }
+    tost_stats(
+        (mean(x1), sd(x1), x1.len() as f64),
+        (mean(x2), sd(x2), x2.len() as f64),
+        low,
+        upp,
+        pooled,
+    )
+}
+
+/// [`tost_ind`] from each sample's (mean, sd, n): a published value with its sd and n against the user's runs.
+///
+/// # Errors
+/// `n < 2`; a zero standard error.
+pub fn tost_stats(a: (f64, f64, f64), b: (f64, f64, f64), low: f64, upp: f64, pooled: bool) -> Result<Tost> {
+    let ((m1, s1, n1), (m2, s2, n2)) = (a, b);
+    if n1 < 2.0 || n2 < 2.0 {
+        return Err(invalid("samples", "TOST needs at least 2 values in each sample"));
+    }
+    let (v1, v2) = (s1 * s1, s2 * s2);
+    let (se, df) = if pooled {
+        let df = n1 + n2 - 2.0;
+        let vp = ((n1 - 1.0) * v1 + (n2 - 1.0) * v2) / df;
+        ((vp * (1.0 / n1 + 1.0 / n2)).sqrt(), df)
+    } else {
+        let (a, b) = (v1 / n1, v2 / n2);
+        (
+            (a + b).sqrt(),
+            (a + b).powi(2) / (a * a / (n1 - 1.0) + b * b / (n2 - 1.0)),
+        )
+    };
+    tost_from(m1 - m2, se, df, low, upp)
+}
+
+/// One-sample TOST of `x` against `value` (statsmodels' `ttost_paired(x, value)`): is `mean(x) − value` within
+/// `(low, upp)`?
+///
+/// # Errors
+/// Fewer than 2 values; constant values.
+pub fn tost_one(x: &[f64], value: f64, low: f64, upp: f64) -> Result<Tost> {
+    if x.len() < 2 {
+        return Err(invalid("samples", "TOST needs at least 2 values"));
+    }
+    let n = x.len() as f64;
+    tost_from(mean(x) - value, sd(x) / n.sqrt(), n - 1.0, low, upp)
+}
+
+/// Friedman's test with the average ranks (autorank's procedure: rank 1 the best, here the largest value).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Friedman {
+    pub statistic: f64,
+    pub p_value: f64,
+    /// Per method, its mean rank over the blocks (1 = best).
+    pub mean_ranks: Vec<f64>,
+    /// Nemenyi's critical difference of mean ranks at `alpha`.
+    pub critical_difference: f64,
+    pub q_alpha: f64,
+    pub alpha: f64,
+    pub blocks: usize,
+}
+
+/// `scipy.stats.friedmanchisquare` of `k` methods over `N` blocks (`data[block][method]`, larger is better for
+/// the ranks), with autorank's mean ranks and Nemenyi CD at `alpha`.
+///
+/// # Errors
+/// Fewer than 3 methods or 2 blocks; ragged blocks; NaN.
+pub fn friedman(data: &[Vec<f64>], alpha: f64) -> Result<Friedman> {
+    let n = data.len();
+    let k = data.first().map_or(0, Vec::len);
+    if k < 3 || n < 2 {
+        return Err(invalid(
+            "blocks",
+            "Friedman's test needs at least 3 methods and 2 tasks",
+        ));
+    }
+    if data.iter().any(|b| b.len() != k || b.iter().any(|v| v.is_nan())) {
+        return Err(invalid("blocks", "every task needs one finite value per method"));
+    }
+    let mut sums = vec![0.0; k];
+    let mut desc_sums = vec![0.0; k];
+    let mut ties = 0.0;
+    for b in data {
+        let r = rank_average(b);
+        for (s, v) in sums.iter_mut().zip(&r.ranks) {
+            *s += v;
+        }
+        for (s, v) in desc_sums.iter_mut().zip(&r.ranks) {
+            *s += (k + 1) as f64 - v;
+        }
+        ties += r.tie_counts.iter().map(|&t| (t * t * t - t) as f64).sum::<f64>();
+    }
+    let (nf, kf) = (n as f64, k as f64);
+    let ssbn: f64 = sums.iter().map(|s| s * s).sum();
+    let c = 1.0 - ties / (kf * (kf * kf - 1.0) * nf);
+    let stat = (12.0 / (kf * nf * (kf + 1.0)) * ssbn - 3.0 * nf * (kf + 1.0)) / c;
+    let chi = ChiSquared::new(kf - 1.0).map_err(|e| invalid("k", e.to_string()))?;
+    let q = studentized_range_quantile(1.0 - alpha, k)?;
+    Ok(Friedman {
+        statistic: stat,
+        p_value: chi.sf(stat),
+        mean_ranks: desc_sums.iter().map(|s| s / nf).collect(),
+        critical_difference: q * (kf * (kf + 1.0) / (12.0 * nf)).sqrt(),
+        q_alpha: q,
+        alpha,
+        blocks: n,
+    })
+}
+
+/// The normal density.
+fn phi(z: f64) -> f64 {
+    (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt()
+}
+
+/// The CDF of the range of `k` independent standard normals (the studentized range with infinite df):
+/// `k ∫ φ(z) [Φ(z) − Φ(z − q)]^{k−1} dz`, by composite Simpson on [−9, 9] (4000 panels; the integrand is smooth
+/// and negligible outside).
+pub fn studentized_range_cdf(q: f64, k: usize) -> f64 {
+    if q <= 0.0 {
+        return 0.0;
+    }
+    let (a, b, m) = (-9.0, 9.0, 4000usize);
+    let h = (b - a) / m as f64;
+    let f = |z: f64| phi(z) * (ndtr(z) - ndtr(z - q)).powi(k as i32 - 1);
+    let mut s = f(a) + f(b);
+    for i in 1..m {
+        let z = a + h * i as f64;
+        s += if i % 2 == 1 { 4.0 } else { 2.0 } * f(z);
+    }
+    (k as f64 * s * h / 3.0).clamp(0.0, 1.0)
+}
+
+/// The `p` quantile of the studentized range of `k` means with infinite df (`scipy.stats.studentized_range.ppf(p,
+/// k, inf)`), by bisection on [`studentized_range_cdf`] to 1e-12.
+///
+/// # Errors
+/// `k < 2` or `p ∉ (0, 1)`.
+pub fn studentized_range_quantile(p: f64, k: usize) -> Result<f64> {
+    if k < 2 || !(p > 0.0 && p < 1.0) {
+        return Err(invalid(
+            "alpha",
+            "the studentized range needs k ≥ 2 and a level in (0, 1)",
+        ));
+    }
+    let (mut lo, mut hi) = (0.0, 1.0);
+    while studentized_range_cdf(hi, k) < p {
+        hi *= 2.0;
+    }
+    while hi - lo > 1e-12 * hi {
+        let mid = 0.5 * (lo + hi);
+        if studentized_range_cdf(mid, k) < p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(0.5 * (lo + hi))
+}
+
+/// The noncentral t CDF `P(T ≤ t)`, `T = (Z + δ)/sqrt(V/ν)`, by quadrature over `V`'s chi distribution:
+/// `∫ Φ(t·s − δ) f(s) ds`, `s = sqrt(V/ν)` (Simpson in `s` over the chi density's mass).
+pub fn nct_cdf(t: f64, df: f64, nc: f64) -> f64 {
+    // Density of s = sqrt(V/ν), V ~ χ²_ν: f(s) = 2 ν s · g(ν s²), g the χ² density.
+    let ln_norm = (df / 2.0) * (df / 2.0).ln() - statrs::function::gamma::ln_gamma(df / 2.0);
+    let dens = |s: f64| {
+        if s <= 0.0 {
+            return 0.0;
+        }
+        (ln_norm + (df - 1.0) * s.ln() - df * s * s / 2.0).exp() * 2.0
+    };
+    // s concentrates near 1 with sd ≈ 1/sqrt(2ν).
+    let spread = 1.0 / (2.0 * df).sqrt();
+    let (a, b) = ((1.0 - 12.0 * spread).max(0.0), 1.0 + 14.0 * spread + 2.0 / df);
+    let m = 6000usize;
+    let h = (b - a) / m as f64;
+    let f = |s: f64| ndtr(t * s - nc) * dens(s);
+    let mut sum = f(a) + f(b);
+    for i in 1..m {
+        sum += if i % 2 == 1 { 4.0 } else { 2.0 } * f(a + h * i as f64);
+    }
+    (sum * h / 3.0).clamp(0.0, 1.0)
+}
+
+/// The power of a two-sided two-sample t test (statsmodels `TTestIndPower().power(d, n1, alpha, ratio)`):
+/// `P(T > c) + P(T < −c)` under the noncentral t with `δ = d·sqrt(n1 n2/(n1 + n2))`, `df = n1 + n2 − 2`.
+///
+/// # Errors
+/// `n1 + n2 < 3`.
+pub fn t_power(d: f64, n1: f64, n2: f64, alpha: f64) -> Result<f64> {
+    let df = n1 + n2 - 2.0;
+    let c = t_dist(df)?.inverse_cdf(1.0 - alpha / 2.0);
+    let nc = d * (n1 * n2 / (n1 + n2)).sqrt();
+    Ok((1.0 - nct_cdf(c, df, nc)) + nct_cdf(-c, df, nc))
+}
+
+/// The smallest standardized difference `d` a two-sided two-sample t test detects with `power` at `alpha`
+/// (statsmodels `TTestIndPower().solve_power(nobs1=n1, ratio=n2/n1, alpha, power)`), by bisection.
+///
+/// # Errors
+/// `n1 + n2 < 3`, or power / alpha outside (0, 1).
+pub fn min_detectable_effect(n1: f64, n2: f64, alpha: f64, power: f64) -> Result<f64> {
+    if !(power > 0.0 && power < 1.0 && alpha > 0.0 && alpha < 1.0) {
+        return Err(invalid("power", "power and level must be in (0, 1)"));
+    }
+    if n1 < 2.0 || n2 < 2.0 {
+        return Err(invalid("samples", "a t test needs at least 2 values in each sample"));
+    }
+    let (mut lo, mut hi) = (0.0, 1.0);
+    while t_power(hi, n1, n2, alpha)? < power {
+        hi *= 2.0;
+        if hi > 1e6 {
+            return Err(invalid("samples", "no difference is detectable at this size"));
+        }
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if t_power(mid, n1, n2, alpha)? < power {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if hi - lo < 1e-13 * hi {
+            break;
+        }
+    }
+    Ok(0.5 * (lo + hi))
+}
