@@ -198,9 +198,9 @@ fn check_range(ws: &Workspace, role: &str, rows: &Rows, model: &InputRef) -> Res
         return Err(Error::at(
             role,
             format!(
-                "rows {a}..{b} are out of range for `{}`, which has {n} rows (valid indices are 0..{n}); pass a \
-                 range within them",
-                src.name
+                "rows {a}..{b} are out of range for `{}`, which has {n} rows ({}); pass a range within them",
+                src.name,
+                lethe::error::index_span(n as u64)
             ),
         ));
     }
