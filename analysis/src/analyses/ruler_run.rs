@@ -200,7 +200,7 @@ fn check_range(ws: &Workspace, role: &str, rows: &Rows, model: &InputRef) -> Res
             format!(
                 "rows {a}..{b} are out of range for `{}`, which has {n} rows ({}); pass a range within them",
                 src.name,
-                lethe::error::index_span(n as u64)
+                lethe::error::index_span(n)
             ),
         ));
     }
