@@ -277,7 +277,7 @@ fn confidences_of(
                 "every value of `{}` lies between 0 and 1 and each example's values sum to 1 over the classes: these \
                  are class probabilities, not logits. Taken as logits they give other confidences than metric.py \
                  computes, and a wrong forgetting quality. Give them as the {side} models' class probabilities \
-                 (--{side}-probs) with the labels, or give the logits",
+                 ({side}-probs) with the labels, or give the logits",
                 inp.record.path
             ),
         ));
@@ -765,6 +765,18 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
             .usage());
         }
     };
+    // The core names the accuracies as its code does (`retain_unlearned`); say them as the option does.
+    if let Some(v) = used_accuracies.as_deref() {
+        let names = ["RA_unlearned", "RA_retrained", "TA_unlearned", "TA_retrained"];
+        if let Some(k) = (0..4).find(|&k| !(0.0..=1.0).contains(&v[k]) || (k % 2 == 1 && v[k] == 0.0)) {
+            return Err(Error::msg(format!(
+                "the accuracies (accuracies) are RA_unlearned, RA_retrained, TA_unlearned, TA_retrained, each between \
+                 0 and 1 and the retrained ones above 0 (they divide the score); {} is {}",
+                names[k], v[k]
+            ))
+            .usage());
+        }
+    }
     if variants.contains(&Variant::Official) && retrained.rows() != unlearned.rows() {
         let (r, u) = (&records[records.len() - 2], &records[records.len() - 1]);
         return Err(Error::at(
@@ -1032,6 +1044,28 @@ mod tests {
         .unwrap();
         assert!(out.warnings.iter().any(|w| w.code == "probabilities_accepted"));
         assert_eq!(out.parameters.confidences, "logit-scaled");
+        // Its refusal names the inputs in words, with no command-line flag (the page showed them).
+        assert!(!e.message.contains("--"), "{}", e.message);
+    }
+
+    /// An accuracy outside [0, 1] is named as the option names it; the core's code word (`retain_unlearned`,
+    /// shown by the page before) does not appear.
+    #[test]
+    fn accuracies_out_of_range_are_named_in_the_options_words() {
+        let mut ws = workspace();
+        let req = EpsilonRequest {
+            retrained_logits: all(1),
+            unlearned_logits: all(2),
+            labels: all(5),
+            accuracies: Some(vec![1.5, 0.9, 0.8, 0.8]),
+            ..EpsilonRequest::default()
+        };
+        let e = epsilon(&mut ws, &req).unwrap_err();
+        assert!(
+            e.message.contains("RA_unlearned is 1.5") && !e.message.contains("retain_unlearned"),
+            "{}",
+            e.message
+        );
     }
 
     /// Mismatched models or examples between the two inputs, or labels of another length, name both files and

@@ -838,6 +838,7 @@ pub fn run_fdr(ws: &mut Workspace, req: &FdrRequest) -> Result<FdrReport> {
         lethe::Error::TooLarge { detail, fix, .. } => {
             Error::at("pvalues", format!("`{}` is too large: {detail}; {fix}", v.path()))
         }
+        lethe::Error::Empty { fix, .. } => Error::at("pvalues", format!("`{}` holds no p-values: {fix}", v.path())),
         e => Error::from(e),
     })?;
     let k = result.reject.iter().filter(|&&r| r).count();
