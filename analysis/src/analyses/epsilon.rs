@@ -359,7 +359,7 @@ fn said(role: &str) -> String {
     };
     let option = role.replace('_', "-");
     if model == "labels" {
-        return "the labels (labels)".to_string();
+        return "the labels".to_string();
     }
     format!("the {model} models' {what} ({option})")
 }
@@ -652,9 +652,9 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
                              quality comes out wrong: probabilities squeeze the models' differences into a narrow \
                              range, and those that round to 1.0 tie and score epsilon = 0. Give the logits \
                              (retrained-logits, unlearned-logits: models × examples × classes) or all classes' \
-                             probabilities (retrained-probs, unlearned-probs) with the labels (labels), and \
+                             probabilities (retrained-probs, unlearned-probs) with the labels, and \
                              Lethe computes the confidences as metric.py does; if these values are logit-scaled \
-                             confidences already, say so (confidences: logit-scaled)",
+                             confidences already, set confidences to logit-scaled",
                             r.record.path, u.record.path
                         ),
                     ));
