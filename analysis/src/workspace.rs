@@ -970,8 +970,9 @@ fn check_range(role: &str, name: &str, data: &dyn ByteSource, input: &InputRef) 
         Some(n) if b as u64 > n => Err(Error::at(
             role,
             format!(
-                "rows {a}..{b} are out of range for `{name}`, which has {n} rows (valid indices are 0..{n}); pass a \
-                 range within them"
+                "rows {a}..{b} are out of range for `{name}`, which has {n} rows ({}); pass a range within \
+                 them",
+                lethe::error::index_span(n)
             ),
         )),
         Some(_) => Ok(()),

@@ -166,7 +166,10 @@ fn class_probabilities_given_as_logits_are_refused() {
         err.contains("[probabilities_given_as_logits]") && err.contains("probs.npy"),
         "{err}"
     );
-    assert!(err.contains("--retrained-probs"), "{err}");
+    assert!(
+        err.contains("(retrained-probs)") && !err.contains("--retrained"),
+        "{err}"
+    );
     // Given as probabilities they are scored; logits are not mistaken for probabilities.
     json(&[
         "epsilon",

@@ -241,13 +241,15 @@ fn epsilon_refuses_probabilities_and_names_the_conversions() {
         "r_prob.npy",
         "look like probabilities",
         "logit-scaled confidences",
-        "--retrained-logits",
-        "--retrained-probs",
-        "--labels",
-        "--confidences logit-scaled",
+        "(retrained-logits, unlearned-logits",
+        "(retrained-probs, unlearned-probs)",
+        "with the labels",
+        "set confidences to logit-scaled",
     ] {
         assert!(err.contains(needle), "`{needle}`: {err}");
     }
+    // The layer's text names options as the page and the CLI both can, never as command-line flags.
+    assert!(!err.contains("--retrained") && !err.contains("--confidences"), "{err}");
     // The user's word that they are logit-scaled already: scored, with a warning.
     let (report, err) = json(&[
         "epsilon",
@@ -422,7 +424,7 @@ fn epsilon_refuses_logits_given_as_confidences() {
     assert!(err.contains("[classes_given_as_confidences]"), "{err}");
     assert!(err.contains("rl.npy` is a 16 × 12 × 3 array"), "{err}");
     assert!(
-        err.contains("scored as 36 examples") && err.contains("--retrained-logits"),
+        err.contains("scored as 36 examples") && err.contains("the retrained models' logits (retrained-logits)"),
         "{err}"
     );
 }

@@ -513,3 +513,50 @@ fn the_same_rows_for_forget_and_retain_compute_m1_and_m3_and_withhold_m2_and_m4(
         "{err}"
     );
 }
+
+/// Issue 24 item 6: constant embeddings tie every nearest-neighbour similarity, so m4 is the tie rule's value, far
+/// above its band. The original model's control said `above_null` there; no control and no m4 call may give a
+/// verdict on a rank that ties alone decided.
+#[test]
+fn constant_embeddings_get_no_m4_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let constant = |name: &str, value: f64| npy(dir.path(), name, &vec![value; N * D]);
+    let (g, u, o) = (
+        constant("original.npy", 1.0),
+        constant("unlearned.npy", 2.0),
+        constant("oracle.npy", 3.0),
+    );
+    let (report, err) = json(&ruler_args(
+        &[("--unlearned", &u), ("--oracle", &o), ("--original", &g)],
+        FORGET,
+        RETAIN,
+    ));
+    for key in ["positive_controls", "negative_controls"] {
+        for c in report["result"][key].as_array().unwrap() {
+            assert_eq!(c["call"], "inconclusive", "{key}: {c}\n{err}");
+        }
+    }
+    // m4's line in the human output: not read, rather than above its null.
+    let args = ruler_args(
+        &[("--unlearned", &u), ("--oracle", &o), ("--original", &g)],
+        FORGET,
+        RETAIN,
+    );
+    let m4 = call(&args, "m4");
+    assert!(m4.contains("not read") && !m4.contains("above its null"), "{m4}");
+    assert_eq!(report["headline"]["call"], "inconclusive", "{}", report["headline"]);
+    assert!(
+        report["headline"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("ties alone decided"),
+        "{}",
+        report["headline"]
+    );
+    assert_ne!(
+        report["headline"]["call"], "residual_memorisation",
+        "{}",
+        report["headline"]
+    );
+    no_non_numbers(&report, "report");
+}

@@ -79,7 +79,7 @@ pub enum Error {
     },
 
     /// A row index refers past the end of its input.
-    #[error("index {index} in `{input}` is out of range: the data has {len} rows (valid indices are 0..{len})")]
+    #[error("index {index} in `{input}` is out of range: the data has {len} rows ({})", index_span(*.len as u64))]
     IndexOutOfRange { input: String, index: usize, len: usize },
 
     /// A compute backend failed (no adapter, device lost, buffer too large).
@@ -99,5 +99,35 @@ impl Error {
             value: value.to_string(),
             expected: expected.into(),
         }
+    }
+}
+
+/// The valid row indices of data with `n` rows, with their numbering named: "valid indices are 0 to 1499, counting
+/// from 0" (a range written `0..1500` reads as inclusive to many). Every out-of-range message says it this way.
+pub fn index_span(n: u64) -> String {
+    match n {
+        0 => "it has no rows".to_string(),
+        n => format!("valid indices are 0 to {}, counting from 0", n - 1),
+    }
+}
+
+#[cfg(test)]
+mod index_span_tests {
+    use super::*;
+
+    /// "valid indices are 0..1500" read as inclusive; the range says its last index and its numbering.
+    #[test]
+    fn out_of_range_names_the_last_index_and_the_numbering() {
+        let e = Error::IndexOutOfRange {
+            input: "rows".into(),
+            index: 1500,
+            len: 1500,
+        }
+        .to_string();
+        assert!(
+            e.contains("valid indices are 0 to 1499, counting from 0") && !e.contains("0..1500"),
+            "{e}"
+        );
+        assert_eq!(index_span(0), "it has no rows");
     }
 }

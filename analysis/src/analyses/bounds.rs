@@ -309,7 +309,7 @@ fn scores(ws: &mut Workspace, req: &BoundsRequest) -> Result<Scores> {
                     "score_out_of_range",
                     Some("scores"),
                     format!(
-                        "`{}` has {} at {place} of the file, outside [0, 1]: the leakage bounds take scores in [0, 1] \
+                        "`{}` has {} at {place} of the file (counting from 0), outside [0, 1]: the leakage bounds take scores in [0, 1] \
                          (or 0/1 leak flags); rescale the scores to [0, 1] first",
                         input.record.path,
                         num(input.matrix.as_slice()[i])

@@ -213,8 +213,9 @@ fn pool_rows(
         return Err(Error::at(
             role,
             format!(
-                "row index {bad}{from} is out of range for the data ({data}), which has {n} rows (valid indices are \
-                 0..{n}): check that the index file belongs to this data"
+                "row index {bad}{from} is out of range for the data ({data}), which has {n} rows ({}): check that \
+                 the index file belongs to this data",
+                lethe::error::index_span(n as u64)
             ),
         ));
     }

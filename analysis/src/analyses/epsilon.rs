@@ -277,7 +277,7 @@ fn confidences_of(
                 "every value of `{}` lies between 0 and 1 and each example's values sum to 1 over the classes: these \
                  are class probabilities, not logits. Taken as logits they give other confidences than metric.py \
                  computes, and a wrong forgetting quality. Give them as the {side} models' class probabilities \
-                 (--{side}-probs) with the labels, or give the logits",
+                 ({side}-probs) with the labels, or give the logits",
                 inp.record.path
             ),
         ));
@@ -347,6 +347,23 @@ fn same_examples(r: (&Matrix, &InputRecord), u: (&Matrix, &InputRecord)) -> Resu
 }
 
 /// A shape as `64 × 106 × 5`.
+/// An input as a person names it, with the option's name after it as the bounds' messages do
+/// ("the retrained models' logits (retrained-logits)"): the page has a label per input, the CLI a flag, so the
+/// layer's text carries neither's syntax.
+fn said(role: &str) -> String {
+    let (model, what) = role.split_once('_').unwrap_or((role, ""));
+    let what = match what {
+        "logits" => "logits",
+        "probs" => "class probabilities",
+        _ => "confidences",
+    };
+    let option = role.replace('_', "-");
+    if model == "labels" {
+        return "the labels".to_string();
+    }
+    format!("the {model} models' {what} ({option})")
+}
+
 fn dims(shape: &[u64]) -> String {
     shape.iter().map(ToString::to_string).collect::<Vec<_>>().join(" × ")
 }
@@ -355,19 +372,19 @@ fn dims(shape: &[u64]) -> String {
 /// (the probability of the true class, say), from which metric.py's confidence cannot be recovered exactly.
 fn check_per_class(role: &str, inp: &Input, what: &str) -> Result<()> {
     if inp.record.shape.len() < 3 {
-        let flag = role.replace('_', "-");
         return Err(Error::refused(
             "one_number_per_example",
             Some(role),
             format!(
-                "`{}` is a {} array, one number per model and example; --{flag} takes {what} of every class, \
+                "`{}` is a {} array, one number per model and example; {} takes {what} of every class, \
                  models × examples × classes. If it holds the probability of the true class only, the confidence \
                  cannot be recovered as metric.py computes it (that needs the other classes' probabilities): give \
                  the logits or all classes' probabilities; if it holds logit-scaled confidences, give it as \
-                 --{} instead",
+                 {} instead",
                 inp.record.path,
                 dims(&inp.record.shape),
-                role.split('_').next().unwrap_or(role)
+                said(role),
+                said(role.split('_').next().unwrap_or(role))
             ),
         ));
     }
@@ -383,7 +400,10 @@ fn labels_of(
     let ls = req.labels.as_ref().ok_or_else(|| {
         Error::at(
             "labels",
-            format!("{what} need the labels (the true class of each example): give the labels file (--labels)"),
+            format!(
+                "{what} need the labels (the true class of each example): give {}",
+                said("labels")
+            ),
         )
         .usage()
     })?;
@@ -609,10 +629,13 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
                         format!(
                             "`{}` is a {} array: models × examples × classes (logits or probabilities), not one \
                              confidence per model and example, and would be scored as {} examples. Give it as \
-                             --{role}-logits (or --{role}-probs for probabilities) with the labels (--labels)",
+                             {} (or {} for probabilities) with {}",
                             inp.record.path,
                             dims(&inp.record.shape),
-                            inp.matrix.cols()
+                            inp.matrix.cols(),
+                            said(&format!("{role}_logits")),
+                            said(&format!("{role}_probs")),
+                            said("labels")
                         ),
                     ));
                 }
@@ -628,10 +651,10 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
                              the competition's score expects {CONFIDENCE_UNIT}. Scored as they are, the forgetting \
                              quality comes out wrong: probabilities squeeze the models' differences into a narrow \
                              range, and those that round to 1.0 tie and score epsilon = 0. Give the logits \
-                             (--retrained-logits, --unlearned-logits: models × examples × classes) or all classes' \
-                             probabilities (--retrained-probs, --unlearned-probs) with the labels (--labels), and \
+                             (retrained-logits, unlearned-logits: models × examples × classes) or all classes' \
+                             probabilities (retrained-probs, unlearned-probs) with the labels, and \
                              Lethe computes the confidences as metric.py does; if these values are logit-scaled \
-                             confidences already, pass --confidences logit-scaled",
+                             confidences already, set confidences to logit-scaled",
                             r.record.path, u.record.path
                         ),
                     ));
@@ -742,6 +765,18 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
             .usage());
         }
     };
+    // The core names the accuracies as its code does (`retain_unlearned`); say them as the option does.
+    if let Some(v) = used_accuracies.as_deref() {
+        let names = ["RA_unlearned", "RA_retrained", "TA_unlearned", "TA_retrained"];
+        if let Some(k) = (0..4).find(|&k| !(0.0..=1.0).contains(&v[k]) || (k % 2 == 1 && v[k] == 0.0)) {
+            return Err(Error::msg(format!(
+                "the accuracies (accuracies) are RA_unlearned, RA_retrained, TA_unlearned, TA_retrained, each between \
+                 0 and 1 and the retrained ones above 0 (they divide the score); {} is {}",
+                names[k], v[k]
+            ))
+            .usage());
+        }
+    }
     if variants.contains(&Variant::Official) && retrained.rows() != unlearned.rows() {
         let (r, u) = (&records[records.len() - 2], &records[records.len() - 1]);
         return Err(Error::at(
@@ -852,7 +887,7 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
                  main.py takes it: RA_unlearned {}, RA_retrained {}, TA_unlearned {}, TA_retrained {}",
                 a[0], a[1], a[2], a[3]
             ),
-            Some("give --accuracies to use others".into()),
+            Some("give the accuracies (accuracies) to use others".into()),
         ));
     }
     let mut seen = Vec::new();
@@ -1009,6 +1044,28 @@ mod tests {
         .unwrap();
         assert!(out.warnings.iter().any(|w| w.code == "probabilities_accepted"));
         assert_eq!(out.parameters.confidences, "logit-scaled");
+        // Its refusal names the inputs in words, with no command-line flag (the page showed them).
+        assert!(!e.message.contains("--"), "{}", e.message);
+    }
+
+    /// An accuracy outside [0, 1] is named as the option names it; the core's code word (`retain_unlearned`,
+    /// shown by the page before) does not appear.
+    #[test]
+    fn accuracies_out_of_range_are_named_in_the_options_words() {
+        let mut ws = workspace();
+        let req = EpsilonRequest {
+            retrained_logits: all(1),
+            unlearned_logits: all(2),
+            labels: all(5),
+            accuracies: Some(vec![1.5, 0.9, 0.8, 0.8]),
+            ..EpsilonRequest::default()
+        };
+        let e = epsilon(&mut ws, &req).unwrap_err();
+        assert!(
+            e.message.contains("RA_unlearned is 1.5") && !e.message.contains("retain_unlearned"),
+            "{}",
+            e.message
+        );
     }
 
     /// Mismatched models or examples between the two inputs, or labels of another length, name both files and
@@ -1097,8 +1154,9 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.code.as_deref(), Some("one_number_per_example"));
         assert!(
-            e.message
-                .contains("--retrained-probs takes the probabilities of every class"),
+            e.message.contains(
+                "the retrained models' class probabilities (retrained-probs) takes the probabilities of every class"
+            ) && !e.message.contains("--"),
             "{}",
             e.message
         );

@@ -693,7 +693,10 @@ pub fn prepare_lira(ws: &mut Workspace, req: &LiraRequest) -> Result<LiraJob> {
                         String::new()
                     }
                 ),
-                Some(format!("compare with --variant {}-fixed-variance", variant.name())),
+                Some(format!(
+                    "compare with the {}-fixed-variance variant (variant)",
+                    variant.name()
+                )),
             ));
         }
     }

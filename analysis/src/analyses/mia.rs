@@ -197,7 +197,7 @@ fn check_scores(ws: &mut Workspace, v: &Vector, warnings: &mut Vec<Warning>) -> 
             "non_finite",
             Some(v.role),
             format!(
-                "`{}` has {n} NaN score(s), the first at row {row} of the file: a NaN cannot be ranked. Remove or \
+                "`{}` has {n} NaN score(s), the first at row {row} of the file (counting from 0): a NaN cannot be ranked. Remove or \
                  rescore those rows, or select the others",
                 v.path()
             ),
@@ -210,7 +210,7 @@ fn check_scores(ws: &mut Workspace, v: &Vector, warnings: &mut Vec<Warning>) -> 
             "infinite_values",
             Some(v.role),
             format!(
-                "`{}` has {n} infinite score(s), the first at row {row} of the file (numbers beyond float64's range, \
+                "`{}` has {n} infinite score(s), the first at row {row} of the file (counting from 0) (numbers beyond float64's range, \
                  such as 1e400, read as ±inf): they are ranked above (+inf) or below (−inf) every other score",
                 v.path()
             ),
@@ -385,7 +385,7 @@ pub fn prepare_mia(ws: &mut Workspace, req: &MiaRequest) -> Result<MiaJob> {
                     "labels_not_binary",
                     Some("labels"),
                     format!(
-                        "`{}` has {n} label(s) other than 0 and 1, the first ({}) at row {row} of the file: labels are \
+                        "`{}` has {n} label(s) other than 0 and 1, the first ({}) at row {row} of the file (counting from 0): labels are \
                          1 for a member and 0 for a non-member. Recode them, or give the members' and non-members' \
                          scores as two inputs (e.g. SCORES@LABELS==member and SCORES@LABELS==non-member)",
                         l.path(),
@@ -822,7 +822,7 @@ pub fn run_fdr(ws: &mut Workspace, req: &FdrRequest) -> Result<FdrReport> {
             "not_p_values",
             Some("pvalues"),
             format!(
-                "`{}` has a value that is not a p-value at row {row} of the file ({}): p-values lie between 0 and \
+                "`{}` has a value that is not a p-value at row {row} of the file (counting from 0) ({}): p-values lie between 0 and \
                  1. Remove that row, or give the file of p-values rather than of statistics",
                 v.path(),
                 if p[k].is_nan() {
@@ -838,6 +838,7 @@ pub fn run_fdr(ws: &mut Workspace, req: &FdrRequest) -> Result<FdrReport> {
         lethe::Error::TooLarge { detail, fix, .. } => {
             Error::at("pvalues", format!("`{}` is too large: {detail}; {fix}", v.path()))
         }
+        lethe::Error::Empty { fix, .. } => Error::at("pvalues", format!("`{}` holds no p-values: {fix}", v.path())),
         e => Error::from(e),
     })?;
     let k = result.reject.iter().filter(|&&r| r).count();

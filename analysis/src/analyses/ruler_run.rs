@@ -96,7 +96,8 @@ pub struct M4Control {
     pub null_sd: f64,
     /// The null band, the null ± 2 null sds.
     pub band: [f64; 2],
-    /// `above_null`, `at_null` or `below_null`: against the null band.
+    /// `above_null`, `at_null` or `below_null`: against the null band; `inconclusive` when every nearest-neighbour
+    /// similarity is tied (constant embeddings), where the rank reads nothing.
     pub call: &'static str,
 }
 
@@ -198,9 +199,9 @@ fn check_range(ws: &Workspace, role: &str, rows: &Rows, model: &InputRef) -> Res
         return Err(Error::at(
             role,
             format!(
-                "rows {a}..{b} are out of range for `{}`, which has {n} rows (valid indices are 0..{n}); pass a \
-                 range within them",
-                src.name
+                "rows {a}..{b} are out of range for `{}`, which has {n} rows ({}); pass a range within them",
+                src.name,
+                lethe::error::index_span(n)
             ),
         ));
     }
@@ -415,6 +416,23 @@ fn m4_band(value: f64, null: f64, null_sd: f64) -> (&'static str, f64, f64) {
     (call, lo, hi)
 }
 
+/// Whether every nearest-neighbour similarity m4 ranks is the same (constant embeddings, or every record with an
+/// exact copy): the ranks are then all ties, and m4's value is the tie rule's, not a reading of the data.
+fn tied_throughout(m4: &ruler::PercentileRank) -> bool {
+    let mut all = m4.forget_nn.iter().chain(&m4.retain_nn);
+    all.next().is_some_and(|&first| all.all(|&v| v == first))
+}
+
+/// The words for an m4 that every tie decided (see [`tied_throughout`]).
+fn tied_text(m4: &ruler::PercentileRank) -> String {
+    format!(
+        "m4 nearest-neighbour rank {} is not read: every forget and retain record's nearest-neighbour similarity is \
+         the same ({}), as with constant embeddings, so the rank is decided by ties alone",
+        num(m4.value),
+        m4.forget_nn.first().map_or_else(String::new, |v| num(*v))
+    )
+}
+
 /// The call on a metric that was not computed, with the reason.
 fn withheld_call(metric: &'static str, name: &'static str, reason: &str) -> MetricCall {
     MetricCall {
@@ -493,7 +511,15 @@ fn single_run_calls(r: &RulerReport) -> Vec<MetricCall> {
     for w in &r.withheld {
         calls.push(withheld_call(short(w.metric), w.metric, &w.reason));
     }
-    if let Some(m4) = &r.nn_percentile_rank {
+    if let Some(m4) = r.nn_percentile_rank.as_ref().filter(|m4| tied_throughout(m4)) {
+        calls.push(MetricCall {
+            metric: "m4",
+            name: "nn_percentile_rank",
+            call: Headline::INCONCLUSIVE,
+            text: tied_text(m4),
+            why: Some("every nearest-neighbour similarity tied (constant embeddings)".into()),
+        });
+    } else if let Some(m4) = &r.nn_percentile_rank {
         let null = r.nulls.nn_percentile_rank;
         let (call, lo, hi) = m4_band(m4.value, null, m4.null_sd);
         let what = match call {
@@ -527,6 +553,12 @@ fn single_run_calls(r: &RulerReport) -> Vec<MetricCall> {
 /// The positive control: m4 with the original model in the unlearned model's place, per run given the original.
 fn control_of(run: usize, m4: &ruler::PercentileRank, null: f64) -> M4Control {
     let (call, lo, hi) = m4_band(m4.value, null, m4.null_sd);
+    // A rank every tie decided is no control: no verdict against the band.
+    let call = if tied_throughout(m4) {
+        Headline::INCONCLUSIVE
+    } else {
+        call
+    };
     M4Control {
         run,
         value: m4.value,
@@ -542,6 +574,13 @@ fn apply_control(calls: &mut [MetricCall], controls: &[M4Control], runs: usize, 
     let failed: Vec<&M4Control> = controls.iter().filter(|c| c.call != "above_null").collect();
     let first = failed.first()?;
     let side = |c: &M4Control| {
+        if c.call == Headline::INCONCLUSIVE {
+            return format!(
+                "{}, which ties alone decided: every nearest-neighbour similarity is the same, as with constant \
+                 embeddings",
+                num(c.value)
+            );
+        }
         format!(
             "{}, {} its null band [{}, {}]",
             num(c.value),
@@ -598,7 +637,11 @@ fn apply_control(calls: &mut [MetricCall], controls: &[M4Control], runs: usize, 
 /// in some run, m4's null 0.5 does not hold on this data (the forget records are unlike the retain records whatever
 /// a model remembers): m4's call on the unlearned model becomes inconclusive, and a warning says why.
 fn apply_negative_control(calls: &mut [MetricCall], controls: &[M4Control], runs: usize) -> Option<Warning> {
-    let failed: Vec<&M4Control> = controls.iter().filter(|c| c.call != "at_null").collect();
+    // A control that ties alone decided (inconclusive) says nothing of whether the null holds.
+    let failed: Vec<&M4Control> = controls
+        .iter()
+        .filter(|c| matches!(c.call, "above_null" | "below_null"))
+        .collect();
     let first = failed.first()?;
     let side = format!(
         "{}, {} its null band [{}, {}]",
@@ -1534,6 +1577,29 @@ mod tests {
 
     /// The positive control: m4's call on the unlearned model stands when the original shows memorisation, and
     /// becomes inconclusive, with a warning, when it does not.
+    /// Constant embeddings: every similarity ties, m4 is the tie rule's 1.0, far above the band. Neither the
+    /// control nor m4's call may say `above_null` (the control said it before).
+    #[test]
+    fn tied_similarities_give_no_verdict() {
+        let mut r = report_with(1.0, 48);
+        let m4 = r.nn_percentile_rank.as_mut().unwrap();
+        m4.forget_nn = vec![1.0; 48];
+        m4.retain_nn = vec![1.0; 100];
+        let m4 = r.nn_percentile_rank.clone().unwrap();
+        assert_eq!(control_of(0, &m4, 0.5).call, Headline::INCONCLUSIVE);
+        let calls = single_run_calls(&r);
+        let c = calls.iter().find(|c| c.metric == "m4").unwrap();
+        assert_eq!(c.call, Headline::INCONCLUSIVE, "{c:?}");
+        assert!(c.text.contains("constant embeddings"), "{}", c.text);
+        // One similarity apart, the band reads it as before.
+        let mut r2 = r.clone();
+        r2.nn_percentile_rank.as_mut().unwrap().retain_nn[0] = 0.9;
+        assert_eq!(
+            control_of(0, r2.nn_percentile_rank.as_ref().unwrap(), 0.5).call,
+            "above_null"
+        );
+    }
+
     #[test]
     fn m4_is_read_only_where_the_original_shows_memorisation() {
         let control = |value: f64| control_of(0, &report_with(value, 48).nn_percentile_rank.unwrap(), 0.5);

@@ -481,7 +481,7 @@ pub(super) fn check_finite_rows(
         "non_finite",
         Some(role),
         format!(
-            "`{}` has non-finite values: {}, the first ({}) at {place} of the file{note}. {what} cannot use them: \
+            "`{}` has non-finite values: {}, the first ({}) at {place} of the file (counting from 0){note}. {what} cannot use them: \
              remove or impute those rows, or select the finite rows",
             input.record.path,
             s.counts(),
@@ -514,7 +514,7 @@ fn rank_nonfinite(ws: &mut Workspace, l: &Loaded, warnings: &mut Vec<Warning>) -
             "non_finite",
             Some(l.role),
             format!(
-                "`{}` has {} (the first at {place} of the file): a rank test cannot order NaN. Remove or impute \
+                "`{}` has {} (the first at {place} of the file, counting from 0): a rank test cannot order NaN. Remove or impute \
                  those rows, or select the other rows",
                 l.path(),
                 s.counts()
@@ -527,7 +527,7 @@ fn rank_nonfinite(ws: &mut Workspace, l: &Loaded, warnings: &mut Vec<Warning>) -
             "infinite_values",
             Some(l.role),
             format!(
-                "`{}` has {} (the first at {place} of the file; {TOO_LARGE}): the rank test counts +inf above and \
+                "`{}` has {} (the first at {place} of the file, counting from 0; {TOO_LARGE}): the rank test counts +inf above and \
                  −inf below every finite value",
                 l.path(),
                 s.counts()
@@ -1530,8 +1530,8 @@ mod tests {
         let r = run_mwu(&mut ws, &req).unwrap();
         let w = r.warnings.iter().find(|w| w.code == "infinite_values").unwrap();
         assert!(
-            w.message.contains("row 3 of the file") && w.message.contains("x.csv"),
-            "{w:?}"
+            w.message.contains("row 3 of the file, counting from 0") && w.message.contains("x.csv"),
+            "the row's numbering is named: {w:?}"
         );
         assert_eq!(r.parameters.samples.x, "x.csv@1..6");
         let req = MwuRequest {

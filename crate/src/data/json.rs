@@ -406,7 +406,7 @@ fn parse<T: Scalar>(
         Err(e) => Err(match fail.into_inner() {
             Some(Fail::Ragged { row, got, expected }) => DataError::Ragged {
                 input: input.to_string(),
-                location: format!("row {row} (0-based; line {}, column {})", e.line(), e.column()),
+                location: format!("row {row} (counting from 0; line {}, column {})", e.line(), e.column()),
                 got,
                 expected,
             },

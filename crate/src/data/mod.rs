@@ -151,7 +151,7 @@ pub enum DataError {
     },
 
     /// A requested row index is past the last row.
-    #[error("row index {index} is out of range for `{input}`, which has {rows} rows (valid indices are 0..{rows})")]
+    #[error("row index {index} is out of range for `{input}`, which has {rows} rows ({})", crate::error::index_span(*.rows))]
     RowOutOfRange { input: String, index: usize, rows: u64 },
 
     /// Rows of a table differ in length.

@@ -1137,7 +1137,7 @@ fn parse<T: Scalar>(
             }
             _ => warnings.push(format!(
                 "`{input}`: {} is named like a label or ID column but holds numbers that are not whole, so it was \
-                 kept as a feature; to leave it out: `{input}#drop={}`",
+                 kept as a feature; to leave it out, drop the column `{}`",
                 file(c),
                 c.name
             )),
@@ -1516,7 +1516,7 @@ mod tests {
         assert!(
             t.warnings
                 .iter()
-                .any(|w| w.contains("kept as a feature") && w.contains("#drop=y")),
+                .any(|w| w.contains("kept as a feature") && w.contains("drop the column `y`") && !w.contains('#')),
             "{:?}",
             t.warnings
         );
