@@ -185,6 +185,8 @@ def score(runs, retain, X, y, split, lethe, work):
     (work / "retain.txt").write_text("\n".join(map(str, range(len(forget), len(rows_fr)))) + "\n")
     lines = [",".join(COLUMNS)]
     for method in METHODS:
+        calls = {"mia": [], "ruler": []}
+        codes = set()
         for s in SEEDS:
             m = runs[s]
             clf = m[method]
@@ -198,10 +200,15 @@ def score(runs, retain, X, y, split, lethe, work):
                                        "--oracle", str(work / "act_o.npy"), "--original", str(work / "act_g.npy"),
                                        "--forget", str(work / "forget.txt"), "--retain", str(work / "retain.txt")])
             r = ruler["result"]["runs"][0]
+            calls["mia"].append(mia["headline"]["call"])
+            calls["ruler"].append(ruler["headline"]["call"])
+            codes |= {w["code"] for w in mia["warnings"] + ruler["warnings"]}
             vals = [mia["result"]["summary"]["auc"], r["oracle_similarity"], r["calibration_gap"],
                     r["representation_shift"], r["nn_percentile_rank"]["value"],
                     np.mean(z_t.argmax(axis=1) == y[test]), np.mean(z_f.argmax(axis=1) == y[forget])]
             lines.append(",".join([method, str(s)] + [fmt(v) for v in vals]))
+        print(f"{method}: mia headlines {calls['mia']}; ruler headlines {calls['ruler']}; warnings "
+              f"{sorted(codes)}", file=sys.stderr)
     return "\n".join(lines) + "\n"
 
 
