@@ -233,6 +233,9 @@ def main():
     ap.add_argument("--check", action="store_true",
                     help="regenerate into a temporary directory and compare the bytes with runs.csv")
     a = ap.parse_args()
+    if not (shutil.which(a.lethe) or Path(a.lethe).is_file()):
+        raise SystemExit(f"no lethe binary at {a.lethe}: build it (cargo build --release -p lethe-cli) or pass "
+                         "--lethe PATH")
     committed = HERE / "runs.csv"
     if not a.check:
         make(committed, a.lethe)
