@@ -69,19 +69,19 @@ run sde --it "$tmp/constant.csv@0..20" --oot "$tmp/constant.csv@20..40" --target
 run calibrate --data "$tmp/constant.csv" --it-pool 0..20 --oot-pool 20..40 --target 0..5 --refs 1 --size 5
 # Warnings from the readers and the cores' notes.
 for f in header.csv labels.csv nan.txt trailing.npy flags.json; do run inspect "$tmp/$f"; done
-run mwu "$tmp/header.csv" "$tmp/labels.csv"
+run mwu "$tmp/header.csv#columns=a" "$tmp/header.csv#columns=b"
 run mwu "$tmp/nan.txt" "$tmp/same.txt"
-run wilcoxon "$tmp/header.csv#a" "$tmp/header.csv#b"
-run jsd "$tmp/labels.csv" "$tmp/header.csv"
+run wilcoxon "$tmp/header.csv#columns=a" "$tmp/header.csv#columns=b"
+run jsd "$tmp/nan.txt@0..30" "$tmp/header.csv#columns=b"
 run bounds "$tmp/flags.json"
 run bounds "$tmp/s.json"
 run sde --it "$tmp/trailing.npy@0..21" --oot "$tmp/trailing.npy@21..42" --target "$act@0..21" --shuffles 20
 run sde --it "$tmp/labels.csv@0..14" --oot "$tmp/labels.csv@14..28" --target "$tmp/labels.csv@0..14" --shuffles 20
-run calibrate --data "$act" --it-pool 0..100 --oot-pool 50..200 --target 0..5 --refs 3 --size 10
+run calibrate --data "$act" --it-pool 0..100 --oot-pool 50..200 --target 0..10 --refs 3 --size 10
 run calibrate --data "$tmp/header.csv" --it-pool 0..14 --oot-pool 14..28 --target 0..5 --refs 2 --size 5
-run epsilon --retrained "$tools/competition/retrain_confs.npz#retrained_confs@0..40" \
-    --unlearned "$tools/competition/unlearned_confs.npz#unlearned_confs@0..40"
+run epsilon --retrained "$tools/competition/retrain_confs.npz#retrained_confs@0..8" \
+    --unlearned "$tools/competition/unlearned_confs.npz#unlearned_confs@0..8"
 run ruler --unlearned "$act" --oracle "$demo/act_retrained.npy" --original "$act" \
     --forget "$demo/forget.txt" --retain "$demo/retain.txt"
-run mia "$tmp/header.csv#b" "$tmp/labels.csv"
+run mia "$tmp/header.csv#columns=b@0..15" "$tmp/header.csv#columns=b@15..30"
 echo "$n runs written to $out"
