@@ -382,12 +382,7 @@ fn scores(ws: &mut Workspace, req: &BoundsRequest) -> Result<Scores> {
             .filter_map(|(role, t)| match t {
                 Some(TextInput::Source { source }) if ws.name_not_utf8(*source) => Some(LoadWarning {
                     role: role.into(),
-                    message: format!(
-                        "{}: this report shows it as `{}`, with � for the bytes that are not; rename the file \
-                             to a UTF-8 name if the report must name it exactly",
-                        crate::workspace::NOT_UTF8_NOTE,
-                        ws.source(*source).map_or("", |s| s.name.as_str())
-                    ),
+                    message: crate::workspace::not_utf8_note(ws.source(*source).map_or("", |s| s.name.as_str())),
                 }),
                 _ => None,
             })

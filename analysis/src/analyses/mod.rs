@@ -12,6 +12,7 @@ use lethe::backend::{Backend, CpuBackend, Precision};
 use lethe::competition::{self, Accuracies, CompetitionParams, CompetitionResult, EpsMax, Variant};
 use lethe::kernel::Bandwidth;
 use lethe::leakage::{self, LeakageParams, LeakageReport, SdMethod, Sidedness};
+use lethe::note::{Note, NoteKind};
 use lethe::progress::{Monitor, Progress};
 use lethe::ruler::{self, RulerInputs, RulerReport, TieRule};
 use lethe::sde::calibrated::{CalibratedParams, CalibratedReport, TargetRows, calibrated_with};
@@ -102,10 +103,11 @@ fn load_vector(ws: &mut Workspace, role: &str, r: &InputRef) -> Result<(Vec<f64>
 
 /// Warnings the loaders attached to inputs (non-finite values, detected headers); the CLI drops them, the page
 /// shows them next to the inputs.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct LoadWarning {
     pub role: String,
-    pub message: String,
+    /// The reader's note, with its kind (it serialises as the message).
+    pub message: Note,
 }
 
 /// The loaders' warnings of `inputs`, less their note on non-finite values: every analysis checks the rows it uses
@@ -116,7 +118,7 @@ fn load_warnings(inputs: &[(&str, &Input)]) -> Vec<LoadWarning> {
         .flat_map(|(role, i)| {
             i.warnings
                 .iter()
-                .filter(|w| !is_nonfinite_note(w))
+                .filter(|w| w.kind != NoteKind::NonFinite)
                 .map(|w| LoadWarning {
                     role: (*role).to_string(),
                     message: w.clone(),
@@ -125,33 +127,16 @@ fn load_warnings(inputs: &[(&str, &Input)]) -> Vec<LoadWarning> {
         .collect()
 }
 
-/// Whether a reader warning is its note on non-finite values (see [`load_warnings`]).
-fn is_nonfinite_note(w: &str) -> bool {
-    w.contains("non-finite values")
-}
-
 /// The loaders' warnings as a report's warnings about the input's role ([`file_warning`]).
 fn loader_warnings(lw: &[LoadWarning]) -> Vec<crate::report::Warning> {
     lw.iter().map(|w| file_warning(Some(&w.role), &w.message)).collect()
 }
 
-/// A file reader's warning as a report warning, with one code per kind for every analysis: `trailing_bytes` (bytes
-/// after the array data), `header_row` (a first row read as column names), `label_column` (a text column read as
-/// row labels, or a label/ID column left out of the features), `file_name_not_utf8` (the report shows the file's name lossily), else `file_reader`. The reader's
-/// message says what it found, what it did and the fix.
-pub fn file_warning(role: Option<&str>, message: &str) -> crate::report::Warning {
-    let code = if message.contains("after the array data") {
-        "trailing_bytes"
-    } else if message.contains("read as column names") {
-        "header_row"
-    } else if message.contains("read as row labels") || message.contains("left out of the features") {
-        "label_column"
-    } else if message.starts_with(crate::workspace::NOT_UTF8_NOTE) {
-        "file_name_not_utf8"
-    } else {
-        "file_reader"
-    };
-    crate::report::Warning::new(code, role, message, None)
+/// A file reader's note as a report warning, with the code its reader gave it ([`lethe::note::NoteKind::code`]):
+/// `trailing_bytes`, `header_row`, `label_column`, `file_name_not_utf8`, else `file_reader`. The reader's message says
+/// what it found, what it did and the fix.
+pub fn file_warning(role: Option<&str>, note: &Note) -> crate::report::Warning {
+    crate::report::Warning::new(note.code(), role, note.message.clone(), None)
 }
 
 mod bounds;

@@ -168,7 +168,7 @@ fn same_layer(inputs: &[Holding], roles: &[&str]) -> Result<()> {
 /// when f32 holds its stored values exactly (with the loader's warnings).
 enum Holding {
     Held(Held),
-    F32(Box<(Matrix<f32>, InputRecord, Vec<String>)>),
+    F32(Box<(Matrix<f32>, InputRecord, Vec<Note>)>),
 }
 
 impl Holding {
