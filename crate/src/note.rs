@@ -26,6 +26,18 @@ pub enum NoteKind {
     FileNameNotUtf8,
     /// Anything else a file reader says (an ignored array name or member, a format its name does not match, ...).
     Reader,
+    /// Unlearning-competition score: examples every attack was discarded on, scored epsilon = 0.
+    ExamplesUnscored,
+    /// Unlearning-competition score: metric.py's bucket table is empty for so few models.
+    NoBuckets,
+    /// Unlearning-competition score: perfectly separated examples metric.py cannot score, capped.
+    SeparationCapped,
+    /// Unlearning-competition score: examples whose metric.py epsilon depends on PyTorch's thread count.
+    ThreadsChangeMetricPy,
+    /// SDE: subsets with an odd row count, whose last row is not used.
+    OddRows,
+    /// SDE: the references are not clearly separable (the analysis layer replaces this note by its own check).
+    ReferencesNotSeparable,
 }
 
 impl NoteKind {
@@ -37,6 +49,12 @@ impl NoteKind {
             Self::LabelColumn => "label_column",
             Self::FileNameNotUtf8 => "file_name_not_utf8",
             Self::NonFinite | Self::IgnoredKeys | Self::Reader => "file_reader",
+            Self::ExamplesUnscored => "examples_unscored",
+            Self::NoBuckets => "no_buckets",
+            Self::SeparationCapped => "separation_capped",
+            Self::ThreadsChangeMetricPy => "threads_change_metric_py",
+            Self::OddRows => "odd_rows",
+            Self::ReferencesNotSeparable => "sde",
         }
     }
 }
