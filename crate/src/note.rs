@@ -38,6 +38,18 @@ pub enum NoteKind {
     OddRows,
     /// SDE: the references are not clearly separable (the analysis layer replaces this note by its own check).
     ReferencesNotSeparable,
+    /// Calibrated SDE: the in-training pool is too small for disjoint reference subsets, so they overlap.
+    OverlappingInTraining,
+    /// Calibrated SDE: the out-of-training pool is too small for disjoint reference subsets, so they overlap.
+    OverlappingOutOfTraining,
+    /// Calibrated SDE: rows in both the in-training and the out-of-training references.
+    SharedReferenceRows,
+    /// Leakage bounds: samples exactly 0, whose probability mass the variance bound leaves out.
+    MassAtZeroLeftOut,
+    /// Leakage bounds: a variance bound above 1/4, which carries no information on [0, 1].
+    SdBoundUninformative,
+    /// Leakage bounds: a one-sided DKW bound with alpha above 1/2, where it is not proven.
+    AlphaAboveHalf,
 }
 
 impl NoteKind {
@@ -55,6 +67,11 @@ impl NoteKind {
             Self::ThreadsChangeMetricPy => "threads_change_metric_py",
             Self::OddRows => "odd_rows",
             Self::ReferencesNotSeparable => "sde",
+            Self::OverlappingInTraining | Self::OverlappingOutOfTraining => "overlapping_references",
+            Self::SharedReferenceRows => "shared_reference_rows",
+            Self::MassAtZeroLeftOut => "mass_at_zero_left_out",
+            Self::SdBoundUninformative => "sd_bound_uninformative",
+            Self::AlphaAboveHalf => "alpha_above_half",
         }
     }
 }

@@ -427,27 +427,19 @@ fn note_warnings(report: &LeakageReport, role: &str) -> Vec<Warning> {
     report
         .warnings
         .iter()
-        .filter(|w| report.binary.is_none() || !w.contains("exactly 0"))
+        .filter(|w| report.binary.is_none() || w.kind != NoteKind::MassAtZeroLeftOut)
         .map(|w| {
-            let (code, fix): (&str, Option<String>) = if w.contains("exactly 0") {
-                (
-                    "mass_at_zero_left_out",
-                    Some("use the SD method lp with the mass at zero counted (sd-method lp, atom-at-zero)".into()),
-                )
-            } else if w.contains("exceeds 1/4") {
-                (
-                    "sd_bound_uninformative",
-                    Some("give more scores, or use the SD method lp (sd-method lp)".into()),
-                )
-            } else if w.contains("one-sided DKW") {
-                (
-                    "alpha_above_half",
-                    Some("use alpha ≤ 0.5, or the two-sided form".into()),
-                )
-            } else {
-                ("bounds_note", None)
+            let fix: Option<String> = match w.kind {
+                NoteKind::MassAtZeroLeftOut => {
+                    Some("use the SD method lp with the mass at zero counted (sd-method lp, atom-at-zero)".into())
+                }
+                NoteKind::SdBoundUninformative => {
+                    Some("give more scores, or use the SD method lp (sd-method lp)".into())
+                }
+                NoteKind::AlphaAboveHalf => Some("use alpha ≤ 0.5, or the two-sided form".into()),
+                _ => None,
             };
-            Warning::new(code, Some(role), w.clone(), fix)
+            Warning::new(w.code(), Some(role), w.message.clone(), fix)
         })
         .collect()
 }
