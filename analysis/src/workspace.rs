@@ -1,8 +1,9 @@
-//! The inputs the page has given the worker: byte sources by id, their digests, and matrices loaded from them.
+//! The inputs of the analyses: byte sources by id (the page's files, the CLI's and Python's paths), their digests,
+//! and matrices loaded from them.
 //!
-//! Loading follows the CLI (`cli/src/input.rs`) step for step — the same `LoadOptions` (tensor name, row subset,
-//! the 1 GiB limit), f64 matrices, the same index-file checks — so that the same file and row text give the same
-//! matrix in the page and on the command line.
+//! Every front end loads through it — the same `LoadOptions` (tensor name, row subset, the 1 GiB limit), f64
+//! matrices, the same index-file checks — so that the same file and row text give the same matrix in the page, on
+//! the command line and in Python, with the readers' notes (each with its kind, so its report code) beside it.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;

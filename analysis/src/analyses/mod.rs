@@ -1,10 +1,12 @@
-//! The four analyses of the page, each the CLI subcommand's steps (`cli/src/commands.rs`) over workspace inputs:
-//! load the inputs as the CLI loads them, call the core, return the core's result unchanged (so the exported JSON's
-//! `result` equals `lethe <command> --json`'s), the input records, and plot data computed by the core.
+//! The analyses, one module each: per analysis a Request (the options, with the core's defaults), its checks (a
+//! validated plan and its warnings), a run that calls the core, and one Report with one headline whose `result` is
+//! the core's result unchanged. The front ends (the `lethe` CLI's `cli/src/commands/`, the wasm crate, the Python
+//! module) only map their arguments to a Request and the Report to their output.
 //!
-//! Requests carry the CLI's option names and defaults. Nothing here computes a statistic: the glue the CLI has
-//! between core calls (target draws with their seed offsets, logits → confidences per model, Wilcoxon + BH of RULER
-//! across runs) is repeated line for line, and the browser tests check the results against the CLI's.
+//! Nothing here computes a statistic: the glue between core calls (target draws with their seed offsets, logits →
+//! confidences per model, Wilcoxon + BH of RULER across runs) lives here once, for every front end. A warning's
+//! code comes from where it is raised: the file readers' and the core's notes carry theirs ([`Note`]'s kind), and
+//! [`file_warning`] and each analysis's mapping of the core's notes copy it.
 
 use std::sync::Arc;
 
@@ -84,7 +86,7 @@ fn attribute(e: lethe::Error, roles: &[&str]) -> Error {
     }
 }
 
-/// Loads a 1-D sample as the CLI's `load_vector`: a single column or a single row.
+/// Loads a 1-D sample: a single column or a single row.
 fn load_vector(ws: &mut Workspace, role: &str, r: &InputRef) -> Result<(Vec<f64>, InputRecord)> {
     let input = ws.load(role, r)?;
     let m = &input.matrix;
@@ -101,8 +103,8 @@ fn load_vector(ws: &mut Workspace, role: &str, r: &InputRef) -> Result<(Vec<f64>
     Ok((m.as_slice().to_vec(), input.record.clone()))
 }
 
-/// Warnings the loaders attached to inputs (non-finite values, detected headers); the CLI drops them, the page
-/// shows them next to the inputs.
+/// A note a loader attached to an input (a detected header, bytes after the data, ...), with the input's role;
+/// reports give them as warnings ([`loader_warnings`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct LoadWarning {
     pub role: String,
