@@ -1,14 +1,16 @@
-//! The inputs the page has given the worker: byte sources by id, their digests, and matrices loaded from them.
+//! The inputs of the analyses: byte sources by id (the page's files, the CLI's and Python's paths), their digests,
+//! and matrices loaded from them.
 //!
-//! Loading follows the CLI (`cli/src/input.rs`) step for step — the same `LoadOptions` (tensor name, row subset,
-//! the 1 GiB limit), f64 matrices, the same index-file checks — so that the same file and row text give the same
-//! matrix in the page and on the command line.
+//! Every front end loads through it — the same `LoadOptions` (tensor name, row subset, the 1 GiB limit), f64
+//! matrices, the same index-file checks — so that the same file and row text give the same matrix in the page, on
+//! the command line and in Python, with the readers' notes (each with its kind, so its report code) beside it.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use lethe::Matrix;
 use lethe::data::{self, ByteSource, DEFAULT_MAX_BYTES, FileInfo, Format, LoadOptions};
+use lethe::note::{Note, NoteKind};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -44,7 +46,7 @@ pub type ResolvedRows = (Option<Vec<usize>>, Option<FileDigest>, Option<String>)
 pub struct Input {
     pub matrix: Matrix<f64>,
     pub record: InputRecord,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Note>,
 }
 
 /// What the page is told about a loaded input.
@@ -53,7 +55,7 @@ pub struct InputSummary {
     pub rows: usize,
     pub cols: usize,
     pub record: InputRecord,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Note>,
     /// Read in place from the file while kernels are built ([`Held::InPlace`]), not loaded.
     pub in_place: bool,
 }
@@ -221,7 +223,7 @@ pub struct Workspace {
     #[cfg(not(target_arch = "wasm32"))]
     paths: HashMap<std::path::PathBuf, u32>,
     /// Native file sources whose path is not valid UTF-8: their name is its lossy display form, and loading them
-    /// says so ([`NOT_UTF8_NOTE`]).
+    /// says so ([`not_utf8_note`]).
     lossy: std::collections::HashSet<u32>,
     /// The number of entries of each split column resolved (by source), so an input selected by one is refused
     /// when the column does not have one entry per row of the data (the full module's check).
@@ -231,7 +233,18 @@ pub struct Workspace {
 
 /// The start of the loader warning on a file whose name is not valid UTF-8 (its report shows it with � for the
 /// bytes that are not).
-pub const NOT_UTF8_NOTE: &str = "the file's name is not valid UTF-8";
+const NOT_UTF8_NOTE: &str = "the file's name is not valid UTF-8";
+
+/// The loader's note on a file whose name is not valid UTF-8, shown lossily as `name`.
+pub fn not_utf8_note(name: &str) -> Note {
+    Note::new(
+        NoteKind::FileNameNotUtf8,
+        format!(
+            "{NOT_UTF8_NOTE}: this report shows it as `{name}`, with � for the bytes that are not; rename the file \
+             to a UTF-8 name if the report must name it exactly"
+        ),
+    )
+}
 
 /// When [`Workspace::open`] reads an input in place instead of loading it. Not part of a report's parameters: the
 /// result is the same, bit for bit, either way.
@@ -464,7 +477,7 @@ impl Workspace {
         &mut self,
         role: &str,
         input: &InputRef,
-    ) -> Result<(Matrix<S>, InputRecord, Vec<String>)> {
+    ) -> Result<(Matrix<S>, InputRecord, Vec<Note>)> {
         let src = self.source(input.source).map_err(|e| Error::at(role, e.message))?;
         let (name, data) = (src.name.clone(), Arc::clone(&src.data));
         check_range(role, &name, &*data, input)?;
@@ -494,10 +507,7 @@ impl Workspace {
             .unwrap_or_else(|| data::load::<S>(&name, &*data, &opts))
             .map_err(|e| Error::data(role, "", &e))?;
         if self.name_not_utf8(input.source) {
-            loaded.warnings.push(format!(
-                "{NOT_UTF8_NOTE}: this report shows it as `{name}`, with � for the bytes that are not; rename the \
-                 file to a UTF-8 name if the report must name it exactly"
-            ));
+            loaded.warnings.push(not_utf8_note(&name));
         }
         let record = InputRecord {
             role: role.to_string(),

@@ -26,6 +26,7 @@ pub mod lira;
 pub mod mann_whitney;
 pub mod mmd;
 pub mod multiple_testing;
+pub mod note;
 pub mod numpy;
 pub mod options;
 #[cfg(not(target_arch = "wasm32"))]

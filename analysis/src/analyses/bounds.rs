@@ -382,12 +382,7 @@ fn scores(ws: &mut Workspace, req: &BoundsRequest) -> Result<Scores> {
             .filter_map(|(role, t)| match t {
                 Some(TextInput::Source { source }) if ws.name_not_utf8(*source) => Some(LoadWarning {
                     role: role.into(),
-                    message: format!(
-                        "{}: this report shows it as `{}`, with � for the bytes that are not; rename the file \
-                             to a UTF-8 name if the report must name it exactly",
-                        crate::workspace::NOT_UTF8_NOTE,
-                        ws.source(*source).map_or("", |s| s.name.as_str())
-                    ),
+                    message: crate::workspace::not_utf8_note(ws.source(*source).map_or("", |s| s.name.as_str())),
                 }),
                 _ => None,
             })
@@ -432,27 +427,19 @@ fn note_warnings(report: &LeakageReport, role: &str) -> Vec<Warning> {
     report
         .warnings
         .iter()
-        .filter(|w| report.binary.is_none() || !w.contains("exactly 0"))
+        .filter(|w| report.binary.is_none() || w.kind != NoteKind::MassAtZeroLeftOut)
         .map(|w| {
-            let (code, fix): (&str, Option<String>) = if w.contains("exactly 0") {
-                (
-                    "mass_at_zero_left_out",
-                    Some("use the SD method lp with the mass at zero counted (sd-method lp, atom-at-zero)".into()),
-                )
-            } else if w.contains("exceeds 1/4") {
-                (
-                    "sd_bound_uninformative",
-                    Some("give more scores, or use the SD method lp (sd-method lp)".into()),
-                )
-            } else if w.contains("one-sided DKW") {
-                (
-                    "alpha_above_half",
-                    Some("use alpha ≤ 0.5, or the two-sided form".into()),
-                )
-            } else {
-                ("bounds_note", None)
+            let fix: Option<String> = match w.kind {
+                NoteKind::MassAtZeroLeftOut => {
+                    Some("use the SD method lp with the mass at zero counted (sd-method lp, atom-at-zero)".into())
+                }
+                NoteKind::SdBoundUninformative => {
+                    Some("give more scores, or use the SD method lp (sd-method lp)".into())
+                }
+                NoteKind::AlphaAboveHalf => Some("use alpha ≤ 0.5, or the two-sided form".into()),
+                _ => None,
             };
-            Warning::new(code, Some(role), w.clone(), fix)
+            Warning::new(w.code(), Some(role), w.message.clone(), fix)
         })
         .collect()
 }

@@ -812,27 +812,19 @@ fn call_words(c: Call) -> &'static str {
     }
 }
 
-/// The core's warning texts as report warnings, with stable codes.
+/// The core's notes as report warnings, with the codes they were raised with; an overlap of one class's reference
+/// subsets concerns that class's pool.
 fn core_warnings(report: &CalibratedReport) -> Vec<Warning> {
     report
         .warnings
         .iter()
         .map(|w| {
-            let (code, input) = if w.contains("reference subsets overlap") {
-                (
-                    "overlapping_references",
-                    if w.starts_with("the in-training") {
-                        Some("it_pool")
-                    } else {
-                        Some("oot_pool")
-                    },
-                )
-            } else if w.contains("appear in both") {
-                ("shared_reference_rows", None)
-            } else {
-                ("calibrate", None)
+            let input = match w.kind {
+                NoteKind::OverlappingInTraining => Some("it_pool"),
+                NoteKind::OverlappingOutOfTraining => Some("oot_pool"),
+                _ => None,
             };
-            Warning::new(code, input, w.clone(), None)
+            Warning::new(w.code(), input, w.message.clone(), None)
         })
         .collect()
 }

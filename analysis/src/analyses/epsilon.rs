@@ -8,7 +8,7 @@
 //! Guardrails: `probabilities_given` (refused): confidences whose every value lies in [0, 1] look like
 //! probabilities, which the score does not expect (issue 11: F = 0.71 on probabilities vs 0.23 on the same models'
 //! confidences); the fix names the two conversions, and `confidences = logit-scaled` accepts the values as they are.
-//! The core's notes become warnings with codes (`examples_unscored`, `no_buckets`, ...).
+//! The core's notes become warnings with the codes they were raised with (`examples_unscored`, `no_buckets`, ...).
 //!
 //! The headline gives the official forgetting quality F beside its baseline at the user's number of models (what a
 //! perfect unlearner — retrained models against other retrained models — scores at half the models per side,
@@ -427,36 +427,26 @@ fn labels_of(
 fn note_warnings(r: &CompetitionResult, seen: &mut Vec<String>, probabilities: bool) -> Vec<Warning> {
     let mut out = Vec::new();
     for w in &r.warnings {
-        if seen.contains(w) {
+        if seen.contains(&w.message) {
             continue;
         }
-        seen.push(w.clone());
-        let (code, fix): (&str, Option<String>) = if w.contains("scored with epsilon = 0") {
-            (
-                "examples_unscored",
-                Some(if probabilities {
-                    "these values look like probabilities: give the logits or the class probabilities with the \
+        seen.push(w.message.clone());
+        let fix: Option<String> = match w.kind {
+            NoteKind::ExamplesUnscored => Some(if probabilities {
+                "these values look like probabilities: give the logits or the class probabilities with the \
                      labels, and the score is computed on logit-scaled confidences, as the competition's metric.py"
-                        .into()
-                } else {
-                    "check that these examples' values are logit-scaled confidences and not rounded or saturated \
+                    .into()
+            } else {
+                "check that these examples' values are logit-scaled confidences and not rounded or saturated \
                      outputs"
-                        .into()
-                }),
-            )
-        } else if w.contains("has no buckets") {
-            (
-                "no_buckets",
-                Some("use more models (N ≥ 3), or a fixed bucket cut-off (eps-max, e.g. 6.5)".into()),
-            )
-        } else if w.contains("perfectly separated") {
-            ("separation_capped", None)
-        } else if w.contains("span more than") {
-            ("threads_change_metric_py", None)
-        } else {
-            ("competition_note", None)
+                    .into()
+            }),
+            NoteKind::NoBuckets => {
+                Some("use more models (N ≥ 3), or a fixed bucket cut-off (eps-max, e.g. 6.5)".into())
+            }
+            _ => None,
         };
-        out.push(Warning::new(code, None, w.clone(), fix));
+        out.push(Warning::new(w.code(), None, w.message.clone(), fix));
     }
     out
 }

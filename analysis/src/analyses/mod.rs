@@ -1,10 +1,12 @@
-//! The four analyses of the page, each the CLI subcommand's steps (`cli/src/commands.rs`) over workspace inputs:
-//! load the inputs as the CLI loads them, call the core, return the core's result unchanged (so the exported JSON's
-//! `result` equals `lethe <command> --json`'s), the input records, and plot data computed by the core.
+//! The analyses, one module each: per analysis a Request (the options, with the core's defaults), its checks (a
+//! validated plan and its warnings), a run that calls the core, and one Report with one headline whose `result` is
+//! the core's result unchanged. The front ends (the `lethe` CLI's `cli/src/commands/`, the wasm crate, the Python
+//! module) only map their arguments to a Request and the Report to their output.
 //!
-//! Requests carry the CLI's option names and defaults. Nothing here computes a statistic: the glue the CLI has
-//! between core calls (target draws with their seed offsets, logits → confidences per model, Wilcoxon + BH of RULER
-//! across runs) is repeated line for line, and the browser tests check the results against the CLI's.
+//! Nothing here computes a statistic: the glue between core calls (target draws with their seed offsets, logits →
+//! confidences per model, Wilcoxon + BH of RULER across runs) lives here once, for every front end. A warning's
+//! code comes from where it is raised: the file readers' and the core's notes carry theirs ([`Note`]'s kind), and
+//! [`file_warning`] and each analysis's mapping of the core's notes copy it.
 
 use std::sync::Arc;
 
@@ -12,6 +14,7 @@ use lethe::backend::{Backend, CpuBackend, Precision};
 use lethe::competition::{self, Accuracies, CompetitionParams, CompetitionResult, EpsMax, Variant};
 use lethe::kernel::Bandwidth;
 use lethe::leakage::{self, LeakageParams, LeakageReport, SdMethod, Sidedness};
+use lethe::note::{Note, NoteKind};
 use lethe::progress::{Monitor, Progress};
 use lethe::ruler::{self, RulerInputs, RulerReport, TieRule};
 use lethe::sde::calibrated::{CalibratedParams, CalibratedReport, TargetRows, calibrated_with};
@@ -83,7 +86,7 @@ fn attribute(e: lethe::Error, roles: &[&str]) -> Error {
     }
 }
 
-/// Loads a 1-D sample as the CLI's `load_vector`: a single column or a single row.
+/// Loads a 1-D sample: a single column or a single row.
 fn load_vector(ws: &mut Workspace, role: &str, r: &InputRef) -> Result<(Vec<f64>, InputRecord)> {
     let input = ws.load(role, r)?;
     let m = &input.matrix;
@@ -100,12 +103,13 @@ fn load_vector(ws: &mut Workspace, role: &str, r: &InputRef) -> Result<(Vec<f64>
     Ok((m.as_slice().to_vec(), input.record.clone()))
 }
 
-/// Warnings the loaders attached to inputs (non-finite values, detected headers); the CLI drops them, the page
-/// shows them next to the inputs.
-#[derive(Clone, Debug, Default, Serialize)]
+/// A note a loader attached to an input (a detected header, bytes after the data, ...), with the input's role;
+/// reports give them as warnings ([`loader_warnings`]).
+#[derive(Clone, Debug, Serialize)]
 pub struct LoadWarning {
     pub role: String,
-    pub message: String,
+    /// The reader's note, with its kind (it serialises as the message).
+    pub message: Note,
 }
 
 /// The loaders' warnings of `inputs`, less their note on non-finite values: every analysis checks the rows it uses
@@ -116,7 +120,7 @@ fn load_warnings(inputs: &[(&str, &Input)]) -> Vec<LoadWarning> {
         .flat_map(|(role, i)| {
             i.warnings
                 .iter()
-                .filter(|w| !is_nonfinite_note(w))
+                .filter(|w| w.kind != NoteKind::NonFinite)
                 .map(|w| LoadWarning {
                     role: (*role).to_string(),
                     message: w.clone(),
@@ -125,33 +129,16 @@ fn load_warnings(inputs: &[(&str, &Input)]) -> Vec<LoadWarning> {
         .collect()
 }
 
-/// Whether a reader warning is its note on non-finite values (see [`load_warnings`]).
-fn is_nonfinite_note(w: &str) -> bool {
-    w.contains("non-finite values")
-}
-
 /// The loaders' warnings as a report's warnings about the input's role ([`file_warning`]).
 fn loader_warnings(lw: &[LoadWarning]) -> Vec<crate::report::Warning> {
     lw.iter().map(|w| file_warning(Some(&w.role), &w.message)).collect()
 }
 
-/// A file reader's warning as a report warning, with one code per kind for every analysis: `trailing_bytes` (bytes
-/// after the array data), `header_row` (a first row read as column names), `label_column` (a text column read as
-/// row labels, or a label/ID column left out of the features), `file_name_not_utf8` (the report shows the file's name lossily), else `file_reader`. The reader's
-/// message says what it found, what it did and the fix.
-pub fn file_warning(role: Option<&str>, message: &str) -> crate::report::Warning {
-    let code = if message.contains("after the array data") {
-        "trailing_bytes"
-    } else if message.contains("read as column names") {
-        "header_row"
-    } else if message.contains("read as row labels") || message.contains("left out of the features") {
-        "label_column"
-    } else if message.starts_with(crate::workspace::NOT_UTF8_NOTE) {
-        "file_name_not_utf8"
-    } else {
-        "file_reader"
-    };
-    crate::report::Warning::new(code, role, message, None)
+/// A file reader's note as a report warning, with the code its reader gave it ([`lethe::note::NoteKind::code`]):
+/// `trailing_bytes`, `header_row`, `label_column`, `file_name_not_utf8`, else `file_reader`. The reader's message says
+/// what it found, what it did and the fix.
+pub fn file_warning(role: Option<&str>, note: &Note) -> crate::report::Warning {
+    crate::report::Warning::new(note.code(), role, note.message.clone(), None)
 }
 
 mod bounds;

@@ -168,7 +168,7 @@ fn same_layer(inputs: &[Holding], roles: &[&str]) -> Result<()> {
 /// when f32 holds its stored values exactly (with the loader's warnings).
 enum Holding {
     Held(Held),
-    F32(Box<(Matrix<f32>, InputRecord, Vec<String>)>),
+    F32(Box<(Matrix<f32>, InputRecord, Vec<Note>)>),
 }
 
 impl Holding {
@@ -1310,7 +1310,7 @@ impl SdeJob {
         cfg!(feature = "full") && self.f32
     }
 
-    fn check(&self) -> Result<Vec<String>> {
+    fn check(&self) -> Result<Vec<Note>> {
         if self.holds_f32() {
             self.check_as::<f32>()
         } else {
@@ -1318,7 +1318,7 @@ impl SdeJob {
         }
     }
 
-    fn check_as<S: HeldScalar>(&self) -> Result<Vec<String>> {
+    fn check_as<S: HeldScalar>(&self) -> Result<Vec<Note>> {
         let files = self.files()?;
         let all = (0..self.subsets.len())
             .map(|i| self.row_subset::<S>(i, &files))
@@ -1444,7 +1444,7 @@ impl SdeJob {
         self,
         parts: Vec<PartSubset>,
         backend: lethe::backend::BackendInfo,
-        warnings: Vec<String>,
+        warnings: Vec<Note>,
     ) -> Result<SdeOutput> {
         // Parts by subset number (a plain vector: a BTreeMap's code would weigh on the lean module).
         let mut by: Vec<Option<PartSubset>> = (0..self.subset_rows().len()).map(|_| None).collect();
@@ -1533,21 +1533,14 @@ fn side(in_training: bool) -> &'static str {
     if in_training { "in training" } else { "out of training" }
 }
 
-/// The core's warning texts as report warnings, with stable codes (the separability warning is replaced by the
-/// two-sided check of [`verdicts`]).
+/// The core's notes as report warnings, with the codes they were raised with (the separability note is replaced by
+/// the two-sided check of [`verdicts`]).
 fn core_warnings(report: &SdeReport) -> Vec<Warning> {
     report
         .warnings
         .iter()
-        .filter(|w| !w.contains("not clearly separable"))
-        .map(|w| {
-            let code = if w.starts_with("odd row counts") {
-                "odd_rows"
-            } else {
-                "sde"
-            };
-            Warning::new(code, None, w.clone(), None)
-        })
+        .filter(|w| w.kind != NoteKind::ReferencesNotSeparable)
+        .map(|w| Warning::new(w.code(), None, w.message.clone(), None))
         .collect()
 }
 

@@ -297,7 +297,7 @@ pub fn reader_warnings(role: &str, input: &Input) -> Vec<Warning> {
     input
         .warnings
         .iter()
-        .filter(|w| !is_nonfinite_note(w))
+        .filter(|w| w.kind != NoteKind::NonFinite)
         .map(|w| file_warning(Some(role), w))
         .collect()
 }
@@ -1340,7 +1340,7 @@ pub fn run_inspect(ws: &mut Workspace, req: &InspectRequest) -> Result<InspectRe
     let info = match lethe::data::inspect(&name, &*src.data) {
         Ok(mut info) => {
             if claimed.is_some() {
-                info.warnings.retain(|w| !w.contains("were ignored"));
+                info.warnings.retain(|w| w.kind != NoteKind::IgnoredKeys);
             }
             info
         }

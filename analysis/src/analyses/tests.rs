@@ -557,14 +557,30 @@ fn backends_are_parsed_and_backend_failures_marked() {
 
 #[test]
 fn a_label_column_left_out_of_the_features_is_warned_as_label_column() {
+    // The code comes from the reader that raised the note, whatever its wording.
+    let csv = "x,label\n0.5,1\n1.5,0\n2.5,1\n";
+    let loaded = lethe::data::load::<f64>("s.csv", &csv.as_bytes(), &lethe::data::LoadOptions::default()).unwrap();
+    let codes: Vec<String> = loaded
+        .warnings
+        .iter()
+        .map(|n| file_warning(Some("unlearned"), n).code)
+        .collect();
+    assert!(codes.iter().any(|c| c == "label_column"), "{codes:?}");
     let w = file_warning(
         Some("unlearned"),
-        "`s.csv`: column 6 (`label`) holds whole numbers and is named like a label or ID column, so it was left out \
-         of the features; to use it as a feature, load every column (on the command line: `s.csv#columns=all`)",
+        &Note::new(NoteKind::LabelColumn, "reworded: the labels were dropped"),
     );
     assert_eq!(
         (w.code.as_str(), w.input.as_deref()),
         ("label_column", Some("unlearned"))
     );
-    assert_eq!(file_warning(None, "something else odd").code, "file_reader");
+    for (kind, code) in [
+        (NoteKind::TrailingBytes, "trailing_bytes"),
+        (NoteKind::HeaderRow, "header_row"),
+        (NoteKind::FileNameNotUtf8, "file_name_not_utf8"),
+        (NoteKind::IgnoredKeys, "file_reader"),
+        (NoteKind::Reader, "file_reader"),
+    ] {
+        assert_eq!(file_warning(None, &Note::new(kind, "something odd")).code, code);
+    }
 }

@@ -417,7 +417,7 @@ pub struct SweepCell {
     /// How much the cell's subsets share rows (see [`SubsetOverlap`]).
     pub overlap: SweepOverlap,
     /// The calibrated report's warnings (e.g. overlapping reference subsets).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<lethe::note::Note>,
 }
 
 /// Runs one sweep cell; equal to `lethe calibrate --data <retrained> --it-pool 144..344 --oot-pool 544..744

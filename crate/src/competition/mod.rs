@@ -69,6 +69,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::MatrixRef;
 use crate::error::{Error, Result};
+use crate::note::{Note, NoteKind};
 
 /// metric.py's `EPSILON_CAP`: the official per-example epsilon never exceeds it (peaky examples get it).
 pub const EPSILON_CAP: f64 = 50.0;
@@ -206,7 +207,7 @@ pub struct CompetitionResult {
     pub eps_max: f64,
     pub variant: Variant,
     pub delta: f64,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Note>,
 }
 
 /// One row of the exhaustive attack table ([`exhaustive_attacks`]).
@@ -300,9 +301,12 @@ pub fn forget_score(
     let buckets = bucket_table(eps_max);
     let mut warnings = Vec::new();
     if params.eps_max == EpsMax::Official && n_models <= 2 {
-        warnings.push(format!(
+        warnings.push(Note::new(
+            NoteKind::NoBuckets,
+            format!(
             "with N = {n_models} unlearned models ⌈ln(N − 1)⌉ is {eps_max}, so metric.py's table has no buckets and every \
              example scores 0; use more models or a fixed eps_max"
+        ),
         ));
     }
     let cp = match params.variant {
@@ -333,11 +337,14 @@ pub fn forget_score(
         warnings.push(unscored_warning(&unscored, params.variant));
     }
     if !unrecognised.is_empty() {
-        warnings.push(format!(
-            "example(s) {}: the samples are perfectly separated, but with N = {n_models} metric.py's float32 CUDA \
+        warnings.push(Note::new(
+            NoteKind::SeparationCapped,
+            format!(
+                "example(s) {}: the samples are perfectly separated, but with N = {n_models} metric.py's float32 CUDA \
              rates give TPR + TNR ≠ 2, so it discards the separating attacks like every other one and stops with an \
              error; Lethe scores them epsilon = {EPSILON_CAP} (perfect separation, capped)",
-            list_examples(&unrecognised)
+                list_examples(&unrecognised)
+            ),
         ));
     }
     if params.variant == Variant::Official {
@@ -347,10 +354,13 @@ pub fn forget_score(
             .filter(|(r, u)| pooled_range(r, u) * 100.0 > 32_768.0)
             .count();
         if wide > 0 {
-            warnings.push(format!(
-                "{wide} example(s) span more than 327.68 units: for these, metric.py's own epsilon depends on how \
+            warnings.push(Note::new(
+                NoteKind::ThreadsChangeMetricPy,
+                format!(
+                    "{wide} example(s) span more than 327.68 units: for these, metric.py's own epsilon depends on how \
                  many threads PyTorch uses (it builds their threshold grid of over 32,768 points in chunks, one per \
                  thread, whose rounding differs); Lethe gives the single-threaded result"
+                ),
             ));
         }
     }
@@ -692,17 +702,18 @@ fn list_examples(examples: &[usize]) -> String {
     format!("{}{more}", shown.join(", "))
 }
 
-fn unscored_warning(examples: &[usize], variant: Variant) -> String {
+fn unscored_warning(examples: &[usize], variant: Variant) -> Note {
     let why = if variant == Variant::Official {
         "every attack was discarded (each had exactly one of its two error rates at 0; metric.py itself stops \
          with an error on such an example)"
     } else {
         "every attack was discarded (each had exactly one of its two error rates at 0)"
     };
-    format!(
+    let message = format!(
         "example(s) {}: {why}; scored with epsilon = 0. This happens when no threshold falls between the \
          retrained and the unlearned values: when all of them are equal, e.g. probabilities that round to 1.0 \
          (the score expects logit-scaled confidences, which keep such differences)",
         list_examples(examples)
-    )
+    );
+    Note::new(NoteKind::ExamplesUnscored, message)
 }

@@ -18,6 +18,7 @@ use super::load::{ArrayInfo, FileInfo, Format, LoadOptions, Loaded, nonfinite_wa
 use super::source::ByteSource;
 use super::text::{parse_num, read_text};
 use super::{DataError, Matrix, Scalar};
+use crate::note::{Note, NoteKind};
 
 /// Why parsing stopped, beyond what `serde_json` reports.
 #[derive(Debug)]
@@ -383,13 +384,16 @@ fn parse<T: Scalar>(
     text: &str,
     wanted: Option<&str>,
     store: bool,
-) -> Result<(Top<T>, Vec<String>), DataError> {
+) -> Result<(Top<T>, Vec<Note>), DataError> {
     let mut warnings = Vec::new();
     let fixed = quote_bare_nonfinite(text);
     if fixed.is_some() {
-        warnings.push(format!(
-            "`{input}` contains bare NaN/Infinity tokens (not valid JSON, but what Python's json.dumps writes); \
-             they were read as nan/inf"
+        warnings.push(Note::new(
+            NoteKind::Reader,
+            format!(
+                "`{input}` contains bare NaN/Infinity tokens (not valid JSON, but what Python's json.dumps writes); \
+                 they were read as nan/inf"
+            ),
         ));
     }
     let text = fixed.as_deref().unwrap_or(text);
@@ -466,11 +470,14 @@ fn array_info(name: Option<String>, shape: Vec<u64>, len: u64) -> ArrayInfo {
     }
 }
 
-fn ignored_warning(input: &str, ignored: &[String]) -> Option<String> {
+fn ignored_warning(input: &str, ignored: &[String]) -> Option<Note> {
     (!ignored.is_empty()).then(|| {
-        format!(
-            "`{input}`: keys whose values are not arrays were ignored: {}",
-            ignored.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+        Note::new(
+            NoteKind::IgnoredKeys,
+            format!(
+                "`{input}`: keys whose values are not arrays were ignored: {}",
+                ignored.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+            ),
         )
     })
 }
@@ -531,8 +538,9 @@ pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) ->
     let (name, acc) = match top {
         Top::Array(acc) => {
             if let Some(name) = &opts.name {
-                warnings.push(format!(
-                    "`{input}` is a single array; the array name `{name}` was ignored"
+                warnings.push(Note::new(
+                    NoteKind::Reader,
+                    format!("`{input}` is a single array; the array name `{name}` was ignored"),
                 ));
             }
             (None, acc)

@@ -26,6 +26,7 @@ use super::source::ByteSource;
 #[cfg(feature = "text")]
 use super::text;
 use super::{DataError, Matrix, Scalar, npy};
+use crate::note::{Note, NoteKind};
 
 /// The file formats Lethe reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -207,7 +208,7 @@ pub struct FileInfo {
     pub format: Format,
     pub file_size: u64,
     pub arrays: Vec<ArrayInfo>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Note>,
 }
 
 impl FileInfo {
@@ -245,11 +246,11 @@ pub struct Loaded<T: Scalar = f64> {
     /// The array that was loaded, as [`inspect`] would describe it.
     pub info: ArrayInfo,
     /// Things the caller should know: non-finite values present, detected header/labels, ignored bytes.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Note>,
 }
 
 /// Says where non-finite values are, so they are reported rather than hidden.
-pub(crate) fn nonfinite_warning<T: Scalar>(input: &str, m: &Matrix<T>) -> Option<String> {
+pub(crate) fn nonfinite_warning<T: Scalar>(input: &str, m: &Matrix<T>) -> Option<Note> {
     let (mut nan, mut pinf, mut ninf) = (0usize, 0usize, 0usize);
     let mut first = None;
     for (i, v) in m.as_slice().iter().enumerate() {
@@ -272,10 +273,13 @@ pub(crate) fn nonfinite_warning<T: Scalar>(input: &str, m: &Matrix<T>) -> Option
 }
 
 /// The warning about `[NaN, +inf, -inf]` counts of non-finite values, the first at (`row`, `col`) of the matrix.
-pub(crate) fn nonfinite_text(input: &str, [nan, pinf, ninf]: [usize; 3], row: usize, col: usize) -> String {
-    format!(
-        "`{input}` contains non-finite values ({nan} NaN, {pinf} +inf, {ninf} -inf; the first at row {row}, column \
+pub(crate) fn nonfinite_text(input: &str, [nan, pinf, ninf]: [usize; 3], row: usize, col: usize) -> Note {
+    Note::new(
+        NoteKind::NonFinite,
+        format!(
+            "`{input}` contains non-finite values ({nan} NaN, {pinf} +inf, {ninf} -inf; the first at row {row}, column \
          {col}); the statistics refuse them: remove or impute those rows first"
+        ),
     )
 }
 
@@ -286,7 +290,7 @@ pub(crate) fn finish<T: Scalar>(
     plan: &Plan<'_>,
     data: Vec<T>,
     info: ArrayInfo,
-    mut warnings: Vec<String>,
+    mut warnings: Vec<Note>,
 ) -> Result<Loaded<T>, DataError> {
     let matrix = Matrix::from_vec(plan.out_rows(), plan.cols(), data)
         .map_err(|e| DataError::internal(input, format!("assembling the matrix: {e}")))?;
@@ -419,14 +423,17 @@ fn not_built(input: &str, format: Format) -> DataError {
     }
 }
 
-fn mismatch_warning(input: &str, found: Format) -> Option<String> {
+fn mismatch_warning(input: &str, found: Format) -> Option<Note> {
     let named = Format::from_extension(input)?;
     (named != found).then(|| {
-        format!(
-            "`{input}` is named like {} but its content is {}; it was read as {}",
-            named.label(),
-            found.label(),
-            found.label()
+        Note::new(
+            NoteKind::Reader,
+            format!(
+                "`{input}` is named like {} but its content is {}; it was read as {}",
+                named.label(),
+                found.label(),
+                found.label()
+            ),
         )
     })
 }

@@ -17,6 +17,7 @@ use super::dtype::{self, DType, Kind};
 use super::load::{ArrayInfo, FileInfo, Format, LoadOptions, Loaded, finish};
 use super::source::ByteSource;
 use super::{DataError, Scalar};
+use crate::note::{Note, NoteKind};
 
 /// The magic bytes that open every .npy file.
 pub const MAGIC: &[u8; 6] = b"\x93NUMPY";
@@ -427,7 +428,7 @@ pub(crate) fn read_header(input: &str, src: &dyn ByteSource) -> Result<Header, D
 
 /// Checks that `len` bytes hold the header's data; returns a warning, naming the file and what to do, if there are
 /// bytes after it.
-pub(crate) fn check_size(input: &str, h: &Header, len: u64) -> Result<Option<String>, DataError> {
+pub(crate) fn check_size(input: &str, h: &Header, len: u64) -> Result<Option<Note>, DataError> {
     let Some(layout) = h.layout() else {
         return Ok(None);
     };
@@ -454,13 +455,16 @@ pub(crate) fn check_size(input: &str, h: &Header, len: u64) -> Result<Option<Str
         });
     }
     Ok((need < len).then(|| {
-        format!(
-            "`{input}`: {} bytes after the array data (shape {:?}, {}) were ignored; np.save writes none, so the \
+        Note::new(
+            NoteKind::TrailingBytes,
+            format!(
+                "`{input}`: {} bytes after the array data (shape {:?}, {}) were ignored; np.save writes none, so the \
              file was appended to or its header describes less than was written: check the shape, and re-save the \
              array with np.save if it is not the one meant",
-            len - need,
-            h.shape,
-            layout.dtype.name()
+                len - need,
+                h.shape,
+                layout.dtype.name()
+            ),
         )
     }))
 }
@@ -511,10 +515,11 @@ pub fn inspect(input: &str, src: &dyn ByteSource) -> Result<FileInfo, DataError>
 pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) -> Result<Loaded<T>, DataError> {
     let h = read_header(input, src)?;
     let extra = check_size(input, &h, src.len())?;
-    let mut warnings: Vec<String> = extra.into_iter().collect();
+    let mut warnings: Vec<Note> = extra.into_iter().collect();
     if let Some(name) = &opts.name {
-        warnings.push(format!(
-            "`{input}` is a single .npy array; the array name `{name}` was ignored"
+        warnings.push(Note::new(
+            NoteKind::Reader,
+            format!("`{input}` is a single .npy array; the array name `{name}` was ignored"),
         ));
     }
     let info = h.info(None, Some(0));
@@ -577,7 +582,12 @@ mod tests {
         f.extend_from_slice(b"garbage");
         let got = load::<f64>("x.npy", &f.as_slice(), &LoadOptions::default()).unwrap();
         assert_eq!(got.matrix.as_slice(), &[1.0, 2.0]);
-        let w = got.warnings.join("\n");
+        let w = got
+            .warnings
+            .iter()
+            .map(|w| w.message.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
         assert!(
             w.contains("`x.npy`: 7 bytes after the array data") && w.contains("re-save the array with np.save"),
             "{w}"

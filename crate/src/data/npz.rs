@@ -18,6 +18,7 @@ use super::load::{ArrayInfo, FileInfo, Format, LoadOptions, Loaded, finish, pick
 use super::npy::{self, Header};
 use super::source::{ByteSource, SourceReader};
 use super::{DataError, Scalar};
+use crate::note::{Note, NoteKind};
 
 type Archive<'a> = ZipArchive<BufReader<SourceReader<'a>>>;
 
@@ -55,7 +56,7 @@ struct Member {
     unreadable: Option<String>,
 }
 
-fn members(input: &str, zip: &Archive<'_>, warnings: &mut Vec<String>) -> Result<Vec<Member>, DataError> {
+fn members(input: &str, zip: &Archive<'_>, warnings: &mut Vec<Note>) -> Result<Vec<Member>, DataError> {
     let mut out = Vec::new();
     for index in 0..zip.len() {
         let entry = zip.by_index_data(index).map_err(|e| zip_error(input, e))?;
@@ -64,8 +65,9 @@ fn members(input: &str, zip: &Archive<'_>, warnings: &mut Vec<String>) -> Result
             continue;
         }
         let Some(name) = file.strip_suffix(".npy") else {
-            warnings.push(format!(
-                "`{input}`: member `{file}` is not a .npy array and was ignored"
+            warnings.push(Note::new(
+                NoteKind::Reader,
+                format!("`{input}`: member `{file}` is not a .npy array and was ignored"),
             ));
             continue;
         };
@@ -131,7 +133,7 @@ fn member_header<'z, 'b>(
     Ok((h, data_start, f))
 }
 
-fn info_for(label: &str, zip: &mut Archive<'_>, m: &Member) -> Result<(ArrayInfo, Option<String>), DataError> {
+fn info_for(label: &str, zip: &mut Archive<'_>, m: &Member) -> Result<(ArrayInfo, Option<Note>), DataError> {
     if let Some(why) = &m.unreadable {
         let info = ArrayInfo {
             name: Some(m.name.clone()),
@@ -164,7 +166,7 @@ fn chosen(
     input: &str,
     zip: &mut Archive<'_>,
     name: Option<&str>,
-) -> Result<(Member, String, ArrayInfo, Vec<String>), DataError> {
+) -> Result<(Member, String, ArrayInfo, Vec<Note>), DataError> {
     // Warnings about other members do not concern this load.
     let list = members(input, zip, &mut Vec::new())?;
     let names: Vec<String> = list.iter().map(|m| m.name.clone()).collect();

@@ -37,6 +37,7 @@ use super::load::{
 };
 use super::source::ByteSource;
 use super::{DataError, Matrix, Scalar};
+use crate::note::{Note, NoteKind};
 
 /// Lines looked at to sniff the delimiter.
 const SNIFF_LINES: usize = 20;
@@ -753,7 +754,7 @@ fn decide(
     delim: Delim,
     opts: &LoadOptions,
     choice: &ColumnChoice,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Note>,
 ) -> Result<(Layout, Vec<Candidate>), DataError> {
     let wanted: &[String] = match choice {
         ColumnChoice::Use(v) | ColumnChoice::Drop(v) => v,
@@ -771,9 +772,12 @@ fn decide(
         None => {
             let v = if h.records >= 2 { h.header_vote } else { h.all_text0 };
             if v {
-                warnings.push(format!(
-                    "`{input}`: the first row was read as column names (it holds text where the next row holds \
-                     numbers)"
+                warnings.push(Note::new(
+                    NoteKind::HeaderRow,
+                    format!(
+                        "`{input}`: the first row was read as column names (it holds text where the next row \
+                         holds numbers)"
+                    ),
                 ));
             }
             v
@@ -799,10 +803,13 @@ fn decide(
                 None
             };
             if let Some(c) = pick {
-                warnings.push(format!(
-                    "`{input}`: column {} is not numeric in the first data row and was read as row labels, not as a \
-                     feature",
-                    c + 1
+                warnings.push(Note::new(
+                    NoteKind::LabelColumn,
+                    format!(
+                        "`{input}`: column {} is not numeric in the first data row and was read as row labels, not \
+                         as a feature",
+                        c + 1
+                    ),
                 ));
             }
             pick
@@ -954,7 +961,7 @@ struct Table<T> {
     text_columns: Vec<TextColumn>,
     columns: Option<Vec<String>>,
     note: String,
-    warnings: Vec<String>,
+    warnings: Vec<Note>,
 }
 
 fn hint(j: usize, l: &Layout) -> String {
@@ -994,8 +1001,9 @@ fn parse<T: Scalar>(
     if let Some(name) = &opts.name
         && ColumnChoice::from_name(name).is_none()
     {
-        warnings.push(format!(
-            "`{input}` is a single table; the array name `{name}` was ignored"
+        warnings.push(Note::new(
+            NoteKind::Reader,
+            format!("`{input}` is a single table; the array name `{name}` was ignored"),
         ));
     }
     let (l, mut cands) = decide(input, src, (start, line0), delim, opts, &choice, &mut warnings)?;
@@ -1112,17 +1120,23 @@ fn parse<T: Scalar>(
     let file = |c: &Candidate| format!("column {} (`{}`)", c.col + 1, c.name);
     for c in &cands {
         match c.kind {
-            Named::Unnamed if c.left_out() => warnings.push(format!(
+            Named::Unnamed if c.left_out() => warnings.push(Note::new(
+                NoteKind::LabelColumn,
+                format!(
                 "`{input}`: column {} has no name and holds the row numbers 0, 1, 2, … (pandas writes its index so), \
                  so it was left out of the features; to use it as a feature, load every column (on the command \
                  line: `{input}#columns=all`)",
                 c.col + 1
+            ),
             )),
-            _ if c.left_out() => warnings.push(format!(
+            _ if c.left_out() => warnings.push(Note::new(
+                NoteKind::LabelColumn,
+                format!(
                 "`{input}`: {} holds {} and is named like a label or ID column, so it was left out of the \
                  features; to use it as a feature, load every column (on the command line: `{input}#columns=all`)",
                 file(c),
                 if c.text.is_some() { "text" } else { "whole numbers" }
+            ),
             )),
             Named::Unnamed => {
                 if let Some((line, text)) = &c.text {
@@ -1135,11 +1149,14 @@ fn parse<T: Scalar>(
                     });
                 }
             }
-            _ => warnings.push(format!(
+            _ => warnings.push(Note::new(
+                NoteKind::Reader,
+                format!(
                 "`{input}`: {} is named like a label or ID column but holds numbers that are not whole, so it was \
                  kept as a feature; to leave it out, drop the column `{}`",
                 file(c),
                 c.name
+            ),
             )),
         }
     }
@@ -1472,7 +1489,12 @@ mod tests {
                 .collect::<Vec<_>>(),
             [("id", 1), ("label", 4)]
         );
-        let w = t.warnings.join("\n");
+        let w = t
+            .warnings
+            .iter()
+            .map(|w| w.message.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
         assert!(w.contains("column 1 (`id`)") && w.contains("column 4 (`label`)"), "{w}");
         assert!(
             w.contains("left out of the features") && w.contains("t.csv#columns=all"),

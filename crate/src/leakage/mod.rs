@@ -49,6 +49,7 @@ pub use variance::{SdMethod, StdBounds, VarianceBounds, VarianceParams, std_boun
 use crate::binomial;
 use crate::check;
 use crate::error::{Error, Result};
+use crate::note::{Note, NoteKind};
 use crate::numpy;
 
 /// conbo's default significance level (`alpha = 0.01` in every conbo function).
@@ -222,10 +223,14 @@ fn eps_unchecked(n: f64, alpha: f64, sidedness: Sidedness) -> f64 {
 }
 
 /// The one-sided DKW inequality is proven only for `alpha ≤ 1/2`; flag uses beyond it.
-fn one_sided_alpha_warning(alpha: f64, sidedness: Sidedness, warnings: &mut Vec<String>) {
+fn one_sided_alpha_warning(alpha: f64, sidedness: Sidedness, warnings: &mut Vec<Note>) {
     if sidedness == Sidedness::OneSided && alpha > 0.5 {
-        warnings.push(format!(
-            "alpha = {alpha} > 0.5: the one-sided DKW inequality behind this bound is proven only for alpha <= 0.5"
+        warnings.push(Note::new(
+            NoteKind::AlphaAboveHalf,
+            format!(
+                "alpha = {alpha} > 0.5: the one-sided DKW inequality behind this bound is proven only for alpha <= \
+                 0.5"
+            ),
         ));
     }
 }
@@ -429,7 +434,7 @@ pub struct GeneralLeakageBound {
     /// Number of samples.
     pub n: usize,
     /// Caveats (one-sided use with `alpha > 1/2`).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Note>,
 }
 
 /// General leakage bound: an upper bound on `Pr(X > x)`, the probability that the next sample leaks more

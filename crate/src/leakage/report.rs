@@ -7,6 +7,7 @@ use super::{
     SampleSizeParams, SampleSizePlan, SdMethod, Sidedness, StdBounds, VarianceParams,
 };
 use crate::error::Result;
+use crate::note::Note;
 
 /// Settings of [`report`]; defaults follow conbo (two-sided alpha = 0.01, stepsize 100) and the paper (rho = 2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,7 +52,7 @@ pub struct LeakageReport {
     /// Samples needed for a band (and, for binary flags, a bound) of half-width `plan_width` at the observed rate.
     pub plan: SampleSizePlan,
     pub params: LeakageParams,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Note>,
 }
 
 /// Computes [`super::m_bin_scores`] (for 0/1 data), [`super::m_gen`], [`super::expectation_bounds`],
@@ -90,8 +91,8 @@ pub fn report(scores: &[f64], params: &LeakageParams) -> Result<LeakageReport> {
         leak_rate,
         sidedness: params.sidedness,
     })?;
-    warnings.sort();
-    warnings.dedup();
+    warnings.sort_by(|a, b| a.message.cmp(&b.message));
+    warnings.dedup_by(|a, b| a.message == b.message);
     Ok(LeakageReport {
         n: scores.len(),
         binary,

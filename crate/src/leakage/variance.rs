@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use super::{DEFAULT_ALPHA, DEFAULT_STEPSIZE, Ecdf, GridBand, check_stepsize, check_unit_samples, numpy};
 use crate::check;
 use crate::error::Result;
+use crate::note::{Note, NoteKind};
 
 /// Largest variance of any distribution on [0, 1]; a bound above it carries no information.
 const MAX_VARIANCE_ON_UNIT_INTERVAL: f64 = 0.25;
@@ -110,7 +111,7 @@ pub struct VarianceBounds {
     /// Number of samples.
     pub n: usize,
     /// Caveats: an omitted atom at 0, a vacuous bound.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Note>,
 }
 
 /// Confidence bounds on the standard deviation (see [`std_bounds`]).
@@ -135,7 +136,7 @@ pub struct StdBounds {
     /// Number of samples.
     pub n: usize,
     /// Caveats, as for [`VarianceBounds`].
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Note>,
 }
 
 /// Distribution-free bounds on `Var X` for `X ∈ [0, 1]`, holding with probability at least `1 − alpha`
@@ -198,17 +199,23 @@ pub fn variance_bounds(samples: &[f64], params: &VarianceParams) -> Result<Varia
     let mut warnings = Vec::new();
     let zeros = samples.iter().filter(|&&v| v == 0.0).count();
     if zeros > 0 && !atom_covered {
-        warnings.push(format!(
-            "{zeros} of {} samples are exactly 0; this bound leaves out the probability mass at 0 (the paper's \
+        warnings.push(Note::new(
+            NoteKind::MassAtZeroLeftOut,
+            format!(
+                "{zeros} of {} samples are exactly 0; this bound leaves out the probability mass at 0 (the paper's \
              formula starts at F(tau_1) - F(tau_0)), so it may under-cover; use the LP method, or the per-bin \
              method with the mass at 0 counted in the first cell",
-            samples.len()
+                samples.len()
+            ),
         ));
     }
     if upper > MAX_VARIANCE_ON_UNIT_INTERVAL {
-        warnings.push(format!(
+        warnings.push(Note::new(
+            NoteKind::SdBoundUninformative,
+            format!(
             "the variance bound {upper} exceeds 1/4, the largest variance of any distribution on [0, 1]; it carries \
              no information (more samples, a coarser grid or the LP method tighten it)"
+        ),
         ));
     }
 

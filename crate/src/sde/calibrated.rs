@@ -38,6 +38,7 @@ use crate::data::{Columns, Scalar, Source};
 use crate::error::{Error, Result};
 use crate::hsic::{shuffle_bytes, shuffle_steps};
 use crate::kernel::{self, Bandwidth};
+use crate::note::{Note, NoteKind};
 use crate::permute::{Permutations, RNG_ID, Stream};
 use crate::progress::{Monitor, Progress, Silent};
 
@@ -244,7 +245,7 @@ pub struct CalibratedReport {
     pub summaries: Vec<RuleSummary>,
     /// Plain-language reading of the result (what the signal is, how well the references separate).
     pub notes: Vec<String>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Note>,
     pub complete: bool,
 }
 
@@ -346,7 +347,7 @@ fn draw_references(
     size: usize,
     rng: &mut Permutations,
     class: &str,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Note>,
 ) -> Result<(Vec<Vec<usize>>, bool)> {
     let mut avail: Vec<usize> = pool.iter().copied().filter(|i| !exclude.contains(i)).collect();
     avail.sort_unstable();
@@ -367,11 +368,19 @@ fn draw_references(
             .collect();
         Ok((subsets, true))
     } else {
-        warnings.push(format!(
-            "the {class} pool has {} rows outside the targets, fewer than {r} × {size} = {}: its {r} reference \
+        let kind = if class == "in-training" {
+            NoteKind::OverlappingInTraining
+        } else {
+            NoteKind::OverlappingOutOfTraining
+        };
+        warnings.push(Note::new(
+            kind,
+            format!(
+                "the {class} pool has {} rows outside the targets, fewer than {r} × {size} = {}: its {r} reference \
              subsets overlap (each is drawn independently)",
-            avail.len(),
-            mul(r, size)
+                avail.len(),
+                mul(r, size)
+            ),
         ));
         let subsets = (0..r)
             .map(|_| rng.subset(avail.len(), size).into_iter().map(|i| avail[i]).collect())
@@ -414,7 +423,7 @@ pub fn summary(
 /// What the calibrated evaluation fixes before any kernel is built: the reference subsets of each class and the
 /// warnings about them.
 pub(super) struct Plan {
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Note>,
     pub it_sets: Vec<Vec<usize>>,
     pub it_disjoint: bool,
     pub oot_sets: Vec<Vec<usize>>,
@@ -617,8 +626,9 @@ pub(super) fn plan(
         oot_sets.iter().flatten().filter(|i| a.contains(i)).count()
     };
     if overlap > 0 {
-        warnings.push(format!(
-            "{overlap} rows appear in both the in-training and out-of-training references"
+        warnings.push(Note::new(
+            NoteKind::SharedReferenceRows,
+            format!("{overlap} rows appear in both the in-training and out-of-training references"),
         ));
     }
     Ok(Plan {

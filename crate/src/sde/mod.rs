@@ -50,6 +50,7 @@ use crate::hsic::{PermutationRun, shuffle_bytes, shuffle_steps};
 use crate::kernel::{Bandwidth, rbf_steps};
 use crate::mann_whitney::{MannWhitneyResult, mann_whitney_u};
 use crate::mmd::{MmdEstimator, mmd, mmd_bytes};
+use crate::note::{Note, NoteKind};
 use crate::options::{Alternative, PValueMethod};
 use crate::permute::{Permutations, RNG_ID, Stream};
 use crate::progress::{Monitor, Progress, Silent};
@@ -249,7 +250,7 @@ pub struct SdeReport {
     pub f1_mmd: Option<F1Result>,
     pub f1_wasserstein: Option<F1Result>,
     pub complete: bool,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Note>,
     /// The placebo check of the calls, filled in by the analysis layer (absent where there was nothing to check,
     /// and from the core alone).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -607,7 +608,7 @@ pub fn report(
     out_of_training: Option<SplitHalf>,
     targets: Vec<TargetOutcome>,
     complete: bool,
-    mut warnings: Vec<String>,
+    mut warnings: Vec<Note>,
 ) -> Result<SdeReport> {
     let reference_separation = match &out_of_training {
         Some(o) if !in_training.values.is_empty() && !o.values.is_empty() => Some(mann_whitney_u(
@@ -620,10 +621,13 @@ pub fn report(
         _ => None,
     };
     if let Some(sep) = reference_separation.as_ref().filter(|s| s.p_value >= 0.01) {
-        warnings.push(format!(
-            "the references are not clearly separable: one-sided Mann–Whitney p = {:.2e} for H(IT) > H(OOT) \
+        warnings.push(Note::new(
+            NoteKind::ReferencesNotSeparable,
+            format!(
+                "the references are not clearly separable: one-sided Mann–Whitney p = {:.2e} for H(IT) > H(OOT) \
              (the paper requires p < 0.01); verdicts on this data are close to chance",
-            sep.p_value
+                sep.p_value
+            ),
         ));
     }
     // A tie is no call: it counts neither way in the OTR (no rate where no target was called).
@@ -776,7 +780,7 @@ pub fn check_subsets<S: Scalar>(
     out_of_training: &RowSubset<'_, S>,
     targets: &[RowSubset<'_, S>],
     params: &SdeParams,
-) -> Result<Vec<String>> {
+) -> Result<Vec<Note>> {
     check_subsets_on(in_training, out_of_training, targets, params, 1)
 }
 
@@ -790,7 +794,7 @@ pub fn check_subsets_on<S: Scalar>(
     targets: &[RowSubset<'_, S>],
     params: &SdeParams,
     threads: usize,
-) -> Result<Vec<String>> {
+) -> Result<Vec<Note>> {
     params.validate()?;
     let d = in_training.source.cols();
     for (name, cols) in std::iter::once((out_of_training.name, out_of_training.source.cols()))
@@ -820,9 +824,12 @@ pub fn check_subsets_on<S: Scalar>(
         .map(|t| t.name)
         .collect();
     if !odd.is_empty() {
-        warnings.push(format!(
-            "odd row counts: the last row of {} is not used (halves must be equal)",
-            odd.join(", ")
+        warnings.push(Note::new(
+            NoteKind::OddRows,
+            format!(
+                "odd row counts: the last row of {} is not used (halves must be equal)",
+                odd.join(", ")
+            ),
         ));
     }
     Ok(warnings)
