@@ -5,7 +5,7 @@ import { h, fill, nextId } from '../dom.js';
 import { cls } from '../classes.js';
 import { fmt, seconds } from '../format.js';
 import { arraysOf, noteOnly, wireDrop } from '../inputs.js';
-import { download, json, csv, svgText, pngBlob } from '../export.js';
+import { download, json, csv, svgText, pngBlob, withHeading } from '../export.js';
 import { fitTexts, widthOf } from '../views/svg.js';
 
 /** What the page calls each input role (the layer's messages name roles as the request does). */
@@ -601,6 +601,15 @@ export function showError(parts, slots, e) {
   else fill(parts.error, say(e.message));
 }
 
+/**
+ * A table's own scroll box: a table wider than its column scrolls inside this box instead of being cut off or widening
+ * the page. Focusable (tabindex 0) so keyboard users can scroll it, a region named by `label` or the table's caption.
+ */
+export function tableBox({ label, ...attrs }, table) {
+  const named = label || table.querySelector('caption')?.textContent || 'table';
+  return h('div', { ...attrs, class: attrs.class || 'table-scroll', tabindex: 0, role: 'region', 'aria-label': named }, table);
+}
+
 /** A definition list of [term, value, note?] rows; values get `data-value` (for tests and screen readers). */
 export function numbers(rows, caption) {
   return h(
@@ -619,8 +628,11 @@ export function numbers(rows, caption) {
 
 export const n6 = fmt;
 
-/** A plot block: title, the SVG (re-drawn on resize), SVG/PNG export buttons. */
-export function plotBlock({ title, draw, filename }) {
+/**
+ * A plot block: title, the SVG (re-drawn on resize), SVG/PNG export buttons. `heading` (lines: a string or {text,
+ * attrs}) goes above the chart in the exported SVG and PNG, so that the file says what it shows without the page.
+ */
+export function plotBlock({ title, draw, filename, heading }) {
   const holder = h('div', { class: 'plot-holder' });
   const render = () => {
     fill(holder, draw(widthOf(holder)));
@@ -628,8 +640,9 @@ export function plotBlock({ title, draw, filename }) {
   };
   const svgBtn = h('button', { type: 'button', class: 'button button-small button-secondary', 'aria-label': `Download ${title} as SVG` }, 'SVG');
   const pngBtn = h('button', { type: 'button', class: 'button button-small button-secondary', 'aria-label': `Download ${title} as PNG` }, 'PNG');
-  svgBtn.addEventListener('click', () => download(`${filename}.svg`, svgText(holder.querySelector('svg')), 'image/svg+xml'));
-  pngBtn.addEventListener('click', async () => download(`${filename}.png`, await pngBlob(holder.querySelector('svg'))));
+  const exported = () => withHeading(holder.querySelector('svg'), heading);
+  svgBtn.addEventListener('click', () => download(`${filename}.svg`, svgText(exported()), 'image/svg+xml'));
+  pngBtn.addEventListener('click', async () => download(`${filename}.png`, await pngBlob(exported())));
   const el = h('figure', { class: 'plot-block' }, h('figcaption', {}, h('span', {}, title), h('span', { class: 'plot-actions' }, svgBtn, pngBtn)), holder);
   if (typeof ResizeObserver === 'function') {
     let w = 0;

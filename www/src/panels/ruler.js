@@ -3,7 +3,7 @@
 import { h, fill, nextId } from '../dom.js';
 import { fmt, num } from '../format.js';
 import { histogramPlot } from '../views/hist.js';
-import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, refuseExampleMix, changedEvent, say, loadWarnings } from './common.js';
+import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, refuseExampleMix, changedEvent, say, loadWarnings, tableBox } from './common.js';
 
 /** One run's histogram of nearest-neighbour percentile ranks (the core's counts). */
 export function rankPlot(hg, width) {
@@ -199,7 +199,7 @@ export function rulerPanel(ctx) {
     });
     if (res.across_runs.length) {
       blocks.push(
-        h('div', { class: 'table-scroll' }, h('table', { class: 'targets' },
+        tableBox({ class: 'table-scroll' }, h('table', { class: 'targets' },
           h('caption', {}, `Across ${res.runs.length} runs: Wilcoxon signed-rank against the null, Benjamini–Hochberg at FDR ${req.fdr}`),
           h('thead', {}, h('tr', {}, ['metric', 'null', 'Wilcoxon p', 'BH-adjusted', 'rank-biserial', ''].map((c) => h('th', { scope: 'col' }, c)))),
           h('tbody', {}, res.across_runs.map((m) => h('tr', { 'data-key': `ruler.across.${m.metric}` },
