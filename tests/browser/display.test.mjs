@@ -1,9 +1,10 @@
 // Issue 24 item 8, display: wide tables scroll inside their own box (keyboard-focusable, named) at 1400 px and
 // 375 px instead of being cut off or widening the page; the membership audit's exported ROC stands alone (its title
-// and the report's AUC in the SVG).
+// and the report's AUC in the SVG); RULER's results say which split column and value chose the forget and retain
+// rows (and which index file), as the report records them.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { assert, downloadJson, eq, fmt, num, open, runDone, slot, waitExample, workdir } from './lib.mjs';
+import { assert, downloadJson, eq, fmt, num, open, runDone, slot, waitExample, workdir, write } from './lib.mjs';
 
 /** Every result table of the page: its box, and whether anything of it is hidden or widens the page. */
 async function tableFacts(page) {
@@ -106,6 +107,39 @@ export const tests = [
       return `${f.tables.length} tables; page ${f.page} ≤ ${f.inner} px`;
     },
   })),
+  {
+    name: 'RULER: the results name the split column and value that chose the forget and retain rows, and an index file',
+    async fn({ context, base }) {
+      const dir = workdir();
+      // One label per row of the 744-row demo files; 'retain' on 400 rows and 'forget' on the first 144.
+      const split = Array.from({ length: 744 }, (_, i) => (i < 144 ? 'forget' : i < 544 ? 'retain' : 'test'));
+      write(dir, 'split.txt', split.join('\n') + '\n');
+      const page = await open(context, base, '/?example=0', { width: 1400, height: 900 });
+      await page.locator('[data-role="inputs-file"]').setInputFiles(['act_unlearned.npy', 'act_retrained.npy', 'split.txt', 'retain.txt'].map((f) => path.join(dir, f)));
+      await page.locator('.lethe-card[data-name="split.txt"] .lethe-hash').waitFor();
+      await page.locator('.lethe-card[data-name="retain.txt"] .lethe-hash').waitFor();
+      const ruler = page.locator('#lethe-ruler');
+      await ruler.locator('select[data-role="unlearned"]').selectOption({ label: 'act_unlearned.npy' });
+      await ruler.locator('select[data-role="oracle"]').selectOption({ label: 'act_retrained.npy' });
+      await ruler.locator('[data-role="forget-rows-mode"]').selectOption('split');
+      await ruler.locator('[data-role="forget-rows-source"]').selectOption({ label: 'split.txt' });
+      await ruler.locator('[data-role="forget-split-value"]').fill('forget');
+      await ruler.locator('[data-role="retain-rows-mode"]').selectOption('file');
+      await ruler.locator('[data-role="retain-rows-source"]').selectOption({ label: 'retain.txt' });
+      await runDone(ruler);
+      const report = await downloadJson(page, ruler.locator('[data-action="export-json"]'));
+      const rec = (role) => report.inputs.find((x) => x.role === role && x.format === 'rows');
+      eq(rec('forget')?.spec, 'split.txt==forget', 'the report records the split column and value');
+      const said = ruler.locator('[data-value="ruler.rows_source"]');
+      const forget = await said.locator('[data-role="forget"]').textContent();
+      const retain = await said.locator('[data-role="retain"]').textContent();
+      eq(forget, `forget: ${report.result.runs[0].n_forget} rows where column split.txt = forget`, 'the forget rows’ source');
+      eq(retain, `retain: ${report.result.runs[0].n_retain} rows listed in retain.txt`, 'the retain rows’ source');
+      eq(report.result.runs[0].n_forget, 144, 'forget rows from the split column');
+      assert(page.errors.length === 0, page.errors.join('; '));
+      return `${forget}; ${retain}`;
+    },
+  },
   {
     name: 'the exported membership-audit ROC (SVG) carries its title and the report’s AUC with its interval',
     async fn({ context, base }) {

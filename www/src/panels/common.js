@@ -610,6 +610,30 @@ export function tableBox({ label, ...attrs }, table) {
   return h('div', { ...attrs, class: attrs.class || 'table-scroll', tabindex: 0, role: 'region', 'aria-label': named }, table);
 }
 
+/**
+ * Where rows given on their own came from (ruler's forget and retain rows), from the report's inputs: the layer
+ * records an index or split file as an input of that role (format `rows`), its spec `FILE==VALUE` for a split column
+ * and `FILE` for an index file. Says "forget: 144 rows where column `split.txt` = forget"; null where no row came from
+ * a file (rows typed as ranges).
+ */
+export function rowSources(inputs, roles, key) {
+  const items = [];
+  for (const role of roles) {
+    for (const r of (inputs || []).filter((x) => x.role === role && x.format === 'rows')) {
+      const n = `${r.rows_used} row${r.rows_used === 1 ? '' : 's'}`;
+      const split = r.spec.startsWith(`${r.path}==`) ? r.spec.slice(r.path.length + 2) : null;
+      items.push(
+        h('span', { 'data-role': role, 'data-column': split == null ? null : r.path, 'data-split-value': split },
+          split == null
+            ? [`${role}: ${n} listed in `, h('code', {}, r.path)]
+            : [`${role}: ${n} where column `, h('code', {}, r.path), ' = ', h('code', {}, split)]),
+      );
+    }
+  }
+  if (!items.length) return null;
+  return h('p', { class: 'muted rows-source', 'data-value': key }, items.flatMap((x, i) => (i ? ['; ', x] : [x])));
+}
+
 /** A definition list of [term, value, note?] rows; values get `data-value` (for tests and screen readers). */
 export function numbers(rows, caption) {
   return h(
