@@ -4,7 +4,7 @@
 // rows (and which index file), as the report records them.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { assert, downloadJson, eq, fmt, num, open, runDone, slot, waitExample, workdir, write } from './lib.mjs';
+import { assert, downloadJson, eq, fmt, npy, num, open, rng, runDone, slot, waitExample, workdir, write } from './lib.mjs';
 
 /** Every result table of the page: its box, and whether anything of it is hidden or widens the page. */
 async function tableFacts(page) {
@@ -138,6 +138,36 @@ export const tests = [
       eq(report.result.runs[0].n_forget, 144, 'forget rows from the split column');
       assert(page.errors.length === 0, page.errors.join('; '));
       return `${forget}; ${retain}`;
+    },
+  },
+  {
+    name: 'membership audit: one score file split by a column goes in twice; the results name the column and each value',
+    async fn({ context, base }) {
+      const dir = workdir();
+      const r = rng(7);
+      const labels = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? 'member' : 'non'));
+      write(dir, 'scores.npy', npy(labels.map((l) => r() + (l === 'member' ? 0.3 : 0)), [300]));
+      write(dir, 'who.txt', labels.join('\n') + '\n');
+      const page = await open(context, base, '/?example=0', { width: 1400, height: 900 });
+      await page.locator('[data-role="inputs-file"]').setInputFiles(['scores.npy', 'who.txt'].map((f) => path.join(dir, f)));
+      await page.locator('.lethe-card[data-name="who.txt"] .lethe-hash').waitFor();
+      const mia = page.locator('#lethe-mia[data-panel]');
+      for (const [role, value] of [['members', 'member'], ['non_members', 'non']]) {
+        await slot(mia, role).choose('scores.npy');
+        await mia.locator(`[data-role="${role}-rows-mode"]`).selectOption('split');
+        await mia.locator(`[data-role="${role}-rows-source"]`).selectOption({ label: 'who.txt' });
+        await mia.locator(`[data-role="${role}-split-value"]`).fill(value);
+      }
+      await runDone(mia);
+      const report = await downloadJson(page, mia.locator('[data-action="export-json"]'));
+      const said = mia.locator('[data-value="mia.rows_source"]');
+      const members = await said.locator('[data-role="members"]').textContent();
+      const non = await said.locator('[data-role="non_members"]').textContent();
+      eq(members, `members: ${report.result.summary.n_members} rows where column who.txt = member`, 'the members’ source');
+      eq(non, `non-members: ${report.result.summary.n_non_members} rows where column who.txt = non`, 'the non-members’ source');
+      eq(report.result.summary.n_members, 100, 'members from the split column');
+      assert(page.errors.length === 0, page.errors.join('; '));
+      return `${members}; ${non}`;
     },
   },
   {

@@ -616,17 +616,23 @@ export function tableBox({ label, ...attrs }, table) {
  * and `FILE` for an index file. Says "forget: 144 rows where column `split.txt` = forget"; null where no row came from
  * a file (rows typed as ranges).
  */
-export function rowSources(inputs, roles, key) {
+export function rowSources(inputs, roles, key, labels = {}) {
   const items = [];
   for (const role of roles) {
-    for (const r of (inputs || []).filter((x) => x.role === role && x.format === 'rows')) {
+    for (const r of (inputs || []).filter((x) => x.role === role)) {
+      // Rows given on their own (the record is the row file), or an input's `PATH@FILE==VALUE` (its row_file).
+      const own = r.format === 'rows';
+      const file = own ? r.path : r.row_file?.path;
+      if (!file) continue;
+      const spec = own ? r.spec : r.spec.slice(r.spec.lastIndexOf(`@${file}`) + 1);
+      const split = spec.startsWith(`${file}==`) ? spec.slice(file.length + 2) : null;
       const n = `${r.rows_used} row${r.rows_used === 1 ? '' : 's'}`;
-      const split = r.spec.startsWith(`${r.path}==`) ? r.spec.slice(r.path.length + 2) : null;
+      const name = labels[role] || role;
       items.push(
-        h('span', { 'data-role': role, 'data-column': split == null ? null : r.path, 'data-split-value': split },
+        h('span', { 'data-role': role, 'data-column': split == null ? null : file, 'data-split-value': split },
           split == null
-            ? [`${role}: ${n} listed in `, h('code', {}, r.path)]
-            : [`${role}: ${n} where column `, h('code', {}, r.path), ' = ', h('code', {}, split)]),
+            ? [`${name}: ${n} listed in `, h('code', {}, file)]
+            : [`${name}: ${n} where column `, h('code', {}, file), ' = ', h('code', {}, split)]),
       );
     }
   }

@@ -4,7 +4,7 @@
 import { h, fill } from '../dom.js';
 import { fmt, num } from '../format.js';
 import { PALETTE, SERIES, axes, frame, legend } from '../views/svg.js';
-import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, cliLine, envelope, preflight, headlineBox, layerWarnings, refuseExampleMix, tableBox } from './common.js';
+import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, cliLine, envelope, preflight, headlineBox, layerWarnings, refuseExampleMix, tableBox, rowSources } from './common.js';
 import { epsSection } from './eps.js';
 
 const RULES = { leakpro: 'LeakPro (largest TPR, FPR ≤ target)', 'privacy-meter': 'privacy-meter (last point, FPR ≤ target)', 'jax-privacy': 'jax_privacy (convex hull)' };
@@ -251,6 +251,7 @@ export function miaPanel(ctx) {
         ['Balanced accuracy', fmt(num(s.balanced_accuracy)), `at threshold ${fmt(num(s.balanced_threshold))}: TPR ${fmt(num(s.balanced_tpr))}, FPR ${fmt(num(s.balanced_fpr))}`, 'mia.balanced_accuracy'],
         ['Max TPR − FPR', fmt(num(s.max_tpr_minus_fpr)), 'the attack’s advantage', 'mia.advantage'],
       ]),
+      rowSources(out.inputs, ['members', 'non_members', 'scores'], 'mia.rows_source', { non_members: 'non-members' }),
       plotBlock({
         title: 'ROC (log–log) with Clopper–Pearson intervals at the target FPRs',
         filename: 'lethe-mia-roc',
