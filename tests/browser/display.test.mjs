@@ -2,9 +2,9 @@
 // 375 px instead of being cut off or widening the page; the membership audit's exported ROC stands alone (its title
 // and the report's AUC in the SVG); RULER's results say which split column and value chose the forget and retain
 // rows (and which index file), as the report records them.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { assert, downloadJson, eq, fmt, npy, num, open, rng, runDone, slot, waitExample, workdir, write } from './lib.mjs';
+import { SHOTS, assert, downloadJson, eq, fmt, npy, num, open, rng, runDone, slot, waitExample, workdir, write } from './lib.mjs';
 
 /** Every result table of the page: its box, and whether anything of it is hidden or widens the page. */
 async function tableFacts(page) {
@@ -171,7 +171,7 @@ export const tests = [
     },
   },
   {
-    name: 'the exported membership-audit ROC (SVG) carries its title and the report’s AUC with its interval',
+    name: 'the exported membership-audit ROC (SVG, and the PNG drawn from it) carries its title and the report’s AUC with its interval',
     async fn({ context, base }) {
       const page = await open(context, base, '/', { width: 1400, height: 900 });
       await waitExample(page, 60000);
@@ -187,7 +187,7 @@ export const tests = [
         const root = d.documentElement;
         const texts = [...root.children].filter((e) => e.localName === 'text');
         const auc = texts.find((e) => e.getAttribute('data-name') === 'auc');
-        return { root: root.localName, title: texts[0]?.textContent || '', auc: auc?.getAttribute('data-auc'), aucText: auc?.textContent || '', chart: !!root.querySelector('svg path[data-name="roc"]') };
+        return { root: root.localName, title: texts[0]?.textContent || '', auc: auc?.getAttribute('data-auc'), aucText: texts.slice(texts.indexOf(auc)).map((e) => e.textContent).join(' '), chart: !!root.querySelector('svg path[data-name="roc"]') };
       }, svg);
       eq(doc.root, 'svg', 'the export is an SVG');
       assert(/Membership audit: ROC/.test(doc.title), `the export has a title: "${doc.title}"`);
@@ -197,8 +197,21 @@ export const tests = [
       assert(doc.aucText.includes(`AUC ${fmt(auc)}`), `the AUC is written: "${doc.aucText}"`);
       const ivl = report.result.delong?.interval || report.result.bootstrap?.interval;
       if (ivl) assert(doc.aucText.includes(`[${fmt(num(ivl.lo))}, ${fmt(num(ivl.hi))}]`), `its interval is written: "${doc.aucText}"`);
+      // The PNG is drawn from the same titled SVG: 2× its width and height (the heading included).
+      const [w, hgt] = await page.evaluate((text) => {
+        const root = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
+        return [Number(root.getAttribute('width')), Number(root.getAttribute('height'))];
+      }, svg);
+      const chartH = await mia.locator('.lethe-plot-holder svg').first().getAttribute('height');
+      assert(hgt > Number(chartH), `the export is taller than the chart by its heading: ${hgt} vs ${chartH}`);
+      const pngButton = mia.getByRole('button', { name: /Download ROC .* as PNG/ });
+      const [pd] = await Promise.all([page.waitForEvent('download'), pngButton.click()]);
+      const png = readFileSync(await pd.path());
+      writeFileSync(path.join(SHOTS, 'mia-roc-export.png'), png);
+      eq(png.toString('latin1', 12, 16), 'IHDR', 'a PNG');
+      eq(`${png.readUInt32BE(16)} × ${png.readUInt32BE(20)}`, `${2 * w} × ${2 * hgt}`, 'the PNG holds the titled SVG at 2×');
       assert(page.errors.length === 0, page.errors.join('; '));
-      return doc.aucText;
+      return `${doc.aucText}; PNG ${png.readUInt32BE(16)} × ${png.readUInt32BE(20)}`;
     },
   },
 ];

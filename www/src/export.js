@@ -41,17 +41,33 @@ export function withHeading(svg, lines) {
   const NS = 'http://www.w3.org/2000/svg';
   const w = Number(svg.getAttribute('width'));
   const hgt = Number(svg.getAttribute('height'));
+  // Wrapped at spaces to the chart's width (a width estimated from the characters: the copy is not laid out).
+  const rows = [];
+  lines.forEach((line, i) => {
+    const { text, attrs = {} } = typeof line === 'string' ? { text: line } : line;
+    const size = i === 0 ? 15 : 13;
+    const fits = Math.max(12, Math.floor((w - 16) / (size * 0.6)));
+    let cur = '';
+    const parts = [];
+    for (const word of text.split(' ')) {
+      if (cur && cur.length + 1 + word.length > fits) {
+        parts.push(cur);
+        cur = word;
+      } else cur = cur ? `${cur} ${word}` : word;
+    }
+    parts.push(cur);
+    parts.forEach((p, k) => rows.push({ text: p, size, bold: i === 0, attrs: k === 0 ? attrs : {} }));
+  });
   const step = 18;
-  const top = lines.length * step + 8;
+  const top = rows.length * step + 8;
   const out = document.createElementNS(NS, 'svg');
   for (const [k, v] of Object.entries({ width: w, height: hgt + top, viewBox: `0 0 ${w} ${hgt + top}`, role: 'img' })) out.setAttribute(k, String(v));
   const bg = document.createElementNS(NS, 'rect');
   for (const [k, v] of Object.entries({ width: w, height: hgt + top, fill: '#ffffff' })) bg.setAttribute(k, String(v));
   out.append(bg);
-  lines.forEach((line, i) => {
-    const { text, attrs = {} } = typeof line === 'string' ? { text: line } : line;
+  rows.forEach(({ text, size, bold, attrs }, i) => {
     const t = document.createElementNS(NS, 'text');
-    const base = { x: 8, y: (i + 1) * step, fill: '#1f2328', 'font-family': 'system-ui, sans-serif', 'font-size': i === 0 ? 15 : 13, 'font-weight': i === 0 ? 600 : 400 };
+    const base = { x: 8, y: (i + 1) * step, fill: '#1f2328', 'font-family': 'system-ui, sans-serif', 'font-size': size, 'font-weight': bold ? 600 : 400 };
     for (const [k, v] of Object.entries({ ...base, ...attrs })) t.setAttribute(k, String(v));
     t.textContent = text;
     out.append(t);

@@ -257,11 +257,10 @@ export function miaPanel(ctx) {
         filename: 'lethe-mia-roc',
         heading: [
           'Membership audit: ROC (log–log) with Clopper–Pearson intervals at the target FPRs',
-          {
-            text: `AUC ${fmt(num(s.auc))}${r.delong ? `, DeLong ${level} CI ${ci(r.delong.interval)}` : ''}${r.bootstrap ? `, bootstrap ${level} CI ${ci(r.bootstrap.interval)}` : ''} · ${s.n_members} members, ${s.n_non_members} non-members`,
-            attrs: { 'data-name': 'auc', 'data-auc': String(num(s.auc)) },
-          },
-        ],
+          { text: `AUC ${fmt(num(s.auc))} · ${s.n_members} members, ${s.n_non_members} non-members`, attrs: { 'data-name': 'auc', 'data-auc': String(num(s.auc)) } },
+          r.delong && `DeLong ${level} CI ${ci(r.delong.interval)}`,
+          r.bootstrap && `Bootstrap ${level} CI ${ci(r.bootstrap.interval)}`,
+        ].filter(Boolean),
         draw: (width) => rocPlot(r, { width }),
       }).el,
       r.curve.thinned ? h('p', { class: 'muted' }, `The curve is drawn through ${r.curve.fpr.length} of its ${r.curve.points} points; every statistic uses them all.`) : null,
