@@ -31,6 +31,54 @@ export function svgText(svg) {
   return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(clone);
 }
 
+/**
+ * The SVG with heading lines above it (a title, then e.g. the AUC), so that an exported chart stands alone: a new SVG,
+ * taller by the heading, holding the lines and the chart. Each line is a string or {text, attrs} (attributes on its
+ * <text>, e.g. the exact number it shows). No lines: the SVG itself.
+ */
+export function withHeading(svg, lines) {
+  if (!lines || !lines.length) return svg;
+  const NS = 'http://www.w3.org/2000/svg';
+  const w = Number(svg.getAttribute('width'));
+  const hgt = Number(svg.getAttribute('height'));
+  // Wrapped at spaces to the chart's width (a width estimated from the characters: the copy is not laid out).
+  const rows = [];
+  lines.forEach((line, i) => {
+    const { text, attrs = {} } = typeof line === 'string' ? { text: line } : line;
+    const size = i === 0 ? 15 : 13;
+    const fits = Math.max(12, Math.floor((w - 16) / (size * 0.6)));
+    let cur = '';
+    const parts = [];
+    for (const word of text.split(' ')) {
+      if (cur && cur.length + 1 + word.length > fits) {
+        parts.push(cur);
+        cur = word;
+      } else cur = cur ? `${cur} ${word}` : word;
+    }
+    parts.push(cur);
+    parts.forEach((p, k) => rows.push({ text: p, size, bold: i === 0, attrs: k === 0 ? attrs : {} }));
+  });
+  const step = 18;
+  const top = rows.length * step + 8;
+  const out = document.createElementNS(NS, 'svg');
+  for (const [k, v] of Object.entries({ width: w, height: hgt + top, viewBox: `0 0 ${w} ${hgt + top}`, role: 'img' })) out.setAttribute(k, String(v));
+  const bg = document.createElementNS(NS, 'rect');
+  for (const [k, v] of Object.entries({ width: w, height: hgt + top, fill: '#ffffff' })) bg.setAttribute(k, String(v));
+  out.append(bg);
+  rows.forEach(({ text, size, bold, attrs }, i) => {
+    const t = document.createElementNS(NS, 'text');
+    const base = { x: 8, y: (i + 1) * step, fill: '#1f2328', 'font-family': 'system-ui, sans-serif', 'font-size': size, 'font-weight': bold ? 600 : 400 };
+    for (const [k, v] of Object.entries({ ...base, ...attrs })) t.setAttribute(k, String(v));
+    t.textContent = text;
+    out.append(t);
+  });
+  const chart = svg.cloneNode(true);
+  chart.setAttribute('x', '0');
+  chart.setAttribute('y', String(top));
+  out.append(chart);
+  return out;
+}
+
 /** Draws the SVG onto a canvas at 2× and resolves to a PNG Blob (a data: URL, so no request is made). */
 export function pngBlob(svg) {
   const w = Number(svg.getAttribute('width'));

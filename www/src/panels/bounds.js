@@ -4,7 +4,7 @@
 import { h, fill, nextId } from '../dom.js';
 import { fmt, num } from '../format.js';
 import { ecdfPlot } from '../views/ecdf.js';
-import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, preflight, headlineBox, layerWarnings, checkLine, say, loadWarnings } from './common.js';
+import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, preflight, headlineBox, layerWarnings, checkLine, say, loadWarnings, tableBox } from './common.js';
 
 /** Pasted text or a file of lines, for `key`. */
 function textSource(ctx, { key, label, placeholder, rows = 5 }) {
@@ -188,7 +188,7 @@ export function boundsPanel(ctx) {
     const clip = (t) => (t.length > 90 ? `${t.slice(0, 89)}…` : t);
     return h('details', { class: 'per-example-box', open: true },
       h('summary', {}, `ROUGE-L of each generation (${n})`),
-      h('div', { class: 'table-scroll per-example' }, h('table', { class: 'targets', 'data-value': 'rouge.per_generation' },
+      tableBox({ class: 'table-scroll per-example', label: 'ROUGE-L of each generation' }, h('table', { class: 'targets', 'data-value': 'rouge.per_generation' },
         h('thead', {}, h('tr', {}, ['generation', text && 'text', 'ROUGE-L F', 'precision', 'recall'].filter(Boolean).map((x) => h('th', { scope: 'col' }, x)))),
         h('tbody', {}, Array.from({ length: n }, (_, i) => h('tr', {},
           h('th', { scope: 'row' }, String(i + 1)),

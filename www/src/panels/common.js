@@ -5,7 +5,7 @@ import { h, fill, nextId } from '../dom.js';
 import { cls } from '../classes.js';
 import { fmt, seconds } from '../format.js';
 import { arraysOf, noteOnly, wireDrop } from '../inputs.js';
-import { download, json, csv, svgText, pngBlob } from '../export.js';
+import { download, json, csv, svgText, pngBlob, withHeading } from '../export.js';
 import { fitTexts, widthOf } from '../views/svg.js';
 
 /** What the page calls each input role (the layer's messages name roles as the request does). */
@@ -601,6 +601,45 @@ export function showError(parts, slots, e) {
   else fill(parts.error, say(e.message));
 }
 
+/**
+ * A table's own scroll box: a table wider than its column scrolls inside this box instead of being cut off or widening
+ * the page. Focusable (tabindex 0) so keyboard users can scroll it, a region named by `label` or the table's caption.
+ */
+export function tableBox({ label, ...attrs }, table) {
+  const named = label || table.querySelector('caption')?.textContent || 'table';
+  return h('div', { ...attrs, class: attrs.class || 'table-scroll', tabindex: 0, role: 'region', 'aria-label': named }, table);
+}
+
+/**
+ * Where rows given on their own came from (ruler's forget and retain rows), from the report's inputs: the layer
+ * records an index or split file as an input of that role (format `rows`), its spec `FILE==VALUE` for a split column
+ * and `FILE` for an index file. Says "forget: 144 rows where column `split.txt` = forget"; null where no row came from
+ * a file (rows typed as ranges).
+ */
+export function rowSources(inputs, roles, key, labels = {}) {
+  const items = [];
+  for (const role of roles) {
+    for (const r of (inputs || []).filter((x) => x.role === role)) {
+      // Rows given on their own (the record is the row file), or an input's `PATH@FILE==VALUE` (its row_file).
+      const own = r.format === 'rows';
+      const file = own ? r.path : r.row_file?.path;
+      if (!file) continue;
+      const spec = own ? r.spec : r.spec.slice(r.spec.lastIndexOf(`@${file}`) + 1);
+      const split = spec.startsWith(`${file}==`) ? spec.slice(file.length + 2) : null;
+      const n = `${r.rows_used} row${r.rows_used === 1 ? '' : 's'}`;
+      const name = labels[role] || role;
+      items.push(
+        h('span', { 'data-role': role, 'data-column': split == null ? null : file, 'data-split-value': split },
+          split == null
+            ? [`${name}: ${n} listed in `, h('code', {}, file)]
+            : [`${name}: ${n} where column `, h('code', {}, file), ' = ', h('code', {}, split)]),
+      );
+    }
+  }
+  if (!items.length) return null;
+  return h('p', { class: 'muted rows-source', 'data-value': key }, items.flatMap((x, i) => (i ? ['; ', x] : [x])));
+}
+
 /** A definition list of [term, value, note?] rows; values get `data-value` (for tests and screen readers). */
 export function numbers(rows, caption) {
   return h(
@@ -619,8 +658,11 @@ export function numbers(rows, caption) {
 
 export const n6 = fmt;
 
-/** A plot block: title, the SVG (re-drawn on resize), SVG/PNG export buttons. */
-export function plotBlock({ title, draw, filename }) {
+/**
+ * A plot block: title, the SVG (re-drawn on resize), SVG/PNG export buttons. `heading` (lines: a string or {text,
+ * attrs}) goes above the chart in the exported SVG and PNG, so that the file says what it shows without the page.
+ */
+export function plotBlock({ title, draw, filename, heading }) {
   const holder = h('div', { class: 'plot-holder' });
   const render = () => {
     fill(holder, draw(widthOf(holder)));
@@ -628,8 +670,9 @@ export function plotBlock({ title, draw, filename }) {
   };
   const svgBtn = h('button', { type: 'button', class: 'button button-small button-secondary', 'aria-label': `Download ${title} as SVG` }, 'SVG');
   const pngBtn = h('button', { type: 'button', class: 'button button-small button-secondary', 'aria-label': `Download ${title} as PNG` }, 'PNG');
-  svgBtn.addEventListener('click', () => download(`${filename}.svg`, svgText(holder.querySelector('svg')), 'image/svg+xml'));
-  pngBtn.addEventListener('click', async () => download(`${filename}.png`, await pngBlob(holder.querySelector('svg'))));
+  const exported = () => withHeading(holder.querySelector('svg'), heading);
+  svgBtn.addEventListener('click', () => download(`${filename}.svg`, svgText(exported()), 'image/svg+xml'));
+  pngBtn.addEventListener('click', async () => download(`${filename}.png`, await pngBlob(exported())));
   const el = h('figure', { class: 'plot-block' }, h('figcaption', {}, h('span', {}, title), h('span', { class: 'plot-actions' }, svgBtn, pngBtn)), holder);
   if (typeof ResizeObserver === 'function') {
     let w = 0;

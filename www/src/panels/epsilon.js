@@ -3,7 +3,7 @@
 import { h, fill } from '../dom.js';
 import { fmt, num } from '../format.js';
 import { histogramPlot } from '../views/hist.js';
-import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, preflight, headlineBox, layerWarnings, loadWarnings } from './common.js';
+import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, preflight, headlineBox, layerWarnings, loadWarnings, tableBox } from './common.js';
 
 export const NAMES = { official: 'Official (metric.py)', exhaustive: 'Exhaustive thresholds', high_probability: 'Clopper–Pearson bound' };
 
@@ -180,7 +180,7 @@ export function epsilonPanel(ctx) {
     const head = res.results.flatMap((r) => [`ε, ${NAMES[r.variant.kind]}`, 'points']);
     return h('details', { class: 'per-example-box', open: true },
       h('summary', {}, `Per-example ε (${n} examples)`),
-      h('div', { class: 'table-scroll per-example' }, h('table', { class: 'targets', 'data-value': 'eps.per_example' },
+      tableBox({ class: 'table-scroll per-example', label: 'Per-example ε' }, h('table', { class: 'targets', 'data-value': 'eps.per_example' },
         h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'example'), head.map((x) => h('th', { scope: 'col' }, x)))),
         h('tbody', {}, Array.from({ length: n }, (_, i) => h('tr', {},
           h('th', { scope: 'row' }, String(i)),
@@ -229,8 +229,8 @@ export function epsilonPanel(ctx) {
       perExample(res),
       buckets.length > 0 &&
         h('details', { class: 'buckets' }, h('summary', {}, 'Scoring buckets'),
-          h('table', { class: 'targets' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'ε in'), h('th', { scope: 'col' }, 'points H'))),
-            h('tbody', {}, buckets.map((b) => h('tr', {}, h('td', {}, `[${num(b.start)}, ${num(b.end)})`), h('td', {}, fmt(b.points))))))),
+          tableBox({ label: 'Scoring buckets' }, h('table', { class: 'targets' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'ε in'), h('th', { scope: 'col' }, 'points H'))),
+            h('tbody', {}, buckets.map((b) => h('tr', {}, h('td', {}, `[${num(b.start)}, ${num(b.end)})`), h('td', {}, fmt(b.points)))))))),
       h('p', { class: 'params-line muted' }, `δ = ${req.delta} · ε_max ${req.eps_max} · α = ${req.alpha}`),
       exportBar({ name: 'lethe-epsilon', report: () => report({ req, out }), table: () => table({ out }) }),
     );

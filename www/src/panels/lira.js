@@ -5,7 +5,7 @@
 // follows) and audits the scores as `mia`; the report is the same as `lethe lira … --json`.
 import { h, fill } from '../dom.js';
 import { fmt, num } from '../format.js';
-import { field, panelFrame, runner, numbers, plotBlock, exportBar, cliLine, envelope, preflight, headlineBox, layerWarnings, say } from './common.js';
+import { field, panelFrame, runner, numbers, plotBlock, exportBar, cliLine, envelope, preflight, headlineBox, layerWarnings, say, tableBox } from './common.js';
 import { rocPlot } from './mia.js';
 
 const VARIANTS = [
@@ -250,7 +250,7 @@ export function liraSection(ctx) {
         ['Balanced accuracy', fmt(num(s.balanced_accuracy)), 'plot.py’s “accuracy”', 'lira.balanced_accuracy'],
       ]),
       plotBlock({ title: 'LiRA: ROC (log–log) with Clopper–Pearson intervals at the target FPRs', filename: 'lethe-lira-roc', draw: (width) => rocPlot(a, { width }) }).el,
-      h('div', { class: 'table-scroll' },
+      tableBox({ class: 'table-scroll' },
         h('table', { class: 'targets', 'data-value': 'lira.tpr_at_fpr' },
           h('caption', {}, 'TPR at each target FPR, and the FPR the chosen threshold really has'),
           h('thead', {}, h('tr', {}, ['rule', 'target FPR', 'TPR', 'realized FPR'].map((t) => h('th', { scope: 'col' }, t)))),

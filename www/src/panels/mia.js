@@ -4,7 +4,7 @@
 import { h, fill } from '../dom.js';
 import { fmt, num } from '../format.js';
 import { PALETTE, SERIES, axes, frame, legend } from '../views/svg.js';
-import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, cliLine, envelope, preflight, headlineBox, layerWarnings, refuseExampleMix } from './common.js';
+import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, cliLine, envelope, preflight, headlineBox, layerWarnings, refuseExampleMix, tableBox, rowSources } from './common.js';
 import { epsSection } from './eps.js';
 
 const RULES = { leakpro: 'LeakPro (largest TPR, FPR ≤ target)', 'privacy-meter': 'privacy-meter (last point, FPR ≤ target)', 'jax-privacy': 'jax_privacy (convex hull)' };
@@ -251,13 +251,20 @@ export function miaPanel(ctx) {
         ['Balanced accuracy', fmt(num(s.balanced_accuracy)), `at threshold ${fmt(num(s.balanced_threshold))}: TPR ${fmt(num(s.balanced_tpr))}, FPR ${fmt(num(s.balanced_fpr))}`, 'mia.balanced_accuracy'],
         ['Max TPR − FPR', fmt(num(s.max_tpr_minus_fpr)), 'the attack’s advantage', 'mia.advantage'],
       ]),
+      rowSources(out.inputs, ['members', 'non_members', 'scores'], 'mia.rows_source', { non_members: 'non-members' }),
       plotBlock({
         title: 'ROC (log–log) with Clopper–Pearson intervals at the target FPRs',
         filename: 'lethe-mia-roc',
+        heading: [
+          'Membership audit: ROC (log–log) with Clopper–Pearson intervals at the target FPRs',
+          { text: `AUC ${fmt(num(s.auc))} · ${s.n_members} members, ${s.n_non_members} non-members`, attrs: { 'data-name': 'auc', 'data-auc': String(num(s.auc)) } },
+          r.delong && `DeLong ${level} CI ${ci(r.delong.interval)}`,
+          r.bootstrap && `Bootstrap ${level} CI ${ci(r.bootstrap.interval)}`,
+        ].filter(Boolean),
         draw: (width) => rocPlot(r, { width }),
       }).el,
       r.curve.thinned ? h('p', { class: 'muted' }, `The curve is drawn through ${r.curve.fpr.length} of its ${r.curve.points} points; every statistic uses them all.`) : null,
-      fitTable(h('div', { class: 'table-scroll' },
+      fitTable(tableBox({ class: 'table-scroll' },
         h('table', { class: 'targets', 'data-value': 'mia.tpr_at_fpr' },
           h('caption', {}, `TPR at each target FPR, and the FPR the chosen threshold really has (${level} Clopper–Pearson intervals below each)${oneRule ? `; ${rows[0].rule}’s rule` : ''}`),
           h('thead', {}, h('tr', {}, [oneRule ? null : 'rule', 'target FPR', 'TPR', 'realized FPR', 'threshold'].filter(Boolean).map((c) => h('th', { scope: 'col' }, c)))),

@@ -3,7 +3,7 @@
 import { h, fill, nextId } from '../dom.js';
 import { fmt, num } from '../format.js';
 import { histogramPlot } from '../views/hist.js';
-import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, refuseExampleMix, changedEvent, say, loadWarnings } from './common.js';
+import { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, refuseExampleMix, changedEvent, say, loadWarnings, tableBox, rowSources } from './common.js';
 
 /** One run's histogram of nearest-neighbour percentile ranks (the core's counts). */
 export function rankPlot(hg, width) {
@@ -181,7 +181,7 @@ export function rulerPanel(ctx) {
     const calls = out.metric_calls?.length
       ? h('ul', { class: 'metric-calls', 'data-value': 'ruler.calls' }, out.metric_calls.map((m) => h('li', { 'data-call': m.call, 'data-metric': m.metric }, h('strong', {}, `${m.metric}: `), m.text)))
       : null;
-    const blocks = [headlineBox(out.headline), calls, layerWarnings(left), ...(out.warnings ? [] : [warningsBox(res.warnings), loadWarnings(out.load_warnings)])];
+    const blocks = [headlineBox(out.headline), calls, layerWarnings(left), ...(out.warnings ? [] : [warningsBox(res.warnings), loadWarnings(out.load_warnings)]), rowSources(out.inputs, ['forget', 'retain'], 'ruler.rows_source')];
     res.runs.forEach((r, k) => {
       const m4 = r.nn_percentile_rank;
       const opt = (v) => (v == null ? '—' : fmt(v));
@@ -199,7 +199,7 @@ export function rulerPanel(ctx) {
     });
     if (res.across_runs.length) {
       blocks.push(
-        h('div', { class: 'table-scroll' }, h('table', { class: 'targets' },
+        tableBox({ class: 'table-scroll' }, h('table', { class: 'targets' },
           h('caption', {}, `Across ${res.runs.length} runs: Wilcoxon signed-rank against the null, Benjamini–Hochberg at FDR ${req.fdr}`),
           h('thead', {}, h('tr', {}, ['metric', 'null', 'Wilcoxon p', 'BH-adjusted', 'rank-biserial', ''].map((c) => h('th', { scope: 'col' }, c)))),
           h('tbody', {}, res.across_runs.map((m) => h('tr', { 'data-key': `ruler.across.${m.metric}` },

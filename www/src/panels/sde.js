@@ -7,7 +7,7 @@ import { fmt, num } from '../format.js';
 import { histogramPlot } from '../views/hist.js';
 import { stripPlot } from '../views/strip.js';
 import { PALETTE } from '../views/svg.js';
-import { inputSlot, field, rowsControl, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, backendLine, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, refuseExampleMix, say, loadWarnings } from './common.js';
+import { inputSlot, field, rowsControl, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, backendLine, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, refuseExampleMix, say, loadWarnings, tableBox } from './common.js';
 
 const LABELS = { it: 'in-training reference', oot: 'out-of-training reference' };
 const CALL = { in_training: 'in training', out_of_training: 'out of training', inconclusive: 'inconclusive' };
@@ -446,7 +446,7 @@ export function sdePanel(ctx) {
       ['whole-subset kernel dispersion', t.stats.dispersion, c.dispersion_rule, t.dispersion, 'dispersion'],
       c.confidence_rule && t.stats.confidence != null && ['mean max-softmax confidence', t.stats.confidence, c.confidence_rule, t.confidence, 'confidence'],
     ].filter(Boolean);
-    return h('div', { class: 'table-scroll' }, h('table', { class: 'targets diagnostics' },
+    return tableBox({ class: 'table-scroll' }, h('table', { class: 'targets diagnostics' },
       h('caption', {}, 'Diagnostics under the same references and midpoint rule'),
       h('thead', {}, h('tr', {}, ['statistic', 'target', 'in-training refs', 'out-of-training refs', 'apart (sds)', 'call'].map((x) => h('th', { scope: 'col' }, x)))),
       h('tbody', {}, rows.map(([name, v, rule, call, key]) => h('tr', {},
@@ -524,7 +524,7 @@ export function sdePanel(ctx) {
     );
     const targets =
       p.targets.length > 0 &&
-      h('div', { class: 'table-scroll' }, h('table', { class: 'targets partial-targets' },
+      tableBox({ class: 'table-scroll' }, h('table', { class: 'targets partial-targets' },
         h('caption', {}, 'Paper rule on the shuffles so far (partial: more shuffles can change it)'),
         h('thead', {}, h('tr', {}, ['target', 'shuffles', 'JSD to IT', 'JSD to OOT', 'verdict', 'MW p, > OOT'].map((x) => h('th', { scope: 'col' }, x)))),
         h('tbody', {}, p.targets.map((t) => h('tr', {},
@@ -616,7 +616,7 @@ export function sdePanel(ctx) {
       if (r) rows.push(['paper rule (JSD, the reference pair above)', r.out_of_training_rate, r.f1, 0, r.targets.length, 'paper']);
       if (c) for (const s of c.summaries) rows.push([s.rule, s.out_of_training_rate, s.f1, s.inconclusive, c.targets.length, RULE_KEYS[s.rule] || s.rule]);
       blocks.push(
-        h('div', { class: 'table-scroll' }, h('table', { class: 'targets rules' },
+        tableBox({ class: 'table-scroll' }, h('table', { class: 'targets rules' },
           h('caption', {}, 'Rules side by side'),
           h('thead', {}, h('tr', {}, ['rule', 'OTR', 'F1 (in-training positive)', 'inconclusive'].map((x) => h('th', { scope: 'col' }, x)))),
           h('tbody', {}, rows.map(([name, otr, f1, inc, n, key]) => h('tr', {},
@@ -644,7 +644,7 @@ export function sdePanel(ctx) {
         const calls = new Map((out?.calls || []).map((x) => [x.name, x]));
         const cols = ['target', 'label', ...(calls.size ? ['call'] : []), ...(r ? ['JSD to IT', 'JSD to OOT', 'paper'] : []), ...(c ? ['exact mean', 'z', 'calibrated', 'dispersion', 'confidence'] : [])];
         blocks.push(
-          h('div', { class: 'table-scroll' }, h('table', { class: 'targets' },
+          tableBox({ class: 'table-scroll', label: 'Each target' }, h('table', { class: 'targets' },
             h('thead', {}, h('tr', {}, cols.map((x) => h('th', { scope: 'col' }, x)))),
             h('tbody', {}, names.map((name) => {
               const t = pt.get(name);
