@@ -212,6 +212,21 @@ fn runs(dir: &Path) -> Vec<Vec<String>> {
             "50".into(),
         ],
         vec!["tool-rouge".into(), tofu("unlearned")],
+        // Methods × seeds: the shipped example (examples/compare/), with a published value to reproduce.
+        vec![
+            "compare".into(),
+            at("examples/compare/runs.csv"),
+            "--metric".into(),
+            "mia_auc:closest=0.5".into(),
+            "--metric".into(),
+            "test_accuracy:higher".into(),
+            "--published".into(),
+            "retrain:test_accuracy=0.98±0.004/5".into(),
+            "--margin".into(),
+            "0.01".into(),
+            "--resamples".into(),
+            "200".into(),
+        ],
         // Degenerate data, where statistics have no number (null) and rules tie (no call): still the schema's.
         vec!["mwu".into(), tied.clone(), tied],
         vec!["wilcoxon".into(), same.clone(), same],
