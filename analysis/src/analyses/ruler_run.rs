@@ -883,6 +883,50 @@ fn overall(calls: &[MetricCall], runs: usize, fdr: f64) -> Headline {
     }
 }
 
+/// The rows RULER uses, when it can load only those: every model selects all its rows, the forget and retain rows
+/// are given and lie within every model's file, and the files hold the same number of rows (otherwise every row is
+/// loaded, and the checks on the whole files speak). The sorted union of the forget and retain rows, and the files'
+/// row count. Issue 24: a large file with index files selecting a few rows was refused for the memory of all rows.
+fn selected_rows(
+    ws: &Workspace,
+    models: &[&InputRef],
+    forget: &Option<Vec<usize>>,
+    retain: &Option<Vec<usize>>,
+) -> Option<(Vec<usize>, usize)> {
+    let (Some(f), Some(r)) = (forget, retain) else {
+        return None;
+    };
+    let mut total = None;
+    for m in models {
+        if m.rows != Rows::All {
+            return None;
+        }
+        let src = ws.source(m.source).ok()?;
+        let rows = usize::try_from(
+            lethe::data::inspect(&src.name, &*src.data)
+                .ok()?
+                .array(m.tensor.as_deref())?
+                .rows,
+        )
+        .ok()?;
+        if total.is_some_and(|t| t != rows) {
+            return None;
+        }
+        total = Some(rows);
+    }
+    let total = total?;
+    let mut u: Vec<usize> = f.iter().chain(r).copied().collect();
+    u.sort_unstable();
+    u.dedup();
+    (u.last().is_some_and(|&m| m < total) && u.len() < total).then_some((u, total))
+}
+
+/// `rows` as positions in `subset` (sorted, holding every one of them).
+fn remap(rows: &Option<Vec<usize>>, subset: &[usize]) -> Option<Vec<usize>> {
+    rows.as_ref()
+        .map(|v| v.iter().map(|x| subset.binary_search(x).unwrap_or(*x)).collect())
+}
+
 /// RULER m1–m4 per run and, with two or more runs, Wilcoxon + Benjamini–Hochberg across runs (as `lethe ruler`).
 ///
 /// # Errors
@@ -935,8 +979,21 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
     let mut controls = Vec::new();
     let mut negatives = Vec::new();
     for (k, run) in req.runs.iter().enumerate() {
+        let models: Vec<&InputRef> = [Some(&run.unlearned), run.oracle.as_ref(), run.original.as_ref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        let subset = selected_rows(ws, &models, &forget, &retain);
+        // The forget and retain rows as positions in the loaded rows (the same rows without a subset).
+        let (forget, retain) = match &subset {
+            Some((u, _)) => (remap(&forget, u), remap(&retain, u)),
+            None => (forget.clone(), retain.clone()),
+        };
         let mut load = |role: &'static str, r: &InputRef| -> Result<Arc<Input>> {
-            let inp = ws.load(role, r)?;
+            let inp = match &subset {
+                Some((u, total)) => ws.load_subset(role, r, u, *total)?,
+                None => ws.load(role, r)?,
+            };
             check_embeddings(role, &inp)?;
             warned.push((role, Arc::clone(&inp)));
             Ok(inp)
@@ -1009,7 +1066,14 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
             ),
         ] {
             if let (Some(inp), Some(r)) = (inp, r) {
-                super::stats::check_finite_rows(ws, role, &r.rows, inp, used.as_deref(), "RULER's metrics")?;
+                // A subset holds the used rows only: its rows are named by the file's rows it holds.
+                let rows = match &subset {
+                    Some((u, _)) => Rows::Text {
+                        text: u.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
+                    },
+                    None => r.rows.clone(),
+                };
+                super::stats::check_finite_rows(ws, role, &rows, inp, used.as_deref(), "RULER's metrics")?;
             }
         }
         let pick = |role: &str, inp: &Input, rows: &Option<Vec<usize>>, what: &str| -> Result<Matrix> {
