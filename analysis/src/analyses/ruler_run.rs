@@ -1393,6 +1393,78 @@ mod tests {
         ws
     }
 
+    /// An .npy of `rows` × 8 float64 whose values are made on demand (a file over the memory limit, without its
+    /// memory): row r, column c holds sin(0.37·(8r + c + 1)) + 0.01·r.
+    struct Big {
+        header: Vec<u8>,
+        rows: u64,
+    }
+
+    impl Big {
+        fn new(rows: u64) -> Self {
+            let dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({rows}, 8), }}");
+            let mut h = dict.into_bytes();
+            while (10 + h.len() + 1) % 64 != 0 {
+                h.push(b' ');
+            }
+            h.push(b'\n');
+            let mut header = b"\x93NUMPY\x01\x00".to_vec();
+            header.extend(u16::try_from(h.len()).unwrap().to_le_bytes());
+            header.extend(h);
+            Self { header, rows }
+        }
+        fn value(k: u64) -> f64 {
+            ((k as f64 + 1.0) * 0.37).sin() + 0.01 * (k / 8) as f64
+        }
+    }
+
+    impl lethe::data::ByteSource for Big {
+        fn len(&self) -> u64 {
+            self.header.len() as u64 + self.rows * 64
+        }
+        fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+            let h = self.header.len() as u64;
+            for (i, b) in buf.iter_mut().enumerate() {
+                let at = offset + i as u64;
+                *b = if at < h {
+                    self.header[at as usize]
+                } else {
+                    let k = (at - h) / 8;
+                    Self::value(k).to_le_bytes()[((at - h) % 8) as usize]
+                };
+            }
+            Ok(())
+        }
+    }
+
+    /// Issue 24: a model file over the memory limit whose forget and retain rows are a few is run on those rows
+    /// (before, every row was loaded and the request refused for the memory of all of them), and gives the metrics
+    /// of a small file holding just those rows.
+    #[test]
+    fn a_large_file_is_loaded_for_the_selected_rows_only() {
+        let rows = 20_000_000_u64; // 20 M × 8 float64: 1.28 GB, over the 1 GiB limit
+        assert!(rows * 64 > crate::workspace::MAX_BYTES);
+        let mut w = Workspace::new();
+        w.add(1, "big.npy", Arc::new(Big::new(rows)));
+        let big = ruler(&mut w, &request(None, "0..50", "1000..1200")).unwrap();
+        assert_eq!(
+            big.inputs[0].rows_used, rows as usize,
+            "the record names the whole file"
+        );
+        assert_eq!(big.inputs[0].path, "big.npy");
+        let small: Vec<f64> = (0..50)
+            .chain(1000..1200)
+            .flat_map(|r: u64| (0..8).map(move |c| Big::value(r * 8 + c)))
+            .collect();
+        let mut w = ws(&[(1, "small.npy", crate::npy::f64_bytes(&small, &[250, 8]))]);
+        let want = ruler(&mut w, &request(None, "0..50", "50..250")).unwrap();
+        assert_eq!(
+            serde_json::to_string(&big.result).unwrap(),
+            serde_json::to_string(&want.result).unwrap()
+        );
+        assert_eq!(big.headline.text, want.headline.text);
+    }
+
     #[test]
     fn an_oracle_with_embeddings_of_another_size_is_refused_naming_both_files() {
         let mut w = ws(&[
