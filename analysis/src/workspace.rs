@@ -478,6 +478,33 @@ impl Workspace {
         role: &str,
         input: &InputRef,
     ) -> Result<(Matrix<S>, InputRecord, Vec<Note>)> {
+        self.load_rows_as(role, input, None)
+    }
+
+    /// [`Workspace::load`] of only `subset`'s rows of an input that selects every row (`input.rows` is all), not
+    /// cached: the memory budget counts those rows only, and the record is the whole input's (as the analysis
+    /// asked for every row and uses the subset's). RULER loads just its forget and retain rows this way.
+    ///
+    /// # Errors
+    /// As [`Workspace::load`]; a subset row past the end is the loader's out-of-range error.
+    pub fn load_subset(&mut self, role: &str, input: &InputRef, subset: &[usize], total: usize) -> Result<Arc<Input>> {
+        let (matrix, mut record, warnings) = self
+            .load_rows_as::<f64>(role, input, Some(subset))
+            .map_err(|e| e.or_at(role))?;
+        record.rows_used = total;
+        Ok(Arc::new(Input {
+            matrix,
+            record,
+            warnings,
+        }))
+    }
+
+    fn load_rows_as<S: data::Scalar>(
+        &mut self,
+        role: &str,
+        input: &InputRef,
+        subset: Option<&[usize]>,
+    ) -> Result<(Matrix<S>, InputRecord, Vec<Note>)> {
         let src = self.source(input.source).map_err(|e| Error::at(role, e.message))?;
         let (name, data) = (src.name.clone(), Arc::clone(&src.data));
         check_range(role, &name, &*data, input)?;
@@ -494,7 +521,7 @@ impl Workspace {
         }
         let opts = LoadOptions {
             name: input.tensor.clone(),
-            rows,
+            rows: subset.map(<[usize]>::to_vec).or(rows),
             ..LoadOptions::default()
         };
         // A tool's `#KEY` (issue 14: `attack_result_0.npz#members`, `rmia_signals.npy#model=3`) is read by its

@@ -883,6 +883,50 @@ fn overall(calls: &[MetricCall], runs: usize, fdr: f64) -> Headline {
     }
 }
 
+/// The rows RULER uses, when it can load only those: every model selects all its rows, the forget and retain rows
+/// are given and lie within every model's file, and the files hold the same number of rows (otherwise every row is
+/// loaded, and the checks on the whole files speak). The sorted union of the forget and retain rows, and the files'
+/// row count. Issue 24: a large file with index files selecting a few rows was refused for the memory of all rows.
+fn selected_rows(
+    ws: &Workspace,
+    models: &[&InputRef],
+    forget: &Option<Vec<usize>>,
+    retain: &Option<Vec<usize>>,
+) -> Option<(Vec<usize>, usize)> {
+    let (Some(f), Some(r)) = (forget, retain) else {
+        return None;
+    };
+    let mut total = None;
+    for m in models {
+        if m.rows != Rows::All {
+            return None;
+        }
+        let src = ws.source(m.source).ok()?;
+        let rows = usize::try_from(
+            lethe::data::inspect(&src.name, &*src.data)
+                .ok()?
+                .array(m.tensor.as_deref())?
+                .rows,
+        )
+        .ok()?;
+        if total.is_some_and(|t| t != rows) {
+            return None;
+        }
+        total = Some(rows);
+    }
+    let total = total?;
+    let mut u: Vec<usize> = f.iter().chain(r).copied().collect();
+    u.sort_unstable();
+    u.dedup();
+    (u.last().is_some_and(|&m| m < total) && u.len() < total).then_some((u, total))
+}
+
+/// `rows` as positions in `subset` (sorted, holding every one of them).
+fn remap(rows: &Option<Vec<usize>>, subset: &[usize]) -> Option<Vec<usize>> {
+    rows.as_ref()
+        .map(|v| v.iter().map(|x| subset.binary_search(x).unwrap_or(*x)).collect())
+}
+
 /// RULER m1–m4 per run and, with two or more runs, Wilcoxon + Benjamini–Hochberg across runs (as `lethe ruler`).
 ///
 /// # Errors
@@ -935,8 +979,21 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
     let mut controls = Vec::new();
     let mut negatives = Vec::new();
     for (k, run) in req.runs.iter().enumerate() {
+        let models: Vec<&InputRef> = [Some(&run.unlearned), run.oracle.as_ref(), run.original.as_ref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        let subset = selected_rows(ws, &models, &forget, &retain);
+        // The forget and retain rows as positions in the loaded rows (the same rows without a subset).
+        let (forget, retain) = match &subset {
+            Some((u, _)) => (remap(&forget, u), remap(&retain, u)),
+            None => (forget.clone(), retain.clone()),
+        };
         let mut load = |role: &'static str, r: &InputRef| -> Result<Arc<Input>> {
-            let inp = ws.load(role, r)?;
+            let inp = match &subset {
+                Some((u, total)) => ws.load_subset(role, r, u, *total)?,
+                None => ws.load(role, r)?,
+            };
             check_embeddings(role, &inp)?;
             warned.push((role, Arc::clone(&inp)));
             Ok(inp)
@@ -1009,7 +1066,14 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
             ),
         ] {
             if let (Some(inp), Some(r)) = (inp, r) {
-                super::stats::check_finite_rows(ws, role, &r.rows, inp, used.as_deref(), "RULER's metrics")?;
+                // A subset holds the used rows only: its rows are named by the file's rows it holds.
+                let rows = match &subset {
+                    Some((u, _)) => Rows::Text {
+                        text: u.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
+                    },
+                    None => r.rows.clone(),
+                };
+                super::stats::check_finite_rows(ws, role, &rows, inp, used.as_deref(), "RULER's metrics")?;
             }
         }
         let pick = |role: &str, inp: &Input, rows: &Option<Vec<usize>>, what: &str| -> Result<Matrix> {
@@ -1327,6 +1391,78 @@ mod tests {
             ws.add(*id, name, Arc::new(bytes.clone()));
         }
         ws
+    }
+
+    /// An .npy of `rows` × 8 float64 whose values are made on demand (a file over the memory limit, without its
+    /// memory): row r, column c holds sin(0.37·(8r + c + 1)) + 0.01·r.
+    struct Big {
+        header: Vec<u8>,
+        rows: u64,
+    }
+
+    impl Big {
+        fn new(rows: u64) -> Self {
+            let dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({rows}, 8), }}");
+            let mut h = dict.into_bytes();
+            while (10 + h.len() + 1) % 64 != 0 {
+                h.push(b' ');
+            }
+            h.push(b'\n');
+            let mut header = b"\x93NUMPY\x01\x00".to_vec();
+            header.extend(u16::try_from(h.len()).unwrap().to_le_bytes());
+            header.extend(h);
+            Self { header, rows }
+        }
+        fn value(k: u64) -> f64 {
+            ((k as f64 + 1.0) * 0.37).sin() + 0.01 * (k / 8) as f64
+        }
+    }
+
+    impl lethe::data::ByteSource for Big {
+        fn len(&self) -> u64 {
+            self.header.len() as u64 + self.rows * 64
+        }
+        fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+            let h = self.header.len() as u64;
+            for (i, b) in buf.iter_mut().enumerate() {
+                let at = offset + i as u64;
+                *b = if at < h {
+                    self.header[at as usize]
+                } else {
+                    let k = (at - h) / 8;
+                    Self::value(k).to_le_bytes()[((at - h) % 8) as usize]
+                };
+            }
+            Ok(())
+        }
+    }
+
+    /// Issue 24: a model file over the memory limit whose forget and retain rows are a few is run on those rows
+    /// (before, every row was loaded and the request refused for the memory of all of them), and gives the metrics
+    /// of a small file holding just those rows.
+    #[test]
+    fn a_large_file_is_loaded_for_the_selected_rows_only() {
+        let rows = 20_000_000_u64; // 20 M × 8 float64: 1.28 GB, over the 1 GiB limit
+        assert!(rows * 64 > crate::workspace::MAX_BYTES);
+        let mut w = Workspace::new();
+        w.add(1, "big.npy", Arc::new(Big::new(rows)));
+        let big = ruler(&mut w, &request(None, "0..50", "1000..1200")).unwrap();
+        assert_eq!(
+            big.inputs[0].rows_used, rows as usize,
+            "the record names the whole file"
+        );
+        assert_eq!(big.inputs[0].path, "big.npy");
+        let small: Vec<f64> = (0..50)
+            .chain(1000..1200)
+            .flat_map(|r: u64| (0..8).map(move |c| Big::value(r * 8 + c)))
+            .collect();
+        let mut w = ws(&[(1, "small.npy", crate::npy::f64_bytes(&small, &[250, 8]))]);
+        let want = ruler(&mut w, &request(None, "0..50", "50..250")).unwrap();
+        assert_eq!(
+            serde_json::to_string(&big.result).unwrap(),
+            serde_json::to_string(&want.result).unwrap()
+        );
+        assert_eq!(big.headline.text, want.headline.text);
     }
 
     #[test]
