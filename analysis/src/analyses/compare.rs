@@ -688,6 +688,9 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     let mut metric_results = Vec::new();
     let mut comparisons: Vec<Comparison> = Vec::new();
     let mut subset = 0u64;
+    // The minimum detectable effect depends only on the two sizes (a bisection over noncentral t quadratures,
+    // milliseconds each): computed once per pair of sizes.
+    let mut mde: std::collections::HashMap<(usize, usize), Option<f64>> = std::collections::HashMap::new();
     for (col, dir, reason) in &chosen {
         let name = &table.metrics[*col];
         // The reference's mean on each task, for `closest` metrics.
@@ -835,6 +838,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                     &boot,
                     subset,
                     all_intervals || req.baseline.is_some(),
+                    &mut mde,
                 )?);
             }
         }
@@ -952,6 +956,7 @@ fn summary(
 
 type Side<'a> = (&'a String, &'a Vec<(String, f64)>, &'a Vec<f64>);
 
+#[allow(clippy::too_many_arguments)]
 fn compare_pair(
     metric: &str,
     task: Option<String>,
@@ -960,6 +965,7 @@ fn compare_pair(
     boot: &Bootstrap,
     subset: u64,
     poi_bootstrap: bool,
+    mde: &mut std::collections::HashMap<(usize, usize), Option<f64>>,
 ) -> Result<Comparison> {
     let (name_a, runs_a, sa) = a;
     let (name_b, runs_b, sb) = b;
@@ -1017,7 +1023,9 @@ fn compare_pair(
     };
     let mdd = if enough {
         let sp = core::pooled_sd(sa, sb);
-        let d = core::min_detectable_effect(na as f64, nb as f64, COMPARE_LEVEL, POWER).ok();
+        let d = *mde
+            .entry((na, nb))
+            .or_insert_with(|| core::min_detectable_effect(na as f64, nb as f64, COMPARE_LEVEL, POWER).ok());
         match (sp, d) {
             (Some(sp), Some(d)) => fin(sp * d),
             (None, Some(_)) => Some(0.0),
