@@ -141,34 +141,34 @@ pub fn t_interval(x: &[f64], level: f64) -> Result<Option<(f64, f64)>> {
 /// Mann–Whitney's U of `x` against `y` (pairs with `x > y`, ties counting ½): the same number as
 /// [`crate::mann_whitney::mann_whitney_u`]'s statistic, counted pair by pair so a bootstrap can call it cheaply.
 pub fn u_pairs(x: &[f64], y: &[f64]) -> f64 {
-    let mut u = 0.0;
+    // Twice U, counted in integers without branches (the same number: halves add exactly).
+    let mut twice = 0u64;
     for &a in x {
         for &b in y {
-            if a > b {
-                u += 1.0;
-            } else if a == b {
-                u += 0.5;
-            }
+            twice += 2 * u64::from(a > b) + u64::from(a == b);
         }
     }
-    u
+    twice as f64 / 2.0
 }
 
 /// rliable's probability of improvement of `x` over `y`: per task (`x[t]`, `y[t]`: the runs of task `t`)
 /// `U / (n_x n_y)`, 0.5 where the two tasks' runs are equal arrays, averaged over tasks.
 pub fn probability_of_improvement(x: &[Vec<f64>], y: &[Vec<f64>]) -> f64 {
-    let per: Vec<f64> = x
-        .iter()
-        .zip(y)
-        .map(|(a, b)| {
-            if a == b {
-                0.5
-            } else {
-                u_pairs(a, b) / (a.len() * b.len()) as f64
-            }
-        })
-        .collect();
-    mean(&per)
+    let mut per = Vec::with_capacity(x.len());
+    poi_with(x, y, &mut per)
+}
+
+/// [`probability_of_improvement`] with the per-task values in a caller's buffer (no allocation in a bootstrap).
+fn poi_with(x: &[Vec<f64>], y: &[Vec<f64>], per: &mut Vec<f64>) -> f64 {
+    per.clear();
+    per.extend(x.iter().zip(y).map(|(a, b)| {
+        if a == b {
+            0.5
+        } else {
+            u_pairs(a, b) / (a.len() * b.len()) as f64
+        }
+    }));
+    mean(per)
 }
 
 /// A bootstrap's settings: resamples, the interval's level, the seed.
@@ -200,10 +200,38 @@ fn resample_into(rng: &mut Permutations, from: &[f64], out: &mut Vec<f64>) {
 }
 
 /// The percentile interval of bootstrap statistics (NaN-free), as arch's `conf_int(method="percentile")`.
+///
+/// Only the (at most four) order statistics the two percentiles interpolate between are placed, by selection
+/// (`select_nth_unstable_by`, linear time) instead of a full sort: the `k`-th value in `f64::total_cmp`'s order is
+/// the same whichever way it is found, so the interval equals the sorted one bit for bit.
 fn percentile_interval(mut stats: Vec<f64>, level: f64) -> (f64, f64) {
-    stats.sort_by(f64::total_cmp);
     let tail = (1.0 - level) / 2.0 * 100.0;
-    (percentile_sorted(&stats, tail), percentile_sorted(&stats, 100.0 - tail))
+    (
+        percentile_select(&mut stats, tail),
+        percentile_select(&mut stats, 100.0 - tail),
+    )
+}
+
+/// [`percentile_sorted`] of unsorted values, by selecting the two order statistics it reads (reorders `v`).
+fn percentile_select(v: &mut [f64], q: f64) -> f64 {
+    let n = v.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    let h = (n - 1) as f64 * q / 100.0;
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let lo = (h.floor() as usize).min(n - 1);
+    let hi = (lo + 1).min(n - 1);
+    let g = h - lo as f64;
+    let (_, &mut a, rest) = v.select_nth_unstable_by(lo, f64::total_cmp);
+    // The next order statistic is the smallest of those after the `lo`-th.
+    let b = if hi == lo {
+        a
+    } else {
+        rest.iter().copied().min_by(f64::total_cmp).unwrap_or(a)
+    };
+    let d = b - a;
+    if g >= 0.5 { b - d * (1.0 - g) } else { a + d * g }
 }
 
 fn check_bootstrap(b: &Bootstrap) -> Result<()> {
@@ -247,6 +275,38 @@ pub fn stratified_bootstrap(
     Ok(percentile_interval(stats, b.level))
 }
 
+/// [`stratified_bootstrap`] of [`mean_tasks`], without a closure or an allocation per resample: each resample is
+/// drawn task by task into one flat buffer (the order [`mean_tasks`] flattens in) and summed as numpy does, so the
+/// interval equals `stratified_bootstrap(tasks, mean_tasks, b, subset)` bit for bit.
+///
+/// # Errors
+/// Bad settings; an empty task.
+pub fn stratified_bootstrap_mean(tasks: &[Vec<f64>], b: &Bootstrap, subset: u64) -> Result<(f64, f64)> {
+    check_bootstrap(b)?;
+    if tasks.is_empty() || tasks.iter().any(Vec::is_empty) {
+        return Err(Error::Empty {
+            input: "runs".into(),
+            fix: "give at least one run per task".into(),
+        });
+    }
+    let total: usize = tasks.iter().map(Vec::len).sum();
+    let mut flat = Vec::with_capacity(total);
+    let mut stats = Vec::with_capacity(b.resamples);
+    for r in 0..b.resamples as u64 {
+        let mut rng = Permutations::for_subset(b.seed ^ subset.wrapping_mul(0x9E37_79B9_7F4A_7C15), Stream::Split, r);
+        flat.clear();
+        for t in tasks {
+            #[allow(clippy::cast_possible_truncation)]
+            let n = t.len() as u32;
+            for _ in 0..t.len() {
+                flat.push(t[rng.index_below(n) as usize]);
+            }
+        }
+        stats.push(crate::numpy::sum(&flat) / total as f64);
+    }
+    Ok(percentile_interval(stats, b.level))
+}
+
 /// The IQM of every run of every task (rliable's `aggregate_iqm` on a runs × tasks matrix).
 pub fn iqm_tasks(tasks: &[Vec<f64>]) -> f64 {
     let all: Vec<f64> = tasks.iter().flatten().copied().collect();
@@ -273,6 +333,7 @@ pub fn poi_interval(x: &[Vec<f64>], y: &[Vec<f64>], b: &Bootstrap, subset: u64) 
     let mut bx: Vec<Vec<f64>> = x.iter().map(|t| Vec::with_capacity(t.len())).collect();
     let mut by: Vec<Vec<f64>> = y.iter().map(|t| Vec::with_capacity(t.len())).collect();
     let mut stats = Vec::with_capacity(b.resamples);
+    let mut per = Vec::with_capacity(x.len());
     for r in 0..b.resamples as u64 {
         let mut rng = Permutations::for_subset(b.seed ^ subset.wrapping_mul(0x9E37_79B9_7F4A_7C15), Stream::Split, r);
         for (t, out) in x.iter().zip(bx.iter_mut()) {
@@ -281,7 +342,7 @@ pub fn poi_interval(x: &[Vec<f64>], y: &[Vec<f64>], b: &Bootstrap, subset: u64) 
         for (t, out) in y.iter().zip(by.iter_mut()) {
             resample_into(&mut rng, t, out);
         }
-        stats.push(probability_of_improvement(&bx, &by));
+        stats.push(poi_with(&bx, &by, &mut per));
     }
     Ok((point, percentile_interval(stats, b.level)))
 }
@@ -422,6 +483,12 @@ fn binomial(n: u64, k: u64) -> u64 {
 /// # Errors
 /// An empty sample.
 pub fn permutation_test(x: &[f64], y: &[f64], resamples: usize, seed: u64) -> Result<PermutationTest> {
+    permutation_test_with(x, y, resamples, seed, true)
+}
+
+/// [`permutation_test`]; `halves`: count an exact test's tails by [`exact_tails`] where the sample is short enough
+/// (else, and in the tests that check it against them, split by split).
+fn permutation_test_with(x: &[f64], y: &[f64], resamples: usize, seed: u64, halves: bool) -> Result<PermutationTest> {
     if x.is_empty() || y.is_empty() {
         return Err(invalid(
             "samples",
@@ -445,6 +512,17 @@ pub fn permutation_test(x: &[f64], y: &[f64], resamples: usize, seed: u64) -> Re
     let total = binomial(n as u64, nx as u64);
     let split_stat = |a: &[f64], b: &[f64]| mean(a) - mean(b);
     let exact = total <= EXACT_SPLITS;
+    if exact && halves && n <= 2 * MITM_HALF_MAX {
+        let (less, greater) = exact_tails(&pooled, nx, observed, gamma);
+        let c = total as f64;
+        let p = (2.0 * (less as f64 / c).min(greater as f64 / c)).min(1.0);
+        return Ok(PermutationTest {
+            statistic: observed,
+            p_value: p,
+            exact: true,
+            splits: total,
+        });
+    }
     let (mut a, mut b) = (Vec::with_capacity(nx), Vec::with_capacity(n - nx));
     if exact {
         // Every nx-subset of 0..n in lexicographic order.
@@ -507,6 +585,62 @@ pub fn permutation_test(x: &[f64], y: &[f64], resamples: usize, seed: u64) -> Re
         exact: false,
         splits: count,
     })
+}
+
+/// The largest half the exact permutation test splits the pooled values into for [`exact_tails`] (2^14 subset
+/// sums a half); longer samples enumerate every split.
+const MITM_HALF_MAX: usize = 14;
+
+/// The exact permutation test's two tail counts by meeting in the middle: every split's statistic depends only on
+/// the sum `s` of the values assigned to `x`, through `f(s) = s/n_x − (T − s)/n_y`, which floating point keeps
+/// non-decreasing in `s`. So the pooled values are cut in two halves; every subset sum of the right half is listed
+/// by size and sorted, and for each subset of the left half a binary search counts the right subsets completing it
+/// to a split at or below `observed + γ` (and at or above `observed − γ`). `2^h` sums and as many searches
+/// instead of `C(n, n_x)` splits; the statistic the counts compare is `f` of the split's sum, with the observed
+/// split's own `f` standing for `observed` (so the observed split and exact ties count as scipy's tolerance
+/// means them to).
+fn exact_tails(pooled: &[f64], nx: usize, observed: f64, gamma: f64) -> (u64, u64) {
+    let n = pooled.len();
+    let ny = n - nx;
+    let h = n / 2;
+    let (left, right) = pooled.split_at(h);
+    let total = crate::numpy::sum(pooled);
+    let (fx, fy) = (nx as f64, ny as f64);
+    let f = |s: f64| s / fx - (total - s) / fy;
+    // Subset sums of a half, grouped by subset size; also the sum of the first `take` values (the observed split).
+    let sums = |half: &[f64]| -> Vec<f64> {
+        let mut out = vec![0.0; 1 << half.len()];
+        for mask in 1usize..out.len() {
+            let low = mask.trailing_zeros() as usize;
+            out[mask] = out[mask & (mask - 1)] + half[low];
+        }
+        out
+    };
+    let (ls, rs) = (sums(left), sums(right));
+    let mut by_size: Vec<Vec<f64>> = vec![Vec::new(); right.len() + 1];
+    for (mask, &s) in rs.iter().enumerate() {
+        by_size[mask.count_ones() as usize].push(s);
+    }
+    for v in &mut by_size {
+        v.sort_by(f64::total_cmp);
+    }
+    // The observed split: x is the first n_x pooled values.
+    let xl = nx.min(h);
+    let (xmask_l, xmask_r) = ((1usize << xl) - 1, (1usize << (nx - xl)) - 1);
+    let obs = f(ls[xmask_l] + rs[xmask_r]);
+    let _ = observed;
+    let (hi_bound, lo_bound) = (obs + gamma, obs - gamma);
+    let (mut less, mut greater) = (0u64, 0u64);
+    for (mask, &l) in ls.iter().enumerate() {
+        let k = mask.count_ones() as usize;
+        if k > nx || nx - k > right.len() {
+            continue;
+        }
+        let r = &by_size[nx - k];
+        less += r.partition_point(|&v| f(l + v) <= hi_bound) as u64;
+        greater += (r.len() - r.partition_point(|&v| f(l + v) < lo_bound)) as u64;
+    }
+    (less, greater)
 }
 
 /// The two one-sided tests of equivalence.
@@ -783,4 +917,77 @@ pub fn min_detectable_effect(n1: f64, n2: f64, alpha: f64, power: f64) -> Result
         }
     }
     Ok(0.5 * (lo + hi))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The halves' tail counts give the split-by-split test's p-value, on samples with and without ties (values on
+    /// a coarse decimal grid tie often and do not add exactly in binary), equal and unequal sizes.
+    #[test]
+    fn exact_tails_equal_every_split_enumerated() {
+        let mut s: u64 = 7;
+        let mut next = || {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for (nx, ny) in [(1, 1), (2, 3), (5, 5), (3, 9), (8, 8), (10, 10), (7, 12)] {
+            for grid in [0.0, 0.1, 0.25] {
+                let mut draw = |shift: f64| {
+                    let v = next() + shift;
+                    if grid > 0.0 { (v / grid).round() * grid } else { v }
+                };
+                let x: Vec<f64> = (0..nx).map(|_| draw(0.2)).collect();
+                let y: Vec<f64> = (0..ny).map(|_| draw(0.0)).collect();
+                let fast = permutation_test_with(&x, &y, 0, 0, true).expect("halves");
+                let slow = permutation_test_with(&x, &y, 0, 0, false).expect("splits");
+                assert!(fast.exact && slow.exact);
+                assert_eq!(fast.splits, slow.splits, "{nx}+{ny}");
+                assert_eq!(fast.p_value, slow.p_value, "{nx}+{ny} grid {grid}: {x:?} {y:?}");
+                assert_eq!(fast.statistic, slow.statistic);
+            }
+        }
+    }
+
+    /// The percentile interval by selection equals the sorted one.
+    #[test]
+    fn percentile_by_selection_equals_the_sorted_one() {
+        let mut s: u64 = 11;
+        for n in [1usize, 2, 3, 10, 39, 40, 41, 1000] {
+            let v: Vec<f64> = (0..n)
+                .map(|_| {
+                    s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    ((s >> 40) % 17) as f64 * 0.1
+                })
+                .collect();
+            let mut sorted = v.clone();
+            sorted.sort_by(f64::total_cmp);
+            for q in [0.0, 2.5, 50.0, 97.5, 100.0] {
+                let mut w = v.clone();
+                assert_eq!(
+                    percentile_select(&mut w, q),
+                    percentile_sorted(&sorted, q),
+                    "n {n} q {q}"
+                );
+            }
+        }
+    }
+
+    /// The allocation-free bootstrap of the mean gives the closure's interval bit for bit.
+    #[test]
+    fn bootstrap_of_the_mean_equals_the_general_one() {
+        let tasks = vec![vec![0.1, 0.5, 0.3, 0.9, 0.2], vec![1.0, 1.5, 0.7], vec![0.4]];
+        let b = Bootstrap {
+            resamples: 777,
+            level: 0.9,
+            seed: 5,
+        };
+        for subset in [0, 3] {
+            assert_eq!(
+                stratified_bootstrap_mean(&tasks, &b, subset).expect("fast"),
+                stratified_bootstrap(&tasks, mean_tasks, &b, subset).expect("general")
+            );
+        }
+    }
 }

@@ -7,7 +7,8 @@
 //!   each with its reason); another metric without one is refused with the fix.
 //! * Per method × metric (× task): n, mean, sd, median, IQM, Student's t interval and the stratified bootstrap
 //!   interval (resampled within tasks, as rliable). Per ordered pair of methods: the probability of improvement
-//!   with its bootstrap interval (the forest plot and the PoI matrix are drawn from these).
+//!   (the forest plot and the PoI matrix are drawn from these), with its bootstrap interval for every pair while
+//!   at most [`POI_INTERVALS_ALL_PAIRS_MAX`] methods are compared, else for the pairs with the baseline only.
 //! * Per comparison (a metric, a task, two methods: each against the baseline, or every pair): the exact
 //!   permutation test of the difference of means decides (exact while the splits are few; Welch's t past
 //!   [`lethe::compare::EXACT_SPLITS`]), Welch's t and Mann–Whitney beside it, Wilcoxon's signed-rank test when the
@@ -33,6 +34,11 @@ pub const COMPARE_LEVEL: f64 = 0.05;
 
 /// Power at which the minimum detectable difference is stated.
 pub const POWER: f64 = 0.8;
+
+/// Up to this many compared methods every ordered pair's probability of improvement gets its bootstrap interval;
+/// with more, only the pairs with the baseline do (none without one). The point estimate is always given. Each
+/// interval is a bootstrap of its own (10,000 resamples by default): 50 methods have 2,450 ordered pairs a metric.
+pub const POI_INTERVALS_ALL_PAIRS_MAX: usize = 8;
 
 /// Metrics whose direction is built in: names (lowercased, `-` and spaces as `_`), the direction, and why.
 pub const KNOWN_METRICS: &[(&[&str], &str, &str)] = &[
@@ -222,7 +228,9 @@ pub struct PoiCell {
     pub a: String,
     pub b: String,
     pub probability: f64,
-    pub interval: [f64; 2],
+    /// The bootstrap interval: for every pair up to [`POI_INTERVALS_ALL_PAIRS_MAX`] compared methods, else only
+    /// for the pairs with the baseline.
+    pub interval: Option<[f64; 2]>,
 }
 
 /// Per metric: the direction, every method's summary, the PoI matrix, Friedman across tasks.
@@ -267,6 +275,8 @@ pub struct Comparison {
     pub wilcoxon_by_seed: Option<RankTest>,
     pub hedges_g: Option<f64>,
     pub probability_of_improvement: f64,
+    /// Its bootstrap interval: against a baseline, or between all pairs of at most
+    /// [`POI_INTERVALS_ALL_PAIRS_MAX`] compared methods; none otherwise.
     pub poi_interval: Option<[f64; 2]>,
     /// The smallest difference of means the test would find 80% of the time at this n and spread.
     pub min_detectable_difference: Option<f64>,
@@ -678,6 +688,9 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     let mut metric_results = Vec::new();
     let mut comparisons: Vec<Comparison> = Vec::new();
     let mut subset = 0u64;
+    // The minimum detectable effect depends only on the two sizes (a bisection over noncentral t quadratures,
+    // milliseconds each): computed once per pair of sizes.
+    let mut mde: std::collections::HashMap<(usize, usize), Option<f64>> = std::collections::HashMap::new();
     for (col, dir, reason) in &chosen {
         let name = &table.metrics[*col];
         // The reference's mean on each task, for `closest` metrics.
@@ -741,7 +754,9 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
             }
             scores.push((m.clone(), per_task_scores));
         }
-        // PoI matrix over every task where both have runs.
+        // PoI matrix over every task where both have runs. Intervals: see POI_INTERVALS_ALL_PAIRS_MAX. Every
+        // cell keeps its subset number whether or not it is bootstrapped, so no other interval depends on it.
+        let all_intervals = compared.len() <= POI_INTERVALS_ALL_PAIRS_MAX;
         let mut poi = Vec::new();
         for (a, sa) in scores.iter().filter(|(m, _)| compared.contains(&m)) {
             for (b, sb) in scores.iter().filter(|(m, _)| compared.contains(&m)) {
@@ -758,12 +773,18 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                     continue;
                 }
                 subset += 1;
-                let (p, (lo, hi)) = core::poi_interval(&xa, &xb, &boot, subset).map_err(Error::from)?;
+                let with_baseline = req.baseline.as_ref().is_some_and(|m| m == a || m == b);
+                let (p, interval) = if all_intervals || with_baseline {
+                    let (p, (lo, hi)) = core::poi_interval(&xa, &xb, &boot, subset).map_err(Error::from)?;
+                    (p, Some([lo, hi]))
+                } else {
+                    (core::probability_of_improvement(&xa, &xb), None)
+                };
                 poi.push(PoiCell {
                     a: a.clone(),
                     b: b.clone(),
                     probability: p,
-                    interval: [lo, hi],
+                    interval,
                 });
             }
         }
@@ -816,6 +837,8 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                     (b, rb, &sb),
                     &boot,
                     subset,
+                    all_intervals || req.baseline.is_some(),
+                    &mut mde,
                 )?);
             }
         }
@@ -913,7 +936,7 @@ fn summary(
 ) -> Result<MethodSummary> {
     let t = core::t_interval(x, boot.level).map_err(Error::from)?;
     let b = if x.len() >= 2 {
-        Some(core::stratified_bootstrap(strata, core::mean_tasks, boot, subset).map_err(Error::from)?)
+        Some(core::stratified_bootstrap_mean(strata, boot, subset).map_err(Error::from)?)
     } else {
         None
     };
@@ -933,6 +956,7 @@ fn summary(
 
 type Side<'a> = (&'a String, &'a Vec<(String, f64)>, &'a Vec<f64>);
 
+#[allow(clippy::too_many_arguments)]
 fn compare_pair(
     metric: &str,
     task: Option<String>,
@@ -940,6 +964,8 @@ fn compare_pair(
     b: Side<'_>,
     boot: &Bootstrap,
     subset: u64,
+    poi_bootstrap: bool,
+    mde: &mut std::collections::HashMap<(usize, usize), Option<f64>>,
 ) -> Result<Comparison> {
     let (name_a, runs_a, sa) = a;
     let (name_b, runs_b, sb) = b;
@@ -983,17 +1009,23 @@ fn compare_pair(
         (Some(p), None) => (Some("permutation (random splits)".to_string()), fin(p.p_value)),
         _ => (None, None),
     };
-    let (poi, poi_interval) = match core::poi_interval(std::slice::from_ref(sa), std::slice::from_ref(sb), boot, subset)
-    {
-        Ok((p, (lo, hi))) => (p, Some([lo, hi])),
-        Err(_) => (
+    let boot_poi = if poi_bootstrap {
+        core::poi_interval(std::slice::from_ref(sa), std::slice::from_ref(sb), boot, subset).ok()
+    } else {
+        None
+    };
+    let (poi, poi_interval) = match boot_poi {
+        Some((p, (lo, hi))) => (p, Some([lo, hi])),
+        None => (
             core::probability_of_improvement(std::slice::from_ref(sa), std::slice::from_ref(sb)),
             None,
         ),
     };
     let mdd = if enough {
         let sp = core::pooled_sd(sa, sb);
-        let d = core::min_detectable_effect(na as f64, nb as f64, COMPARE_LEVEL, POWER).ok();
+        let d = *mde
+            .entry((na, nb))
+            .or_insert_with(|| core::min_detectable_effect(na as f64, nb as f64, COMPARE_LEVEL, POWER).ok());
         match (sp, d) {
             (Some(sp), Some(d)) => fin(sp * d),
             (None, Some(_)) => Some(0.0),
