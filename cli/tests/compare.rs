@@ -45,7 +45,8 @@ fn compare_calls_each_comparison_and_batch_gives_the_same_report() {
     // The summary for a forest plot: every method with its intervals.
     let s = &rep["result"]["metrics"][0]["summaries"];
     assert_eq!(s.as_array().unwrap().len(), 3);
-    assert!(s[0]["bootstrap_interval"].as_array().is_some());
+    let b = &s[0]["bootstrap_interval"];
+    assert!(b["lo"].as_f64().unwrap() <= b["hi"].as_f64().unwrap(), "{b}");
 
     // The same request through batch (as the Python package's dispatcher): the same result.
     let manifest = dir.path().join("m.jsonl");

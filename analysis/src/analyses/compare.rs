@@ -22,6 +22,7 @@
 use lethe::compare::{self as core, Bootstrap, Friedman, PermutationTest, TTest, Tost};
 use lethe::mann_whitney;
 use lethe::multiple_testing::Correction;
+use lethe::roc::Interval;
 use lethe::wilcoxon::{self, WilcoxonParams};
 use lethe::{Alternative, PValueMethod};
 
@@ -215,9 +216,9 @@ pub struct MethodSummary {
     pub median: f64,
     pub iqm: f64,
     /// Student's t interval of the mean (95%); none with one run.
-    pub t_interval: Option<[f64; 2]>,
+    pub t_interval: Option<Interval>,
     /// The stratified bootstrap percentile interval of the mean (95%); none with one run.
-    pub bootstrap_interval: Option<[f64; 2]>,
+    pub bootstrap_interval: Option<Interval>,
     /// For a `closest` metric: the mean distance to the reference (what is compared).
     pub mean_distance: Option<f64>,
 }
@@ -230,7 +231,7 @@ pub struct PoiCell {
     pub probability: f64,
     /// The bootstrap interval: for every pair up to [`POI_INTERVALS_ALL_PAIRS_MAX`] compared methods, else only
     /// for the pairs with the baseline.
-    pub interval: Option<[f64; 2]>,
+    pub interval: Option<Interval>,
 }
 
 /// Per metric: the direction, every method's summary, the PoI matrix, Friedman across tasks.
@@ -277,7 +278,7 @@ pub struct Comparison {
     pub probability_of_improvement: f64,
     /// Its bootstrap interval: against a baseline, or between all pairs of at most
     /// [`POI_INTERVALS_ALL_PAIRS_MAX`] compared methods; none otherwise.
-    pub poi_interval: Option<[f64; 2]>,
+    pub poi_interval: Option<Interval>,
     /// The smallest difference of means the test would find 80% of the time at this n and spread.
     pub min_detectable_difference: Option<f64>,
     /// `better`, `worse`, `no_difference` or `inconclusive`.
@@ -293,10 +294,10 @@ pub struct Reproduction {
     pub published: f64,
     pub published_sd: Option<f64>,
     pub published_n: Option<f64>,
-    pub published_interval: Option<[f64; 2]>,
+    pub published_interval: Option<Interval>,
     pub n: usize,
     pub mean: f64,
-    pub t_interval: Option<[f64; 2]>,
+    pub t_interval: Option<Interval>,
     pub inside_interval: Option<bool>,
     pub margin: f64,
     pub tost: Option<Tost>,
@@ -324,8 +325,8 @@ fn fin(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
-fn pair(v: Option<(f64, f64)>) -> Option<[f64; 2]> {
-    v.filter(|(a, b)| a.is_finite() && b.is_finite()).map(|(a, b)| [a, b])
+fn pair(v: Option<(f64, f64)>) -> Option<Interval> {
+    v.filter(|(a, b)| a.is_finite() && b.is_finite()).map(Interval::from)
 }
 
 fn usage(msg: impl Into<String>) -> Error {
@@ -592,6 +593,13 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         };
         if let Direction::ClosestTo(m) = &dir {
             in_table(m, "reference method")?;
+            if req.baseline.as_deref() == Some(m.as_str()) {
+                return Err(usage(format!(
+                    "`{m}` is both the baseline and the method `{}` should be closest to, so no method is left to \
+                     compare with it: name another baseline, or none to compare every pair of the other methods",
+                    table.metrics[col]
+                )));
+            }
         }
         chosen.push((col, dir, reason));
     }
@@ -776,7 +784,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                 let with_baseline = req.baseline.as_ref().is_some_and(|m| m == a || m == b);
                 let (p, interval) = if all_intervals || with_baseline {
                     let (p, (lo, hi)) = core::poi_interval(&xa, &xb, &boot, subset).map_err(Error::from)?;
-                    (p, Some([lo, hi]))
+                    (p, Some(Interval { lo, hi }))
                 } else {
                     (core::probability_of_improvement(&xa, &xb), None)
                 };
@@ -856,16 +864,33 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     let idx: Vec<usize> = (0..comparisons.len())
         .filter(|&i| comparisons[i].p_value.is_some())
         .collect();
+    // The best each test could do after the correction: the family corrected as if every exact permutation test had
+    // reached its smallest p-value (2 / C(n_a + n_b, n_a)) and every other test p = 0. Where even that stays at or
+    // above alpha, these seeds could not have shown any difference, however large, and nothing is called "no
+    // difference" (5 seeds each give 2/252 = 0.0079, which Holm over 20 tests takes to 0.16).
+    let mut best = vec![None; comparisons.len()];
     if !idx.is_empty() {
         let p: Vec<f64> = idx.iter().filter_map(|&i| comparisons[i].p_value).collect();
         let adj = lethe::fdr::multipletests(&p, alpha, corr).map_err(Error::from)?;
+        let floors: Vec<f64> = idx
+            .iter()
+            .map(|&i| {
+                let c = &comparisons[i];
+                c.permutation
+                    .filter(|t| t.exact)
+                    .map_or(0.0, |_| smallest_p(c.n_a, c.n_b))
+            })
+            .collect();
+        let floor_adj = lethe::fdr::multipletests(&floors, alpha, corr).map_err(Error::from)?;
         for (k, &i) in idx.iter().enumerate() {
             comparisons[i].p_adjusted = fin(adj.pvals_corrected[k]);
+            best[i] = fin(floor_adj.pvals_corrected[k]);
         }
     }
     let corr_name = lethe::fdr::method_name(corr);
-    for c in &mut comparisons {
-        call_comparison(c, corr_name, alpha);
+    let family = idx.len();
+    for (c, best) in comparisons.iter_mut().zip(best) {
+        call_comparison(c, corr_name, alpha, best, family);
     }
 
     // Reproduction checks.
@@ -1015,7 +1040,7 @@ fn compare_pair(
         None
     };
     let (poi, poi_interval) = match boot_poi {
-        Some((p, (lo, hi))) => (p, Some([lo, hi])),
+        Some((p, (lo, hi))) => (p, Some(Interval { lo, hi })),
         None => (
             core::probability_of_improvement(std::slice::from_ref(sa), std::slice::from_ref(sb)),
             None,
@@ -1068,7 +1093,9 @@ fn smallest_p(na: usize, nb: usize) -> f64 {
     (2.0 / c).min(1.0)
 }
 
-fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64) {
+/// The call of one comparison. `best`: the smallest adjusted p-value the family's correction could give this test
+/// (its exact test at its floor, every other test at its own); `family`: the number of tests corrected together.
+fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64, best: Option<f64>, family: usize) {
     let on = match &c.task {
         Some(t) => format!("{} (task {t})", c.metric),
         None => c.metric.clone(),
@@ -1115,6 +1142,27 @@ fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64) {
             num(adj),
             num(prob)
         );
+    } else if let Some(b) = best.filter(|b| *b >= alpha && n_min >= 3) {
+        c.call = Headline::INCONCLUSIVE.into();
+        c.text = format!(
+            "inconclusive on {on}: with {seeds} no difference between {} and {} could be shown after {corr_word} over \
+             {family} tests (the exact test's smallest p-value, {}, adjusts to at least {}): add seeds or compare \
+             fewer pairs",
+            c.a,
+            c.b,
+            num(exact_floor.unwrap_or(0.0)),
+            num(b)
+        );
+    } else if n_min >= 3 && c.min_detectable_difference.is_some_and(|m| c.difference.abs() >= m) {
+        c.call = Headline::INCONCLUSIVE.into();
+        c.text = format!(
+            "inconclusive on {on}: {} and {} differ by {}, as much as {seeds} could detect in one test ({mdd}), but \
+             not significantly after {corr_word} over {family} tests (adjusted p {}): add seeds or compare fewer pairs",
+            c.a,
+            c.b,
+            num(c.difference.abs()),
+            num(adj)
+        );
     } else if n_min < 3 || exact_floor.is_some_and(|f| f >= alpha) {
         c.call = Headline::INCONCLUSIVE.into();
         c.text = format!(
@@ -1152,7 +1200,7 @@ fn reproduce(p: &Published, x: &[f64], margin: Option<f64>, alpha: f64) -> Resul
         published: p.value,
         published_sd: p.sd,
         published_n: p.n,
-        published_interval: p.interval.map(|(a, b)| [a, b]),
+        published_interval: p.interval.map(Interval::from),
         n,
         mean,
         t_interval: pair(t),
@@ -1217,7 +1265,7 @@ fn reproduce(p: &Published, x: &[f64], margin: Option<f64>, alpha: f64) -> Resul
                  nor rule it out within ±{}",
                 num(mean),
                 out.t_interval
-                    .map(|[a, b]| format!("[{}, {}]", num(a), num(b)))
+                    .map(|i| format!("[{}, {}]", num(i.lo), num(i.hi)))
                     .unwrap_or_else(|| "none".into()),
                 num(p.value),
                 num(margin)
@@ -1465,6 +1513,49 @@ mod tests {
         assert_eq!(c.call, "better");
         let e = run(&t, |q| q.metrics = vec!["m1x:closest=nobody".into()]).expect_err("unknown reference");
         assert!(e.message.contains("oracle, b, c"));
+    }
+
+    #[test]
+    fn the_baseline_cannot_be_the_reference_it_is_measured_against() {
+        let t = table(
+            "m1x",
+            &[
+                ("oracle", &[0.5, 0.51, 0.49]),
+                ("b", &[0.52, 0.49, 0.51]),
+                ("c", &[0.9, 0.92, 0.95]),
+            ],
+        );
+        let e = run(&t, |q| {
+            q.metrics = vec!["m1x:closest=oracle".into()];
+            q.baseline = Some("oracle".into());
+        })
+        .expect_err("no method left to compare");
+        assert!(e.message.contains("both the baseline and the method"), "{}", e.message);
+    }
+
+    /// Five methods × 5 seeds, ten pairs: each exact test's smallest p-value 2/252 = 0.0079 becomes at least 0.079
+    /// after Holm over 10 tests, so no pair can be decided however far apart, and none is called "no difference";
+    /// a pair further apart than the detectable difference is never "no difference" either.
+    #[test]
+    fn a_family_too_large_for_its_seeds_is_inconclusive_not_no_difference() {
+        let m: Vec<(String, Vec<f64>)> = (0..5)
+            .map(|k| (format!("m{k}"), (0..5).map(|i| k as f64 + 0.01 * i as f64).collect()))
+            .collect();
+        let rows: Vec<(&str, &[f64])> = m.iter().map(|(n, v)| (n.as_str(), v.as_slice())).collect();
+        let r = run(&table("model_utility", &rows), |_| {}).expect("run");
+        assert_eq!(r.result.comparisons.len(), 10);
+        for c in &r.result.comparisons {
+            assert_eq!(c.call, Headline::INCONCLUSIVE, "{}", c.text);
+            assert!(c.text.contains("after Holm over 10 tests"), "{}", c.text);
+        }
+        assert!(r.headline.is_inconclusive(), "{:?}", r.headline);
+        // Against a baseline (4 tests: 4 × 0.0079 = 0.032 < 0.05) the same runs are decided.
+        let r = run(&table("model_utility", &rows), |q| q.baseline = Some("m0".into())).expect("run");
+        assert!(
+            r.result.comparisons.iter().all(|c| c.call == "better"),
+            "{:?}",
+            r.headline
+        );
     }
 
     #[test]

@@ -39,8 +39,8 @@ pub struct CompareArgs {
     out: Out,
 }
 
-fn interval(v: Option<[f64; 2]>) -> String {
-    v.map_or_else(|| "-".into(), |[a, b]| format!("[{}, {}]", fmt_num(a), fmt_num(b)))
+fn interval(v: Option<lethe::roc::Interval>) -> String {
+    v.map_or_else(|| "-".into(), |i| format!("[{}, {}]", fmt_num(i.lo), fmt_num(i.hi)))
 }
 
 pub(super) fn compare_cmd(a: CompareArgs) -> Result<(), CliError> {
