@@ -76,25 +76,30 @@ pub const KNOWN_METRICS: &[(&[&str], &str, &str)] = &[
          should keep",
     ),
     (
-        &["m1", "oracle_similarity"],
+        &["test_accuracy", "test_acc"],
+        "higher",
+        "accuracy on held-out test rows is the model's utility, which unlearning should keep",
+    ),
+    (
+        &["m1", "ruler_m1", "oracle_similarity"],
         "higher",
         "RULER m1: mean cosine similarity of the forget records to the oracle's embeddings; higher is closer to \
          the retrained oracle",
     ),
     (
-        &["m2", "calibration_gap"],
+        &["m2", "ruler_m2", "calibration_gap"],
         "closest=0",
         "RULER m2: forget similarity minus the retain records' median; 0 when the forget records look like \
          retained ones",
     ),
     (
-        &["m3", "representation_shift"],
+        &["m3", "ruler_m3", "representation_shift"],
         "higher",
         "RULER m3: shift of the forget records towards the oracle from the original model; higher moved further \
          towards retraining",
     ),
     (
-        &["m4", "nn_percentile_rank"],
+        &["m4", "ruler_m4", "nn_percentile_rank"],
         "closest=0.5",
         "RULER m4: nearest-retain-neighbour percentile rank; 0.5 when the forget records rank like retained ones",
     ),
