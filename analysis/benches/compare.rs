@@ -10,26 +10,34 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use lethe_analysis::analyses::{CompareRequest, TextInput, run_compare};
 use lethe_analysis::workspace::Workspace;
 
-const METHODS: usize = 50;
 const SEEDS: usize = 10;
-const METRICS: usize = 20;
+
+/// (methods, metrics, resamples): the target's sizes under `cargo bench`; a small table when `cargo test
+/// --all-targets` runs the bench once as a test (unoptimised, it took minutes at the full size).
+fn sizes() -> (usize, usize, usize) {
+    if std::env::args().any(|a| a == "--bench") {
+        (50, 20, 10_000)
+    } else {
+        (6, 2, 200)
+    }
+}
 
 /// The runs table: method `mK` has mean `K/100` plus a per-metric offset, values spread by a seeded LCG.
-fn table() -> String {
+fn table(methods: usize, metrics: usize) -> String {
     let mut s: u64 = 23;
     let mut next = || {
         s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (s >> 11) as f64 / (1u64 << 53) as f64
     };
     let mut t = String::from("method,seed");
-    for j in 0..METRICS {
+    for j in 0..metrics {
         t.push_str(&format!(",metric{j}"));
     }
     t.push('\n');
-    for m in 0..METHODS {
+    for m in 0..methods {
         for seed in 0..SEEDS {
             t.push_str(&format!("method{m},{seed}"));
-            for j in 0..METRICS {
+            for j in 0..metrics {
                 let v = m as f64 / 100.0 + j as f64 / 10.0 + 0.2 * (next() - 0.5);
                 t.push_str(&format!(",{v:.6}"));
             }
@@ -39,12 +47,12 @@ fn table() -> String {
     t
 }
 
-fn request(text: &str, baseline: Option<&str>) -> CompareRequest {
+fn request(text: &str, baseline: Option<&str>, metrics: usize, resamples: usize) -> CompareRequest {
     CompareRequest {
         runs: Some(TextInput::Text { text: text.into() }),
-        metrics: (0..METRICS).map(|j| format!("metric{j}:higher")).collect(),
+        metrics: (0..metrics).map(|j| format!("metric{j}:higher")).collect(),
         baseline: baseline.map(str::to_string),
-        resamples: 10_000,
+        resamples,
         seed: 0,
         ..CompareRequest::default()
     }
@@ -57,10 +65,14 @@ fn run(req: &CompareRequest) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    let text = table();
+    let (methods, metrics, resamples) = sizes();
+    let text = table(methods, metrics);
     let cases = [
-        ("50x10x20_all_pairs", request(&text, None)),
-        ("50x10x20_vs_baseline", request(&text, Some("method0"))),
+        ("50x10x20_all_pairs", request(&text, None, metrics, resamples)),
+        (
+            "50x10x20_vs_baseline",
+            request(&text, Some("method0"), metrics, resamples),
+        ),
     ];
     if let Some(only) = std::env::var_os("COMPARE_BENCH_ONCE") {
         let only = only.to_string_lossy().into_owned();
