@@ -31,8 +31,13 @@ import { gzipSync } from 'node:zlib';
  * computing the placebos' kernels in one plain loop and reusing the kernel module's median rather than its
  * panelled kernel code and another sort), and the single-file page's hand-over of the wasm modules to the worker
  * (+0.45 KB of JS). The initial page measured 337.9 KB then (346,028 bytes).
+ * 346 KB since issue 24's hosts and display and issue 25's package (344.8 KB, 353,109 bytes, +7,081): light and dark
+ * colour schemes for every colour, the reserved height kept until an element is built, chart texts fitted into
+ * their boxes and tables in focusable scroll boxes (common.js +0.8 KB), the exported ROC's title and AUC (export.js
+ * +0.9 KB), the bundler's asset lookup (base.js), and the lean wasm +1.6 KB (274,573 bytes: warning codes raised
+ * with the core's notes, RULER's selected-rows loading, the messages' numbering).
  */
-export const BUDGET_BYTES = 339 * 1024;
+export const BUDGET_BYTES = 346 * 1024;
 
 /** Bytes of `file` gzipped at level 9 (each file is served and compressed on its own). */
 export const gzipped = (file) => gzipSync(readFileSync(file), { level: 9 }).length;
