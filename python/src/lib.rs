@@ -276,7 +276,10 @@ fn load<'py>(py: Python<'py>, spec: &str) -> PyResult<(Bound<'py, PyAny>, Vec<St
     let m = &input.matrix;
     let flat = numpy::PyArray1::from_slice(py, m.as_slice());
     let shaped = flat.reshape([m.rows(), m.cols()])?;
-    Ok((shaped.into_any(), input.warnings.iter().map(|w| w.message.clone()).collect()))
+    Ok((
+        shaped.into_any(),
+        input.warnings.iter().map(|w| w.message.clone()).collect(),
+    ))
 }
 
 /// The page's plot data for a report's JSON (`lethe_analysis::plots::of_report`: counted by the functions the
