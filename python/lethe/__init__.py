@@ -243,7 +243,7 @@ def _translate(command: str, kwargs: Dict[str, Any], arrays: _Arrays) -> Dict[st
     for k, v in kwargs.items():
         if v is None:
             continue
-        if k == "runs":
+        if k == "runs" and k not in inputs and k not in texts:  # runs of one request (ruler); compare's is a table
             if not isinstance(v, (list, tuple)) or not all(isinstance(r, dict) for r in v):
                 raise _refused("runs", "pass a list of dicts, one per run, with that run's inputs and options")
             out[k] = [{rk: value(rk, rv) for rk, rv in run.items() if rv is not None} for run in v]

@@ -251,7 +251,77 @@ function legend(svg, area, entries) {
 /** Pixel width to draw at for a container (clamped so plots stay legible). */
 const widthOf = (el) => Math.max(280, Math.min(1000, Math.floor((el && el.clientWidth) || 640)));
 
-return { PALETTE, SERIES, scale, ticks, frame, tickLabels, axes, legend, widthOf };
+/**
+ * Keeps every <text> of a drawn plot inside its box, measured once the plot is in the page (the layouts above
+ * estimate text widths, which a narrow plot, a long legend entry or another font outgrows): a label is moved back
+ * in where it can be (not a legend entry, which sits beside its swatch), then made smaller (down to 9 px), then
+ * shortened with "…" (the whole text in its tooltip). Does nothing for a plot that is not laid out (hidden).
+ */
+function fitTexts(svg) {
+  const vb = svg?.viewBox?.baseVal;
+  if (!vb || !vb.width || typeof svg.getBBox !== 'function' || !svg.getClientRects().length) return;
+  const W = vb.width;
+  const H = vb.height;
+  const pad = 1;
+  for (const t of svg.querySelectorAll('text')) {
+    let b;
+    try {
+      b = t.getBBox();
+    } catch {
+      continue;
+    }
+    if (!b.width) continue;
+    const rotated = t.hasAttribute('transform');
+    // Horizontal extent (a label rotated by -90° spans the plot's height).
+    const lo = rotated ? b.y : b.x;
+    const span = rotated ? b.height : b.width;
+    const room = (rotated ? H : W) - 2 * pad;
+    const over = () => {
+      const r = t.getBBox();
+      return rotated ? Math.max(pad - r.y, r.y + r.height - (H - pad)) : Math.max(pad - r.x, r.x + r.width - (W - pad));
+    };
+    if (!(lo < pad - 0.01 || lo + span > (rotated ? H : W) - pad + 0.01)) continue;
+    // 1. Moved in, when it fits and is a free label.
+    if (!rotated && span <= room && !t.closest('.lethe-legend')) {
+      const dx = lo < pad ? pad - lo : W - pad - (lo + span);
+      t.setAttribute('x', String(Number(t.getAttribute('x') || 0) + dx));
+      if (over() <= 0.01) continue;
+      t.setAttribute('x', String(Number(t.getAttribute('x')) - dx));
+    }
+    // Room for the text where it starts (a legend entry keeps its place) or in the whole box.
+    const anchor = t.getAttribute('text-anchor') || 'start';
+    const avail = rotated || t.closest('.lethe-legend') === null ? room : W - pad - b.x;
+    const size = Number(t.getAttribute('font-size') || getComputedStyle(t).fontSize.replace('px', '') || 12);
+    // 2. Smaller, down to 9 px.
+    const smaller = Math.max(9, Math.floor(size * Math.min(1, avail / span) * 10) / 10);
+    if (smaller < size) t.setAttribute('font-size', smaller.toFixed(1));
+    if (over() <= 0.01) continue;
+    // 3. Shortened, the whole text kept as its tooltip.
+    const node = [...t.childNodes].find((n) => n.nodeType === 3);
+    if (!node) continue;
+    const full = node.data;
+    if (!t.querySelector('title')) t.append(document.createElementNS('http://www.w3.org/2000/svg', 'title'));
+    const title = t.querySelector('title');
+    if (!title.textContent) title.textContent = full;
+    let lo2 = 1;
+    let hi2 = full.length;
+    while (lo2 < hi2) {
+      const mid = Math.ceil((lo2 + hi2) / 2);
+      node.data = full.slice(0, mid).trimEnd() + '…';
+      if (over() <= 0.01) lo2 = mid;
+      else hi2 = mid - 1;
+    }
+    node.data = full.slice(0, lo2).trimEnd() + '…';
+    // Centred labels shortened may still sit off-centre past an edge: move them in.
+    if (over() > 0.01 && anchor !== 'start' && !rotated) {
+      const r = t.getBBox();
+      const dx = r.x < pad ? pad - r.x : W - pad - (r.x + r.width);
+      t.setAttribute('x', String(Number(t.getAttribute('x') || 0) + dx));
+    }
+  }
+}
+
+return { PALETTE, SERIES, scale, ticks, frame, tickLabels, axes, legend, widthOf, fitTexts };
 })();
 // ---- www/src/views/hist.js
 const __m4 = (() => {
@@ -338,12 +408,27 @@ const { bytes, shape } = __m2;
 /** A reader's note that is no problem: a table's header row read as column names, as almost every CSV has. */
 const noteOnly = (w) => / was read as column names /.test(w);
 
+/** The SHA-256 of `bytes` in hex, as the worker's hash of a source; null where the browser has no Web Crypto (an http: page). */
+async function sha256(bytes) {
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle) return null;
+  try {
+    const d = new Uint8Array(await subtle.digest('SHA-256', bytes));
+    return Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('');
+  } catch {
+    return null;
+  }
+}
+
 class InputStore {
   constructor(engine) {
     this.engine = engine;
     this.items = new Map();
     this.listeners = new Set();
     this.toolSets = [];
+    /** Inputs by their bytes (the buffer object, and its SHA-256 where the browser computes it): see add(). */
+    this.byBuffer = new WeakMap();
+    this.byContent = new Map();
   }
 
   on(fn) {
@@ -401,7 +486,37 @@ class InputStore {
    * bytes) or `{matrix: {values, shape}}`; `name` names it in messages and reports. Resolves to the item, which
    * carries `error` instead of throwing when the input cannot be used.
    */
-  async add({ file, text, bytes: raw, matrix, name, origin = 'file', note = null }) {
+  add(input) {
+    // Identical bytes are one input: a host handing the same buffer (or a copy of its bytes, or the same File) for
+    // several roles gets one file, listed once, with one SHA-256, and the panels see the roles as rows of one file.
+    // The promises are registered before any await, so that roles set at the same time find each other.
+    const raw = input.bytes;
+    if (input.origin === 'example' || !(raw || (input.file && input.origin === 'data'))) return this._add(input);
+    const live = async (p) => {
+      const item = await p?.catch(() => null);
+      return item && this.items.get(item.id) === item && item.status !== 'error' ? item : null;
+    };
+    const obj = raw ? (raw instanceof ArrayBuffer ? raw : raw.buffer) : input.file;
+    const view = raw && (raw instanceof ArrayBuffer ? new Uint8Array(raw) : new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength));
+    const key = raw ? `${view.byteOffset}:${view.byteLength}` : 'file';
+    const spans = this.byBuffer.get(obj) || {};
+    const before = spans[key];
+    const p = (async () => {
+      const same = await live(before);
+      if (same) return same;
+      const hash = raw ? await sha256(view) : null;
+      if (!hash) return this._add(input);
+      const earlier = this.byContent.get(hash);
+      const q = live(earlier).then((known) => known || this._add(input));
+      this.byContent.set(hash, q);
+      return q;
+    })();
+    spans[key] = p;
+    this.byBuffer.set(obj, spans);
+    return p;
+  }
+
+  async _add({ file, text, bytes: raw, matrix, name, origin = 'file', note = null }) {
     await this.engine.start();
     const id = this.engine.newSource();
     const item = { id, name: name || file?.name || `input-${id}`, size: file?.size ?? null, origin, note, status: 'reading', info: null, error: null, warnings: [], overLimit: null, sha256: null, hashing: null };
@@ -646,6 +761,54 @@ function svgText(svg) {
   return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(clone);
 }
 
+/**
+ * The SVG with heading lines above it (a title, then e.g. the AUC), so that an exported chart stands alone: a new SVG,
+ * taller by the heading, holding the lines and the chart. Each line is a string or {text, attrs} (attributes on its
+ * <text>, e.g. the exact number it shows). No lines: the SVG itself.
+ */
+function withHeading(svg, lines) {
+  if (!lines || !lines.length) return svg;
+  const NS = 'http://www.w3.org/2000/svg';
+  const w = Number(svg.getAttribute('width'));
+  const hgt = Number(svg.getAttribute('height'));
+  // Wrapped at spaces to the chart's width (a width estimated from the characters: the copy is not laid out).
+  const rows = [];
+  lines.forEach((line, i) => {
+    const { text, attrs = {} } = typeof line === 'string' ? { text: line } : line;
+    const size = i === 0 ? 15 : 13;
+    const fits = Math.max(12, Math.floor((w - 16) / (size * 0.6)));
+    let cur = '';
+    const parts = [];
+    for (const word of text.split(' ')) {
+      if (cur && cur.length + 1 + word.length > fits) {
+        parts.push(cur);
+        cur = word;
+      } else cur = cur ? `${cur} ${word}` : word;
+    }
+    parts.push(cur);
+    parts.forEach((p, k) => rows.push({ text: p, size, bold: i === 0, attrs: k === 0 ? attrs : {} }));
+  });
+  const step = 18;
+  const top = rows.length * step + 8;
+  const out = document.createElementNS(NS, 'svg');
+  for (const [k, v] of Object.entries({ width: w, height: hgt + top, viewBox: `0 0 ${w} ${hgt + top}`, role: 'img' })) out.setAttribute(k, String(v));
+  const bg = document.createElementNS(NS, 'rect');
+  for (const [k, v] of Object.entries({ width: w, height: hgt + top, fill: '#ffffff' })) bg.setAttribute(k, String(v));
+  out.append(bg);
+  rows.forEach(({ text, size, bold, attrs }, i) => {
+    const t = document.createElementNS(NS, 'text');
+    const base = { x: 8, y: (i + 1) * step, fill: '#1f2328', 'font-family': 'system-ui, sans-serif', 'font-size': size, 'font-weight': bold ? 600 : 400 };
+    for (const [k, v] of Object.entries({ ...base, ...attrs })) t.setAttribute(k, String(v));
+    t.textContent = text;
+    out.append(t);
+  });
+  const chart = svg.cloneNode(true);
+  chart.setAttribute('x', '0');
+  chart.setAttribute('y', String(top));
+  out.append(chart);
+  return out;
+}
+
 /** Draws the SVG onto a canvas at 2× and resolves to a PNG Blob (a data: URL, so no request is made). */
 function pngBlob(svg) {
   const w = Number(svg.getAttribute('width'));
@@ -667,7 +830,7 @@ function pngBlob(svg) {
   });
 }
 
-return { download, json, csv, svgText, pngBlob };
+return { download, json, csv, svgText, withHeading, pngBlob };
 })();
 // ---- www/src/panels/common.js
 const __m7 = (() => {
@@ -678,8 +841,8 @@ const { h, fill, nextId } = __m1;
 const { cls } = __m0;
 const { fmt, seconds } = __m2;
 const { arraysOf, noteOnly, wireDrop } = __m5;
-const { download, json, csv, svgText, pngBlob } = __m6;
-const { widthOf } = __m3;
+const { download, json, csv, svgText, pngBlob, withHeading } = __m6;
+const { fitTexts, widthOf } = __m3;
 
 /** What the page calls each input role (the layer's messages name roles as the request does). */
 const ROLE_LABELS = {
@@ -1274,6 +1437,45 @@ function showError(parts, slots, e) {
   else fill(parts.error, say(e.message));
 }
 
+/**
+ * A table's own scroll box: a table wider than its column scrolls inside this box instead of being cut off or widening
+ * the page. Focusable (tabindex 0) so keyboard users can scroll it, a region named by `label` or the table's caption.
+ */
+function tableBox({ label, ...attrs }, table) {
+  const named = label || table.querySelector('caption')?.textContent || 'table';
+  return h('div', { ...attrs, class: attrs.class || 'table-scroll', tabindex: 0, role: 'region', 'aria-label': named }, table);
+}
+
+/**
+ * Where rows given on their own came from (ruler's forget and retain rows), from the report's inputs: the layer
+ * records an index or split file as an input of that role (format `rows`), its spec `FILE==VALUE` for a split column
+ * and `FILE` for an index file. Says "forget: 144 rows where column `split.txt` = forget"; null where no row came from
+ * a file (rows typed as ranges).
+ */
+function rowSources(inputs, roles, key, labels = {}) {
+  const items = [];
+  for (const role of roles) {
+    for (const r of (inputs || []).filter((x) => x.role === role)) {
+      // Rows given on their own (the record is the row file), or an input's `PATH@FILE==VALUE` (its row_file).
+      const own = r.format === 'rows';
+      const file = own ? r.path : r.row_file?.path;
+      if (!file) continue;
+      const spec = own ? r.spec : r.spec.slice(r.spec.lastIndexOf(`@${file}`) + 1);
+      const split = spec.startsWith(`${file}==`) ? spec.slice(file.length + 2) : null;
+      const n = `${r.rows_used} row${r.rows_used === 1 ? '' : 's'}`;
+      const name = labels[role] || role;
+      items.push(
+        h('span', { 'data-role': role, 'data-column': split == null ? null : file, 'data-split-value': split },
+          split == null
+            ? [`${name}: ${n} listed in `, h('code', {}, file)]
+            : [`${name}: ${n} where column `, h('code', {}, file), ' = ', h('code', {}, split)]),
+      );
+    }
+  }
+  if (!items.length) return null;
+  return h('p', { class: 'muted rows-source', 'data-value': key }, items.flatMap((x, i) => (i ? ['; ', x] : [x])));
+}
+
 /** A definition list of [term, value, note?] rows; values get `data-value` (for tests and screen readers). */
 function numbers(rows, caption) {
   return h(
@@ -1292,14 +1494,21 @@ function numbers(rows, caption) {
 
 const n6 = fmt;
 
-/** A plot block: title, the SVG (re-drawn on resize), SVG/PNG export buttons. */
-function plotBlock({ title, draw, filename }) {
+/**
+ * A plot block: title, the SVG (re-drawn on resize), SVG/PNG export buttons. `heading` (lines: a string or {text,
+ * attrs}) goes above the chart in the exported SVG and PNG, so that the file says what it shows without the page.
+ */
+function plotBlock({ title, draw, filename, heading }) {
   const holder = h('div', { class: 'plot-holder' });
-  const render = () => fill(holder, draw(widthOf(holder)));
+  const render = () => {
+    fill(holder, draw(widthOf(holder)));
+    fitTexts(holder.querySelector('svg'));
+  };
   const svgBtn = h('button', { type: 'button', class: 'button button-small button-secondary', 'aria-label': `Download ${title} as SVG` }, 'SVG');
   const pngBtn = h('button', { type: 'button', class: 'button button-small button-secondary', 'aria-label': `Download ${title} as PNG` }, 'PNG');
-  svgBtn.addEventListener('click', () => download(`${filename}.svg`, svgText(holder.querySelector('svg')), 'image/svg+xml'));
-  pngBtn.addEventListener('click', async () => download(`${filename}.png`, await pngBlob(holder.querySelector('svg'))));
+  const exported = () => withHeading(holder.querySelector('svg'), heading);
+  svgBtn.addEventListener('click', () => download(`${filename}.svg`, svgText(exported()), 'image/svg+xml'));
+  pngBtn.addEventListener('click', async () => download(`${filename}.png`, await pngBlob(exported())));
   const el = h('figure', { class: 'plot-block' }, h('figcaption', {}, h('span', {}, title), h('span', { class: 'plot-actions' }, svgBtn, pngBtn)), holder);
   if (typeof ResizeObserver === 'function') {
     let w = 0;
@@ -1392,7 +1601,7 @@ function backendLine(info, note) {
   return h('p', { class: 'backend-line muted', 'data-value': 'backend' }, `Computed on: ${what}`, note ? h('span', { class: 'backend-note' }, ` · ${note}`) : null);
 }
 
-return { ROLE_LABELS, addPhrases, setVoice, say, rowsControl, changedEvent, resetExampleRows, clearNoticeOnEdit, inputSlot, field, checkLine, panelFrame, preflight, runner, refuseExampleMix, showError, numbers, n6, plotBlock, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
+return { ROLE_LABELS, addPhrases, setVoice, say, rowsControl, changedEvent, resetExampleRows, clearNoticeOnEdit, inputSlot, field, checkLine, panelFrame, preflight, runner, refuseExampleMix, showError, tableBox, rowSources, numbers, n6, plotBlock, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
 })();
 // ---- www/src/panels/eps.js
 const __m8 = (() => {
@@ -1700,7 +1909,7 @@ const __m9 = (() => {
 const { h, fill } = __m1;
 const { fmt, num } = __m2;
 const { PALETTE, SERIES, axes, frame, legend } = __m3;
-const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, cliLine, envelope, preflight, headlineBox, layerWarnings, refuseExampleMix } = __m7;
+const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, cliLine, envelope, preflight, headlineBox, layerWarnings, refuseExampleMix, tableBox, rowSources } = __m7;
 const { epsSection } = __m8;
 
 const RULES = { leakpro: 'LeakPro (largest TPR, FPR ≤ target)', 'privacy-meter': 'privacy-meter (last point, FPR ≤ target)', 'jax-privacy': 'jax_privacy (convex hull)' };
@@ -1947,13 +2156,20 @@ function miaPanel(ctx) {
         ['Balanced accuracy', fmt(num(s.balanced_accuracy)), `at threshold ${fmt(num(s.balanced_threshold))}: TPR ${fmt(num(s.balanced_tpr))}, FPR ${fmt(num(s.balanced_fpr))}`, 'mia.balanced_accuracy'],
         ['Max TPR − FPR', fmt(num(s.max_tpr_minus_fpr)), 'the attack’s advantage', 'mia.advantage'],
       ]),
+      rowSources(out.inputs, ['members', 'non_members', 'scores'], 'mia.rows_source', { non_members: 'non-members' }),
       plotBlock({
         title: 'ROC (log–log) with Clopper–Pearson intervals at the target FPRs',
         filename: 'lethe-mia-roc',
+        heading: [
+          'Membership audit: ROC (log–log) with Clopper–Pearson intervals at the target FPRs',
+          { text: `AUC ${fmt(num(s.auc))} · ${s.n_members} members, ${s.n_non_members} non-members`, attrs: { 'data-name': 'auc', 'data-auc': String(num(s.auc)) } },
+          r.delong && `DeLong ${level} CI ${ci(r.delong.interval)}`,
+          r.bootstrap && `Bootstrap ${level} CI ${ci(r.bootstrap.interval)}`,
+        ].filter(Boolean),
         draw: (width) => rocPlot(r, { width }),
       }).el,
       r.curve.thinned ? h('p', { class: 'muted' }, `The curve is drawn through ${r.curve.fpr.length} of its ${r.curve.points} points; every statistic uses them all.`) : null,
-      fitTable(h('div', { class: 'table-scroll' },
+      fitTable(tableBox({ class: 'table-scroll' },
         h('table', { class: 'targets', 'data-value': 'mia.tpr_at_fpr' },
           h('caption', {}, `TPR at each target FPR, and the FPR the chosen threshold really has (${level} Clopper–Pearson intervals below each)${oneRule ? `; ${rows[0].rule}’s rule` : ''}`),
           h('thead', {}, h('tr', {}, [oneRule ? null : 'rule', 'target FPR', 'TPR', 'realized FPR', 'threshold'].filter(Boolean).map((c) => h('th', { scope: 'col' }, c)))),
@@ -2045,7 +2261,7 @@ const __m10 = (() => {
 const { h, fill, nextId } = __m1;
 const { fmt, num } = __m2;
 const { histogramPlot } = __m4;
-const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, refuseExampleMix, changedEvent, say, loadWarnings } = __m7;
+const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, rowsControl, preflight, headlineBox, layerWarnings, checkLine, resetExampleRows, clearNoticeOnEdit, refuseExampleMix, changedEvent, say, loadWarnings, tableBox, rowSources } = __m7;
 
 /** One run's histogram of nearest-neighbour percentile ranks (the core's counts). */
 function rankPlot(hg, width) {
@@ -2223,7 +2439,7 @@ function rulerPanel(ctx) {
     const calls = out.metric_calls?.length
       ? h('ul', { class: 'metric-calls', 'data-value': 'ruler.calls' }, out.metric_calls.map((m) => h('li', { 'data-call': m.call, 'data-metric': m.metric }, h('strong', {}, `${m.metric}: `), m.text)))
       : null;
-    const blocks = [headlineBox(out.headline), calls, layerWarnings(left), ...(out.warnings ? [] : [warningsBox(res.warnings), loadWarnings(out.load_warnings)])];
+    const blocks = [headlineBox(out.headline), calls, layerWarnings(left), ...(out.warnings ? [] : [warningsBox(res.warnings), loadWarnings(out.load_warnings)]), rowSources(out.inputs, ['forget', 'retain'], 'ruler.rows_source')];
     res.runs.forEach((r, k) => {
       const m4 = r.nn_percentile_rank;
       const opt = (v) => (v == null ? '—' : fmt(v));
@@ -2241,7 +2457,7 @@ function rulerPanel(ctx) {
     });
     if (res.across_runs.length) {
       blocks.push(
-        h('div', { class: 'table-scroll' }, h('table', { class: 'targets' },
+        tableBox({ class: 'table-scroll' }, h('table', { class: 'targets' },
           h('caption', {}, `Across ${res.runs.length} runs: Wilcoxon signed-rank against the null, Benjamini–Hochberg at FDR ${req.fdr}`),
           h('thead', {}, h('tr', {}, ['metric', 'null', 'Wilcoxon p', 'BH-adjusted', 'rank-biserial', ''].map((c) => h('th', { scope: 'col' }, c)))),
           h('tbody', {}, res.across_runs.map((m) => h('tr', { 'data-key': `ruler.across.${m.metric}` },
@@ -2302,7 +2518,7 @@ const __m11 = (() => {
 const { h, fill } = __m1;
 const { fmt, num } = __m2;
 const { histogramPlot } = __m4;
-const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, preflight, headlineBox, layerWarnings, loadWarnings } = __m7;
+const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, preflight, headlineBox, layerWarnings, loadWarnings, tableBox } = __m7;
 
 const NAMES = { official: 'Official (metric.py)', exhaustive: 'Exhaustive thresholds', high_probability: 'Clopper–Pearson bound' };
 
@@ -2479,7 +2695,7 @@ function epsilonPanel(ctx) {
     const head = res.results.flatMap((r) => [`ε, ${NAMES[r.variant.kind]}`, 'points']);
     return h('details', { class: 'per-example-box', open: true },
       h('summary', {}, `Per-example ε (${n} examples)`),
-      h('div', { class: 'table-scroll per-example' }, h('table', { class: 'targets', 'data-value': 'eps.per_example' },
+      tableBox({ class: 'table-scroll per-example', label: 'Per-example ε' }, h('table', { class: 'targets', 'data-value': 'eps.per_example' },
         h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'example'), head.map((x) => h('th', { scope: 'col' }, x)))),
         h('tbody', {}, Array.from({ length: n }, (_, i) => h('tr', {},
           h('th', { scope: 'row' }, String(i)),
@@ -2528,8 +2744,8 @@ function epsilonPanel(ctx) {
       perExample(res),
       buckets.length > 0 &&
         h('details', { class: 'buckets' }, h('summary', {}, 'Scoring buckets'),
-          h('table', { class: 'targets' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'ε in'), h('th', { scope: 'col' }, 'points H'))),
-            h('tbody', {}, buckets.map((b) => h('tr', {}, h('td', {}, `[${num(b.start)}, ${num(b.end)})`), h('td', {}, fmt(b.points))))))),
+          tableBox({ label: 'Scoring buckets' }, h('table', { class: 'targets' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'ε in'), h('th', { scope: 'col' }, 'points H'))),
+            h('tbody', {}, buckets.map((b) => h('tr', {}, h('td', {}, `[${num(b.start)}, ${num(b.end)})`), h('td', {}, fmt(b.points)))))))),
       h('p', { class: 'params-line muted' }, `δ = ${req.delta} · ε_max ${req.eps_max} · α = ${req.alpha}`),
       exportBar({ name: 'lethe-epsilon', report: () => report({ req, out }), table: () => table({ out }) }),
     );
@@ -2637,7 +2853,7 @@ const __m13 = (() => {
 const { h, fill, nextId } = __m1;
 const { fmt, num } = __m2;
 const { ecdfPlot } = __m12;
-const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, preflight, headlineBox, layerWarnings, checkLine, say, loadWarnings } = __m7;
+const { inputSlot, field, panelFrame, runner, showError, numbers, plotBlock, exportBar, warningsBox, cliLine, envelope, preflight, headlineBox, layerWarnings, checkLine, say, loadWarnings, tableBox } = __m7;
 
 /** Pasted text or a file of lines, for `key`. */
 function textSource(ctx, { key, label, placeholder, rows = 5 }) {
@@ -2821,7 +3037,7 @@ function boundsPanel(ctx) {
     const clip = (t) => (t.length > 90 ? `${t.slice(0, 89)}…` : t);
     return h('details', { class: 'per-example-box', open: true },
       h('summary', {}, `ROUGE-L of each generation (${n})`),
-      h('div', { class: 'table-scroll per-example' }, h('table', { class: 'targets', 'data-value': 'rouge.per_generation' },
+      tableBox({ class: 'table-scroll per-example', label: 'ROUGE-L of each generation' }, h('table', { class: 'targets', 'data-value': 'rouge.per_generation' },
         h('thead', {}, h('tr', {}, ['generation', text && 'text', 'ROUGE-L F', 'precision', 'recall'].filter(Boolean).map((x) => h('th', { scope: 'col' }, x)))),
         h('tbody', {}, Array.from({ length: n }, (_, i) => h('tr', {},
           h('th', { scope: 'row' }, String(i + 1)),
