@@ -98,13 +98,20 @@ pub fn percentile_sorted(s: &[f64], q: f64) -> f64 {
     if n == 0 {
         return f64::NAN;
     }
+    let (lo, hi, g) = percentile_position(n, q);
+    numpy_lerp(s[lo], s[hi], g)
+}
+
+/// The two order statistics numpy's linear `percentile(x, q)` reads of `n > 0` values, and the weight between them.
+fn percentile_position(n: usize, q: f64) -> (usize, usize, f64) {
     let h = (n - 1) as f64 * q / 100.0;
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let lo = (h.floor() as usize).min(n - 1);
-    let hi = (lo + 1).min(n - 1);
-    let g = h - lo as f64;
-    // numpy's _lerp: a + (b − a)·g, from the other end when g ≥ 0.5.
-    let (a, b) = (s[lo], s[hi]);
+    (lo, (lo + 1).min(n - 1), h - lo as f64)
+}
+
+/// numpy's `_lerp`: a + (b − a)·g, from the other end when g ≥ 0.5.
+fn numpy_lerp(a: f64, b: f64, g: f64) -> f64 {
     let d = b - a;
     if g >= 0.5 { b - d * (1.0 - g) } else { a + d * g }
 }
@@ -218,11 +225,7 @@ fn percentile_select(v: &mut [f64], q: f64) -> f64 {
     if n == 0 {
         return f64::NAN;
     }
-    let h = (n - 1) as f64 * q / 100.0;
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let lo = (h.floor() as usize).min(n - 1);
-    let hi = (lo + 1).min(n - 1);
-    let g = h - lo as f64;
+    let (lo, hi, g) = percentile_position(n, q);
     let (_, &mut a, rest) = v.select_nth_unstable_by(lo, f64::total_cmp);
     // The next order statistic is the smallest of those after the `lo`-th.
     let b = if hi == lo {
@@ -230,8 +233,7 @@ fn percentile_select(v: &mut [f64], q: f64) -> f64 {
     } else {
         rest.iter().copied().min_by(f64::total_cmp).unwrap_or(a)
     };
-    let d = b - a;
-    if g >= 0.5 { b - d * (1.0 - g) } else { a + d * g }
+    numpy_lerp(a, b, g)
 }
 
 fn check_bootstrap(b: &Bootstrap) -> Result<()> {
