@@ -7,6 +7,10 @@
 // 2. RULER: the unlearned model is the original model's file: named (unlearned_is_original).
 // 3. The competition score: the same file in both slots is refused before a number (identical_inputs).
 // 4. The membership audit: members and non-members that share rows of one file are counted (members_non_members_overlap).
+// 5. Many-targets SDE on rows of one distribution: no call, the headline the CLI's, and the per-target JSD plot says
+//    its colours are the paper rule's calls (it said "called in training" beside an all-inconclusive headline).
+// 6. The competition score: class probabilities given as logits are refused in the panel's words (the fix named the
+//    command line's option, "(retrained-probs)").
 import path from 'node:path';
 import { assert, cli, compare, downloadJson, eq, npy, open, rng, runDone, slot, workdir, write } from './lib.mjs';
 
@@ -170,6 +174,67 @@ export const tests = [
       assert(/10 of the 40 members/.test(await warningsText(mia)), 'counted on the page');
       const c = cli(['mia', 'scores.npy@0..40', 'scores.npy@30..100'], dir);
       eq(report.result.summary.auc, c.result.summary.auc, 'the AUC is the CLI’s');
+      assert(page.errors.length === 0, page.errors.join('; '));
+    },
+  },
+  {
+    name: 'many-targets SDE on noise: no call (= CLI), and the JSD plot names the paper rule as the one whose calls it colours',
+    async fn({ context, base }) {
+      const dir = workdir();
+      write(dir, 'noise.npy', npy(rows(700, 8, 21, 1.0), [700, 8]));
+      const page = await open(context, base, '/?example=0');
+      const sde = page.locator('#lethe-sde');
+      await sde.waitFor();
+      await page.locator('[data-role="inputs-file"]').setInputFiles([path.join(dir, 'noise.npy')]);
+      await page.locator('.lethe-card[data-name="noise.npy"] .lethe-hash').waitFor({ timeout: 15000 });
+      await sde.locator('[data-param=mode]').selectOption('many');
+      for (const [role, r] of [['in_training', '0..300'], ['out_of_training', '300..600'], ['draw-from', '600..700'], ['draw-in', '0..300'], ['draw-out', '300..600']]) {
+        await slot(sde, role).choose('noise.npy');
+        await slot(sde, role).rows(r);
+      }
+      await sde.locator('[data-param=size]').fill('30');
+      await sde.locator('[data-param=equal_size]').check();
+      await sde.locator('[data-param=seed]').fill('1');
+      await runDone(sde, 120000);
+      const report = await downloadJson(page, sde.locator('[data-action="export-json"]'));
+      const c = cli(['sde', '--it', 'noise.npy@0..300', '--oot', 'noise.npy@300..600', '--draw-from', 'noise.npy@600..700', '--draw-in', 'noise.npy@0..300', '--draw-out', 'noise.npy@300..600', '--draw', String(report.parameters.draw ?? 10), '--size', '30', '--equal-size', '--seed', '1', '--shuffles', String(report.parameters.shuffles)], dir);
+      eq(report.headline.text, c.headline.text, 'the page’s headline is the CLI’s');
+      eq(report.headline.call, 'inconclusive', 'noise gets no call');
+      const legend = (await sde.locator('figure.lethe-plot-block').filter({ hasText: 'Per-target JSD to each reference' }).locator('svg text').allTextContents()).join(' | ');
+      assert(/paper rule: in training/.test(legend) && !/called in training/.test(legend), `the JSD plot's legend names the paper rule: ${legend}`);
+      assert(page.errors.length === 0, page.errors.join('; '));
+    },
+  },
+  {
+    name: 'competition: class probabilities given as logits are refused with the panel’s choice as the fix, no option name',
+    async fn({ context, base }) {
+      const dir = workdir();
+      const u = rng(31);
+      const [models, examples, classes] = [4, 6, 3];
+      const logits = Array.from({ length: models * examples * classes }, () => 4 * u() - 2);
+      const probs = [];
+      for (let k = 0; k < models * examples; k++) {
+        const e = logits.slice(k * classes, (k + 1) * classes).map(Math.exp);
+        const s = e.reduce((a, b) => a + b, 0);
+        probs.push(...e.map((x) => x / s));
+      }
+      write(dir, 'r_probs.npy', npy(probs, [models, examples, classes]));
+      write(dir, 'u_logits.npy', npy(logits, [models, examples, classes]));
+      write(dir, 'labels.txt', Array.from({ length: examples }, (_, i) => i % classes).join('\n') + '\n');
+      const page = await open(context, base, '/?example=0');
+      const eps = page.locator('#lethe-epsilon[data-panel]');
+      await eps.waitFor({ timeout: 30000 });
+      await page.locator('[data-role="inputs-file"]').setInputFiles(['r_probs.npy', 'u_logits.npy', 'labels.txt'].map((f) => path.join(dir, f)));
+      await page.locator('.lethe-card[data-name="labels.txt"] .lethe-hash').waitFor({ timeout: 15000 });
+      await eps.locator('[data-param=mode]').selectOption('logits');
+      await slot(eps, 'retrained_logits').choose('r_probs.npy');
+      await slot(eps, 'unlearned_logits').choose('u_logits.npy');
+      await slot(eps, 'labels').choose('labels.txt');
+      await eps.locator('[data-action="run"]').click();
+      const shown = eps.locator('.lethe-error, [data-check="error"]').filter({ hasText: /class probabilities, not logits/ }).first();
+      await shown.waitFor({ timeout: 30000 });
+      const text = await shown.textContent();
+      assert(/Inputs are: class probabilities \+ labels/.test(text) && !/-probs\)|--/.test(text), `the fix names the panel's choice: ${text}`);
       assert(page.errors.length === 0, page.errors.join('; '));
     },
   },

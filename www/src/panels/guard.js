@@ -31,6 +31,14 @@ addPhrases([
   // The competition's refusal of probabilities: the authors' function name and LaTeX-like notation, in words.
   [/log\(p_y\) − log\(Σ_\{j≠y\} p_j\) of the true class y/g, 'log p(true class) − log Σ p(other classes)'],
   [/ \(metric\.py's compute_logit_scaled_confidence\)/g, ', as the competition’s metric.py computes them'],
+  // The competition score's inputs one at a time, named with their option ("the retrained models' class
+  // probabilities (retrained-probs)"), as the panel's choice of what the inputs are.
+  [/ \((?:--)?(?:retrained|unlearned)-probs\)/g, ' (Inputs are: class probabilities + labels)'],
+  [/ \((?:--)?(?:retrained|unlearned)-logits\)/g, ' (Inputs are: logits + labels)'],
+  [/(models' confidences) \((?:--)?(?:retrained|unlearned)\)/g, '$1 (Inputs are: logit-scaled confidences)'],
+  // Its other options, as the panel's fields.
+  [/the accuracies \((?:--)?accuracies\)/g, 'the accuracies for the final score'],
+  [/ \((?:--)?eps-max\)/g, ' (ε_max)'],
 ]);
 
 /**

@@ -672,7 +672,8 @@ export function sdePanel(ctx) {
                   { label: 'to in-training', points: r.targets.map((t) => ({ value: num(t.verdict.jsd_target_it), color: color(t), ring: ring(t), title: t.name })) },
                   { label: 'to out-of-train.', points: r.targets.map((t) => ({ value: num(t.verdict.jsd_target_oot), color: color(t), ring: ring(t), title: t.name })) },
                 ],
-                { width, xlabel: 'Jensen–Shannon divergence (nats)', label: 'Strip plot of per-target JSD', legend: [['called in training', PALETTE.it, 'dot'], ['called out of training', PALETTE.oot, 'dot'], ...(r.targets.some((t) => t.verdict.in_training == null) ? [['no call (tie)', PALETTE.grid, 'dot']] : [])] },
+                // Coloured by the paper's JSD rule alone, which the headline may not follow: the legend says whose call it is.
+                { width, xlabel: 'Jensen–Shannon divergence (nats)', label: 'Strip plot of per-target JSD', legend: [['paper rule: in training', PALETTE.it, 'dot'], ['paper rule: out of training', PALETTE.oot, 'dot'], ...(r.targets.some((t) => t.verdict.in_training == null) ? [['paper rule: no call (tie)', PALETTE.grid, 'dot']] : [])] },
               ),
           }).el,
         );
