@@ -412,6 +412,11 @@ export const tests = [
       const said = (await sde.locator('[data-slot="in_training"] .lethe-warning').allTextContents()).join(' ');
       assert(/label/.test(said) && /columns: all/.test(said), `the slot says the label column was left out, and how to keep it: ${said}`);
       assert(!/command line|#columns/.test(said), `in the page's words: ${said}`);
+      // The same note on the input's card (it printed the command line's `table.csv#columns=all`).
+      const card = page.locator('.lethe-card[data-name="table.csv"]');
+      await card.locator('.lethe-warning, .lethe-muted').filter({ hasText: /label/ }).first().waitFor({ timeout: 15000 });
+      const onCard = (await card.textContent()) || '';
+      assert(/columns: all/.test(onCard) && !/command line|#columns/.test(onCard), `the card says it in the page's words: ${onCard}`);
       await sde.locator('[data-role="in_training-columns-mode"]').selectOption('all');
       await s.status().filter({ hasText: /40 × 4\b/ }).waitFor();
       await sde.locator('[data-role="in_training-columns-mode"]').selectOption('use');

@@ -645,7 +645,8 @@ function card(store, item) {
       ),
     item.note && h('span', { class: 'muted' }, item.note),
     item.tool && store.toolView?.toolBox(store, item.tool, item),
-    (item.warnings || []).map((w) => h('div', { class: noteOnly(w) ? 'muted' : 'warning' }, w)),
+    // In the page's words where the widget gives them (store.say: panels/common.js's say, which imports this module).
+    (item.warnings || []).map((w) => h('div', { class: noteOnly(w) ? 'muted' : 'warning' }, store.say ? store.say(w) : w)),
     item.sha256
       ? h('div', { class: 'hash', title: item.sha256 }, 'SHA-256 ', h('code', {}, item.sha256.slice(0, 16) + '…'))
       : item.hashing != null
