@@ -241,15 +241,16 @@ fn epsilon_refuses_probabilities_and_names_the_conversions() {
         "r_prob.npy",
         "look like probabilities",
         "logit-scaled confidences",
-        "(retrained-logits, unlearned-logits",
-        "(retrained-probs, unlearned-probs)",
+        // The options, named once in the layer, as the command line says them.
+        "(--retrained-logits, --unlearned-logits",
+        "(--retrained-probs, --unlearned-probs)",
         "with the labels",
-        "set confidences to logit-scaled",
+        "say so (--confidences logit-scaled)",
     ] {
         assert!(err.contains(needle), "`{needle}`: {err}");
     }
-    // The layer's text names options as the page and the CLI both can, never as command-line flags.
-    assert!(!err.contains("--retrained") && !err.contains("--confidences"), "{err}");
+    // The layer names the options once (marked); the CLI said every one of them in its words.
+    assert!(!err.contains("{opt:") && !err.contains("{cmd:"), "{err}");
     // The user's word that they are logit-scaled already: scored, with a warning.
     let (report, err) = json(&[
         "epsilon",
@@ -424,7 +425,7 @@ fn epsilon_refuses_logits_given_as_confidences() {
     assert!(err.contains("[classes_given_as_confidences]"), "{err}");
     assert!(err.contains("rl.npy` is a 16 × 12 × 3 array"), "{err}");
     assert!(
-        err.contains("scored as 36 examples") && err.contains("the retrained models' logits (retrained-logits)"),
+        err.contains("scored as 36 examples") && err.contains("the retrained models' logits (--retrained-logits)"),
         "{err}"
     );
 }

@@ -8,6 +8,7 @@
 
 use super::*;
 use crate::report::{Headline, Warning};
+use crate::words;
 
 /// Text given by the page: a source (a file of lines) or pasted text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -573,10 +574,11 @@ pub fn bounds(ws: &mut Workspace, req: &BoundsRequest) -> Result<BoundsOutput> {
                     if req.lsum { "rouge_lsum" } else { "rouge_l" },
                     format!(
                         "Mean {name} F-measure {} over {} generations (highest {}); add the leakage bounds \
-                         (--bounds) to bound how often a generation leaks",
+                         ({}) to bound how often a generation leaks",
                         num(mean),
                         f.len(),
-                        num(f.iter().copied().fold(0.0, f64::max))
+                        num(f.iter().copied().fold(0.0, f64::max)),
+                        words::opt_is("bounds", "true")
                     ),
                 ),
             };

@@ -7,6 +7,7 @@ use super::sde_run::{
 };
 use super::*;
 use crate::report::{Headline, Warning};
+use crate::words;
 use lethe::sde::calibrated::Call;
 
 /// The calibrated rule's default margin, in pooled reference standard deviations. A target sitting at a class's
@@ -443,7 +444,11 @@ fn equal_targets(
             &first,
             &sizes,
             smallest,
-            "set the subset size to the targets' size (`--size`), or ask for equal-size subsets (`--equal-size`)",
+            &format!(
+                "set the subset size to the targets' size (`{}`), or ask for equal-size subsets (`{}`)",
+                words::opt("size"),
+                words::opt_is("equal_size", "true")
+            ),
         ));
     }
     let mut drawn = Vec::new();
