@@ -134,6 +134,25 @@ fn _pythonic(text: &str) -> String {
     words::python(text)
 }
 
+/// `value` serialized with every string in a Python user's words ([`_pythonic`]): rendered string by string, since
+/// Python's words hold quotes (`sd_method="lp"`) that the serialized text would need escaped.
+fn pythonic_json(mut value: Value, pretty: bool) -> serde_json::Result<String> {
+    fn walk(v: &mut Value) {
+        match v {
+            Value::String(s) => *s = words::python(s),
+            Value::Array(a) => a.iter_mut().for_each(walk),
+            Value::Object(o) => o.values_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(&mut value);
+    if pretty {
+        serde_json::to_string_pretty(&value)
+    } else {
+        serde_json::to_string(&value)
+    }
+}
+
 /// A layer error as a Python exception: the CLI's message (`[code] role: message`) in a Python user's words
 /// ([`_pythonic`]), and its parts as attributes.
 fn py_error(py: Python<'_>, e: &Error) -> PyErr {
@@ -231,8 +250,8 @@ fn run(
         cb.call1(py, (1.0, "done"))?;
     }
     let report = outcome.map_err(|e| py_error(py, &e))?;
-    serde_json::to_string_pretty(&report)
-        .map(|r| words::python(&r))
+    serde_json::to_value(&report)
+        .and_then(|r| pythonic_json(r, true))
         .map_err(|e| LetheError::new_err(format!("writing the report: {e}")))
 }
 
@@ -290,8 +309,8 @@ fn roles(py: Python<'_>, command: &str) -> PyResult<(Vec<&'static str>, Vec<&'st
 #[pyo3(signature = (number, text, threads=1))]
 fn run_cell(py: Python<'_>, number: usize, text: &str, threads: usize) -> PyResult<String> {
     let cell = py.detach(|| batch::run_cell(number, text, threads));
-    serde_json::to_string(&cell)
-        .map(|c| words::python(&c))
+    serde_json::to_value(&cell)
+        .and_then(|c| pythonic_json(c, false))
         .map_err(|e| LetheError::new_err(format!("writing the cell: {e}")))
 }
 

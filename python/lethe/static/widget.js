@@ -405,6 +405,10 @@ const __m5 = (() => {
 const { h, fill, nextId } = __m1;
 const { bytes, shape } = __m2;
 
+/** A reader's note in the page's words (panels/common.js sets its `say`: the layer's marked options and analyses). */
+let noteWords = (t) => t;
+const setNoteWords = (f) => (noteWords = f);
+
 /** A reader's note that is no problem: a table's header row read as column names, as almost every CSV has. */
 const noteOnly = (w) => / was read as column names /.test(w);
 
@@ -645,7 +649,7 @@ function card(store, item) {
       ),
     item.note && h('span', { class: 'muted' }, item.note),
     item.tool && store.toolView?.toolBox(store, item.tool, item),
-    (item.warnings || []).map((w) => h('div', { class: noteOnly(w) ? 'muted' : 'warning' }, w)),
+    (item.warnings || []).map((w) => h('div', { class: noteOnly(w) ? 'muted' : 'warning' }, noteWords(w))),
     item.sha256
       ? h('div', { class: 'hash', title: item.sha256 }, 'SHA-256 ', h('code', {}, item.sha256.slice(0, 16) + '…'))
       : item.hashing != null
@@ -724,7 +728,7 @@ function wireDrop(el, onFiles) {
   });
 }
 
-return { noteOnly, InputStore, arraysOf, inputsView, wireDrop };
+return { setNoteWords, noteOnly, InputStore, arraysOf, inputsView, wireDrop };
 })();
 // ---- www/src/export.js
 const __m6 = (() => {
@@ -840,7 +844,7 @@ const __m7 = (() => {
 const { h, fill, nextId } = __m1;
 const { cls } = __m0;
 const { fmt, seconds } = __m2;
-const { arraysOf, noteOnly, wireDrop } = __m5;
+const { arraysOf, noteOnly, wireDrop, setNoteWords } = __m5;
 const { download, json, csv, svgText, pngBlob, withHeading } = __m6;
 const { fitTexts, widthOf } = __m3;
 
@@ -912,6 +916,9 @@ const say = (text, labels = {}) =>
     const label = labels[role] || ROLE_LABELS[role];
     return label ? `“${label}${k}”` : m;
   });
+
+// The files' cards say their readers' notes in the same words.
+setNoteWords((t) => say(t));
 
 const debounce = (f, ms) => {
   let t;
@@ -1548,10 +1555,27 @@ function plotBlock({ title, draw, filename, heading }) {
   return { el, render };
 }
 
+/** The layer's marks as the command line says them (analysis words.rs `cli`: `--equal-size`, `lethe calibrate`). */
+const cliMarks = {
+  opt: (name, value, tick) => `${tick}--${name.replace(/_/g, '-')}${value === undefined || value === 'true' ? '' : ` ${value}`}${tick}`,
+  cmd: (name) => `\`lethe ${name}\``,
+};
+
+/**
+ * A report as it is downloaded: every string's marks said as `lethe … --json` says them, so the file is the CLI's
+ * report (the notebook widgets: as the Python package's report says them).
+ */
+function exportedReport(v) {
+  if (typeof v === 'string') return voice ? voice(v) : renderMarks(v, cliMarks);
+  if (Array.isArray(v)) return v.map(exportedReport);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, exportedReport(x)]));
+  return v;
+}
+
 /** JSON report + CSV buttons. */
 function exportBar({ name, report, table }) {
   const jsonBtn = h('button', { type: 'button', class: 'button button-small button-secondary', 'data-action': 'export-json' }, 'Download JSON report');
-  jsonBtn.addEventListener('click', () => download(`${name}.json`, json(report()), 'application/json'));
+  jsonBtn.addEventListener('click', () => download(`${name}.json`, json(exportedReport(report())), 'application/json'));
   const csvBtn = table && h('button', { type: 'button', class: 'button button-small button-secondary', 'data-action': 'export-csv' }, 'Download CSV');
   csvBtn?.addEventListener('click', () => download(`${name}.csv`, csv(table()), 'text/csv'));
   return h('div', { class: 'export-bar' }, jsonBtn, csvBtn);
@@ -1626,7 +1650,7 @@ function backendLine(info, note) {
   return h('p', { class: 'backend-line muted', 'data-value': 'backend' }, `Computed on: ${what}`, note ? h('span', { class: 'backend-note' }, ` · ${note}`) : null);
 }
 
-return { ROLE_LABELS, OPTION_LABELS, renderMarks, addPhrases, setVoice, say, rowsControl, changedEvent, resetExampleRows, clearNoticeOnEdit, inputSlot, field, checkLine, panelFrame, preflight, runner, refuseExampleMix, showError, tableBox, rowSources, numbers, n6, plotBlock, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
+return { ROLE_LABELS, OPTION_LABELS, renderMarks, addPhrases, setVoice, say, rowsControl, changedEvent, resetExampleRows, clearNoticeOnEdit, inputSlot, field, checkLine, panelFrame, preflight, runner, refuseExampleMix, showError, tableBox, rowSources, numbers, n6, plotBlock, exportedReport, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
 })();
 // ---- www/src/panels/eps.js
 const __m8 = (() => {
@@ -1814,7 +1838,7 @@ function epsSection(ctx, { current, watch }) {
         req = request();
       } catch (e) {
         fill(parts.results);
-        fill(parts.error, e.message);
+        fill(parts.error, say(e.message));
         throw e;
       } finally {
         useCounts = false;
@@ -3115,7 +3139,7 @@ function boundsPanel(ctx) {
         fill(readout, `M_gen(${x}) = ${fmt(g.upper[0])}: the next answer scores above ${x} with probability at most this (F_n(${x}) = ${fmt(g.ecdf[0])})`);
         plot.render();
       } catch (e) {
-        fill(readout, e.message);
+        fill(readout, say(e.message));
       }
     };
     slider.addEventListener('input', update);

@@ -4,7 +4,7 @@
 import { h, fill, nextId } from '../dom.js';
 import { cls } from '../classes.js';
 import { fmt, seconds } from '../format.js';
-import { arraysOf, noteOnly, wireDrop } from '../inputs.js';
+import { arraysOf, noteOnly, wireDrop, setNoteWords } from '../inputs.js';
 import { download, json, csv, svgText, pngBlob, withHeading } from '../export.js';
 import { fitTexts, widthOf } from '../views/svg.js';
 
@@ -76,6 +76,9 @@ export const say = (text, labels = {}) =>
     const label = labels[role] || ROLE_LABELS[role];
     return label ? `“${label}${k}”` : m;
   });
+
+// The files' cards say their readers' notes in the same words.
+setNoteWords((t) => say(t));
 
 const debounce = (f, ms) => {
   let t;
@@ -712,10 +715,27 @@ export function plotBlock({ title, draw, filename, heading }) {
   return { el, render };
 }
 
+/** The layer's marks as the command line says them (analysis words.rs `cli`: `--equal-size`, `lethe calibrate`). */
+const cliMarks = {
+  opt: (name, value, tick) => `${tick}--${name.replace(/_/g, '-')}${value === undefined || value === 'true' ? '' : ` ${value}`}${tick}`,
+  cmd: (name) => `\`lethe ${name}\``,
+};
+
+/**
+ * A report as it is downloaded: every string's marks said as `lethe … --json` says them, so the file is the CLI's
+ * report (the notebook widgets: as the Python package's report says them).
+ */
+export function exportedReport(v) {
+  if (typeof v === 'string') return voice ? voice(v) : renderMarks(v, cliMarks);
+  if (Array.isArray(v)) return v.map(exportedReport);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, exportedReport(x)]));
+  return v;
+}
+
 /** JSON report + CSV buttons. */
 export function exportBar({ name, report, table }) {
   const jsonBtn = h('button', { type: 'button', class: 'button button-small button-secondary', 'data-action': 'export-json' }, 'Download JSON report');
-  jsonBtn.addEventListener('click', () => download(`${name}.json`, json(report()), 'application/json'));
+  jsonBtn.addEventListener('click', () => download(`${name}.json`, json(exportedReport(report())), 'application/json'));
   const csvBtn = table && h('button', { type: 'button', class: 'button button-small button-secondary', 'data-action': 'export-csv' }, 'Download CSV');
   csvBtn?.addEventListener('click', () => download(`${name}.csv`, csv(table()), 'text/csv'));
   return h('div', { class: 'export-bar' }, jsonBtn, csvBtn);
