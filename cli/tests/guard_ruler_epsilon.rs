@@ -381,7 +381,8 @@ fn bounds_on_too_few_scores_are_inconclusive_and_messages_use_option_names() {
             .contains("would bound it")
     );
     assert!(err.contains("warning[mass_at_zero_left_out]"), "{err}");
-    assert!(err.contains("sd-method lp") && !err.contains("SdMethod"), "{err}");
+    // The option as the command line writes it (it said "(sd-method lp)", a flag without its dashes).
+    assert!(err.contains("(--sd-method lp") && !err.contains("SdMethod"), "{err}");
     let flags: Vec<f64> = (0..300).map(|i| f64::from(u8::from(i % 25 == 0))).collect();
     let many = npy(dir.path(), "flags.npy", &flags, &[300]);
     let out = lethe(&["bounds", &many]);

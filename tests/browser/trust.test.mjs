@@ -449,7 +449,7 @@ export const tests = [
       await slot(b, 'scores').status().filter({ hasText: 'five.csv' }).waitFor();
       await runDone(b);
       const sd = await b.locator('[data-check-for="scores"], .lethe-warnings').filter({ hasText: 'exceeds 1/4' }).first().textContent();
-      assert(/choose “SD bound: exact LP”/.test(sd) && !/sd-method|\d\.\d{7}/.test(sd), `the SD note in the page's words: ${sd}`);
+      assert(/\(“SD bound: exact LP”\)/.test(sd) && !/sd-method|\d\.\d{7}/.test(sd), `the SD note in the page's words: ${sd}`);
       const ruler = page.locator('#lethe-ruler');
       await slot(ruler, 'forget').rows('0,1,9999');
       await ruler.locator('[data-action="run"]').click();

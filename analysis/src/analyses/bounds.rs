@@ -431,12 +431,15 @@ fn note_warnings(report: &LeakageReport, role: &str) -> Vec<Warning> {
         .filter(|w| report.binary.is_none() || w.kind != NoteKind::MassAtZeroLeftOut)
         .map(|w| {
             let fix: Option<String> = match w.kind {
-                NoteKind::MassAtZeroLeftOut => {
-                    Some("use the SD method lp with the mass at zero counted (sd-method lp, atom-at-zero)".into())
-                }
-                NoteKind::SdBoundUninformative => {
-                    Some("give more scores, or use the SD method lp (sd-method lp)".into())
-                }
+                NoteKind::MassAtZeroLeftOut => Some(format!(
+                    "use the SD method lp with the mass at zero counted ({}, {})",
+                    words::opt_is("sd_method", "lp"),
+                    words::opt_is("atom_at_zero", "true")
+                )),
+                NoteKind::SdBoundUninformative => Some(format!(
+                    "give more scores, or use the SD method lp ({})",
+                    words::opt_is("sd_method", "lp")
+                )),
                 NoteKind::AlphaAboveHalf => Some("use alpha ≤ 0.5, or the two-sided form".into()),
                 _ => None,
             };
