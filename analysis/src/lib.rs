@@ -37,6 +37,8 @@ pub mod teach;
 pub mod workspace;
 
 pub use error::{Error, Result};
+/// Options and commands named in messages, rendered by each front end (`words::cli`, `words::python`, the page's `say`).
+pub use lethe::words;
 pub use report::{Headline, Report, Warning};
 pub use workspace::{InputRef, Workspace};
 

@@ -122,7 +122,8 @@ fn main() -> ExitCode {
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("lethe: error: {e}");
+            // The layer's marked options and commands, as the command line says them (`--equal-size`).
+            eprintln!("lethe: error: {}", lethe_analysis::words::cli(&e.to_string()));
             if e.usage { ExitCode::from(2) } else { ExitCode::FAILURE }
         }
     }

@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use crate::CliError;
 use lethe_analysis::report::InputRecord;
+use lethe_analysis::words;
 
 /// A number for humans: the analysis layer's one formatter (4 significant digits, scientific when tiny or huge), so
 /// the human output reads as the headlines do.
@@ -33,7 +34,7 @@ pub fn emit_report<P: Serialize, R: Serialize>(
     json: bool,
     human: impl FnOnce(&R) -> String,
 ) -> Result<(), CliError> {
-    eprint!("{}", warnings_text(&report.warnings, &report.inputs));
+    eprint!("{}", words::cli(&warnings_text(&report.warnings, &report.inputs)));
     let text = if json {
         let mut s = serde_json::to_string_pretty(report).map_err(|e| CliError::msg(format!("writing JSON: {e}")))?;
         s.push('\n');
@@ -60,12 +61,13 @@ pub fn emit_report<P: Serialize, R: Serialize>(
     write_stdout(&text)
 }
 
-/// Writes to stdout. A reader that has gone (`lethe … | head -1`) ends the output quietly, as for any pipeline
+/// Writes to stdout, the layer's marked options and commands said as the command line says them (`--equal-size`,
+/// `` `lethe calibrate` ``: `words::cli`). A reader that has gone (`lethe … | head -1`) ends the output quietly, as for any pipeline
 /// tool; other write errors are errors.
 fn write_stdout(text: &str) -> Result<(), CliError> {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    match out.write_all(words::cli(text).as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError::msg(format!("writing the output: {e}"))),
         _ => Ok(()),
     }

@@ -167,7 +167,7 @@ fn class_probabilities_given_as_logits_are_refused() {
         "{err}"
     );
     assert!(
-        err.contains("(retrained-probs)") && !err.contains("--retrained"),
+        err.contains("class probabilities (--retrained-probs) with the labels") && !err.contains("{opt:"),
         "{err}"
     );
     // Given as probabilities they are scored; logits are not mistaken for probabilities.

@@ -213,7 +213,8 @@ fn an_out_of_range_pool_index_names_the_data_and_the_index_file() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("row index 500"), "{err}");
     assert!(
-        err.contains("entry 12 of the index file") && err.contains("calib_pool.txt"),
+        // Entries counted from 0, as rows and indices are, and the numbering named: 500 is the file's 12th entry.
+        err.contains("(entry 11 of the index file") && err.contains("calib_pool.txt, counting from 0)"),
         "{err}"
     );
     assert!(err.contains("calib_data.csv") && err.contains("has 60 rows"), "{err}");

@@ -241,15 +241,16 @@ fn epsilon_refuses_probabilities_and_names_the_conversions() {
         "r_prob.npy",
         "look like probabilities",
         "logit-scaled confidences",
-        "(retrained-logits, unlearned-logits",
-        "(retrained-probs, unlearned-probs)",
+        // The options, named once in the layer, as the command line says them.
+        "(--retrained-logits, --unlearned-logits",
+        "(--retrained-probs, --unlearned-probs)",
         "with the labels",
-        "set confidences to logit-scaled",
+        "say so (--confidences logit-scaled)",
     ] {
         assert!(err.contains(needle), "`{needle}`: {err}");
     }
-    // The layer's text names options as the page and the CLI both can, never as command-line flags.
-    assert!(!err.contains("--retrained") && !err.contains("--confidences"), "{err}");
+    // The layer names the options once (marked); the CLI said every one of them in its words.
+    assert!(!err.contains("{opt:") && !err.contains("{cmd:"), "{err}");
     // The user's word that they are logit-scaled already: scored, with a warning.
     let (report, err) = json(&[
         "epsilon",
@@ -380,7 +381,8 @@ fn bounds_on_too_few_scores_are_inconclusive_and_messages_use_option_names() {
             .contains("would bound it")
     );
     assert!(err.contains("warning[mass_at_zero_left_out]"), "{err}");
-    assert!(err.contains("sd-method lp") && !err.contains("SdMethod"), "{err}");
+    // The option as the command line writes it (it said "(sd-method lp)", a flag without its dashes).
+    assert!(err.contains("(--sd-method lp") && !err.contains("SdMethod"), "{err}");
     let flags: Vec<f64> = (0..300).map(|i| f64::from(u8::from(i % 25 == 0))).collect();
     let many = npy(dir.path(), "flags.npy", &flags, &[300]);
     let out = lethe(&["bounds", &many]);
@@ -424,7 +426,7 @@ fn epsilon_refuses_logits_given_as_confidences() {
     assert!(err.contains("[classes_given_as_confidences]"), "{err}");
     assert!(err.contains("rl.npy` is a 16 × 12 × 3 array"), "{err}");
     assert!(
-        err.contains("scored as 36 examples") && err.contains("the retrained models' logits (retrained-logits)"),
+        err.contains("scored as 36 examples") && err.contains("the retrained models' logits (--retrained-logits)"),
         "{err}"
     );
 }

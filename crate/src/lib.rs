@@ -44,6 +44,7 @@ pub mod sde;
 pub mod tools;
 pub mod wasserstein;
 pub mod wilcoxon;
+pub mod words;
 
 pub use data::{Matrix, MatrixRef};
 pub use error::{Error, Result};

@@ -13,7 +13,7 @@ use lethe::data::ByteSource;
 use lethe::progress::Progress;
 use lethe_analysis::dispatch::{self, Control};
 use lethe_analysis::workspace::{InPlacePolicy, Workspace};
-use lethe_analysis::{Error, batch};
+use lethe_analysis::{Error, batch, words};
 use numpy::{PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -126,41 +126,31 @@ fn _source_address(array: &Bound<'_, PyAny>) -> PyResult<(usize, usize)> {
     Ok((s.data as usize, s.len))
 }
 
-/// A layer message in a Python user's words: the CLI's option `--flag-name` becomes the keyword `flag_name`, and
-/// `` `lethe command` `` becomes `` `lethe.command(…)` `` (the page rewrites the same words into its labels).
+/// A layer message in a Python user's words: the layer's marked options and commands (`lethe_analysis::words`) as
+/// keywords and functions, `equal_size=True`, `fdr=`, `` `lethe.calibrate(…)` `` (the CLI says `--equal-size`, the
+/// page its labels).
 #[pyfunction]
 fn _pythonic(text: &str) -> String {
-    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    let mut prev: Option<char> = None;
-    while let Some(c) = rest.chars().next() {
-        if let Some(flag) = rest.strip_prefix("--")
-            && !prev.is_some_and(word)
-            && flag.starts_with(|f: char| f.is_ascii_lowercase())
-        {
-            let end = flag
-                .find(|f: char| !(f.is_ascii_lowercase() || f.is_ascii_digit() || f == '-'))
-                .unwrap_or(flag.len());
-            out.push_str(&flag[..end].replace('-', "_"));
-            prev = flag[..end].chars().last();
-            rest = &flag[end..];
-            continue;
+    words::python(text)
+}
+
+/// `value` serialized with every string in a Python user's words ([`_pythonic`]): rendered string by string, since
+/// Python's words hold quotes (`sd_method="lp"`) that the serialized text would need escaped.
+fn pythonic_json(mut value: Value, pretty: bool) -> serde_json::Result<String> {
+    fn walk(v: &mut Value) {
+        match v {
+            Value::String(s) => *s = words::python(s),
+            Value::Array(a) => a.iter_mut().for_each(walk),
+            Value::Object(o) => o.values_mut().for_each(walk),
+            _ => {}
         }
-        if let Some(cmd) = rest.strip_prefix("`lethe ")
-            && let Some(end) = cmd.find('`')
-            && cmd[..end].chars().all(|f| f.is_ascii_lowercase() || f == '-')
-        {
-            out.push_str(&format!("`lethe.{}(…)`", cmd[..end].replace('-', "_")));
-            prev = Some('`');
-            rest = &cmd[end + 1..];
-            continue;
-        }
-        out.push(c);
-        prev = Some(c);
-        rest = &rest[c.len_utf8()..];
     }
-    out
+    walk(&mut value);
+    if pretty {
+        serde_json::to_string_pretty(&value)
+    } else {
+        serde_json::to_string(&value)
+    }
 }
 
 /// A layer error as a Python exception: the CLI's message (`[code] role: message`) in a Python user's words
@@ -260,7 +250,9 @@ fn run(
         cb.call1(py, (1.0, "done"))?;
     }
     let report = outcome.map_err(|e| py_error(py, &e))?;
-    serde_json::to_string_pretty(&report).map_err(|e| LetheError::new_err(format!("writing the report: {e}")))
+    serde_json::to_value(&report)
+        .and_then(|r| pythonic_json(r, true))
+        .map_err(|e| LetheError::new_err(format!("writing the report: {e}")))
 }
 
 /// Loads `spec` (`PATH[#TENSOR][@ROWS]`, any format Lethe reads) as the analyses load it: a 2-D float64 array and
@@ -278,7 +270,7 @@ fn load<'py>(py: Python<'py>, spec: &str) -> PyResult<(Bound<'py, PyAny>, Vec<St
     let shaped = flat.reshape([m.rows(), m.cols()])?;
     Ok((
         shaped.into_any(),
-        input.warnings.iter().map(|w| w.message.clone()).collect(),
+        input.warnings.iter().map(|w| words::python(&w.message)).collect(),
     ))
 }
 
@@ -317,7 +309,9 @@ fn roles(py: Python<'_>, command: &str) -> PyResult<(Vec<&'static str>, Vec<&'st
 #[pyo3(signature = (number, text, threads=1))]
 fn run_cell(py: Python<'_>, number: usize, text: &str, threads: usize) -> PyResult<String> {
     let cell = py.detach(|| batch::run_cell(number, text, threads));
-    serde_json::to_string(&cell).map_err(|e| LetheError::new_err(format!("writing the cell: {e}")))
+    serde_json::to_value(&cell)
+        .and_then(|c| pythonic_json(c, false))
+        .map_err(|e| LetheError::new_err(format!("writing the cell: {e}")))
 }
 
 /// A request for the analysis layer in the notebook's browser: `request` (JSON; arrays already `{"source": N}`)

@@ -13,6 +13,7 @@ import subprocess
 import pytest
 
 import lethe
+from cli_words import pythonic
 from lethe import _lethe
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -100,12 +101,12 @@ def test_bad_input_is_the_clis_error(tmp_path):
     assert p.returncode != 0
     with pytest.raises(lethe.LetheError) as e:
         lethe.compare(str(bad))
-    assert _lethe._pythonic(p.stderr.strip()) == f"lethe: error: {e.value}"
+    assert pythonic(p.stderr.strip()) == f"lethe: error: {e.value}"
     assert "line 3" in str(e.value)
     unknown = tmp_path / "unknown.csv"
     unknown.write_text("method,seed,score\na,0,1\na,1,2\nb,0,1\nb,1,3\n")
     p = cli("compare", unknown, "--json", ok=False)
     with pytest.raises(lethe.LetheError) as e:
         lethe.compare(str(unknown))
-    assert _lethe._pythonic(p.stderr.strip()) == f"lethe: error: {e.value}"
+    assert pythonic(p.stderr.strip()) == f"lethe: error: {e.value}"
     assert e.value.code == "unknown_metric_direction" and "score:higher" in str(e.value)

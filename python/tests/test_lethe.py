@@ -6,6 +6,7 @@ LETHE_CLI names the CLI binary (default: target/release/lethe of this repository
 
 import json
 import os
+import re
 import pathlib
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 
 import lethe
+from cli_words import pythonic
 from lethe import _lethe
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -32,12 +34,13 @@ def cli(*args, ok=True):
 
 
 def same(report, want, whole=False):
-    """The report equals the CLI's: result, headline, warning codes (and everything, for the same files)."""
+    """The report equals the CLI's: result, headline, warning codes (and everything, for the same files); its
+    messages name options and analyses as Python does, the CLI's as the command line does."""
     got = report.to_dict()
     # An array stands where the CLI names a file: `<x array>` for the file's name.
     # (Both sides name it by its base name, as headlines do.)
     text = json.dumps({k: got[k] for k in ("headline", "warnings")})
-    wtext = json.dumps({k: want[k] for k in ("headline", "warnings")})
+    wtext = pythonic(json.dumps({k: want[k] for k in ("headline", "warnings")}, ensure_ascii=False))
     for i in want["inputs"]:
         text = text.replace(f"<{i['role']} array>", pathlib.Path(i["path"]).name)
         if not whole:
@@ -214,7 +217,7 @@ def test_errors_are_the_clis(tmp_path, act):
     p = cli("jsd", "/no/such.npy", "/no/such.npy", ok=False)
     with pytest.raises(lethe.LetheError) as e:
         lethe.jsd("/no/such.npy", "/no/such.npy")
-    assert _lethe._pythonic(p.stderr.strip()) == f"lethe: error: {e.value}"
+    assert pythonic(p.stderr.strip()) == f"lethe: error: {e.value}"
     v = np.arange(10.0)
     v[3] = np.nan
     np.save(tmp_path / "nan.npy", v)
@@ -222,7 +225,7 @@ def test_errors_are_the_clis(tmp_path, act):
     with pytest.raises(lethe.LetheError) as e:
         lethe.mwu(v, v)
     assert e.value.code == "non_finite" and e.value.input == "x"
-    assert _lethe._pythonic(p.stderr.strip()) == f"lethe: error: {e.value}".replace("<x array>", str(tmp_path / "nan.npy")).replace(
+    assert pythonic(p.stderr.strip()) == f"lethe: error: {e.value}".replace("<x array>", str(tmp_path / "nan.npy")).replace(
         "of the array", "of the file")
     with pytest.raises(lethe.LetheError, match="has no option `alternativ`.*alternative") as e:
         lethe.mwu(v, v, alternativ="less")
@@ -299,7 +302,7 @@ def cli_error(*args):
     `--flag` as the keyword `flag`, `lethe cmd` as `lethe.cmd(…)`), and its exit status."""
     p = cli(*args, ok=False)
     assert p.returncode in (1, 2), p.stderr
-    return _lethe._pythonic(p.stderr.strip().removeprefix("lethe: error: ")), p.returncode
+    return pythonic(p.stderr.strip().removeprefix("lethe: error: ")), p.returncode
 
 
 def test_forget_quality_of_tool_files():
@@ -376,11 +379,14 @@ def test_stubs_are_python():
 
 
 def test_messages_speak_python():
-    # The CLI's words for options and commands become a Python user's (the page rewrites them into its labels).
-    assert _lethe._pythonic("ask for equal-size subsets (`--equal-size`), or `lethe calibrate`") == \
-        "ask for equal-size subsets (`equal_size`), or `lethe.calibrate(…)`"
-    assert _lethe._pythonic("a -- b, --5, x--y, `lethe` alone") == "a -- b, --5, x--y, `lethe` alone"
+    # The options and analyses the layer names once (marked) in a Python user's words (the CLI says `--equal-size`,
+    # the page its labels).
+    assert _lethe._pythonic("ask for equal-size subsets (`{opt:equal_size=true}`), or {cmd:calibrate}") == \
+        "ask for equal-size subsets (`equal_size=True`), or `lethe.calibrate(…)`"
+    assert _lethe._pythonic("lower {opt:fdr}, {opt:sd_method=lp}, {opt:alpha=0.05}") == \
+        'lower fdr=, sd_method="lp", alpha=0.05'
+    assert _lethe._pythonic("a -- b, --5, x--y, `lethe` alone, {x}") == "a -- b, --5, x--y, `lethe` alone, {x}"
     acts = np.load(D / "act_unlearned.npy")
-    with pytest.raises(lethe.LetheError, match=r"\(`equal_size`\)") as e:
+    with pytest.raises(lethe.LetheError, match=r"\(`equal_size=True`\)") as e:
         lethe.sde(acts[0:100], acts[100:150], target=[acts[200:300]])
     assert "--" not in str(e.value)

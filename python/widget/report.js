@@ -4,16 +4,21 @@
 import { h, fill } from '../../www/src/dom.js';
 import { fmt, num } from '../../www/src/format.js';
 import { histogramPlot } from '../../www/src/views/hist.js';
-import { numbers, plotBlock, exportBar, headlineBox, layerWarnings, setVoice } from '../../www/src/panels/common.js';
+import { numbers, plotBlock, exportBar, headlineBox, layerWarnings, setVoice, renderMarks } from '../../www/src/panels/common.js';
 import { rocPlot } from '../../www/src/panels/mia.js';
 import { rankPlot } from '../../www/src/panels/ruler.js';
 import { epsilonPlot, NAMES } from '../../www/src/panels/epsilon.js';
 import { boundsPlot } from '../../www/src/panels/bounds.js';
 
-// Messages in a Python user's words, as the package's exceptions say them (python/src/lib.rs `_pythonic`): the CLI's
-// option `--flag-name` is the keyword `flag_name`, `lethe command` is `lethe.command(…)`.
+// Messages in a Python user's words, as the package's exceptions and reports say them (analysis words.rs `python`):
+// the layer's marked option `{opt:equal_size=true}` is the keyword `equal_size=True`, `{cmd:calibrate}` is
+// `lethe.calibrate(…)`.
+const pyValue = (v) => (v === 'true' ? 'True' : v === 'false' ? 'False' : v !== '' && Number.isFinite(Number(v)) ? v : `"${v}"`);
 setVoice((t) =>
-  t.replace(/(^|[^\p{L}\p{N}_-])--([a-z][a-z0-9-]*)/gu, (m, pre, f) => pre + f.replace(/-/g, '_')).replace(/`lethe ([a-z-]+)`/g, (m, c) => `\`lethe.${c.replace(/-/g, '_')}(…)\``),
+  renderMarks(t, {
+    opt: (name, value, tick) => `${tick}${name.replace(/-/g, '_')}=${value === undefined ? '' : pyValue(value)}${tick}`,
+    cmd: (name) => `\`lethe.${name.replace(/-/g, '_')}(…)\``,
+  }),
 );
 
 /** Every scalar of a value under its dotted path (lists of numbers are left to the plots and the JSON export). */

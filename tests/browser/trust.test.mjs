@@ -24,7 +24,7 @@ const exportJson = (panel) => panel.locator('[data-action="export-json"]');
 const card = (page, label) => page.locator(`.lethe-card[data-label="${label}"]`);
 
 /** Words of the code that must not reach a person: role keys in backticks, type paths, debug output. */
-const DEV_WORDS = /`(in_training|out_of_training|it_pool|oot_pool|draw-from|retrained_logits|unlearned_logits)`|SdMethod|::|Some\(|None\b|unwrap|panicked|serde|JsValue|\[object Object\]|undefined|bad \w+ request|metric\.py would stop|compute_logit_scaled|\b(in_training|out_of_training)\b/;
+const DEV_WORDS = /\{(opt|cmd):|`(in_training|out_of_training|it_pool|oot_pool|draw-from|retrained_logits|unlearned_logits)`|SdMethod|::|Some\(|None\b|unwrap|panicked|serde|JsValue|\[object Object\]|undefined|bad \w+ request|metric\.py would stop|compute_logit_scaled|\b(in_training|out_of_training)\b/;
 
 export const tests = [
   {
@@ -221,7 +221,7 @@ export const tests = [
       const probs = eps.locator('[data-check-for] [data-check="error"], .lethe-checks [data-check="error"]').filter({ hasText: /probabilit/ });
       await probs.first().waitFor({ timeout: 10000 });
       const fix = await probs.first().textContent();
-      assert(/Inputs are: logits \+ labels/.test(fix) && /logit-scaled confidences already/.test(fix), `the fix names the page's options: ${fix}`);
+      assert(/“Retrained models’ logits”/.test(fix) && /logit-scaled confidences already/.test(fix), `the fix names the page's options: ${fix}`);
       assert(!DEV_WORDS.test(fix) && !/p_y|Σ_\{/.test(fix), `the refusal speaks a user's words: ${fix}`);
       await eps.locator('[data-param=logit_scaled]').check();
       await probs.first().waitFor({ state: 'detached', timeout: 10000 });
@@ -454,7 +454,7 @@ export const tests = [
       await slot(b, 'scores').status().filter({ hasText: 'five.csv' }).waitFor();
       await runDone(b);
       const sd = await b.locator('[data-check-for="scores"], .lethe-warnings').filter({ hasText: 'exceeds 1/4' }).first().textContent();
-      assert(/choose “SD bound: exact LP”/.test(sd) && !/sd-method|\d\.\d{7}/.test(sd), `the SD note in the page's words: ${sd}`);
+      assert(/\(“SD bound: exact LP”\)/.test(sd) && !/sd-method|\d\.\d{7}/.test(sd), `the SD note in the page's words: ${sd}`);
       const ruler = page.locator('#lethe-ruler');
       await slot(ruler, 'forget').rows('0,1,9999');
       await ruler.locator('[data-action="run"]').click();

@@ -4,6 +4,10 @@
 import { h, fill, nextId } from './dom.js';
 import { bytes, shape } from './format.js';
 
+/** A reader's note in the page's words (panels/common.js sets its `say`: the layer's marked options and analyses). */
+let noteWords = (t) => t;
+export const setNoteWords = (f) => (noteWords = f);
+
 /** A reader's note that is no problem: a table's header row read as column names, as almost every CSV has. */
 export const noteOnly = (w) => / was read as column names /.test(w);
 
@@ -244,8 +248,7 @@ function card(store, item) {
       ),
     item.note && h('span', { class: 'muted' }, item.note),
     item.tool && store.toolView?.toolBox(store, item.tool, item),
-    // In the page's words where the widget gives them (store.say: panels/common.js's say, which imports this module).
-    (item.warnings || []).map((w) => h('div', { class: noteOnly(w) ? 'muted' : 'warning' }, store.say ? store.say(w) : w)),
+    (item.warnings || []).map((w) => h('div', { class: noteOnly(w) ? 'muted' : 'warning' }, noteWords(w))),
     item.sha256
       ? h('div', { class: 'hash', title: item.sha256 }, 'SHA-256 ', h('code', {}, item.sha256.slice(0, 16) + '…'))
       : item.hashing != null

@@ -3,6 +3,7 @@
 // the analysis layer's requests. Loaded by inputs.js only once a tool's file was dropped.
 import { h, nextId } from './dom.js';
 import { shape } from './format.js';
+import { say } from './panels/common.js';
 
 /**
  * Asks which tool wrote `items` (lethe::tools decides from their content, in the full module; `paths` name them
@@ -52,8 +53,8 @@ export function toolBox(store, tool, owner) {
         const run = owner.runs?.[o.label];
         return h('div', { class: 'tool-offer', 'data-offer': o.analysis },
           h('button', { type: 'button', class: 'button button-secondary button-small', 'data-role': 'tool-offer', title: o.cli, onclick: () => store.runOffer(o, owner) }, o.label),
-          run?.out?.headline && h('div', { class: 'tool-result', 'data-role': 'tool-result' }, run.out.headline.text),
-          run?.error && h('div', { class: 'error', role: 'alert', 'data-role': 'tool-error' }, run.error));
+          run?.out?.headline && h('div', { class: 'tool-result', 'data-role': 'tool-result' }, say(run.out.headline.text)),
+          run?.error && h('div', { class: 'error', role: 'alert', 'data-role': 'tool-error' }, say(run.error)));
       })),
   );
 }

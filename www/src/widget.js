@@ -6,7 +6,6 @@ import { engine as sharedEngine, unsupported } from './engine.js';
 import { InputStore, inputsView } from './inputs.js';
 import { sdePanel } from './panels/sde.js';
 import { rulerPanel } from './panels/ruler.js';
-import { say } from './panels/common.js';
 import { bytes } from './format.js';
 import { assetUrl } from './base.js';
 
@@ -99,8 +98,6 @@ export function create(el, opts = {}) {
   };
   const eng = opts.engine || sharedEngine({ workers: opts.workers });
   const store = new InputStore(eng);
-  // Input cards say the readers' notes in the page's words, as the slots do.
-  store.say = say;
   const ctx = { engine: eng, store, emit, version: null };
   const root = h('div', { class: 'root', 'data-state': 'starting' });
   fill(el, root);

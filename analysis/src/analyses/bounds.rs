@@ -8,6 +8,7 @@
 
 use super::*;
 use crate::report::{Headline, Warning};
+use crate::words;
 
 /// Text given by the page: a source (a file of lines) or pasted text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -430,12 +431,15 @@ fn note_warnings(report: &LeakageReport, role: &str) -> Vec<Warning> {
         .filter(|w| report.binary.is_none() || w.kind != NoteKind::MassAtZeroLeftOut)
         .map(|w| {
             let fix: Option<String> = match w.kind {
-                NoteKind::MassAtZeroLeftOut => {
-                    Some("use the SD method lp with the mass at zero counted (sd-method lp, atom-at-zero)".into())
-                }
-                NoteKind::SdBoundUninformative => {
-                    Some("give more scores, or use the SD method lp (sd-method lp)".into())
-                }
+                NoteKind::MassAtZeroLeftOut => Some(format!(
+                    "use the SD method lp with the mass at zero counted ({}, {})",
+                    words::opt_is("sd_method", "lp"),
+                    words::opt_is("atom_at_zero", "true")
+                )),
+                NoteKind::SdBoundUninformative => Some(format!(
+                    "give more scores, or use the SD method lp ({})",
+                    words::opt_is("sd_method", "lp")
+                )),
                 NoteKind::AlphaAboveHalf => Some("use alpha ≤ 0.5, or the two-sided form".into()),
                 _ => None,
             };
@@ -573,10 +577,11 @@ pub fn bounds(ws: &mut Workspace, req: &BoundsRequest) -> Result<BoundsOutput> {
                     if req.lsum { "rouge_lsum" } else { "rouge_l" },
                     format!(
                         "Mean {name} F-measure {} over {} generations (highest {}); add the leakage bounds \
-                         (--bounds) to bound how often a generation leaks",
+                         ({}) to bound how often a generation leaks",
                         num(mean),
                         f.len(),
-                        num(f.iter().copied().fold(0.0, f64::max))
+                        num(f.iter().copied().fold(0.0, f64::max)),
+                        words::opt_is("bounds", "true")
                     ),
                 ),
             };

@@ -7,6 +7,7 @@ use super::sde_run::{
 };
 use super::*;
 use crate::report::{Headline, Warning};
+use crate::words;
 use lethe::sde::calibrated::Call;
 
 /// The calibrated rule's default margin, in pooled reference standard deviations. A target sitting at a class's
@@ -201,14 +202,17 @@ fn pool_rows(
     {
         return Err(Error::at(
             role,
-            format!("rows {a}..{b} are out of range: the data ({data}) has {n} rows (0..{n}); pick rows below {n}"),
+            format!(
+                "rows {a}..{b} are out of range: the data ({data}) has {n} rows ({}); pick rows below {n}",
+                lethe::error::index_span(n as u64)
+            ),
         ));
     }
     let (idx, file, text) = ws.resolve_rows(role, rows)?;
     // An index past the data names the data and the index file (the core's message names neither).
     if let Some((k, &bad)) = idx.iter().flatten().enumerate().find(|(_, r)| **r >= n) {
         let from = file.as_ref().map_or(String::new(), |d| {
-            format!(" (entry {} of the index file {})", k + 1, d.path)
+            format!(" (entry {k} of the index file {}, counting from 0)", d.path)
         });
         return Err(Error::at(
             role,
@@ -443,7 +447,11 @@ fn equal_targets(
             &first,
             &sizes,
             smallest,
-            "set the subset size to the targets' size (`--size`), or ask for equal-size subsets (`--equal-size`)",
+            &format!(
+                "set the subset size to the targets' size (`{}`), or ask for equal-size subsets (`{}`)",
+                words::opt("size"),
+                words::opt_is("equal_size", "true")
+            ),
         ));
     }
     let mut drawn = Vec::new();
@@ -1191,6 +1199,14 @@ mod tests {
         assert_eq!(e.input.as_deref(), Some("oot_pool"));
         assert!(
             e.message.contains("out of range") && e.message.contains("240 rows"),
+            "{}",
+            e.message
+        );
+        // The rows the data has, with the last index and the numbering named ("0..240" read as inclusive).
+        assert!(
+            e.message
+                .contains("has 240 rows (valid indices are 0 to 239, counting from 0)")
+                && !e.message.contains("(0..240)"),
             "{}",
             e.message
         );

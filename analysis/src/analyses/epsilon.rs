@@ -18,6 +18,7 @@
 
 use super::*;
 use crate::report::{Headline, Warning};
+use crate::words;
 
 /// `lethe epsilon`'s options.
 #[derive(Clone, Debug, Deserialize)]
@@ -277,8 +278,9 @@ fn confidences_of(
                 "every value of `{}` lies between 0 and 1 and each example's values sum to 1 over the classes: these \
                  are class probabilities, not logits. Taken as logits they give other confidences than metric.py \
                  computes, and a wrong forgetting quality. Give them as the {side} models' class probabilities \
-                 ({side}-probs) with the labels, or give the logits",
-                inp.record.path
+                 ({}) with the labels, or give the logits",
+                inp.record.path,
+                words::opt(&format!("{side}_probs"))
             ),
         ));
     }
@@ -347,9 +349,8 @@ fn same_examples(r: (&Matrix, &InputRecord), u: (&Matrix, &InputRecord)) -> Resu
 }
 
 /// A shape as `64 × 106 × 5`.
-/// An input as a person names it, with the option's name after it as the bounds' messages do
-/// ("the retrained models' logits (retrained-logits)"): the page has a label per input, the CLI a flag, so the
-/// layer's text carries neither's syntax.
+/// An input as a person names it, with its option after it, marked (`words::opt`): the CLI says "the retrained
+/// models' logits (--retrained-logits)", Python `retrained_logits=`, the page the input's label.
 fn said(role: &str) -> String {
     let (model, what) = role.split_once('_').unwrap_or((role, ""));
     let what = match what {
@@ -357,11 +358,10 @@ fn said(role: &str) -> String {
         "probs" => "class probabilities",
         _ => "confidences",
     };
-    let option = role.replace('_', "-");
     if model == "labels" {
         return "the labels".to_string();
     }
-    format!("the {model} models' {what} ({option})")
+    format!("the {model} models' {what} ({})", words::opt(role))
 }
 
 fn dims(shape: &[u64]) -> String {
@@ -641,11 +641,16 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
                              the competition's score expects {CONFIDENCE_UNIT}. Scored as they are, the forgetting \
                              quality comes out wrong: probabilities squeeze the models' differences into a narrow \
                              range, and those that round to 1.0 tie and score epsilon = 0. Give the logits \
-                             (retrained-logits, unlearned-logits: models × examples × classes) or all classes' \
-                             probabilities (retrained-probs, unlearned-probs) with the labels, and \
-                             Lethe computes the confidences as metric.py does; if these values are logit-scaled \
-                             confidences already, set confidences to logit-scaled",
-                            r.record.path, u.record.path
+                             ({}, {}: models × examples × classes) or all classes' probabilities ({}, {}) with the \
+                             labels, and Lethe computes the confidences as metric.py does; if these values are \
+                             logit-scaled confidences already, say so ({})",
+                            r.record.path,
+                            u.record.path,
+                            words::opt("retrained_logits"),
+                            words::opt("unlearned_logits"),
+                            words::opt("retrained_probs"),
+                            words::opt("unlearned_probs"),
+                            words::opt_is("confidences", "logit-scaled")
                         ),
                     ));
                 }
@@ -1144,9 +1149,10 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.code.as_deref(), Some("one_number_per_example"));
         assert!(
-            e.message.contains(
-                "the retrained models' class probabilities (retrained-probs) takes the probabilities of every class"
-            ) && !e.message.contains("--"),
+            e.message.contains(&format!(
+                "the retrained models' class probabilities ({}) takes the probabilities of every class",
+                words::opt("retrained_probs")
+            )) && !e.message.contains("--"),
             "{}",
             e.message
         );

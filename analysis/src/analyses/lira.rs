@@ -28,6 +28,7 @@ use lethe::tools::lira::{self as dir, Array, ScoreSource};
 
 use super::*;
 use crate::report::{Headline, Report, Warning};
+use crate::words;
 
 /// `lethe lira`'s options.
 #[derive(Clone, Debug, Deserialize)]
@@ -371,8 +372,10 @@ pub fn lira_layout_files(dir: &std::path::Path) -> Result<Vec<String>> {
     if !dir.is_dir() {
         return Err(Error::msg(format!(
             "`{}` is not a directory: give the folder mi_lira_2021 writes (with experiment*/ folders), or the \
-             stacked arrays with --scores and --keep",
-            dir.display()
+             stacked arrays with {} and {}",
+            dir.display(),
+            words::opt("scores"),
+            words::opt("keep")
         ))
         .usage());
     }
@@ -452,10 +455,12 @@ pub fn prepare_lira(ws: &mut Workspace, req: &LiraRequest) -> Result<LiraJob> {
             return Err(Error::refused("lira_layout", Some("dir"), e.to_string()));
         }
         _ => {
-            return Err(Error::msg(
+            return Err(Error::msg(format!(
                 "give a directory of shadow-model results (mi_lira_2021's experiment folders), or the stacked \
-                     scores and keep arrays (--scores and --keep), not both",
-            )
+                 scores and keep arrays ({} and {}), not both",
+                words::opt("scores"),
+                words::opt("keep")
+            ))
             .usage());
         }
     };

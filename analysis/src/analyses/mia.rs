@@ -28,6 +28,7 @@ use lethe::roc_bootstrap::{self, Bootstrap};
 use super::*;
 use crate::report::num;
 use crate::report::{Headline, Report, Warning};
+use crate::words;
 
 /// The FPRs TPR is read at by default (the issue's, and LeakPro's table).
 pub const DEFAULT_FPRS: [f64; 5] = [0.0, 1e-4, 1e-3, 1e-2, 0.1];
@@ -427,10 +428,12 @@ pub fn prepare_mia(ws: &mut Workspace, req: &MiaRequest) -> Result<MiaJob> {
             (m, n, p)
         }
         _ => {
-            return Err(Error::msg(
+            return Err(Error::msg(format!(
                 "give the members' and the non-members' scores (two inputs), or one input of scores with one of \
-                 0/1 labels (--scores and --labels), not a mix",
-            )
+                 0/1 labels ({} and {}), not a mix",
+                words::opt("scores"),
+                words::opt("labels")
+            ))
             .usage());
         }
     };

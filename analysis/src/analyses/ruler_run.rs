@@ -32,6 +32,7 @@
 
 use super::*;
 use crate::report::{Headline, Warning};
+use crate::words;
 
 /// One run of RULER: the unlearned model's embeddings and, optionally, the oracle's and the original's.
 #[derive(Clone, Debug, Deserialize)]
@@ -965,7 +966,8 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
     };
     if !(req.fdr > 0.0 && req.fdr < 1.0) {
         return Err(Error::msg(format!(
-            "the false discovery rate (--fdr) is {}: it must lie strictly between 0 and 1, e.g. 0.05",
+            "the false discovery rate ({}) is {}: it must lie strictly between 0 and 1, e.g. 0.05",
+            words::opt("fdr"),
             req.fdr
         ))
         .usage());
@@ -1539,7 +1541,9 @@ mod tests {
             },
         )
         .unwrap_err();
-        assert!(e.usage && e.message.contains("--fdr"), "{e:?}");
+        // The option is named once, as the request names it; the CLI says `--fdr`.
+        assert!(e.usage && e.message.contains(&words::opt("fdr")), "{e:?}");
+        assert!(words::cli(&e.message).contains("(--fdr) is 2"), "{e:?}");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::report::{Headline, Warning};
+use crate::words;
 
 mod placebo;
 pub use lethe::sde::placebo::{PlaceboClass, PlaceboTarget, Placebos};
@@ -810,7 +811,7 @@ fn equal_sizes(
             role,
             &sizes,
             smallest,
-            "ask for equal-size subsets (`--equal-size`)",
+            &format!("ask for equal-size subsets (`{}`)", words::opt_is("equal_size", "true")),
         ));
     }
     let mut drawn = Vec::new();
@@ -1660,11 +1661,11 @@ fn verdicts(
                      this data",
                     num(two.p_value)
                 ),
-                Some(
-                    "use larger subsets, another layer or output of the model, or `lethe calibrate`, which \
-                      pools many reference subsets per class"
-                        .into(),
-                ),
+                Some(format!(
+                    "use larger subsets, another layer or output of the model, or {}, which pools many reference \
+                     subsets per class",
+                    words::cmd("calibrate")
+                )),
             ));
             separable = Some((false, two.p_value));
         } else {
@@ -1681,13 +1682,13 @@ fn verdicts(
                         num(two.p_value),
                         num(one)
                     ),
-                    Some(
+                    Some(format!(
                         "check that the in-training reference holds rows the model was trained on (such as retain \
                          rows) and the out-of-training reference rows it never saw (such as test rows); if they are \
                          right, this data does not behave as the paper assumes: pool many reference subsets per class \
-                         with `lethe calibrate`"
-                            .into(),
-                    ),
+                         with {}",
+                        words::cmd("calibrate")
+                    )),
                 ));
             }
             separable = Some((true, two.p_value));
@@ -1730,15 +1731,16 @@ fn verdicts(
                 (Some(a), Some(_)) => Some(format!(
                     "the paper's JSD rule says {} (JSD {} to the in-training reference, {} to the out-of-training \
                      one) but its exact shuffle mean ({}) is nearer the {} reference's ({} in-training, {} \
-                     out-of-training); with one reference pair neither rule is reliable here: `lethe calibrate` \
-                     pools many reference subsets per class",
+                     out-of-training); with one reference pair neither rule is reliable here: {} pools many \
+                     reference subsets per class",
                     side(a),
                     num(v.jsd_target_it),
                     num(v.jsd_target_oot),
                     num(m),
                     if a { "out-of-training" } else { "in-training" },
                     num(mi),
-                    num(mo)
+                    num(mo),
+                    words::cmd("calibrate")
                 )),
             };
             let call = match (&reason, paper) {
@@ -1817,11 +1819,11 @@ fn verdicts(
                     num(d.sd),
                     if odd.len() == 1 { "it" } else { "them" }
                 ),
-                Some(
+                Some(format!(
                     "compare subsets of like spread: references drawn from rows like the target's (the same classes \
-                     in the same proportions), or pool many reference subsets per class with `lethe calibrate`"
-                        .into(),
-                ),
+                     in the same proportions), or pool many reference subsets per class with {}",
+                    words::cmd("calibrate")
+                )),
             ));
         }
     }

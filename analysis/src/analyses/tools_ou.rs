@@ -32,6 +32,7 @@ use serde_json::Value;
 
 use super::*;
 use crate::report::{Headline, Report, Warning, num};
+use crate::words;
 
 /// The level below which forget quality's KS test calls the models different (open-unlearning and TOFU report
 /// the p-value itself; 0.05 is the conventional reading).
@@ -117,7 +118,8 @@ fn read_source(ws: &mut Workspace, role: &str, input: Option<&InputRef>) -> Resu
             role,
             format!(
                 "`{name}` is not an open-unlearning EVAL file, a TOFU eval log or a MUSE privleak log/auc.json; \
-                 `lethe inspect` on it says what it is"
+                 {} on it says what it is",
+                words::cmd("inspect")
             ),
         ));
     };

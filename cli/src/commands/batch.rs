@@ -4,6 +4,7 @@
 //! package maps over Dask — so the table is the same whatever the sharding. See docs/python.md.
 
 use lethe_analysis::batch;
+use lethe_analysis::words;
 
 use super::*;
 
@@ -36,7 +37,9 @@ pub struct MergeArgs {
     output: Option<PathBuf>,
 }
 
+/// Writes `text` to `output` or stdout, the layer's marked options and commands said as the command line says them.
 fn write(output: Option<&std::path::Path>, text: &str) -> Result<(), CliError> {
+    let text = &words::cli(text);
     match output {
         Some(p) => std::fs::write(p, text).map_err(|e| CliError::io(p, &e)),
         None => {
@@ -62,7 +65,7 @@ pub(super) fn batch_cmd(a: BatchArgs) -> Result<(), CliError> {
         let cell = batch::run_cell(number, line, threads);
         if let Some(e) = &cell.error {
             failed += 1;
-            eprintln!("lethe batch: cell {number} ({}): {e}", cell.id);
+            eprintln!("lethe batch: cell {number} ({}): {}", cell.id, words::cli(e));
         }
         out.push_str(&serde_json::to_string(&cell).map_err(|e| CliError::msg(format!("writing JSON: {e}")))?);
         out.push('\n');

@@ -147,11 +147,13 @@ pub(super) fn detect(p: &Probe<'_>) -> Option<Result<Summary, String>> {
         )
     };
     let warnings = vec![format!(
-        "the forget and final scores also need the {} models' file ({other}); give both to `lethe epsilon` \
-         (--retrained retrain_confs.npz#retrained_confs --unlearned unlearned_confs.npz#unlearned_confs), or drop \
+        "the forget and final scores also need the {} models' file ({other}); give both to {} ({} {}), or drop \
          both on the page; main.py never writes the unlearned models' file: docs/cli.md gives the np.savez line that \
          does",
-        if l.who == "retrained" { "unlearned" } else { "retrained" }
+        if l.who == "retrained" { "unlearned" } else { "retrained" },
+        crate::words::cmd("epsilon"),
+        crate::words::opt_is("retrained", "retrain_confs.npz#retrained_confs"),
+        crate::words::opt_is("unlearned", "unlearned_confs.npz#unlearned_confs")
     )];
     // The other file, beside this one (as main.py's output folder holds both).
     let sibling = match p.name.rfind(['/', '\\']) {

@@ -405,6 +405,10 @@ const __m5 = (() => {
 const { h, fill, nextId } = __m1;
 const { bytes, shape } = __m2;
 
+/** A reader's note in the page's words (panels/common.js sets its `say`: the layer's marked options and analyses). */
+let noteWords = (t) => t;
+const setNoteWords = (f) => (noteWords = f);
+
 /** A reader's note that is no problem: a table's header row read as column names, as almost every CSV has. */
 const noteOnly = (w) => / was read as column names /.test(w);
 
@@ -645,8 +649,7 @@ function card(store, item) {
       ),
     item.note && h('span', { class: 'muted' }, item.note),
     item.tool && store.toolView?.toolBox(store, item.tool, item),
-    // In the page's words where the widget gives them (store.say: panels/common.js's say, which imports this module).
-    (item.warnings || []).map((w) => h('div', { class: noteOnly(w) ? 'muted' : 'warning' }, store.say ? store.say(w) : w)),
+    (item.warnings || []).map((w) => h('div', { class: noteOnly(w) ? 'muted' : 'warning' }, noteWords(w))),
     item.sha256
       ? h('div', { class: 'hash', title: item.sha256 }, 'SHA-256 ', h('code', {}, item.sha256.slice(0, 16) + '…'))
       : item.hashing != null
@@ -725,7 +728,7 @@ function wireDrop(el, onFiles) {
   });
 }
 
-return { noteOnly, InputStore, arraysOf, inputsView, wireDrop };
+return { setNoteWords, noteOnly, InputStore, arraysOf, inputsView, wireDrop };
 })();
 // ---- www/src/export.js
 const __m6 = (() => {
@@ -841,7 +844,7 @@ const __m7 = (() => {
 const { h, fill, nextId } = __m1;
 const { cls } = __m0;
 const { fmt, seconds } = __m2;
-const { arraysOf, noteOnly, wireDrop } = __m5;
+const { arraysOf, noteOnly, wireDrop, setNoteWords } = __m5;
 const { download, json, csv, svgText, pngBlob, withHeading } = __m6;
 const { fitTexts, widthOf } = __m3;
 
@@ -853,21 +856,46 @@ const ROLE_LABELS = {
   it_pool: 'In-training pool', oot_pool: 'Out-of-training pool', data: 'activations',
   unlearned: 'Unlearned model', oracle: 'Retrained oracle', original: 'Original model', forget: 'Forget rows', retain: 'Retain rows',
   retrained: 'Retrained models', retrained_logits: 'Retrained models’ logits', unlearned_logits: 'Unlearned models’ logits', labels: 'Labels',
+  retrained_probs: 'Retrained models’ class probabilities', unlearned_probs: 'Unlearned models’ class probabilities',
   scores: 'Scores', predictions: 'Generations', reference: 'Reference',
-  // The CLI's options, as the page names them.
-  '--equal-size': 'Equal-size subsets', '--refs': 'Reference subsets R', '--margin': 'Margin (sds)', '--shuffles': 'Shuffles T',
-  '--it-pool': 'In-training pool', '--oot-pool': 'Out-of-training pool', '--size': 'Rows per target', '--eps-max': 'ε_max',
 };
-/** The CLI's commands, as the page's panels and settings. */
+
+/**
+ * The options the layer's messages name (analysis `words`: `{opt:NAME}`, `{opt:NAME=VALUE}`, by the request's field
+ * name), as the page names them: the visible label of the field that sets it (`NAME=VALUE` when setting it to that
+ * value is a control of its own). An input role falls back to its slot's label.
+ */
+const OPTION_LABELS = {
+  equal_size: 'Equal-size subsets', refs: 'Reference subsets R', margin: 'Margin (sds)', shuffles: 'Shuffles T', size: 'Rows per target',
+  eps_max: 'ε_max', fdr: 'FDR level (across runs)', sd_method: 'SD bound', 'sd_method=lp': 'SD bound: exact LP', atom_at_zero: 'mass at 0 in the first cell',
+  'confidences=logit-scaled': 'These values are logit-scaled confidences already',
+};
+/** The analyses the layer's messages name (`{cmd:NAME}`), as the page offers them. */
+const COMMAND_WORDS = { calibrate: 'the calibrated verdict', sde: 'the SDE panel' };
+
+/**
+ * The layer's marked options and commands (analysis `words.rs`: `{opt:NAME}`, `{opt:NAME=VALUE}`, `{cmd:NAME}`, in
+ * backticks or not) in a front end's words: `opt(name, value)` and `cmd(name)` say each; the rest of `text` is kept.
+ */
+const renderMarks = (text, { opt, cmd }) =>
+  String(text ?? '').replace(/(`?)\{(opt|cmd):([a-z0-9_-]+)(?:=([^{}]+))?\}\1/g, (m, tick, kind, name, value) => {
+    if (kind === 'cmd') return value === undefined ? cmd(name) : m;
+    return opt(name, value, tick);
+  });
+
+/** The page's words for the marks: an option as its field's label, in quotes; an analysis as its panel. */
+const pageMarks = (labels) => ({
+  opt: (name, value) => {
+    const own = value !== undefined && OPTION_LABELS[`${name}=${value}`];
+    if (own) return `“${own}”`;
+    const label = OPTION_LABELS[name] || labels[name] || ROLE_LABELS[name] || name.replace(/_/g, ' ');
+    return value === undefined || value === 'true' ? `“${label}”` : `“${label}”: ${value}`;
+  },
+  cmd: (name) => COMMAND_WORDS[name] || `the ${name} panel`,
+});
+
+/** The layer's wordings the marks do not carry, in the page's words. */
 const PHRASES = [
-  [/`lethe calibrate`/g, 'the calibrated verdict'],
-  [/`lethe sde`/g, 'the SDE panel'],
-  [/`lethe (ruler|epsilon|bounds|rouge)`/g, 'the $1 panel'],
-  // The competition score's conversions and its acknowledgement, as the epsilon panel offers them.
-  [/\((?:--)?retrained-logits, (?:--)?unlearned-logits(: [^)]*)?\)/g, '(Inputs are: logits + labels)'],
-  [/\((?:--)?retrained-probs, (?:--)?unlearned-probs(: [^)]*)?\)/g, '(Inputs are: class probabilities + labels)'],
-  [/ \(--labels\)/g, ''],
-  [/(set confidences to|pass --confidences) logit-scaled/g, 'tick “These values are logit-scaled confidences already”'],
   // A table's label/ID columns: the slot's column choice.
   [/\(on the command line: `[^`]*#columns=all`\)/g, '(choose “columns: all” under the input)'],
   [/`[^`\s]*#columns=all`/g, '“columns: all” under the input'],
@@ -880,14 +908,17 @@ const addPhrases = (list) => PHRASES.push(...list);
 let voice = null;
 const setVoice = (f) => (voice = f);
 
-/** A message in the page's words: a role named as the request names it (`in_training`) becomes its label. */
+/** A message in the page's words: the marked options and commands as the page's labels and panels, a role named as
+ * the request names it (`in_training`) as its label. */
 const say = (text, labels = {}) =>
-  voice ? voice(String(text ?? '')) : PHRASES.reduce((t, [re, to]) => t.replace(re, to), String(text ?? ''))
-    .replace(/(^|[\s(])(--[a-z][a-z-]+)\b/g, (m, pre, flag) => (ROLE_LABELS[flag] ? `${pre}“${ROLE_LABELS[flag]}”` : m))
+  voice ? voice(String(text ?? '')) : PHRASES.reduce((t, [re, to]) => t.replace(re, to), renderMarks(text, pageMarks(labels)))
     .replace(/`([a-z_-]+)((?:\[\d+\])?)`/g, (m, role, k) => {
     const label = labels[role] || ROLE_LABELS[role];
     return label ? `“${label}${k}”` : m;
   });
+
+// The files' cards say their readers' notes in the same words.
+setNoteWords((t) => say(t));
 
 const debounce = (f, ms) => {
   let t;
@@ -1524,10 +1555,27 @@ function plotBlock({ title, draw, filename, heading }) {
   return { el, render };
 }
 
+/** The layer's marks as the command line says them (analysis words.rs `cli`: `--equal-size`, `lethe calibrate`). */
+const cliMarks = {
+  opt: (name, value, tick) => `${tick}--${name.replace(/_/g, '-')}${value === undefined || value === 'true' ? '' : ` ${value}`}${tick}`,
+  cmd: (name) => `\`lethe ${name}\``,
+};
+
+/**
+ * A report as it is downloaded: every string's marks said as `lethe … --json` says them, so the file is the CLI's
+ * report (the notebook widgets: as the Python package's report says them).
+ */
+function exportedReport(v) {
+  if (typeof v === 'string') return voice ? voice(v) : renderMarks(v, cliMarks);
+  if (Array.isArray(v)) return v.map(exportedReport);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, exportedReport(x)]));
+  return v;
+}
+
 /** JSON report + CSV buttons. */
 function exportBar({ name, report, table }) {
   const jsonBtn = h('button', { type: 'button', class: 'button button-small button-secondary', 'data-action': 'export-json' }, 'Download JSON report');
-  jsonBtn.addEventListener('click', () => download(`${name}.json`, json(report()), 'application/json'));
+  jsonBtn.addEventListener('click', () => download(`${name}.json`, json(exportedReport(report())), 'application/json'));
   const csvBtn = table && h('button', { type: 'button', class: 'button button-small button-secondary', 'data-action': 'export-csv' }, 'Download CSV');
   csvBtn?.addEventListener('click', () => download(`${name}.csv`, csv(table()), 'text/csv'));
   return h('div', { class: 'export-bar' }, jsonBtn, csvBtn);
@@ -1602,7 +1650,7 @@ function backendLine(info, note) {
   return h('p', { class: 'backend-line muted', 'data-value': 'backend' }, `Computed on: ${what}`, note ? h('span', { class: 'backend-note' }, ` · ${note}`) : null);
 }
 
-return { ROLE_LABELS, addPhrases, setVoice, say, rowsControl, changedEvent, resetExampleRows, clearNoticeOnEdit, inputSlot, field, checkLine, panelFrame, preflight, runner, refuseExampleMix, showError, tableBox, rowSources, numbers, n6, plotBlock, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
+return { ROLE_LABELS, OPTION_LABELS, renderMarks, addPhrases, setVoice, say, rowsControl, changedEvent, resetExampleRows, clearNoticeOnEdit, inputSlot, field, checkLine, panelFrame, preflight, runner, refuseExampleMix, showError, tableBox, rowSources, numbers, n6, plotBlock, exportedReport, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
 })();
 // ---- www/src/panels/eps.js
 const __m8 = (() => {
@@ -1790,7 +1838,7 @@ function epsSection(ctx, { current, watch }) {
         req = request();
       } catch (e) {
         fill(parts.results);
-        fill(parts.error, e.message);
+        fill(parts.error, say(e.message));
         throw e;
       } finally {
         useCounts = false;
@@ -3091,7 +3139,7 @@ function boundsPanel(ctx) {
         fill(readout, `M_gen(${x}) = ${fmt(g.upper[0])}: the next answer scores above ${x} with probability at most this (F_n(${x}) = ${fmt(g.ecdf[0])})`);
         plot.render();
       } catch (e) {
-        fill(readout, e.message);
+        fill(readout, say(e.message));
       }
     };
     slider.addEventListener('input', update);
@@ -3136,16 +3184,21 @@ const __m14 = (() => {
 const { h, fill } = __m1;
 const { fmt, num } = __m2;
 const { histogramPlot } = __m4;
-const { numbers, plotBlock, exportBar, headlineBox, layerWarnings, setVoice } = __m7;
+const { numbers, plotBlock, exportBar, headlineBox, layerWarnings, setVoice, renderMarks } = __m7;
 const { rocPlot } = __m9;
 const { rankPlot } = __m10;
 const { epsilonPlot, NAMES } = __m11;
 const { boundsPlot } = __m13;
 
-// Messages in a Python user's words, as the package's exceptions say them (python/src/lib.rs `_pythonic`): the CLI's
-// option `--flag-name` is the keyword `flag_name`, `lethe command` is `lethe.command(…)`.
+// Messages in a Python user's words, as the package's exceptions and reports say them (analysis words.rs `python`):
+// the layer's marked option `{opt:equal_size=true}` is the keyword `equal_size=True`, `{cmd:calibrate}` is
+// `lethe.calibrate(…)`.
+const pyValue = (v) => (v === 'true' ? 'True' : v === 'false' ? 'False' : v !== '' && Number.isFinite(Number(v)) ? v : `"${v}"`);
 setVoice((t) =>
-  t.replace(/(^|[^\p{L}\p{N}_-])--([a-z][a-z0-9-]*)/gu, (m, pre, f) => pre + f.replace(/-/g, '_')).replace(/`lethe ([a-z-]+)`/g, (m, c) => `\`lethe.${c.replace(/-/g, '_')}(…)\``),
+  renderMarks(t, {
+    opt: (name, value, tick) => `${tick}${name.replace(/-/g, '_')}=${value === undefined ? '' : pyValue(value)}${tick}`,
+    cmd: (name) => `\`lethe.${name.replace(/-/g, '_')}(…)\``,
+  }),
 );
 
 /** Every scalar of a value under its dotted path (lists of numbers are left to the plots and the JSON export). */

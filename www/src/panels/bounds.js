@@ -241,7 +241,7 @@ export function boundsPanel(ctx) {
         fill(readout, `M_gen(${x}) = ${fmt(g.upper[0])}: the next answer scores above ${x} with probability at most this (F_n(${x}) = ${fmt(g.ecdf[0])})`);
         plot.render();
       } catch (e) {
-        fill(readout, e.message);
+        fill(readout, say(e.message));
       }
     };
     slider.addEventListener('input', update);

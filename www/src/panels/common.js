@@ -4,7 +4,7 @@
 import { h, fill, nextId } from '../dom.js';
 import { cls } from '../classes.js';
 import { fmt, seconds } from '../format.js';
-import { arraysOf, noteOnly, wireDrop } from '../inputs.js';
+import { arraysOf, noteOnly, wireDrop, setNoteWords } from '../inputs.js';
 import { download, json, csv, svgText, pngBlob, withHeading } from '../export.js';
 import { fitTexts, widthOf } from '../views/svg.js';
 
@@ -16,21 +16,46 @@ export const ROLE_LABELS = {
   it_pool: 'In-training pool', oot_pool: 'Out-of-training pool', data: 'activations',
   unlearned: 'Unlearned model', oracle: 'Retrained oracle', original: 'Original model', forget: 'Forget rows', retain: 'Retain rows',
   retrained: 'Retrained models', retrained_logits: 'Retrained models’ logits', unlearned_logits: 'Unlearned models’ logits', labels: 'Labels',
+  retrained_probs: 'Retrained models’ class probabilities', unlearned_probs: 'Unlearned models’ class probabilities',
   scores: 'Scores', predictions: 'Generations', reference: 'Reference',
-  // The CLI's options, as the page names them.
-  '--equal-size': 'Equal-size subsets', '--refs': 'Reference subsets R', '--margin': 'Margin (sds)', '--shuffles': 'Shuffles T',
-  '--it-pool': 'In-training pool', '--oot-pool': 'Out-of-training pool', '--size': 'Rows per target', '--eps-max': 'ε_max',
 };
-/** The CLI's commands, as the page's panels and settings. */
+
+/**
+ * The options the layer's messages name (analysis `words`: `{opt:NAME}`, `{opt:NAME=VALUE}`, by the request's field
+ * name), as the page names them: the visible label of the field that sets it (`NAME=VALUE` when setting it to that
+ * value is a control of its own). An input role falls back to its slot's label.
+ */
+export const OPTION_LABELS = {
+  equal_size: 'Equal-size subsets', refs: 'Reference subsets R', margin: 'Margin (sds)', shuffles: 'Shuffles T', size: 'Rows per target',
+  eps_max: 'ε_max', fdr: 'FDR level (across runs)', sd_method: 'SD bound', 'sd_method=lp': 'SD bound: exact LP', atom_at_zero: 'mass at 0 in the first cell',
+  'confidences=logit-scaled': 'These values are logit-scaled confidences already',
+};
+/** The analyses the layer's messages name (`{cmd:NAME}`), as the page offers them. */
+const COMMAND_WORDS = { calibrate: 'the calibrated verdict', sde: 'the SDE panel' };
+
+/**
+ * The layer's marked options and commands (analysis `words.rs`: `{opt:NAME}`, `{opt:NAME=VALUE}`, `{cmd:NAME}`, in
+ * backticks or not) in a front end's words: `opt(name, value)` and `cmd(name)` say each; the rest of `text` is kept.
+ */
+export const renderMarks = (text, { opt, cmd }) =>
+  String(text ?? '').replace(/(`?)\{(opt|cmd):([a-z0-9_-]+)(?:=([^{}]+))?\}\1/g, (m, tick, kind, name, value) => {
+    if (kind === 'cmd') return value === undefined ? cmd(name) : m;
+    return opt(name, value, tick);
+  });
+
+/** The page's words for the marks: an option as its field's label, in quotes; an analysis as its panel. */
+const pageMarks = (labels) => ({
+  opt: (name, value) => {
+    const own = value !== undefined && OPTION_LABELS[`${name}=${value}`];
+    if (own) return `“${own}”`;
+    const label = OPTION_LABELS[name] || labels[name] || ROLE_LABELS[name] || name.replace(/_/g, ' ');
+    return value === undefined || value === 'true' ? `“${label}”` : `“${label}”: ${value}`;
+  },
+  cmd: (name) => COMMAND_WORDS[name] || `the ${name} panel`,
+});
+
+/** The layer's wordings the marks do not carry, in the page's words. */
 const PHRASES = [
-  [/`lethe calibrate`/g, 'the calibrated verdict'],
-  [/`lethe sde`/g, 'the SDE panel'],
-  [/`lethe (ruler|epsilon|bounds|rouge)`/g, 'the $1 panel'],
-  // The competition score's conversions and its acknowledgement, as the epsilon panel offers them.
-  [/\((?:--)?retrained-logits, (?:--)?unlearned-logits(: [^)]*)?\)/g, '(Inputs are: logits + labels)'],
-  [/\((?:--)?retrained-probs, (?:--)?unlearned-probs(: [^)]*)?\)/g, '(Inputs are: class probabilities + labels)'],
-  [/ \(--labels\)/g, ''],
-  [/(set confidences to|pass --confidences) logit-scaled/g, 'tick “These values are logit-scaled confidences already”'],
   // A table's label/ID columns: the slot's column choice.
   [/\(on the command line: `[^`]*#columns=all`\)/g, '(choose “columns: all” under the input)'],
   [/`[^`\s]*#columns=all`/g, '“columns: all” under the input'],
@@ -43,14 +68,17 @@ export const addPhrases = (list) => PHRASES.push(...list);
 let voice = null;
 export const setVoice = (f) => (voice = f);
 
-/** A message in the page's words: a role named as the request names it (`in_training`) becomes its label. */
+/** A message in the page's words: the marked options and commands as the page's labels and panels, a role named as
+ * the request names it (`in_training`) as its label. */
 export const say = (text, labels = {}) =>
-  voice ? voice(String(text ?? '')) : PHRASES.reduce((t, [re, to]) => t.replace(re, to), String(text ?? ''))
-    .replace(/(^|[\s(])(--[a-z][a-z-]+)\b/g, (m, pre, flag) => (ROLE_LABELS[flag] ? `${pre}“${ROLE_LABELS[flag]}”` : m))
+  voice ? voice(String(text ?? '')) : PHRASES.reduce((t, [re, to]) => t.replace(re, to), renderMarks(text, pageMarks(labels)))
     .replace(/`([a-z_-]+)((?:\[\d+\])?)`/g, (m, role, k) => {
     const label = labels[role] || ROLE_LABELS[role];
     return label ? `“${label}${k}”` : m;
   });
+
+// The files' cards say their readers' notes in the same words.
+setNoteWords((t) => say(t));
 
 const debounce = (f, ms) => {
   let t;
@@ -687,10 +715,27 @@ export function plotBlock({ title, draw, filename, heading }) {
   return { el, render };
 }
 
+/** The layer's marks as the command line says them (analysis words.rs `cli`: `--equal-size`, `lethe calibrate`). */
+const cliMarks = {
+  opt: (name, value, tick) => `${tick}--${name.replace(/_/g, '-')}${value === undefined || value === 'true' ? '' : ` ${value}`}${tick}`,
+  cmd: (name) => `\`lethe ${name}\``,
+};
+
+/**
+ * A report as it is downloaded: every string's marks said as `lethe … --json` says them, so the file is the CLI's
+ * report (the notebook widgets: as the Python package's report says them).
+ */
+export function exportedReport(v) {
+  if (typeof v === 'string') return voice ? voice(v) : renderMarks(v, cliMarks);
+  if (Array.isArray(v)) return v.map(exportedReport);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, exportedReport(x)]));
+  return v;
+}
+
 /** JSON report + CSV buttons. */
 export function exportBar({ name, report, table }) {
   const jsonBtn = h('button', { type: 'button', class: 'button button-small button-secondary', 'data-action': 'export-json' }, 'Download JSON report');
-  jsonBtn.addEventListener('click', () => download(`${name}.json`, json(report()), 'application/json'));
+  jsonBtn.addEventListener('click', () => download(`${name}.json`, json(exportedReport(report())), 'application/json'));
   const csvBtn = table && h('button', { type: 'button', class: 'button button-small button-secondary', 'data-action': 'export-csv' }, 'Download CSV');
   csvBtn?.addEventListener('click', () => download(`${name}.csv`, csv(table()), 'text/csv'));
   return h('div', { class: 'export-bar' }, jsonBtn, csvBtn);

@@ -182,7 +182,7 @@ export function epsSection(ctx, { current, watch }) {
         req = request();
       } catch (e) {
         fill(parts.results);
-        fill(parts.error, e.message);
+        fill(parts.error, say(e.message));
         throw e;
       } finally {
         useCounts = false;

@@ -22,10 +22,8 @@ addPhrases([
     (m, r, c) => `this input is a table of ${r} rows × ${c} columns, but this analysis takes one number per row: ${ONE_COLUMN}`],
   // RULER's models have no row choice on the page.
   [/ \(or select the same rows of each with PATH@ROWS\)/g, ''],
-  // The leakage bounds' notes: the CLI's --sd-method / --atom-at-zero as the panel's fields, the bound as the page
-  // shows numbers (it printed every digit: "the variance bound 1.2347131236090132 exceeds 1/4").
-  [/use the SD method lp with the mass at zero counted \(sd-method lp, atom-at-zero\)/g, 'choose “SD bound: exact LP” and tick “mass at 0 in the first cell”'],
-  [/use the SD method lp \(sd-method lp\)/g, 'choose “SD bound: exact LP”'],
+  // The leakage bounds' notes: the bound as the page shows numbers (it printed every digit: "the variance bound
+  // 1.2347131236090132 exceeds 1/4"); their options are marked, said as the panel's fields (common.js OPTION_LABELS).
   [/(the variance bound )(\d+\.\d{7,})/g, (m, pre, x) => pre + fmt(Number(x))],
   [/use alpha ≤ 0\.5/g, 'use α ≤ 0.5'],
   // The competition's refusal of probabilities: the authors' function name and LaTeX-like notation, in words.

@@ -422,7 +422,7 @@ export function sdePanel(ctx) {
     return h('div', { class: 'unreliable', role: 'note', 'data-value': 'sde.cal.unreliable' },
       h('strong', {}, 'Calibrated verdict not reliable here. '),
       own.length ? `No ${own.map((t) => (t.class === 'in_training' ? 'in-training' : 'out-of-training')).join(' or ')} pool was given, so the reference subsets were drawn from the reference set’s own rows. ` : '',
-      thin.map((t) => `${t.message[0].toUpperCase()}${t.message.slice(1)}. `).join(''),
+      thin.map((t) => say(t.message)).map((m) => `${m[0].toUpperCase()}${m.slice(1)}. `).join(''),
       `Give each class a pool of at least 2 × ${size} = ${2 * size} rows (ideally R × |S| = ${thin[0].references * size}) under “Calibrated verdict: reference pools” — e.g. all retain rows and all test rows of the same file.`);
   };
 
@@ -459,7 +459,7 @@ export function sdePanel(ctx) {
   };
 
   const notesBox = (c) =>
-    h('div', { class: 'notes', role: 'note' }, h('strong', {}, 'What the signal is'), h('ul', {}, c.result.notes.map((n) => h('li', {}, n))));
+    h('div', { class: 'notes', role: 'note' }, h('strong', {}, 'What the signal is'), h('ul', {}, c.result.notes.map((n) => h('li', {}, say(n)))));
 
   /** Per-target exact means against the reference subsets' (calibrated verdict), with the midpoint. */
   const meansPlot = (c) =>
@@ -652,7 +652,7 @@ export function sdePanel(ctx) {
               const label = (t || ct).label;
               return h('tr', {},
                 h('td', {}, name), h('td', {}, label == null ? '—' : label ? 'in' : 'out'),
-                calls.size > 0 && h('td', { title: calls.get(name)?.reason || '' }, calls.get(name) ? CALL[calls.get(name).call] : '—'),
+                calls.size > 0 && h('td', { title: say(calls.get(name)?.reason || '') }, calls.get(name) ? CALL[calls.get(name).call] : '—'),
                 r && [h('td', {}, t ? fmt(t.verdict.jsd_target_it) : '—'), h('td', {}, t ? fmt(t.verdict.jsd_target_oot) : '—'), h('td', {}, t ? said(t.verdict.in_training) : '—')],
                 c && [h('td', {}, ct ? fmt(ct.stats.moments.mean) : '—'), h('td', {}, ct ? fmt(ct.score) : '—'), h('td', {}, ct ? CALL[ct.calibrated] : '—'),
                   h('td', {}, ct ? CALL[ct.dispersion] : '—'), h('td', {}, ct?.confidence ? CALL[ct.confidence] : '—')]);
