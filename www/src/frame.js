@@ -11,6 +11,7 @@
 // Only messages from the parent window are accepted; with ?origin=https://host.example only from that origin,
 // and replies go to the origin that sent the data.
 import { create } from './widget.js';
+import { say } from './panels/common.js';
 
 const q = new URLSearchParams(location.search);
 const analysis = q.get('analysis') || 'sde';
@@ -40,7 +41,7 @@ async function run() {
     const report = await widget.run(analysis, { signal: controller.signal });
     post({ type: 'lethe:result', report });
   } catch (e) {
-    post({ type: 'lethe:error', message: e.message, input: e.input ?? null });
+    post({ type: 'lethe:error', message: say(e.message), input: e.input ?? null });
   }
 }
 
@@ -55,7 +56,7 @@ window.addEventListener('message', async (e) => {
       if (m.params) widget.setParams(analysis, m.params);
       await widget.setData(analysis, m.data || {});
     } catch (err) {
-      post({ type: 'lethe:error', message: err.message, input: err.input ?? null });
+      post({ type: 'lethe:error', message: say(err.message), input: err.input ?? null });
       return;
     }
     if (m.run) run();
@@ -82,5 +83,5 @@ else window.addEventListener('load', reportHeight);
 let readyInfo = null;
 widget.ready.then(
   (info) => post({ type: 'lethe:ready', version: (readyInfo = info).version, analysis }),
-  (e) => post({ type: 'lethe:error', message: e.message, input: null }),
+  (e) => post({ type: 'lethe:error', message: say(e.message), input: null }),
 );

@@ -15,6 +15,7 @@
 // connectedCallback, and a removal (a docs site's client-side navigation, a framework unmounting it) stops its
 // worker and the worker pool once no element is left on the page; inserted again, it starts afresh.
 import { create } from './widget.js';
+import { say } from './panels/common.js';
 import { Engine } from './engine.js';
 import { BUNDLED, basePath, bundledStyle, fileUrl, onBasePath, setBasePath } from './base.js';
 import { VERSION } from './version.js';
@@ -277,7 +278,7 @@ export class LetheEval extends Base {
     });
     (this._widget.built || this._widget.ready).finally(release).catch(() => {});
     this._applyParams();
-    this._widget.ready.catch((e) => event(this, 'error', { message: e.message, input: null }));
+    this._widget.ready.catch((e) => event(this, 'error', { message: say(e.message), input: null }));
     this._ready = this._widget.ready.then(() => this._applyData());
     this._ready.catch(() => {});
     if (this.hasAttribute('autorun')) this._ready.then(() => this.run()).catch(() => {});
@@ -314,7 +315,7 @@ export class LetheEval extends Base {
     const teach = createTeach(host, { engine: eng, topics: [this.getAttribute('topic') || 'hsic'] });
     teach.ready.then(
       (info) => event(this, 'ready', info),
-      (e) => event(this, 'error', { message: e.message }),
+      (e) => event(this, 'error', { message: say(e.message) }),
     );
     return teach;
   }
