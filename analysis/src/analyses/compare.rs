@@ -284,8 +284,16 @@ pub struct Comparison {
     /// Its bootstrap interval: against a baseline, or between all pairs of at most
     /// [`POI_INTERVALS_ALL_PAIRS_MAX`] compared methods; none otherwise.
     pub poi_interval: Option<Interval>,
-    /// The smallest difference of means the test would find 80% of the time at this n and spread.
+    /// The smallest difference of means the test would find 80% of the time at this n and spread, at
+    /// [`Comparison::detectable_at`]: the level a test alone in its corrected family must reach.
     pub min_detectable_difference: Option<f64>,
+    /// The per-test level the minimum detectable difference is stated at: the largest p-value that the family's
+    /// correction still calls significant when every other test of the family has p = 1 (Holm and BH over m tests:
+    /// level/m). A difference the corrected family could not have shown is never called "no difference".
+    pub detectable_at: Option<f64>,
+    /// The pooled sd of the two samples (the minimum detectable difference's unit), kept until the family is known.
+    #[serde(skip)]
+    pooled_sd: Option<f64>,
     /// `better`, `worse`, `no_difference` or `inconclusive`.
     pub call: String,
     pub text: String,
@@ -701,9 +709,6 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     let mut metric_results = Vec::new();
     let mut comparisons: Vec<Comparison> = Vec::new();
     let mut subset = 0u64;
-    // The minimum detectable effect depends only on the two sizes (a bisection over noncentral t quadratures,
-    // milliseconds each): computed once per pair of sizes.
-    let mut mde: std::collections::HashMap<(usize, usize), Option<f64>> = std::collections::HashMap::new();
     for (col, dir, reason) in &chosen {
         let name = &table.metrics[*col];
         // The reference's mean on each task, for `closest` metrics.
@@ -851,7 +856,6 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                     &boot,
                     subset,
                     all_intervals || req.baseline.is_some(),
-                    &mut mde,
                 )?);
             }
         }
@@ -894,6 +898,19 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     }
     let corr_name = lethe::fdr::method_name(corr);
     let family = idx.len();
+    // What the data could show, at the level a test alone in this corrected family must reach. The minimum
+    // detectable effect depends only on the two sizes and that level (a bisection over noncentral t quadratures,
+    // milliseconds each): computed once per pair of sizes.
+    let level = family_level(corr, family, alpha)?;
+    let mut mde: std::collections::HashMap<(usize, usize), Option<f64>> = std::collections::HashMap::new();
+    for c in &mut comparisons {
+        let Some(sp) = c.pooled_sd else { continue };
+        let d = *mde
+            .entry((c.n_a, c.n_b))
+            .or_insert_with(|| core::min_detectable_effect(c.n_a as f64, c.n_b as f64, level, POWER).ok());
+        c.min_detectable_difference = d.and_then(|d| fin(sp * d));
+        c.detectable_at = c.min_detectable_difference.map(|_| level);
+    }
     for (c, best) in comparisons.iter_mut().zip(best) {
         call_comparison(c, corr_name, alpha, best, family);
     }
@@ -995,7 +1012,6 @@ fn compare_pair(
     boot: &Bootstrap,
     subset: u64,
     poi_bootstrap: bool,
-    mde: &mut std::collections::HashMap<(usize, usize), Option<f64>>,
 ) -> Result<Comparison> {
     let (name_a, runs_a, sa) = a;
     let (name_b, runs_b, sb) = b;
@@ -1051,16 +1067,9 @@ fn compare_pair(
             None,
         ),
     };
-    let mdd = if enough {
-        let sp = core::pooled_sd(sa, sb);
-        let d = *mde
-            .entry((na, nb))
-            .or_insert_with(|| core::min_detectable_effect(na as f64, nb as f64, COMPARE_LEVEL, POWER).ok());
-        match (sp, d) {
-            (Some(sp), Some(d)) => fin(sp * d),
-            (None, Some(_)) => Some(0.0),
-            _ => None,
-        }
+    // The pooled sd (0 for two constant samples); the detectable difference is stated once the family is known.
+    let pooled_sd = if enough {
+        Some(core::pooled_sd(sa, sb).unwrap_or(0.0))
     } else {
         None
     };
@@ -1082,10 +1091,45 @@ fn compare_pair(
         hedges_g: core::hedges_g(sa, sb).and_then(fin),
         probability_of_improvement: poi,
         poi_interval,
-        min_detectable_difference: mdd,
+        min_detectable_difference: None,
+        detectable_at: None,
+        pooled_sd,
         call: String::new(),
         text: String::new(),
     })
+}
+
+/// The level a single test must reach to be called significant in a family of `family` tests corrected by `corr`
+/// at `alpha`: the largest p for which the correction of `[p, 1, …, 1]` still gives an adjusted p below `alpha`
+/// (Holm, Bonferroni, BH: `alpha / family`; Šidák: `1 − (1 − alpha)^(1/family)`; BY: `alpha / (family · Σ 1/i)`),
+/// found by bisection so that every correction `lethe fdr` offers is covered by one rule. `alpha` for one test.
+fn family_level(corr: Correction, family: usize, alpha: f64) -> Result<f64> {
+    if family <= 1 {
+        return Ok(alpha);
+    }
+    let mut p = vec![1.0; family];
+    let mut significant = |t: f64| -> Result<bool> {
+        p[0] = t;
+        let adj = lethe::fdr::multipletests(&p, alpha, corr).map_err(Error::from)?;
+        Ok(adj.pvals_corrected[0] < alpha)
+    };
+    // The answer lies in (0, alpha): a family never makes a test easier to pass than alone.
+    let (mut lo, mut hi) = (0.0, alpha);
+    if significant(hi)? {
+        return Ok(alpha);
+    }
+    for _ in 0..80 {
+        let mid = 0.5 * (lo + hi);
+        if significant(mid)? {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if hi - lo <= 1e-12 * hi {
+            break;
+        }
+    }
+    Ok(lo)
 }
 
 /// The smallest two-sided p-value the exact permutation test can give at these sizes: 2 / C(n_a + n_b, n_a).
@@ -1111,6 +1155,12 @@ fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64, best: Option<f64>
         other => other,
     };
     let mdd = c.min_detectable_difference.map(num).unwrap_or_else(|| "unknown".into());
+    // Where the family makes the test stricter than `alpha`, the detectable difference says at which level.
+    let at_level = c
+        .detectable_at
+        .filter(|l| *l < alpha)
+        .map(|l| format!(" at the level {} a test needs after {corr_word} over {family} tests", num(l)))
+        .unwrap_or_default();
     let (n_min, n_max) = (c.n_a.min(c.n_b), c.n_a.max(c.n_b));
     let seeds = if n_min == n_max {
         format!("{n_min} seeds")
@@ -1161,17 +1211,18 @@ fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64, best: Option<f64>
     } else if n_min >= 3 && c.min_detectable_difference.is_some_and(|m| c.difference.abs() >= m) {
         c.call = Headline::INCONCLUSIVE.into();
         c.text = format!(
-            "inconclusive on {on}: {} and {} differ by {}, as much as {seeds} could detect in one test ({mdd}), but \
-             not significantly after {corr_word} over {family} tests (adjusted p {}): add seeds or compare fewer pairs",
+            "inconclusive on {on}: {} and {} differ by {}, as much as {seeds} could detect ({mdd}{}), but not \
+             significantly after {corr_word} over {family} tests (adjusted p {}): add seeds or compare fewer pairs",
             c.a,
             c.b,
             num(c.difference.abs()),
+            at_level,
             num(adj)
         );
     } else if n_min < 3 || exact_floor.is_some_and(|f| f >= alpha) {
         c.call = Headline::INCONCLUSIVE.into();
         c.text = format!(
-            "inconclusive on {on}: with {seeds} the smallest detectable difference is {mdd}{}",
+            "inconclusive on {on}: with {seeds} the smallest detectable difference is {mdd}{at_level}{}",
             exact_floor
                 .filter(|f| *f >= alpha)
                 .map(|f| format!(" and the test's smallest p-value is {}", num(f)))
@@ -1181,7 +1232,7 @@ fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64, best: Option<f64>
         c.call = "no_difference".into();
         c.text = format!(
             "no difference the data could show between {} and {} on {on} ({corr_word}-adjusted p {}): with {seeds} a \
-             difference of {mdd} or more would have been found 80% of the time; smaller ones could not",
+             difference of {mdd} or more would have been found 80% of the time{at_level}; smaller ones could not",
             c.a,
             c.b,
             num(adj)
@@ -1455,6 +1506,50 @@ mod tests {
         // The MDD is the statsmodels-checked effect size times the pooled sd.
         let d = core::min_detectable_effect(10.0, 10.0, 0.05, 0.8).expect("d");
         assert!((mdd - d * core::pooled_sd(a, b).expect("sd")).abs() < 1e-12);
+    }
+
+    /// Three methods, all pairs: Holm over 3 tests calls a test significant only below 0.05/3 when the others are
+    /// null, so the difference the data could show is the one detectable at 0.05/3, larger than at 0.05. Before,
+    /// the detectable difference was stated at 0.05 whatever the family, and "no difference … a difference of X or
+    /// more would have been found" named a difference the corrected family could not have found 80% of the time.
+    #[test]
+    fn the_detectable_difference_is_at_the_family_corrected_level() {
+        let a: &[f64] = &[0.50, 0.52, 0.48, 0.51, 0.49, 0.50, 0.53, 0.47, 0.50, 0.51];
+        let b: &[f64] = &[0.51, 0.49, 0.50, 0.52, 0.48, 0.50, 0.47, 0.53, 0.49, 0.50];
+        let c: &[f64] = &[0.50, 0.51, 0.49, 0.50, 0.52, 0.48, 0.50, 0.51, 0.49, 0.50];
+        let t = table("model_utility", &[("a", a), ("b", b), ("c", c)]);
+        for (corr, level) in [
+            ("holm", 0.05 / 3.0),
+            ("fdr_bh", 0.05 / 3.0),
+            ("bonferroni", 0.05 / 3.0),
+            ("fdr_by", 0.05 / (3.0 * (1.0 + 0.5 + 1.0 / 3.0))),
+            ("sidak", 1.0 - 0.95f64.powf(1.0 / 3.0)),
+        ] {
+            let r = run(&t, |q| q.correction = corr.into()).expect("run");
+            assert_eq!(r.result.comparisons.len(), 3);
+            for cmp in &r.result.comparisons {
+                let at = cmp.detectable_at.expect("level");
+                assert!((at - level).abs() < 1e-9 * level, "{corr}: {at} vs {level}");
+                let (x, y) = match (cmp.a.as_str(), cmp.b.as_str()) {
+                    ("a", "b") => (a, b),
+                    ("a", "c") => (a, c),
+                    _ => (b, c),
+                };
+                let sp = core::pooled_sd(x, y).expect("sd");
+                let want = core::min_detectable_effect(10.0, 10.0, at, 0.8).expect("d") * sp;
+                let mdd = cmp.min_detectable_difference.expect("mdd");
+                assert!((mdd - want).abs() < 1e-12, "{corr}: {mdd} vs {want}");
+                let at_05 = core::min_detectable_effect(10.0, 10.0, 0.05, 0.8).expect("d") * sp;
+                assert!(mdd > at_05 * 1.1, "{corr}: {mdd} not above the uncorrected {at_05}");
+                if cmp.call == "no_difference" {
+                    assert!(cmp.text.contains(&format!("a difference of {} or more", num(mdd))), "{}", cmp.text);
+                    assert!(cmp.text.contains(&format!("at the level {}", num(at))), "{}", cmp.text);
+                }
+            }
+        }
+        // One test alone: the level itself (the existing statsmodels-checked number).
+        let r = run(&table("model_utility", &[("a", a), ("b", b)]), |_| {}).expect("run");
+        assert_eq!(r.result.comparisons[0].detectable_at, Some(0.05));
     }
 
     #[test]
