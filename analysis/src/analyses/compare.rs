@@ -315,6 +315,11 @@ pub struct Reproduction {
     pub margin: f64,
     pub tost: Option<Tost>,
     pub difference_p: Option<f64>,
+    /// A single run against the published spread across seeds (published sd, with its n when given): where 95% of
+    /// single runs fall, `published ± q · sd · sqrt(1 + 1/n)` (Student's t with n − 1 degrees of freedom; the
+    /// normal quantile when n is not given, the sd then taken as known). `difference_p` and `tost` are then this
+    /// prediction's two-sided test and equivalence test of the one run (normal tests have `df` null).
+    pub prediction_interval: Option<Interval>,
     /// `reproduces`, `differs` or `inconclusive`.
     pub call: String,
     pub text: String,
@@ -1159,7 +1164,12 @@ fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64, best: Option<f64>
     let at_level = c
         .detectable_at
         .filter(|l| *l < alpha)
-        .map(|l| format!(" at the level {} a test needs after {corr_word} over {family} tests", num(l)))
+        .map(|l| {
+            format!(
+                " at the level {} a test needs after {corr_word} over {family} tests",
+                num(l)
+            )
+        })
         .unwrap_or_default();
     let (n_min, n_max) = (c.n_a.min(c.n_b), c.n_a.max(c.n_b));
     let seeds = if n_min == n_max {
@@ -1264,13 +1274,27 @@ fn reproduce(p: &Published, x: &[f64], margin: Option<f64>, alpha: f64) -> Resul
         margin,
         tost: None,
         difference_p: None,
+        prediction_interval: None,
         call: Headline::INCONCLUSIVE.into(),
         text: String::new(),
     };
     let what = format!("{} on {}", p.method, p.metric);
+    if n == 1
+        && let Some(sd) = p.sd.filter(|s| *s > 0.0)
+        && margin > 0.0
+    {
+        single_run(&mut out, p, sd, x[0], margin, alpha, &what)?;
+        return Ok(out);
+    }
     if n < 2 {
-        out.text =
-            format!("inconclusive: {what} has {n} run, so its spread across seeds is unknown; run at least 3 seeds");
+        out.text = if n == 1 {
+            format!(
+                "inconclusive: {what} has 1 run, so its spread across seeds is unknown: run at least 3 seeds, or give \
+                 the published sd across seeds (±SD, with /N seeds) to compare the one run with that spread"
+            )
+        } else {
+            format!("inconclusive: {what} has no run with a value; run at least 3 seeds")
+        };
         out.mean = fin(mean).unwrap_or(0.0);
         return Ok(out);
     }
@@ -1329,6 +1353,96 @@ fn reproduce(p: &Published, x: &[f64], margin: Option<f64>, alpha: f64) -> Resul
         }
     }
     Ok(out)
+}
+
+/// `P(T > t)` for Student's t with `df` degrees of freedom (the standard normal when `df` is infinite), by the
+/// core's noncentral t CDF at noncentrality 0.
+fn t_sf(t: f64, df: f64) -> f64 {
+    if df.is_infinite() {
+        lethe::rank::ndtr(-t)
+    } else {
+        core::nct_cdf(-t, df, 0.0)
+    }
+}
+
+/// One run `x` against the published mean and its spread across seeds `sd` (over `p.n` seeds when given): the
+/// prediction interval of a single run, the two-sided test of `x` against it, and the equivalence test (TOST) of
+/// `x − published` within `±margin` with the single run's standard error `sd · sqrt(1 + 1/n)`.
+fn single_run(
+    out: &mut Reproduction,
+    p: &Published,
+    sd: f64,
+    x: f64,
+    margin: f64,
+    alpha: f64,
+    what: &str,
+) -> Result<()> {
+    let (df, factor) = match p.n {
+        Some(n) if n >= 2.0 => (n - 1.0, (1.0 + 1.0 / n).sqrt()),
+        _ => (f64::INFINITY, 1.0),
+    };
+    let se = sd * factor;
+    let q = if df.is_infinite() {
+        1.959_963_984_540_054
+    } else {
+        core::t_quantile(1.0 - alpha, df).map_err(Error::from)?
+    };
+    let d = x - p.value;
+    let t = d / se;
+    let diff_p = (2.0 * t_sf(t.abs(), df)).min(1.0);
+    let (t1, t2) = ((d + margin) / se, (d - margin) / se);
+    let test = |statistic: f64, p_value: f64| TTest {
+        statistic,
+        df,
+        p_value,
+        difference: d,
+    };
+    let lower = test(t1, t_sf(t1, df));
+    let upper = test(t2, t_sf(-t2, df));
+    let tost = Tost {
+        p_value: lower.p_value.max(upper.p_value),
+        lower,
+        upper,
+    };
+    let (lo, hi) = (p.value - q * se, p.value + q * se);
+    out.prediction_interval = Some(Interval { lo, hi });
+    out.difference_p = fin(diff_p);
+    // Without n the tests are normal: their degrees of freedom are infinite, written null in the report.
+    out.tost = tost.p_value.is_finite().then_some(tost);
+    out.mean = x;
+    let spread = match p.n {
+        Some(n) => format!("{} ± {} over {} seeds", num(p.value), num(sd), num(n)),
+        None => format!("{} ± {}", num(p.value), num(sd)),
+    };
+    let range = format!("[{}, {}]", num(lo), num(hi));
+    if tost.p_value < alpha {
+        out.call = "reproduces".into();
+        out.text = format!(
+            "{what}: the one run, {}, reproduces the published {spread} within ±{} (equivalence p {} against the \
+             published spread across seeds)",
+            num(x),
+            num(margin),
+            num(tost.p_value)
+        );
+    } else if diff_p < alpha {
+        out.call = "differs".into();
+        out.text = format!(
+            "{what}: the one run, {}, differs from the published {spread} by {}: outside the range {range} where 95% of \
+             single runs fall (p {}); one run says nothing of your own seeds' spread, so run more seeds before \
+             blaming the published number",
+            num(x),
+            num(d),
+            num(diff_p)
+        );
+    } else {
+        out.text = format!(
+            "inconclusive: {what}'s one run, {}, lies within the published spread ({spread}: 95% of single runs fall in \
+             {range}), but one run cannot show it reproduces within ±{}: run at least 3 seeds",
+            num(x),
+            num(margin)
+        );
+    }
+    Ok(())
 }
 
 fn headline(comparisons: &[Comparison], reproductions: &[Reproduction], metrics: &[MetricResult]) -> Headline {
@@ -1542,7 +1656,11 @@ mod tests {
                 let at_05 = core::min_detectable_effect(10.0, 10.0, 0.05, 0.8).expect("d") * sp;
                 assert!(mdd > at_05 * 1.1, "{corr}: {mdd} not above the uncorrected {at_05}");
                 if cmp.call == "no_difference" {
-                    assert!(cmp.text.contains(&format!("a difference of {} or more", num(mdd))), "{}", cmp.text);
+                    assert!(
+                        cmp.text.contains(&format!("a difference of {} or more", num(mdd))),
+                        "{}",
+                        cmp.text
+                    );
                     assert!(cmp.text.contains(&format!("at the level {}", num(at))), "{}", cmp.text);
                 }
             }
@@ -1676,6 +1794,69 @@ mod tests {
         assert!(r.headline.is_inconclusive(), "{:?}", r.headline);
         let e = run(&t, |q| q.published = vec!["npo=0.4".into()]).expect_err("malformed");
         assert!(e.message.contains("METHOD:METRIC=VALUE"));
+    }
+
+    /// A single run against the published spread across seeds. Numbers from scipy 1.17.1:
+    /// `t.ppf(0.975, 4)` = 2.7764451051977934 (the prediction interval's quantile, 5 published seeds),
+    /// `2 * t.sf(0.09 / (0.02 * sqrt(1.2)), 4)` = 0.014757205754675026 (the one run 0.31 against 0.40 ± 0.02 over 5
+    /// seeds), `2 * norm.sf(2.5)` = 0.012419330651552265
+    /// for the case without n.
+    #[test]
+    fn a_single_run_against_the_published_spread_across_seeds() {
+        let one = |v: f64| table("forget_quality", &[("npo", &[v])]);
+        // Far outside the spread: differs, with the prediction interval.
+        let r = run(&one(0.31), |q| {
+            q.published = vec!["npo:forget_quality=0.40±0.02/5".into()]
+        })
+        .expect("run");
+        assert_eq!(r.headline.call, "differs", "{:?}", r.headline);
+        let rp = &r.result.reproductions[0];
+        let se = 0.02 * 1.2f64.sqrt();
+        let pi = rp.prediction_interval.expect("interval");
+        assert!((pi.lo - (0.40 - 2.7764451051977934 * se)).abs() < 1e-12, "{pi:?}");
+        assert!((pi.hi - (0.40 + 2.7764451051977934 * se)).abs() < 1e-12, "{pi:?}");
+        let p = rp.difference_p.expect("p");
+        assert!((p - 0.014_757_205_754_675_026).abs() < 1e-9, "{p}");
+        assert!(
+            r.headline
+                .text
+                .contains("the one run, 0.31, differs from the published 0.4 ± 0.02 over 5 seeds")
+        );
+        // Inside the spread but a margin too narrow for one run: inconclusive, saying so.
+        let r = run(&one(0.41), |q| {
+            q.published = vec!["npo:forget_quality=0.40±0.02/5".into()]
+        })
+        .expect("run");
+        assert!(r.headline.is_inconclusive(), "{:?}", r.headline);
+        assert!(
+            r.headline.text.contains("lies within the published spread"),
+            "{}",
+            r.headline.text
+        );
+        // A tight spread and a wide margin: the one run reproduces.
+        let r = run(&one(0.401), |q| {
+            q.published = vec!["npo:forget_quality=0.40±0.002/10".into()];
+            q.margin = Some(0.02);
+        })
+        .expect("run");
+        assert_eq!(r.headline.call, "reproduces", "{:?}", r.headline);
+        // Without n: the sd taken as known, the normal distribution (2 · norm.sf(2.5) = 0.01241933).
+        let r = run(&one(0.45), |q| {
+            q.published = vec!["npo:forget_quality=0.40±0.02".into()]
+        })
+        .expect("run");
+        let rp = &r.result.reproductions[0];
+        assert!((rp.difference_p.expect("p") - 0.012_419_330_651_552_265).abs() < 1e-12);
+        assert_eq!(r.headline.call, "differs");
+        // Without an sd, one run says nothing: inconclusive, with the fix.
+        let r = run(&one(0.31), |q| q.published = vec!["npo:forget_quality=0.40".into()]).expect("run");
+        assert!(r.headline.is_inconclusive());
+        assert!(
+            r.headline.text.contains("give the published sd across seeds"),
+            "{}",
+            r.headline.text
+        );
+        assert!(!serde_json::to_string(&r).expect("json").contains("NaN"));
     }
 
     #[test]
