@@ -111,6 +111,10 @@ pub const KNOWN_METRICS: &[(&[&str], &str, &str)] = &[
 pub struct CompareRequest {
     /// The runs table (CSV, TSV or JSON).
     pub runs: Option<TextInput>,
+    /// Or result files grouped by method, one run a file (a `lethe merge` table: a run a row): open-unlearning's
+    /// TOFU/MUSE EVAL and SUMMARY files, a JSON object of metrics (MUSE's auc.json), Lethe's own JSON reports and
+    /// `lethe merge` tables; the seed is the number after `seed` in a file's path (see `compare_files`).
+    pub methods: Vec<MethodFiles>,
     /// Directions, `NAME:higher`, `NAME:lower`, `NAME:closest=METHOD` or `NAME:closest=NUMBER`; when given, only
     /// these metrics are compared (a bare `NAME` takes its built-in direction).
     pub metrics: Vec<String>,
@@ -131,6 +135,7 @@ impl Default for CompareRequest {
         let b = Bootstrap::default();
         Self {
             runs: None,
+            methods: Vec::new(),
             metrics: Vec::new(),
             baseline: None,
             published: Vec::new(),
@@ -144,7 +149,10 @@ impl Default for CompareRequest {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CompareParameters {
-    pub runs: String,
+    /// The runs table, when the runs come from one.
+    pub runs: Option<String>,
+    /// The result files by method, `METHOD=FILE,FILE,…`, when the runs come from them.
+    pub methods: Vec<String>,
     pub metrics: Vec<String>,
     pub baseline: Option<String>,
     pub published: Vec<String>,
@@ -202,12 +210,18 @@ fn normalize(name: &str) -> String {
 }
 
 /// The built-in direction of a metric and its reason.
+///
+/// A dotted name (a Lethe report's `summary.auc`, a `lethe merge` table's column without `result.`) falls back to its
+/// last part when the whole name is not known.
 pub fn known_direction(name: &str) -> Option<(Direction, &'static str)> {
-    let n = normalize(name);
-    KNOWN_METRICS
-        .iter()
-        .find(|(names, _, _)| names.contains(&n.as_str()))
-        .and_then(|(_, d, why)| Direction::parse(d).map(|d| (d, *why)))
+    let find = |n: &str| {
+        let n = normalize(n);
+        KNOWN_METRICS
+            .iter()
+            .find(|(names, _, _)| names.contains(&n.as_str()))
+            .and_then(|(_, d, why)| Direction::parse(d).map(|d| (d, *why)))
+    };
+    find(name).or_else(|| name.rsplit_once('.').and_then(|(_, last)| find(last)))
 }
 
 /// One method's numbers on one metric (and task; `task: None` pools every task, stratified by task).
@@ -226,6 +240,22 @@ pub struct MethodSummary {
     pub bootstrap_interval: Option<Interval>,
     /// For a `closest` metric: the mean distance to the reference (what is compared).
     pub mean_distance: Option<f64>,
+    /// A method with one run whose file carries per-example values (open-unlearning's `value_by_index`): their
+    /// mean and Student's t interval over the examples. It stands in for no interval over seeds: it shows how the
+    /// score moves with the examples drawn, not with the seed (warning `examples_not_seeds`), and no comparison
+    /// uses it.
+    pub over_examples: Option<OverExamples>,
+}
+
+/// The per-example values of a method's single run.
+#[derive(Clone, Debug, Serialize)]
+pub struct OverExamples {
+    /// How many examples.
+    pub n: usize,
+    pub mean: f64,
+    pub sd: Option<f64>,
+    /// Student's t interval of the mean over the examples (95%).
+    pub t_interval: Option<Interval>,
 }
 
 /// P(a > b) on a metric, "better" in the metric's direction, over every task (rliable's), with its interval.
@@ -496,16 +526,38 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
             "the equivalence margin must be a positive number, not {m}"
         )));
     }
-    let input = req.runs.as_ref().ok_or_else(|| {
-        Error::at(
-            "runs",
-            "choose the runs table: one row per run, with method, seed and metrics",
-        )
-        .usage()
-    })?;
-    let (file, text, rec) = read_input(ws, input)?;
-    let table = read_runs(&file, &text)?;
-    let mut warnings = Vec::new();
+    // The runs: a runs table, or result files grouped by method. `file` names where the runs come from in messages.
+    let (file, name, table, recs, mut warnings) = match (&req.runs, req.methods.is_empty()) {
+        (Some(_), false) => {
+            return Err(Error::at(
+                "methods",
+                "give either a runs table or result files by method, not both: put every run in one of them",
+            )
+            .usage());
+        }
+        (Some(input), true) => {
+            let (name, text, rec) = read_input(ws, input)?;
+            let table = read_runs(&name, &text)?;
+            (format!("`{name}`"), Some(name), table, vec![rec], Vec::new())
+        }
+        (None, false) => {
+            let wanted: Vec<String> = req
+                .metrics
+                .iter()
+                .map(|s| s.split_once(':').map_or(s.as_str(), |(n, _)| n).trim().to_string())
+                .collect();
+            let (table, recs, warnings) = super::compare_files::read_methods(ws, &req.methods, &wanted)?;
+            ("the result files".to_string(), None, table, recs, warnings)
+        }
+        (None, true) => {
+            return Err(Error::at(
+                "runs",
+                "choose the runs table (one row per run, with method, seed and metrics), or each method's result \
+                 files",
+            )
+            .usage());
+        }
+    };
 
     // Duplicate runs: the same method, seed and task twice.
     {
@@ -517,7 +569,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                     "duplicate_run",
                     Some("runs"),
                     format!(
-                        "`{file}` has method `{}`, seed `{}`{} twice, at {first} and {}: each run would count twice. \
+                        "{file} has method `{}`, seed `{}`{} twice, at {first} and {}: each run would count twice. \
                          Remove the copy, or give the runs their own seeds",
                         r.method,
                         r.seed,
@@ -541,18 +593,14 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         }
     }
     if table.runs.is_empty() {
-        return Err(Error::refused(
-            "empty_table",
-            Some("runs"),
-            format!("`{file}` has no runs"),
-        ));
+        return Err(Error::refused("empty_table", Some("runs"), format!("{file}: no runs")));
     }
     let in_table = |m: &str, what: &str| -> Result<()> {
         if methods.iter().any(|x| x == m) {
             Ok(())
         } else {
             Err(usage(format!(
-                "the {what} `{m}` is not a method of `{file}`; its methods are {}",
+                "the {what} `{m}` is not a method of {file}; its methods are {}",
                 methods.join(", ")
             )))
         }
@@ -579,7 +627,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     for name in &names {
         let Some(col) = table.metrics.iter().position(|m| m == name) else {
             return Err(usage(format!(
-                "`{file}` has no metric `{name}`; its metrics are {}",
+                "{file} has no metric `{name}`; its metrics are {}",
                 table.metrics.join(", ")
             )));
         };
@@ -600,7 +648,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                         "unknown_metric_direction",
                         Some("runs"),
                         format!(
-                            "the metric `{name}` of `{file}` has no known direction: say whether higher or lower is \
+                            "the metric `{name}` of {file} has no known direction: say whether higher or lower is \
                              better, or which method (or value) it should be closest to, e.g. `{name}:higher`, \
                              `{name}:lower`, `{name}:closest=retrain`; or leave it out by naming the metrics to \
                              compare"
@@ -697,7 +745,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                 "identical_runs",
                 Some("runs"),
                 format!(
-                    "`{file}`: the runs of {} at {} (seed {}) and {} (seed {}) have the same value in every metric: \
+                    "{file}: the runs of {} at {} (seed {}) and {} (seed {}) have the same value in every metric: \
                      a copied result file, or a seed that was not used",
                     a.method, a.place, a.seed, b.place, b.seed
                 ),
@@ -713,6 +761,8 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     };
     let mut metric_results = Vec::new();
     let mut comparisons: Vec<Comparison> = Vec::new();
+    // Methods with one run whose per-example values give an interval over examples (warning `examples_not_seeds`).
+    let mut over_examples: Vec<String> = Vec::new();
     let mut subset = 0u64;
     for (col, dir, reason) in &chosen {
         let name = &table.metrics[*col];
@@ -757,7 +807,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                 }
                 let strata = vec![x.clone()];
                 subset += 1;
-                summaries.push(summary(
+                let mut one = summary(
                     m,
                     table.has_task.then(|| t.clone()),
                     &x,
@@ -765,7 +815,24 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                     &boot,
                     subset,
                     reference[ti],
-                )?);
+                )?;
+                // One run with per-example values: their interval, said to stand in for none over seeds.
+                if x.len() == 1
+                    && let Some(e) = table
+                        .runs
+                        .iter()
+                        .find(|r| &r.method == m && r.task.as_deref().unwrap_or("") == t && r.values[*col].is_some())
+                        .and_then(|r| r.examples.get(*col).cloned().flatten())
+                {
+                    one.over_examples = Some(OverExamples {
+                        n: e.len(),
+                        mean: core::mean(&e),
+                        sd: fin(core::sd(&e)),
+                        t_interval: pair(core::t_interval(&e, boot.level).map_err(Error::from)?),
+                    });
+                    over_examples.push(format!("{m} on {name} ({} examples)", e.len()));
+                }
+                summaries.push(one);
             }
             if table.has_task && tasks.len() > 1 {
                 let strata: Vec<Vec<f64>> = by.iter().map(|(_, v)| values(v)).filter(|v| !v.is_empty()).collect();
@@ -874,6 +941,21 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         });
     }
 
+    if !over_examples.is_empty() {
+        warnings.push(Warning::new(
+            "examples_not_seeds",
+            Some(if req.runs.is_some() { "runs" } else { "methods" }),
+            format!(
+                "one run, with per-example values, for {}: the interval over its examples shows how the score moves \
+                 with the examples evaluated, not with the seed. It ignores the seed-to-seed variation (the training's \
+                 random initialisation, data order and sampling, the hardware) that decides whether one method beats \
+                 another, and is narrower than an interval over seeds; the comparisons stay inconclusive without it",
+                over_examples.join(", ")
+            ),
+            Some("run each method with at least 3 seeds (better 5 to 10) and give one result file per seed".into()),
+        ));
+    }
+
     // The family: every comparison with a p-value, corrected together.
     let idx: Vec<usize> = (0..comparisons.len())
         .filter(|&i| comparisons[i].p_value.is_some())
@@ -927,7 +1009,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         in_table(&p.method, "published method")?;
         let Some(col) = table.metrics.iter().position(|m| m == &p.metric) else {
             return Err(usage(format!(
-                "`{}`: `{file}` has no metric `{}`; its metrics are {}",
+                "`{}`: {file} has no metric `{}`; its metrics are {}",
                 p.text,
                 p.metric,
                 table.metrics.join(", ")
@@ -944,7 +1026,17 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
 
     let headline = headline(&comparisons, &reproductions, &metric_results);
     let params = CompareParameters {
-        runs: file.clone(),
+        runs: name,
+        methods: {
+            let mut paths = recs.iter().map(|r| r.path.as_str());
+            req.methods
+                .iter()
+                .map(|g| {
+                    let files: Vec<&str> = paths.by_ref().take(g.files.len()).collect();
+                    format!("{}={}", g.method, files.join(","))
+                })
+                .collect()
+        },
         metrics: req.metrics.clone(),
         baseline: req.baseline.clone(),
         published: req.published.clone(),
@@ -954,14 +1046,18 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         resamples: req.resamples,
         seed: req.seed,
     };
-    let mut rec = rec;
-    rec.rows_used = table.runs.len();
-    rec.shape = vec![table.runs.len() as u64, table.metrics.len() as u64];
+    let mut recs = recs;
+    if req.runs.is_some()
+        && let Some(rec) = recs.first_mut()
+    {
+        rec.rows_used = table.runs.len();
+        rec.shape = vec![table.runs.len() as u64, table.metrics.len() as u64];
+    }
     Ok(Report::new(
         "compare",
         params,
         Some(req.seed),
-        vec![rec],
+        recs,
         headline,
         warnings,
         CompareResult {
@@ -1003,6 +1099,7 @@ fn summary(
         t_interval: pair(t),
         bootstrap_interval: pair(b),
         mean_distance: reference.map(|r| core::mean(&x.iter().map(|v| (v - r).abs()).collect::<Vec<_>>())),
+        over_examples: None,
     })
 }
 
