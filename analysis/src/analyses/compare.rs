@@ -559,6 +559,8 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         }
     };
 
+    // The role the design warnings concern.
+    let role = if req.runs.is_some() { "runs" } else { "methods" };
     // Duplicate runs: the same method, seed and task twice.
     {
         let mut seen: std::collections::HashMap<(&str, &str, &str), &str> = std::collections::HashMap::new();
@@ -567,7 +569,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
             if let Some(first) = seen.insert(key, &r.place) {
                 return Err(Error::refused(
                     "duplicate_run",
-                    Some("runs"),
+                    Some(role),
                     format!(
                         "{file} has method `{}`, seed `{}`{} twice, at {first} and {}: each run would count twice. \
                          Remove the copy, or give the runs their own seeds",
@@ -593,7 +595,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         }
     }
     if table.runs.is_empty() {
-        return Err(Error::refused("empty_table", Some("runs"), format!("{file}: no runs")));
+        return Err(Error::refused("empty_table", Some(role), format!("{file}: no runs")));
     }
     let in_table = |m: &str, what: &str| -> Result<()> {
         if methods.iter().any(|x| x == m) {
@@ -646,7 +648,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                 None => {
                     return Err(Error::refused(
                         "unknown_metric_direction",
-                        Some("runs"),
+                        Some(role),
                         format!(
                             "the metric `{name}` of {file} has no known direction: say whether higher or lower is \
                              better, or which method (or value) it should be closest to, e.g. `{name}:higher`, \
@@ -687,7 +689,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     if !few.is_empty() {
         warnings.push(Warning::new(
             "few_seeds",
-            Some("runs"),
+            Some(role),
             format!(
                 "fewer than 3 seeds per task for {}: one or two seeds say little about a method's spread, and no \
                  test at these sizes can show a difference",
@@ -700,7 +702,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         let list: Vec<String> = seeds.iter().map(|(m, n)| format!("{m} {n}")).collect();
         warnings.push(Warning::new(
             "unequal_seeds",
-            Some("runs"),
+            Some(role),
             format!(
                 "the methods have different numbers of runs per task ({})",
                 list.join(", ")
@@ -726,7 +728,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         if !missing.is_empty() {
             warnings.push(Warning::new(
                 "task_missing_methods",
-                Some("runs"),
+                Some(role),
                 format!(
                     "task `{t}` has no runs of {}: those methods are not compared on it, and the ranking across \
                      tasks (Friedman) is left out",
@@ -743,7 +745,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         }) {
             warnings.push(Warning::new(
                 "identical_runs",
-                Some("runs"),
+                Some(role),
                 format!(
                     "{file}: the runs of {} at {} (seed {}) and {} (seed {}) have the same value in every metric: \
                      a copied result file, or a seed that was not used",
@@ -944,7 +946,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     if !over_examples.is_empty() {
         warnings.push(Warning::new(
             "examples_not_seeds",
-            Some(if req.runs.is_some() { "runs" } else { "methods" }),
+            Some(role),
             format!(
                 "one run, with per-example values, for {}: the interval over its examples shows how the score moves \
                  with the examples evaluated, not with the seed. It ignores the seed-to-seed variation (the training's \

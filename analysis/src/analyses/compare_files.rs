@@ -7,8 +7,9 @@
 //! * an open-unlearning EVAL or SUMMARY file (`TOFU_EVAL.json`, `MUSE_SUMMARY.json`, …), read by
 //!   [`lethe::tools::open_unlearning`] (which names the writer it follows: `src/evals/base.py`
 //!   `Evaluator.save_logs` / `summarize` at d3d7cf9): a metric's value is its `agg_value`, and a metric whose
-//!   `value_by_index` holds one number per sample (a truth ratio's `score`, extraction strength's `score`) brings
-//!   those per-example values;
+//!   `value_by_index` holds a numeric field whose mean is that value (probability's `prob`, ROUGE's recall,
+//!   extraction strength's `score`) brings those per-example values — not a truth ratio, whose aggregate is the
+//!   mean of min(r, 1/r), on another scale than its samples;
 //! * any other JSON object of numbers, one per metric (MUSE's `privleak/auc.json`, written by its `utils.py`
 //!   `write_json`);
 //! * one of Lethe's own JSON reports (`lethe … --json`: `lethe mia` on a privacy-meter attack result, `lethe lira`
@@ -130,21 +131,24 @@ fn open_unlearning(
             },
             None => None,
         };
-        let examples = match &m.shape {
-            ou::MetricShape::PerSample { fields, .. } => {
-                let numeric: Vec<&ou::Field> = fields.iter().filter(|f| !f.text && f.width == 1).collect();
-                match numeric.as_slice() {
-                    [one] => ou::field(v, &m.name, &one.name).ok().map(|col| {
-                        // A sample the writer could not score (`null`) is left out.
-                        col.as_slice()
-                            .iter()
-                            .copied()
-                            .filter(|x| x.is_finite())
-                            .collect::<Vec<f64>>()
-                    }),
-                    _ => None,
-                }
-            }
+        // The per-example values: the numeric field whose mean is the metric's value (probability's `prob`, a
+        // ROUGE metric's recall, extraction strength's `score`). A metric whose aggregate transforms its samples
+        // (a truth ratio's `closer_to_1_better` mean of min(r, 1/r)) has none: its samples are on another scale.
+        let examples = match (&m.shape, value) {
+            (ou::MetricShape::PerSample { fields, .. }, Some(agg)) => fields
+                .iter()
+                .filter(|f| !f.text && f.width == 1)
+                .filter_map(|f| ou::field(v, &m.name, &f.name).ok())
+                .map(|col| {
+                    col.as_slice()
+                        .iter()
+                        .copied()
+                        .filter(|x| x.is_finite())
+                        .collect::<Vec<f64>>()
+                })
+                .find(|e| {
+                    !e.is_empty() && (e.iter().sum::<f64>() / e.len() as f64 - agg).abs() <= 1e-9 * agg.abs().max(1.0)
+                }),
             _ => None,
         };
         out.push((m.name.clone(), value, examples.filter(|e| e.len() >= 2)));
@@ -772,7 +776,8 @@ mod tests {
     }
 
     /// open-unlearning's own sample files (tests/fixtures/tools/open_unlearning, made by its writer's code): one
-    /// run per method, with per-example truth ratios, so the intervals over examples come with the warning.
+    /// run per method, with per-example probabilities, so the intervals over examples come with the warning; the
+    /// truth ratio's aggregate is not the mean of its samples, so it has none.
     #[cfg(feature = "full")]
     #[test]
     fn one_run_with_per_example_values_warns_that_examples_are_not_seeds() {
@@ -783,7 +788,7 @@ mod tests {
             ("overunlearned/TOFU_EVAL.json", read("overunlearned")),
         ];
         let r = compare(&files, &[("npo", &[0]), ("grad_diff", &[1])], |q| {
-            q.metrics = vec!["forget_truth_ratio:higher".into()];
+            q.metrics = vec!["forget_Q_A_Prob:lower".into(), "forget_truth_ratio:higher".into()];
         })
         .expect("run");
         let w = r
@@ -792,23 +797,24 @@ mod tests {
             .find(|w| w.code == "examples_not_seeds")
             .expect("warning");
         assert!(
-            w.message.contains("npo on forget_truth_ratio (40 examples)"),
+            w.message.contains("npo on forget_Q_A_Prob (40 examples)"),
             "{}",
             w.message
         );
         assert!(w.message.contains("seed-to-seed variation"), "{}", w.message);
+        assert!(!w.message.contains("forget_truth_ratio"), "{}", w.message);
+        assert!(r.result.metrics[1].summaries.iter().all(|s| s.over_examples.is_none()));
         let s = &r.result.metrics[0].summaries[0];
         let e = s.over_examples.as_ref().expect("examples");
         assert_eq!(e.n, 40);
         assert!(e.t_interval.is_some());
         assert!(r.headline.is_inconclusive(), "{:?}", r.headline);
         assert!(r.warnings.iter().any(|w| w.code == "few_seeds"));
-        // The value compared is the file's agg_value.
+        // The value compared is the file's agg_value, the mean of the per-sample `prob`.
         let v: Value = lethe::tools::open_unlearning::parse_python_json(files[0].1.as_bytes()).expect("json");
-        assert_eq!(
-            Some(s.mean),
-            lethe::tools::open_unlearning::agg_value(&v, "forget_truth_ratio")
-        );
+        let agg = lethe::tools::open_unlearning::agg_value(&v, "forget_Q_A_Prob").expect("agg");
+        assert_eq!(s.mean, agg);
+        assert!((e.mean - agg).abs() < 1e-12);
     }
 
     #[test]
