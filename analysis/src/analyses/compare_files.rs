@@ -38,11 +38,14 @@ pub struct MethodFiles {
 /// The role every result file is recorded and named under.
 pub const ROLE: &str = "methods";
 
-/// One run read from a file: where, its seed, its metrics (value; per-example values).
+/// A metric of one run: its name, value and per-example values.
+type FileMetric = (String, Option<f64>, Option<Vec<f64>>);
+
+/// One run read from a file: where, its seed, its metrics.
 struct FileRun {
     place: String,
     seed: Option<String>,
-    metrics: Vec<(String, Option<f64>, Option<Vec<f64>>)>,
+    metrics: Vec<FileMetric>,
 }
 
 fn refused(code: &str, message: String) -> Error {
@@ -85,7 +88,7 @@ fn finite(place: &str, method: &str, metric: &str, v: f64) -> Result<f64> {
 }
 
 /// The metrics of one of Lethe's reports (or a merge table's row), by their dotted path without `result.`.
-fn report_metrics(cols: &serde_json::Map<String, Value>) -> Vec<(String, Option<f64>, Option<Vec<f64>>)> {
+fn report_metrics(cols: &serde_json::Map<String, Value>) -> Vec<FileMetric> {
     cols.iter()
         .filter_map(|(k, v)| {
             let name = k.strip_prefix("result.")?;
@@ -107,11 +110,7 @@ fn parse_json(text: &str) -> std::result::Result<Value, String> {
 /// An open-unlearning EVAL or SUMMARY file's metrics: `agg_value`, and per-example values where each sample holds
 /// exactly one number. `None`: not such a file.
 #[cfg(feature = "full")]
-fn open_unlearning(
-    place: &str,
-    method: &str,
-    v: &Value,
-) -> Option<Result<Vec<(String, Option<f64>, Option<Vec<f64>>)>>> {
+fn open_unlearning(place: &str, method: &str, v: &Value) -> Option<Result<Vec<FileMetric>>> {
     use lethe::tools::open_unlearning as ou;
     let f = match ou::read(v)? {
         Ok(f) => f,
@@ -157,7 +156,7 @@ fn open_unlearning(
 }
 
 #[cfg(not(feature = "full"))]
-fn open_unlearning(_: &str, _: &str, _: &Value) -> Option<Result<Vec<(String, Option<f64>, Option<Vec<f64>>)>>> {
+fn open_unlearning(_: &str, _: &str, _: &Value) -> Option<Result<Vec<FileMetric>>> {
     None
 }
 
@@ -270,9 +269,9 @@ fn read_file(name: &str, method: &str, text: &str) -> Result<Vec<FileRun>> {
             if cell.is_empty() {
                 continue;
             }
-            let v = if n.starts_with("result.") {
+            let v = if let Some(metric) = n.strip_prefix("result.") {
                 match cell.parse::<f64>() {
-                    Ok(x) => Value::from(finite(&at, method, &n["result.".len()..], x)?),
+                    Ok(x) => Value::from(finite(&at, method, metric, x)?),
                     // Text results (a method's name, a call) are not metrics.
                     Err(_) => Value::String(cell),
                 }
