@@ -169,30 +169,7 @@ fn row(c: &Cell) -> Map<String, Value> {
         m.insert("error".into(), Value::from(e.clone()));
     }
     if let Some(r) = &c.report {
-        let h = &r["headline"];
-        m.insert("call".into(), h["call"].clone());
-        m.insert("headline".into(), h["text"].clone());
-        m.insert("reason".into(), h["reason"].clone());
-        let codes: Vec<&str> = r["warnings"]
-            .as_array()
-            .map(|w| w.iter().filter_map(|w| w["code"].as_str()).collect())
-            .unwrap_or_default();
-        m.insert("warnings".into(), Value::from(codes.join(" ")));
-        fn flat(prefix: &str, v: &Value, out: &mut Map<String, Value>, depth: usize) {
-            match v {
-                Value::Object(o) if depth < 4 => {
-                    for (k, v) in o {
-                        flat(&format!("{prefix}.{k}"), v, out, depth + 1);
-                    }
-                }
-                Value::Number(_) | Value::String(_) | Value::Bool(_) => {
-                    out.insert(prefix.to_string(), v.clone());
-                }
-                _ => {}
-            }
-        }
-        flat("parameters", &r["parameters"], &mut m, 0);
-        flat("result", &r["result"], &mut m, 0);
+        crate::report::report_columns(r, &mut m);
     }
     m
 }

@@ -147,6 +147,38 @@ pub fn num(v: f64) -> String {
     }
 }
 
+/// A report's columns of `lethe merge`'s table: its call, headline, reason and warning codes, then every number, text or
+/// boolean of its `result` and `parameters` under its dotted path (`result.p_value`, `result.test.statistic`;
+/// four levels deep at most; lists are left out: the reports hold them). `lethe compare` reads a Lethe report's
+/// metrics by these names, so a report and its row of a `lethe merge` table give the same metrics.
+pub fn report_columns(r: &serde_json::Value, m: &mut serde_json::Map<String, serde_json::Value>) {
+    use serde_json::{Map, Value};
+    let h = &r["headline"];
+    m.insert("call".into(), h["call"].clone());
+    m.insert("headline".into(), h["text"].clone());
+    m.insert("reason".into(), h["reason"].clone());
+    let codes: Vec<&str> = r["warnings"]
+        .as_array()
+        .map(|w| w.iter().filter_map(|w| w["code"].as_str()).collect())
+        .unwrap_or_default();
+    m.insert("warnings".into(), Value::from(codes.join(" ")));
+    fn flat(prefix: &str, v: &Value, out: &mut Map<String, Value>, depth: usize) {
+        match v {
+            Value::Object(o) if depth < 4 => {
+                for (k, v) in o {
+                    flat(&format!("{prefix}.{k}"), v, out, depth + 1);
+                }
+            }
+            Value::Number(_) | Value::String(_) | Value::Bool(_) => {
+                out.insert(prefix.to_string(), v.clone());
+            }
+            _ => {}
+        }
+    }
+    flat("parameters", &r["parameters"], m, 0);
+    flat("result", &r["result"], m, 0);
+}
+
 #[cfg(test)]
 mod tests {
     use super::num;

@@ -95,3 +95,173 @@ fn bad_cells_and_unknown_metrics_are_named() {
     assert_eq!(rep["headline"]["call"], "inconclusive");
     assert!(text(&ok.stderr).contains("few_seeds"));
 }
+
+/// A SUMMARY file as open-unlearning writes it: `json.dump(dict(sorted(logs.items())), f, indent=4)`
+/// (src/evals/base.py `Evaluator.save_logs` at d3d7cf9), keys sorted, Python's float repr.
+fn ou_summary(metrics: &[(&str, &str)]) -> String {
+    let mut m = metrics.to_vec();
+    m.sort_by(|a, b| a.0.cmp(b.0));
+    let body: Vec<String> = m.iter().map(|(k, v)| format!("    \"{k}\": {v}")).collect();
+    format!("{{\n{}\n}}", body.join(",\n"))
+}
+
+/// Two methods × 3 seeds of SUMMARY files in a METHOD/seedN/ layout; returns the `--method` arguments.
+fn summaries(dir: &std::path::Path) -> Vec<String> {
+    let mut args = Vec::new();
+    for (m, fq, mu) in [
+        ("npo", ["0.9", "0.8", "0.85"], ["0.6", "0.61", "0.62"]),
+        ("grad_ascent", ["0.01", "0.02", "0.015"], ["0.3", "0.31", "0.32"]),
+    ] {
+        let mut files = Vec::new();
+        for s in 0..3 {
+            let d = dir.join(m).join(format!("seed{s}"));
+            std::fs::create_dir_all(&d).unwrap();
+            let f = d.join("TOFU_SUMMARY.json");
+            std::fs::write(
+                &f,
+                ou_summary(&[
+                    ("forget_quality", fq[s]),
+                    ("model_utility", mu[s]),
+                    ("forget_truth_ratio", "0.6"),
+                ]),
+            )
+            .unwrap();
+            files.push(f.to_str().unwrap().to_string());
+        }
+        args.push(format!("{m}={}", files.join(",")));
+    }
+    args
+}
+
+#[test]
+fn result_files_by_method_compare_as_a_runs_table_and_through_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let groups = summaries(dir.path());
+    let mut args = vec!["compare".to_string()];
+    for g in &groups {
+        args.push("--method".into());
+        args.push(g.clone());
+    }
+    args.extend(["--resamples", "500", "--json"].map(String::from));
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = lethe(&argv);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rep: Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+    assert_eq!(rep["result"]["methods"], serde_json::json!(["npo", "grad_ascent"]));
+    let metrics: Vec<&str> = rep["result"]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["metric"].as_str().unwrap())
+        .collect();
+    assert_eq!(metrics, vec!["forget_quality", "model_utility"]);
+    let codes: Vec<&str> = rep["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"metrics_left_out"), "{codes:?}");
+    assert_eq!(rep["inputs"].as_array().unwrap().len(), 6);
+    assert_eq!(rep["inputs"][0]["role"], "methods");
+    // Paired by the seeds in the paths.
+    assert!(
+        rep["result"]["comparisons"][0]["wilcoxon_by_seed"].is_object(),
+        "{}",
+        rep["result"]["comparisons"][0]
+    );
+
+    // The same runs in one table give the same comparisons.
+    let table = dir.path().join("runs.csv");
+    std::fs::write(
+        &table,
+        "method,seed,forget_quality,model_utility\nnpo,0,0.9,0.6\nnpo,1,0.8,0.61\nnpo,2,0.85,0.62\n\
+         grad_ascent,0,0.01,0.3\ngrad_ascent,1,0.02,0.31\ngrad_ascent,2,0.015,0.32\n",
+    )
+    .unwrap();
+    let t = lethe(&["compare", table.to_str().unwrap(), "--resamples", "500", "--json"]);
+    assert!(t.status.success(), "{}", text(&t.stderr));
+    let trep: Value = serde_json::from_str(&text(&t.stdout)).unwrap();
+    assert_eq!(trep["result"]["comparisons"], rep["result"]["comparisons"]);
+    assert_eq!(trep["headline"], rep["headline"]);
+
+    // Through batch, with the CLI's NAME=FILE,… strings: the same report.
+    let manifest = dir.path().join("m.jsonl");
+    let line = serde_json::json!({"command": "compare", "inputs": {"methods": groups},
+        "options": {"resamples": 500}});
+    std::fs::write(&manifest, format!("{line}\n")).unwrap();
+    let b = lethe(&["batch", manifest.to_str().unwrap()]);
+    assert!(b.status.success(), "batch: {}", text(&b.stderr));
+    let cell: Value = serde_json::from_str(text(&b.stdout).lines().next().expect("one cell")).unwrap();
+    assert!(cell.get("error").is_none(), "{cell}");
+    assert_eq!(cell["report"]["result"], rep["result"]);
+    assert_eq!(cell["report"]["headline"], rep["headline"]);
+    assert_eq!(cell["report"]["warnings"], rep["warnings"]);
+}
+
+#[test]
+fn bad_result_files_are_named_by_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let groups = summaries(dir.path());
+    // NaN as Python's json.dump writes it, in one seed's file.
+    let f = dir.path().join("grad_ascent/seed1/TOFU_SUMMARY.json");
+    std::fs::write(&f, ou_summary(&[("forget_quality", "NaN"), ("model_utility", "0.31")])).unwrap();
+    let out = lethe(&["compare", "--method", &groups[0], "--method", &groups[1]]);
+    assert!(!out.status.success());
+    let e = text(&out.stderr);
+    assert!(
+        e.contains("[non_finite]")
+            && e.contains("grad_ascent/seed1/TOFU_SUMMARY.json")
+            && e.contains("`forget_quality`"),
+        "{e}"
+    );
+    std::fs::write(&f, ou_summary(&[("forget_quality", "0.02"), ("model_utility", "0.31")])).unwrap();
+    // A metric asked for that a file lacks.
+    let out = lethe(&[
+        "compare",
+        "--method",
+        &groups[0],
+        "--method",
+        &groups[1],
+        "--metric",
+        "model_utility",
+        "--metric",
+        "privleak",
+    ]);
+    let e = text(&out.stderr);
+    assert!(
+        e.contains("[missing_metric]") && e.contains("npo/seed0/TOFU_SUMMARY.json") && e.contains("`privleak`"),
+        "{e}"
+    );
+    // The same file twice for one method: one seed twice.
+    let first = groups[0].split(',').next().unwrap().to_string();
+    let dup = format!("{first},{}", first.split_once('=').unwrap().1);
+    let out = lethe(&["compare", "--method", &dup, "--method", &groups[1]]);
+    let e = text(&out.stderr);
+    assert!(e.contains("[duplicate_run]") && e.contains("seed 0 twice"), "{e}");
+    // Both inputs at once.
+    let runs = dir.path().join("runs.csv");
+    std::fs::write(&runs, RUNS).unwrap();
+    let out = lethe(&["compare", runs.to_str().unwrap(), "--method", &groups[0]]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("not both"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_single_run_against_the_published_spread_is_called() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("one.csv");
+    std::fs::write(&runs, "method,seed,forget_quality\nnpo,0,0.31\n").unwrap();
+    let out = lethe(&[
+        "compare",
+        runs.to_str().unwrap(),
+        "--published",
+        "npo:forget_quality=0.40±0.02/5",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let o = text(&out.stdout);
+    assert!(
+        o.starts_with("npo on forget_quality: the one run, 0.31, differs from the published 0.4 ± 0.02 over 5 seeds"),
+        "{o}"
+    );
+}

@@ -249,6 +249,21 @@ fn runs(dir: &Path) -> Vec<Vec<String>> {
             "--resamples".into(),
             "200".into(),
         ],
+        // Result files by method (open-unlearning's EVAL files, one run each: intervals over examples), with a
+        // single run against a published spread.
+        vec![
+            "compare".into(),
+            "--method".into(),
+            format!("npo={}", tofu("unlearned")),
+            "--method".into(),
+            format!("grad_diff={}", tofu("overunlearned")),
+            "--metric".into(),
+            "forget_Q_A_Prob:lower".into(),
+            "--published".into(),
+            "npo:forget_Q_A_Prob=0.2±0.02/5".into(),
+            "--resamples".into(),
+            "100".into(),
+        ],
         // Degenerate data, where statistics have no number (null) and rules tie (no call): still the schema's.
         vec!["mwu".into(), tied.clone(), tied],
         vec!["wilcoxon".into(), same.clone(), same],

@@ -111,6 +111,10 @@ pub const KNOWN_METRICS: &[(&[&str], &str, &str)] = &[
 pub struct CompareRequest {
     /// The runs table (CSV, TSV or JSON).
     pub runs: Option<TextInput>,
+    /// Or result files grouped by method, one run a file (a `lethe merge` table: a run a row): open-unlearning's
+    /// TOFU/MUSE EVAL and SUMMARY files, a JSON object of metrics (MUSE's auc.json), Lethe's own JSON reports and
+    /// `lethe merge` tables; the seed is the number after `seed` in a file's path (see `compare_files`).
+    pub methods: Vec<MethodFiles>,
     /// Directions, `NAME:higher`, `NAME:lower`, `NAME:closest=METHOD` or `NAME:closest=NUMBER`; when given, only
     /// these metrics are compared (a bare `NAME` takes its built-in direction).
     pub metrics: Vec<String>,
@@ -131,6 +135,7 @@ impl Default for CompareRequest {
         let b = Bootstrap::default();
         Self {
             runs: None,
+            methods: Vec::new(),
             metrics: Vec::new(),
             baseline: None,
             published: Vec::new(),
@@ -144,7 +149,10 @@ impl Default for CompareRequest {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CompareParameters {
-    pub runs: String,
+    /// The runs table, when the runs come from one.
+    pub runs: Option<String>,
+    /// The result files by method, `METHOD=FILE,FILE,…`, when the runs come from them.
+    pub methods: Vec<String>,
     pub metrics: Vec<String>,
     pub baseline: Option<String>,
     pub published: Vec<String>,
@@ -202,12 +210,18 @@ fn normalize(name: &str) -> String {
 }
 
 /// The built-in direction of a metric and its reason.
+///
+/// A dotted name (a Lethe report's `summary.auc`, a `lethe merge` table's column without `result.`) falls back to its
+/// last part when the whole name is not known.
 pub fn known_direction(name: &str) -> Option<(Direction, &'static str)> {
-    let n = normalize(name);
-    KNOWN_METRICS
-        .iter()
-        .find(|(names, _, _)| names.contains(&n.as_str()))
-        .and_then(|(_, d, why)| Direction::parse(d).map(|d| (d, *why)))
+    let find = |n: &str| {
+        let n = normalize(n);
+        KNOWN_METRICS
+            .iter()
+            .find(|(names, _, _)| names.contains(&n.as_str()))
+            .and_then(|(_, d, why)| Direction::parse(d).map(|d| (d, *why)))
+    };
+    find(name).or_else(|| name.rsplit_once('.').and_then(|(_, last)| find(last)))
 }
 
 /// One method's numbers on one metric (and task; `task: None` pools every task, stratified by task).
@@ -226,6 +240,22 @@ pub struct MethodSummary {
     pub bootstrap_interval: Option<Interval>,
     /// For a `closest` metric: the mean distance to the reference (what is compared).
     pub mean_distance: Option<f64>,
+    /// A method with one run whose file carries per-example values (open-unlearning's `value_by_index`): their
+    /// mean and Student's t interval over the examples. It stands in for no interval over seeds: it shows how the
+    /// score moves with the examples drawn, not with the seed (warning `examples_not_seeds`), and no comparison
+    /// uses it.
+    pub over_examples: Option<OverExamples>,
+}
+
+/// The per-example values of a method's single run.
+#[derive(Clone, Debug, Serialize)]
+pub struct OverExamples {
+    /// How many examples.
+    pub n: usize,
+    pub mean: f64,
+    pub sd: Option<f64>,
+    /// Student's t interval of the mean over the examples (95%).
+    pub t_interval: Option<Interval>,
 }
 
 /// P(a > b) on a metric, "better" in the metric's direction, over every task (rliable's), with its interval.
@@ -284,8 +314,16 @@ pub struct Comparison {
     /// Its bootstrap interval: against a baseline, or between all pairs of at most
     /// [`POI_INTERVALS_ALL_PAIRS_MAX`] compared methods; none otherwise.
     pub poi_interval: Option<Interval>,
-    /// The smallest difference of means the test would find 80% of the time at this n and spread.
+    /// The smallest difference of means the test would find 80% of the time at this n and spread, at
+    /// [`Comparison::detectable_at`]: the level a test alone in its corrected family must reach.
     pub min_detectable_difference: Option<f64>,
+    /// The per-test level the minimum detectable difference is stated at: the largest p-value that the family's
+    /// correction still calls significant when every other test of the family has p = 1 (Holm and BH over m tests:
+    /// level/m). A difference the corrected family could not have shown is never called "no difference".
+    pub detectable_at: Option<f64>,
+    /// The pooled sd of the two samples (the minimum detectable difference's unit), kept until the family is known.
+    #[serde(skip)]
+    pooled_sd: Option<f64>,
     /// `better`, `worse`, `no_difference` or `inconclusive`.
     pub call: String,
     pub text: String,
@@ -307,6 +345,11 @@ pub struct Reproduction {
     pub margin: f64,
     pub tost: Option<Tost>,
     pub difference_p: Option<f64>,
+    /// A single run against the published spread across seeds (published sd, with its n when given): where 95% of
+    /// single runs fall, `published ± q · sd · sqrt(1 + 1/n)` (Student's t with n − 1 degrees of freedom; the
+    /// normal quantile when n is not given, the sd then taken as known). `difference_p` and `tost` are then this
+    /// prediction's two-sided test and equivalence test of the one run (normal tests have `df` null).
+    pub prediction_interval: Option<Interval>,
     /// `reproduces`, `differs` or `inconclusive`.
     pub call: String,
     pub text: String,
@@ -483,17 +526,41 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
             "the equivalence margin must be a positive number, not {m}"
         )));
     }
-    let input = req.runs.as_ref().ok_or_else(|| {
-        Error::at(
-            "runs",
-            "choose the runs table: one row per run, with method, seed and metrics",
-        )
-        .usage()
-    })?;
-    let (file, text, rec) = read_input(ws, input)?;
-    let table = read_runs(&file, &text)?;
-    let mut warnings = Vec::new();
+    // The runs: a runs table, or result files grouped by method. `file` names where the runs come from in messages.
+    let (file, name, table, recs, mut warnings) = match (&req.runs, req.methods.is_empty()) {
+        (Some(_), false) => {
+            return Err(Error::at(
+                "methods",
+                "give either a runs table or result files by method, not both: put every run in one of them",
+            )
+            .usage());
+        }
+        (Some(input), true) => {
+            let (name, text, rec) = read_input(ws, input)?;
+            let table = read_runs(&name, &text)?;
+            (format!("`{name}`"), Some(name), table, vec![rec], Vec::new())
+        }
+        (None, false) => {
+            let wanted: Vec<String> = req
+                .metrics
+                .iter()
+                .map(|s| s.split_once(':').map_or(s.as_str(), |(n, _)| n).trim().to_string())
+                .collect();
+            let (table, recs, warnings) = super::compare_files::read_methods(ws, &req.methods, &wanted)?;
+            ("the result files".to_string(), None, table, recs, warnings)
+        }
+        (None, true) => {
+            return Err(Error::at(
+                "runs",
+                "choose the runs table (one row per run, with method, seed and metrics), or each method's result \
+                 files",
+            )
+            .usage());
+        }
+    };
 
+    // The role the design warnings concern.
+    let role = if req.runs.is_some() { "runs" } else { "methods" };
     // Duplicate runs: the same method, seed and task twice.
     {
         let mut seen: std::collections::HashMap<(&str, &str, &str), &str> = std::collections::HashMap::new();
@@ -502,9 +569,9 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
             if let Some(first) = seen.insert(key, &r.place) {
                 return Err(Error::refused(
                     "duplicate_run",
-                    Some("runs"),
+                    Some(role),
                     format!(
-                        "`{file}` has method `{}`, seed `{}`{} twice, at {first} and {}: each run would count twice. \
+                        "{file} has method `{}`, seed `{}`{} twice, at {first} and {}: each run would count twice. \
                          Remove the copy, or give the runs their own seeds",
                         r.method,
                         r.seed,
@@ -528,18 +595,14 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         }
     }
     if table.runs.is_empty() {
-        return Err(Error::refused(
-            "empty_table",
-            Some("runs"),
-            format!("`{file}` has no runs"),
-        ));
+        return Err(Error::refused("empty_table", Some(role), format!("{file}: no runs")));
     }
     let in_table = |m: &str, what: &str| -> Result<()> {
         if methods.iter().any(|x| x == m) {
             Ok(())
         } else {
             Err(usage(format!(
-                "the {what} `{m}` is not a method of `{file}`; its methods are {}",
+                "the {what} `{m}` is not a method of {file}; its methods are {}",
                 methods.join(", ")
             )))
         }
@@ -566,7 +629,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     for name in &names {
         let Some(col) = table.metrics.iter().position(|m| m == name) else {
             return Err(usage(format!(
-                "`{file}` has no metric `{name}`; its metrics are {}",
+                "{file} has no metric `{name}`; its metrics are {}",
                 table.metrics.join(", ")
             )));
         };
@@ -585,9 +648,9 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                 None => {
                     return Err(Error::refused(
                         "unknown_metric_direction",
-                        Some("runs"),
+                        Some(role),
                         format!(
-                            "the metric `{name}` of `{file}` has no known direction: say whether higher or lower is \
+                            "the metric `{name}` of {file} has no known direction: say whether higher or lower is \
                              better, or which method (or value) it should be closest to, e.g. `{name}:higher`, \
                              `{name}:lower`, `{name}:closest=retrain`; or leave it out by naming the metrics to \
                              compare"
@@ -626,7 +689,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     if !few.is_empty() {
         warnings.push(Warning::new(
             "few_seeds",
-            Some("runs"),
+            Some(role),
             format!(
                 "fewer than 3 seeds per task for {}: one or two seeds say little about a method's spread, and no \
                  test at these sizes can show a difference",
@@ -639,7 +702,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         let list: Vec<String> = seeds.iter().map(|(m, n)| format!("{m} {n}")).collect();
         warnings.push(Warning::new(
             "unequal_seeds",
-            Some("runs"),
+            Some(role),
             format!(
                 "the methods have different numbers of runs per task ({})",
                 list.join(", ")
@@ -665,7 +728,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         if !missing.is_empty() {
             warnings.push(Warning::new(
                 "task_missing_methods",
-                Some("runs"),
+                Some(role),
                 format!(
                     "task `{t}` has no runs of {}: those methods are not compared on it, and the ranking across \
                      tasks (Friedman) is left out",
@@ -682,9 +745,9 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         }) {
             warnings.push(Warning::new(
                 "identical_runs",
-                Some("runs"),
+                Some(role),
                 format!(
-                    "`{file}`: the runs of {} at {} (seed {}) and {} (seed {}) have the same value in every metric: \
+                    "{file}: the runs of {} at {} (seed {}) and {} (seed {}) have the same value in every metric: \
                      a copied result file, or a seed that was not used",
                     a.method, a.place, a.seed, b.place, b.seed
                 ),
@@ -700,10 +763,9 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     };
     let mut metric_results = Vec::new();
     let mut comparisons: Vec<Comparison> = Vec::new();
+    // Methods with one run whose per-example values give an interval over examples (warning `examples_not_seeds`).
+    let mut over_examples: Vec<String> = Vec::new();
     let mut subset = 0u64;
-    // The minimum detectable effect depends only on the two sizes (a bisection over noncentral t quadratures,
-    // milliseconds each): computed once per pair of sizes.
-    let mut mde: std::collections::HashMap<(usize, usize), Option<f64>> = std::collections::HashMap::new();
     for (col, dir, reason) in &chosen {
         let name = &table.metrics[*col];
         // The reference's mean on each task, for `closest` metrics.
@@ -747,7 +809,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                 }
                 let strata = vec![x.clone()];
                 subset += 1;
-                summaries.push(summary(
+                let mut one = summary(
                     m,
                     table.has_task.then(|| t.clone()),
                     &x,
@@ -755,7 +817,24 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                     &boot,
                     subset,
                     reference[ti],
-                )?);
+                )?;
+                // One run with per-example values: their interval, said to stand in for none over seeds.
+                if x.len() == 1
+                    && let Some(e) = table
+                        .runs
+                        .iter()
+                        .find(|r| &r.method == m && r.task.as_deref().unwrap_or("") == t && r.values[*col].is_some())
+                        .and_then(|r| r.examples.get(*col).cloned().flatten())
+                {
+                    one.over_examples = Some(OverExamples {
+                        n: e.len(),
+                        mean: core::mean(&e),
+                        sd: fin(core::sd(&e)),
+                        t_interval: pair(core::t_interval(&e, boot.level).map_err(Error::from)?),
+                    });
+                    over_examples.push(format!("{m} on {name} ({} examples)", e.len()));
+                }
+                summaries.push(one);
             }
             if table.has_task && tasks.len() > 1 {
                 let strata: Vec<Vec<f64>> = by.iter().map(|(_, v)| values(v)).filter(|v| !v.is_empty()).collect();
@@ -851,7 +930,6 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                     &boot,
                     subset,
                     all_intervals || req.baseline.is_some(),
-                    &mut mde,
                 )?);
             }
         }
@@ -863,6 +941,21 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
             probability_of_improvement: poi,
             friedman,
         });
+    }
+
+    if !over_examples.is_empty() {
+        warnings.push(Warning::new(
+            "examples_not_seeds",
+            Some(role),
+            format!(
+                "one run, with per-example values, for {}: the interval over its examples shows how the score moves \
+                 with the examples evaluated, not with the seed. It ignores the seed-to-seed variation (the training's \
+                 random initialisation, data order and sampling, the hardware) that decides whether one method beats \
+                 another, and is narrower than an interval over seeds; the comparisons stay inconclusive without it",
+                over_examples.join(", ")
+            ),
+            Some("run each method with at least 3 seeds (better 5 to 10) and give one result file per seed".into()),
+        ));
     }
 
     // The family: every comparison with a p-value, corrected together.
@@ -894,6 +987,19 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     }
     let corr_name = lethe::fdr::method_name(corr);
     let family = idx.len();
+    // What the data could show, at the level a test alone in this corrected family must reach. The minimum
+    // detectable effect depends only on the two sizes and that level (a bisection over noncentral t quadratures,
+    // milliseconds each): computed once per pair of sizes.
+    let level = family_level(corr, family, alpha)?;
+    let mut mde: std::collections::HashMap<(usize, usize), Option<f64>> = std::collections::HashMap::new();
+    for c in &mut comparisons {
+        let Some(sp) = c.pooled_sd else { continue };
+        let d = *mde
+            .entry((c.n_a, c.n_b))
+            .or_insert_with(|| core::min_detectable_effect(c.n_a as f64, c.n_b as f64, level, POWER).ok());
+        c.min_detectable_difference = d.and_then(|d| fin(sp * d));
+        c.detectable_at = c.min_detectable_difference.map(|_| level);
+    }
     for (c, best) in comparisons.iter_mut().zip(best) {
         call_comparison(c, corr_name, alpha, best, family);
     }
@@ -905,7 +1011,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         in_table(&p.method, "published method")?;
         let Some(col) = table.metrics.iter().position(|m| m == &p.metric) else {
             return Err(usage(format!(
-                "`{}`: `{file}` has no metric `{}`; its metrics are {}",
+                "`{}`: {file} has no metric `{}`; its metrics are {}",
                 p.text,
                 p.metric,
                 table.metrics.join(", ")
@@ -922,7 +1028,17 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
 
     let headline = headline(&comparisons, &reproductions, &metric_results);
     let params = CompareParameters {
-        runs: file.clone(),
+        runs: name,
+        methods: {
+            let mut paths = recs.iter().map(|r| r.path.as_str());
+            req.methods
+                .iter()
+                .map(|g| {
+                    let files: Vec<&str> = paths.by_ref().take(g.files.len()).collect();
+                    format!("{}={}", g.method, files.join(","))
+                })
+                .collect()
+        },
         metrics: req.metrics.clone(),
         baseline: req.baseline.clone(),
         published: req.published.clone(),
@@ -932,14 +1048,18 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         resamples: req.resamples,
         seed: req.seed,
     };
-    let mut rec = rec;
-    rec.rows_used = table.runs.len();
-    rec.shape = vec![table.runs.len() as u64, table.metrics.len() as u64];
+    let mut recs = recs;
+    if req.runs.is_some()
+        && let Some(rec) = recs.first_mut()
+    {
+        rec.rows_used = table.runs.len();
+        rec.shape = vec![table.runs.len() as u64, table.metrics.len() as u64];
+    }
     Ok(Report::new(
         "compare",
         params,
         Some(req.seed),
-        vec![rec],
+        recs,
         headline,
         warnings,
         CompareResult {
@@ -981,6 +1101,7 @@ fn summary(
         t_interval: pair(t),
         bootstrap_interval: pair(b),
         mean_distance: reference.map(|r| core::mean(&x.iter().map(|v| (v - r).abs()).collect::<Vec<_>>())),
+        over_examples: None,
     })
 }
 
@@ -995,7 +1116,6 @@ fn compare_pair(
     boot: &Bootstrap,
     subset: u64,
     poi_bootstrap: bool,
-    mde: &mut std::collections::HashMap<(usize, usize), Option<f64>>,
 ) -> Result<Comparison> {
     let (name_a, runs_a, sa) = a;
     let (name_b, runs_b, sb) = b;
@@ -1051,16 +1171,9 @@ fn compare_pair(
             None,
         ),
     };
-    let mdd = if enough {
-        let sp = core::pooled_sd(sa, sb);
-        let d = *mde
-            .entry((na, nb))
-            .or_insert_with(|| core::min_detectable_effect(na as f64, nb as f64, COMPARE_LEVEL, POWER).ok());
-        match (sp, d) {
-            (Some(sp), Some(d)) => fin(sp * d),
-            (None, Some(_)) => Some(0.0),
-            _ => None,
-        }
+    // The pooled sd (0 for two constant samples); the detectable difference is stated once the family is known.
+    let pooled_sd = if enough {
+        Some(core::pooled_sd(sa, sb).unwrap_or(0.0))
     } else {
         None
     };
@@ -1082,10 +1195,45 @@ fn compare_pair(
         hedges_g: core::hedges_g(sa, sb).and_then(fin),
         probability_of_improvement: poi,
         poi_interval,
-        min_detectable_difference: mdd,
+        min_detectable_difference: None,
+        detectable_at: None,
+        pooled_sd,
         call: String::new(),
         text: String::new(),
     })
+}
+
+/// The level a single test must reach to be called significant in a family of `family` tests corrected by `corr`
+/// at `alpha`: the largest p for which the correction of `[p, 1, …, 1]` still gives an adjusted p below `alpha`
+/// (Holm, Bonferroni, BH: `alpha / family`; Šidák: `1 − (1 − alpha)^(1/family)`; BY: `alpha / (family · Σ 1/i)`),
+/// found by bisection so that every correction `lethe fdr` offers is covered by one rule. `alpha` for one test.
+fn family_level(corr: Correction, family: usize, alpha: f64) -> Result<f64> {
+    if family <= 1 {
+        return Ok(alpha);
+    }
+    let mut p = vec![1.0; family];
+    let mut significant = |t: f64| -> Result<bool> {
+        p[0] = t;
+        let adj = lethe::fdr::multipletests(&p, alpha, corr).map_err(Error::from)?;
+        Ok(adj.pvals_corrected[0] < alpha)
+    };
+    // The answer lies in (0, alpha): a family never makes a test easier to pass than alone.
+    let (mut lo, mut hi) = (0.0, alpha);
+    if significant(hi)? {
+        return Ok(alpha);
+    }
+    for _ in 0..80 {
+        let mid = 0.5 * (lo + hi);
+        if significant(mid)? {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if hi - lo <= 1e-12 * hi {
+            break;
+        }
+    }
+    Ok(lo)
 }
 
 /// The smallest two-sided p-value the exact permutation test can give at these sizes: 2 / C(n_a + n_b, n_a).
@@ -1111,6 +1259,17 @@ fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64, best: Option<f64>
         other => other,
     };
     let mdd = c.min_detectable_difference.map(num).unwrap_or_else(|| "unknown".into());
+    // Where the family makes the test stricter than `alpha`, the detectable difference says at which level.
+    let at_level = c
+        .detectable_at
+        .filter(|l| *l < alpha)
+        .map(|l| {
+            format!(
+                " at the level {} a test needs after {corr_word} over {family} tests",
+                num(l)
+            )
+        })
+        .unwrap_or_default();
     let (n_min, n_max) = (c.n_a.min(c.n_b), c.n_a.max(c.n_b));
     let seeds = if n_min == n_max {
         format!("{n_min} seeds")
@@ -1161,17 +1320,18 @@ fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64, best: Option<f64>
     } else if n_min >= 3 && c.min_detectable_difference.is_some_and(|m| c.difference.abs() >= m) {
         c.call = Headline::INCONCLUSIVE.into();
         c.text = format!(
-            "inconclusive on {on}: {} and {} differ by {}, as much as {seeds} could detect in one test ({mdd}), but \
-             not significantly after {corr_word} over {family} tests (adjusted p {}): add seeds or compare fewer pairs",
+            "inconclusive on {on}: {} and {} differ by {}, as much as {seeds} could detect ({mdd}{}), but not \
+             significantly after {corr_word} over {family} tests (adjusted p {}): add seeds or compare fewer pairs",
             c.a,
             c.b,
             num(c.difference.abs()),
+            at_level,
             num(adj)
         );
     } else if n_min < 3 || exact_floor.is_some_and(|f| f >= alpha) {
         c.call = Headline::INCONCLUSIVE.into();
         c.text = format!(
-            "inconclusive on {on}: with {seeds} the smallest detectable difference is {mdd}{}",
+            "inconclusive on {on}: with {seeds} the smallest detectable difference is {mdd}{at_level}{}",
             exact_floor
                 .filter(|f| *f >= alpha)
                 .map(|f| format!(" and the test's smallest p-value is {}", num(f)))
@@ -1181,7 +1341,7 @@ fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64, best: Option<f64>
         c.call = "no_difference".into();
         c.text = format!(
             "no difference the data could show between {} and {} on {on} ({corr_word}-adjusted p {}): with {seeds} a \
-             difference of {mdd} or more would have been found 80% of the time; smaller ones could not",
+             difference of {mdd} or more would have been found 80% of the time{at_level}; smaller ones could not",
             c.a,
             c.b,
             num(adj)
@@ -1213,13 +1373,27 @@ fn reproduce(p: &Published, x: &[f64], margin: Option<f64>, alpha: f64) -> Resul
         margin,
         tost: None,
         difference_p: None,
+        prediction_interval: None,
         call: Headline::INCONCLUSIVE.into(),
         text: String::new(),
     };
     let what = format!("{} on {}", p.method, p.metric);
+    if n == 1
+        && let Some(sd) = p.sd.filter(|s| *s > 0.0)
+        && margin > 0.0
+    {
+        single_run(&mut out, p, sd, x[0], margin, alpha, &what)?;
+        return Ok(out);
+    }
     if n < 2 {
-        out.text =
-            format!("inconclusive: {what} has {n} run, so its spread across seeds is unknown; run at least 3 seeds");
+        out.text = if n == 1 {
+            format!(
+                "inconclusive: {what} has 1 run, so its spread across seeds is unknown: run at least 3 seeds, or give \
+                 the published sd across seeds (±SD, with /N seeds) to compare the one run with that spread"
+            )
+        } else {
+            format!("inconclusive: {what} has no run with a value; run at least 3 seeds")
+        };
         out.mean = fin(mean).unwrap_or(0.0);
         return Ok(out);
     }
@@ -1278,6 +1452,96 @@ fn reproduce(p: &Published, x: &[f64], margin: Option<f64>, alpha: f64) -> Resul
         }
     }
     Ok(out)
+}
+
+/// `P(T > t)` for Student's t with `df` degrees of freedom (the standard normal when `df` is infinite), by the
+/// core's noncentral t CDF at noncentrality 0.
+fn t_sf(t: f64, df: f64) -> f64 {
+    if df.is_infinite() {
+        lethe::rank::ndtr(-t)
+    } else {
+        core::nct_cdf(-t, df, 0.0)
+    }
+}
+
+/// One run `x` against the published mean and its spread across seeds `sd` (over `p.n` seeds when given): the
+/// prediction interval of a single run, the two-sided test of `x` against it, and the equivalence test (TOST) of
+/// `x − published` within `±margin` with the single run's standard error `sd · sqrt(1 + 1/n)`.
+fn single_run(
+    out: &mut Reproduction,
+    p: &Published,
+    sd: f64,
+    x: f64,
+    margin: f64,
+    alpha: f64,
+    what: &str,
+) -> Result<()> {
+    let (df, factor) = match p.n {
+        Some(n) if n >= 2.0 => (n - 1.0, (1.0 + 1.0 / n).sqrt()),
+        _ => (f64::INFINITY, 1.0),
+    };
+    let se = sd * factor;
+    let q = if df.is_infinite() {
+        1.959_963_984_540_054
+    } else {
+        core::t_quantile(1.0 - alpha, df).map_err(Error::from)?
+    };
+    let d = x - p.value;
+    let t = d / se;
+    let diff_p = (2.0 * t_sf(t.abs(), df)).min(1.0);
+    let (t1, t2) = ((d + margin) / se, (d - margin) / se);
+    let test = |statistic: f64, p_value: f64| TTest {
+        statistic,
+        df,
+        p_value,
+        difference: d,
+    };
+    let lower = test(t1, t_sf(t1, df));
+    let upper = test(t2, t_sf(-t2, df));
+    let tost = Tost {
+        p_value: lower.p_value.max(upper.p_value),
+        lower,
+        upper,
+    };
+    let (lo, hi) = (p.value - q * se, p.value + q * se);
+    out.prediction_interval = Some(Interval { lo, hi });
+    out.difference_p = fin(diff_p);
+    // Without n the tests are normal: their degrees of freedom are infinite, written null in the report.
+    out.tost = tost.p_value.is_finite().then_some(tost);
+    out.mean = x;
+    let spread = match p.n {
+        Some(n) => format!("{} ± {} over {} seeds", num(p.value), num(sd), num(n)),
+        None => format!("{} ± {}", num(p.value), num(sd)),
+    };
+    let range = format!("[{}, {}]", num(lo), num(hi));
+    if tost.p_value < alpha {
+        out.call = "reproduces".into();
+        out.text = format!(
+            "{what}: the one run, {}, reproduces the published {spread} within ±{} (equivalence p {} against the \
+             published spread across seeds)",
+            num(x),
+            num(margin),
+            num(tost.p_value)
+        );
+    } else if diff_p < alpha {
+        out.call = "differs".into();
+        out.text = format!(
+            "{what}: the one run, {}, differs from the published {spread} by {}: outside the range {range} where 95% of \
+             single runs fall (p {}); one run says nothing of your own seeds' spread, so run more seeds before \
+             blaming the published number",
+            num(x),
+            num(d),
+            num(diff_p)
+        );
+    } else {
+        out.text = format!(
+            "inconclusive: {what}'s one run, {}, lies within the published spread ({spread}: 95% of single runs fall in \
+             {range}), but one run cannot show it reproduces within ±{}: run at least 3 seeds",
+            num(x),
+            num(margin)
+        );
+    }
+    Ok(())
 }
 
 fn headline(comparisons: &[Comparison], reproductions: &[Reproduction], metrics: &[MetricResult]) -> Headline {
@@ -1457,6 +1721,54 @@ mod tests {
         assert!((mdd - d * core::pooled_sd(a, b).expect("sd")).abs() < 1e-12);
     }
 
+    /// Three methods, all pairs: Holm over 3 tests calls a test significant only below 0.05/3 when the others are
+    /// null, so the difference the data could show is the one detectable at 0.05/3, larger than at 0.05. Before,
+    /// the detectable difference was stated at 0.05 whatever the family, and "no difference … a difference of X or
+    /// more would have been found" named a difference the corrected family could not have found 80% of the time.
+    #[test]
+    fn the_detectable_difference_is_at_the_family_corrected_level() {
+        let a: &[f64] = &[0.50, 0.52, 0.48, 0.51, 0.49, 0.50, 0.53, 0.47, 0.50, 0.51];
+        let b: &[f64] = &[0.51, 0.49, 0.50, 0.52, 0.48, 0.50, 0.47, 0.53, 0.49, 0.50];
+        let c: &[f64] = &[0.50, 0.51, 0.49, 0.50, 0.52, 0.48, 0.50, 0.51, 0.49, 0.50];
+        let t = table("model_utility", &[("a", a), ("b", b), ("c", c)]);
+        for (corr, level) in [
+            ("holm", 0.05 / 3.0),
+            ("fdr_bh", 0.05 / 3.0),
+            ("bonferroni", 0.05 / 3.0),
+            ("fdr_by", 0.05 / (3.0 * (1.0 + 0.5 + 1.0 / 3.0))),
+            ("sidak", 1.0 - 0.95f64.powf(1.0 / 3.0)),
+        ] {
+            let r = run(&t, |q| q.correction = corr.into()).expect("run");
+            assert_eq!(r.result.comparisons.len(), 3);
+            for cmp in &r.result.comparisons {
+                let at = cmp.detectable_at.expect("level");
+                assert!((at - level).abs() < 1e-9 * level, "{corr}: {at} vs {level}");
+                let (x, y) = match (cmp.a.as_str(), cmp.b.as_str()) {
+                    ("a", "b") => (a, b),
+                    ("a", "c") => (a, c),
+                    _ => (b, c),
+                };
+                let sp = core::pooled_sd(x, y).expect("sd");
+                let want = core::min_detectable_effect(10.0, 10.0, at, 0.8).expect("d") * sp;
+                let mdd = cmp.min_detectable_difference.expect("mdd");
+                assert!((mdd - want).abs() < 1e-12, "{corr}: {mdd} vs {want}");
+                let at_05 = core::min_detectable_effect(10.0, 10.0, 0.05, 0.8).expect("d") * sp;
+                assert!(mdd > at_05 * 1.1, "{corr}: {mdd} not above the uncorrected {at_05}");
+                if cmp.call == "no_difference" {
+                    assert!(
+                        cmp.text.contains(&format!("a difference of {} or more", num(mdd))),
+                        "{}",
+                        cmp.text
+                    );
+                    assert!(cmp.text.contains(&format!("at the level {}", num(at))), "{}", cmp.text);
+                }
+            }
+        }
+        // One test alone: the level itself (the existing statsmodels-checked number).
+        let r = run(&table("model_utility", &[("a", a), ("b", b)]), |_| {}).expect("run");
+        assert_eq!(r.result.comparisons[0].detectable_at, Some(0.05));
+    }
+
     #[test]
     fn an_unknown_metric_is_refused_with_the_fix() {
         let t = table("score", &[("a", &[1.0, 2.0, 3.0]), ("b", &[1.0, 2.0, 4.0])]);
@@ -1581,6 +1893,69 @@ mod tests {
         assert!(r.headline.is_inconclusive(), "{:?}", r.headline);
         let e = run(&t, |q| q.published = vec!["npo=0.4".into()]).expect_err("malformed");
         assert!(e.message.contains("METHOD:METRIC=VALUE"));
+    }
+
+    /// A single run against the published spread across seeds. Numbers from scipy 1.17.1:
+    /// `t.ppf(0.975, 4)` = 2.7764451051977934 (the prediction interval's quantile, 5 published seeds),
+    /// `2 * t.sf(0.09 / (0.02 * sqrt(1.2)), 4)` = 0.014757205754675026 (the one run 0.31 against 0.40 ± 0.02 over 5
+    /// seeds), `2 * norm.sf(2.5)` = 0.012419330651552265
+    /// for the case without n.
+    #[test]
+    fn a_single_run_against_the_published_spread_across_seeds() {
+        let one = |v: f64| table("forget_quality", &[("npo", &[v])]);
+        // Far outside the spread: differs, with the prediction interval.
+        let r = run(&one(0.31), |q| {
+            q.published = vec!["npo:forget_quality=0.40±0.02/5".into()]
+        })
+        .expect("run");
+        assert_eq!(r.headline.call, "differs", "{:?}", r.headline);
+        let rp = &r.result.reproductions[0];
+        let se = 0.02 * 1.2f64.sqrt();
+        let pi = rp.prediction_interval.expect("interval");
+        assert!((pi.lo - (0.40 - 2.7764451051977934 * se)).abs() < 1e-12, "{pi:?}");
+        assert!((pi.hi - (0.40 + 2.7764451051977934 * se)).abs() < 1e-12, "{pi:?}");
+        let p = rp.difference_p.expect("p");
+        assert!((p - 0.014_757_205_754_675_026).abs() < 1e-9, "{p}");
+        assert!(
+            r.headline
+                .text
+                .contains("the one run, 0.31, differs from the published 0.4 ± 0.02 over 5 seeds")
+        );
+        // Inside the spread but a margin too narrow for one run: inconclusive, saying so.
+        let r = run(&one(0.41), |q| {
+            q.published = vec!["npo:forget_quality=0.40±0.02/5".into()]
+        })
+        .expect("run");
+        assert!(r.headline.is_inconclusive(), "{:?}", r.headline);
+        assert!(
+            r.headline.text.contains("lies within the published spread"),
+            "{}",
+            r.headline.text
+        );
+        // A tight spread and a wide margin: the one run reproduces.
+        let r = run(&one(0.401), |q| {
+            q.published = vec!["npo:forget_quality=0.40±0.002/10".into()];
+            q.margin = Some(0.02);
+        })
+        .expect("run");
+        assert_eq!(r.headline.call, "reproduces", "{:?}", r.headline);
+        // Without n: the sd taken as known, the normal distribution (2 · norm.sf(2.5) = 0.01241933).
+        let r = run(&one(0.45), |q| {
+            q.published = vec!["npo:forget_quality=0.40±0.02".into()]
+        })
+        .expect("run");
+        let rp = &r.result.reproductions[0];
+        assert!((rp.difference_p.expect("p") - 0.012_419_330_651_552_265).abs() < 1e-12);
+        assert_eq!(r.headline.call, "differs");
+        // Without an sd, one run says nothing: inconclusive, with the fix.
+        let r = run(&one(0.31), |q| q.published = vec!["npo:forget_quality=0.40".into()]).expect("run");
+        assert!(r.headline.is_inconclusive());
+        assert!(
+            r.headline.text.contains("give the published sd across seeds"),
+            "{}",
+            r.headline.text
+        );
+        assert!(!serde_json::to_string(&r).expect("json").contains("NaN"));
     }
 
     #[test]

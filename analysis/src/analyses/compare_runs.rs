@@ -22,6 +22,9 @@ pub struct Run {
     pub seed: String,
     pub task: Option<String>,
     pub values: Vec<Option<f64>>,
+    /// Per metric (in [`RunsTable::metrics`]' order), the run's per-example values when its file carries them
+    /// (open-unlearning's `value_by_index`); empty for a runs table.
+    pub examples: Vec<Option<Vec<f64>>>,
 }
 
 /// A runs table as read.
@@ -40,7 +43,7 @@ fn key_index(names: &[String], aliases: &[&str]) -> Option<usize> {
 }
 
 /// Splits a delimited line into cells (double quotes, `""` inside them).
-fn cells(line: &str, delim: char) -> Vec<String> {
+pub(super) fn cells(line: &str, delim: char) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut quoted = false;
@@ -240,6 +243,7 @@ fn build(file: &str, names: &[String], rows: Vec<(String, Vec<String>)>) -> Resu
             seed: s.map_or_else(|| format!("#{k}"), |s| r[s].clone()),
             task: t.map(|t| r[t].clone()),
             values,
+            examples: Vec::new(),
         });
     }
     Ok(RunsTable {

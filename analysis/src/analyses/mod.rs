@@ -144,6 +144,7 @@ pub fn file_warning(role: Option<&str>, note: &Note) -> crate::report::Warning {
 mod bounds;
 mod calibrate;
 mod compare;
+mod compare_files;
 mod compare_runs;
 mod eps_audit;
 mod epsilon;
@@ -163,6 +164,7 @@ mod tools_ou;
 pub use bounds::*;
 pub use calibrate::*;
 pub use compare::*;
+pub use compare_files::MethodFiles;
 pub use eps_audit::*;
 pub use epsilon::*;
 #[cfg(feature = "full")]

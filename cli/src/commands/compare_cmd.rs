@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use lethe_analysis::Workspace;
-use lethe_analysis::analyses::{self as layer, CompareRequest, TextInput};
+use lethe_analysis::analyses::{self as layer, CompareRequest, MethodFiles, TextInput};
+use lethe_analysis::{Workspace, dispatch};
 
 use super::*;
 use crate::report::{emit_report, layer_error};
@@ -12,7 +12,13 @@ use crate::report::{emit_report, layer_error};
 #[derive(Args)]
 pub struct CompareArgs {
     /// The runs table (CSV, TSV or JSON): one row per run, columns method, seed, optional task, one per metric
-    runs: PathBuf,
+    /// (or give each method's result files with --method instead)
+    runs: Option<PathBuf>,
+    /// A method's result files, one run each: NAME=FILE,FILE,… (open-unlearning TOFU/MUSE EVAL or SUMMARY files,
+    /// a JSON object of metrics, Lethe's JSON reports, lethe merge tables); a run's seed is the number after
+    /// `seed` in its path (npo/seed3/TOFU_SUMMARY.json); repeat for every method
+    #[arg(long = "method", value_name = "NAME=FILES")]
+    methods: Vec<String>,
     /// Compare every method against this one (default: every pair)
     #[arg(long)]
     baseline: Option<String>,
@@ -44,13 +50,27 @@ fn interval(v: Option<lethe::roc::Interval>) -> String {
 }
 
 pub(super) fn compare_cmd(a: CompareArgs) -> Result<(), CliError> {
-    let path = a.runs.display().to_string();
-    let files = [("runs", path.as_str())];
+    let path = a.runs.as_ref().map(|p| p.display().to_string());
+    let files: Vec<(&str, &str)> = path.iter().map(|p| ("runs", p.as_str())).collect();
     let mut ws = Workspace::new();
     ws.set_hash_all(true);
-    let source = ws.add_path("runs", &a.runs).map_err(|e| layer_error(e, &files))?;
+    let runs = match &a.runs {
+        Some(p) => Some(TextInput::Source {
+            source: ws.add_path("runs", p).map_err(|e| layer_error(e, &files))?,
+        }),
+        None => None,
+    };
+    // NAME=FILE,FILE,… as the layer reads it for every front end (batch, Python).
+    let methods: Vec<MethodFiles> = if a.methods.is_empty() {
+        Vec::new()
+    } else {
+        let v = dispatch::compare_methods(&mut ws, serde_json::Value::from(a.methods))
+            .map_err(|e| layer_error(e, &files))?;
+        serde_json::from_value(v).map_err(|e| CliError::msg(format!("--method: {e}")))?
+    };
     let req = CompareRequest {
-        runs: Some(TextInput::Source { source }),
+        runs,
+        methods,
         metrics: a.metrics,
         baseline: a.baseline,
         published: a.published,
@@ -82,6 +102,16 @@ pub(super) fn compare_cmd(a: CompareArgs) -> Result<(), CliError> {
                     interval(s.t_interval),
                     interval(s.bootstrap_interval)
                 );
+                if let Some(e) = &s.over_examples {
+                    let _ = writeln!(
+                        t,
+                        "  {:<16} over its {} examples (not seeds): mean {}, 95% t interval {}",
+                        "",
+                        e.n,
+                        fmt_num(e.mean),
+                        interval(e.t_interval)
+                    );
+                }
             }
             if let Some(f) = &m.friedman {
                 let _ = writeln!(
