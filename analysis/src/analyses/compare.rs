@@ -1358,6 +1358,24 @@ fn upper_first(s: &str) -> String {
         .unwrap_or_default()
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The registry's entry. The runs table is a text file, or pasted text
+
+registered! {
+/// `lethe compare` in the registry ([`crate::registry`]).
+pub struct Compare;
+
+impl crate::registry::Analysis for Compare {
+    const NAME: &'static str = "compare";
+    type Request = CompareRequest;
+    const ROLES: Roles = Roles::texts(&["runs"]);
+    fn run(ws: &mut Workspace, req: &CompareRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_compare(ws, req)?)
+    }
+}
+
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

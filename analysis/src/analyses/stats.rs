@@ -303,19 +303,19 @@ pub fn reader_warnings(role: &str, input: &Input) -> Vec<Warning> {
 }
 
 /// An input loaded for a statistic: the matrix, its record, the warnings its reader gave.
-struct Loaded {
-    role: &'static str,
-    input: Arc<Input>,
+pub(super) struct Loaded {
+    pub(super) role: &'static str,
+    pub(super) input: Arc<Input>,
     rows: Rows,
 }
 
 impl Loaded {
-    fn matrix(&self) -> &Matrix {
+    pub(super) fn matrix(&self) -> &Matrix {
         &self.input.matrix
     }
 
     /// The file's name and rows as the request gave them (`act.npy@0..100`), for messages.
-    fn spec(&self) -> &str {
+    pub(super) fn spec(&self) -> &str {
         &self.input.record.spec
     }
 
@@ -357,7 +357,7 @@ fn load(ws: &mut Workspace, role: &'static str, r: Option<&InputRef>) -> Result<
 }
 
 /// A 1-D sample: one column, or one row.
-fn load_sample(ws: &mut Workspace, role: &'static str, r: Option<&InputRef>) -> Result<Loaded> {
+pub(super) fn load_sample(ws: &mut Workspace, role: &'static str, r: Option<&InputRef>) -> Result<Loaded> {
     let l = load(ws, role, r)?;
     let m = l.matrix();
     if m.cols() != 1 && m.rows() != 1 {
@@ -506,7 +506,7 @@ pub(super) fn used_rows(n: usize, lists: &[&Option<Vec<usize>>]) -> Option<Vec<b
 
 /// For a rank test: NaN is refused (it cannot be ordered); ±inf is ordered as the most extreme value, with a
 /// warning that names the file and the first one's place.
-fn rank_nonfinite(ws: &mut Workspace, l: &Loaded, warnings: &mut Vec<Warning>) -> Result<()> {
+pub(super) fn rank_nonfinite(ws: &mut Workspace, l: &Loaded, warnings: &mut Vec<Warning>) -> Result<()> {
     let s = NonFinite::scan(l.matrix().as_slice());
     if let Some(first) = s.first_nan {
         let place = l.place(ws, first);
@@ -556,7 +556,7 @@ fn fmt_value(v: f64) -> String {
 use crate::report::num;
 
 /// The file name of an input with its tensor and rows (`act.npy@0..100`), for headlines.
-fn short(l: &Loaded) -> String {
+pub(super) fn short(l: &Loaded) -> String {
     let spec = l.spec();
     let dir = std::path::Path::new(l.path())
         .parent()
@@ -570,7 +570,7 @@ fn short(l: &Loaded) -> String {
 
 /// A core error of a statistic over `inputs`: attributed to the role it names, and naming the files it concerns
 /// (the core names roles, not files).
-fn core_error(e: lethe::Error, inputs: &[&Loaded]) -> Error {
+pub(super) fn core_error(e: lethe::Error, inputs: &[&Loaded]) -> Error {
     let roles: Vec<&str> = inputs.iter().map(|l| l.role).collect();
     let about_data = !matches!(
         e,
@@ -596,7 +596,7 @@ fn core_error(e: lethe::Error, inputs: &[&Loaded]) -> Error {
 }
 
 /// A parameter that does not parse: a malformed request.
-fn option<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> Result<T> {
+pub(super) fn option<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> Result<T> {
     s.parse().map_err(|e: lethe::Error| Error::from(e).usage())
 }
 
@@ -1440,6 +1440,106 @@ pub fn run_inspect(ws: &mut Workspace, req: &InspectRequest) -> Result<InspectRe
             tool,
         },
     ))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The registry's entries
+
+registered! {
+/// `lethe hsic` in the registry ([`crate::registry`]).
+pub struct Hsic;
+
+impl crate::registry::Analysis for Hsic {
+    const NAME: &'static str = "hsic";
+    type Request = HsicRequest;
+    const ROLES: Roles = Roles::inputs(&["x", "y"]);
+    fn run(ws: &mut Workspace, req: &HsicRequest, ctl: &mut Control<'_>) -> Result<serde_json::Value> {
+        if !matches!(req.backend.as_str(), "" | "cpu") {
+            return Err(Error::msg("this runs HSIC on the CPU; use the CLI's --backend gpu for the GPU").usage());
+        }
+        let job = prepare_hsic(ws, req)?;
+        let monitor = &mut *ctl.monitor;
+        report(&job.run_threaded(ctl.threads.max(1), &mut |p| monitor(p))?)
+    }
+}
+
+/// `lethe mwu` in the registry ([`crate::registry`]).
+pub struct Mwu;
+
+impl crate::registry::Analysis for Mwu {
+    const NAME: &'static str = "mwu";
+    type Request = MwuRequest;
+    const ROLES: Roles = Roles::inputs(&["x", "y"]);
+    fn run(ws: &mut Workspace, req: &MwuRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_mwu(ws, req)?)
+    }
+}
+
+/// `lethe wilcoxon` in the registry ([`crate::registry`]).
+pub struct Wilcoxon;
+
+impl crate::registry::Analysis for Wilcoxon {
+    const NAME: &'static str = "wilcoxon";
+    type Request = WilcoxonRequest;
+    const ROLES: Roles = Roles::inputs(&["x", "y"]);
+    fn run(ws: &mut Workspace, req: &WilcoxonRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_wilcoxon(ws, req)?)
+    }
+}
+
+/// `lethe jsd` in the registry ([`crate::registry`]).
+pub struct Jsd;
+
+impl crate::registry::Analysis for Jsd {
+    const NAME: &'static str = "jsd";
+    type Request = JsdRequest;
+    const ROLES: Roles = Roles::inputs(&["x", "y"]);
+    fn run(ws: &mut Workspace, req: &JsdRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_jsd(ws, req)?)
+    }
+}
+
+/// `lethe mmd` in the registry ([`crate::registry`]).
+pub struct Mmd;
+
+impl crate::registry::Analysis for Mmd {
+    const NAME: &'static str = "mmd";
+    type Request = MmdRequest;
+    const ROLES: Roles = Roles::inputs(&["x", "y"]);
+    fn run(ws: &mut Workspace, req: &MmdRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_mmd(ws, req)?)
+    }
+}
+
+/// `lethe wasserstein` in the registry ([`crate::registry`]).
+pub struct Wasserstein;
+
+impl crate::registry::Analysis for Wasserstein {
+    const NAME: &'static str = "wasserstein";
+    type Request = WassersteinRequest;
+    const ROLES: Roles = Roles::inputs(&["x", "y"]);
+    fn run(ws: &mut Workspace, req: &WassersteinRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_wasserstein(ws, req)?)
+    }
+}
+
+/// `lethe inspect` in the registry ([`crate::registry`]).
+pub struct Inspect;
+
+impl crate::registry::Analysis for Inspect {
+    const NAME: &'static str = "inspect";
+    type Request = InspectRequest;
+    const ROLES: Roles = Roles::texts(&["file"]);
+    /// Its request's `source`, written by the resolve step from the `file` a front end gives.
+    const RESOLVED_KEYS: &'static [&'static str] = &["source"];
+    fn options() -> &'static [&'static str] {
+        &["file"]
+    }
+    fn run(ws: &mut Workspace, req: &InspectRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_inspect(ws, req)?)
+    }
+}
+
 }
 
 #[cfg(test)]
