@@ -8,7 +8,7 @@
 use lethe::Alternative;
 use lethe::ks::{Ks2Result, KsMethod, ks_2samp};
 
-use super::stats::{Samples, load_sample, option, rank_nonfinite, reader_warnings, short};
+use super::stats::{Samples, option, short, two_ordered_samples};
 use super::*;
 use crate::report::{Headline, Report, num};
 
@@ -92,22 +92,7 @@ pub fn run_ks(ws: &mut Workspace, req: &KsRequest) -> Result<KsReport> {
         )
         .usage());
     }
-    let x = load_sample(ws, "x", req.x.as_ref())?;
-    let y = load_sample(ws, "y", req.y.as_ref())?;
-    let mut warnings = reader_warnings("x", &x.input);
-    warnings.extend(reader_warnings("y", &y.input));
-    for l in [&x, &y] {
-        if l.matrix().as_slice().is_empty() {
-            return Err(Error::at(
-                l.role,
-                format!(
-                    "`{}` has no values; the test needs at least one in each sample",
-                    l.spec()
-                ),
-            ));
-        }
-        rank_nonfinite(ws, l, &mut warnings)?;
-    }
+    let (x, y, warnings) = two_ordered_samples(ws, req.x.as_ref(), req.y.as_ref())?;
     let (xs, ys) = (x.matrix().as_slice(), y.matrix().as_slice());
     let r = ks_2samp(xs, ys, alt, method).map_err(|e| super::stats::core_error(e, &[&x, &y]))?;
     let (n1, n2) = (r.n1, r.n2);

@@ -73,17 +73,32 @@ impl Default for HsicRequest {
 }
 
 /// `lethe mwu`'s options.
+///
+/// With the `clap` feature (the CLI's) the options are `lethe mwu`'s arguments, declared here once; a doc comment is
+/// the option's `--help` line.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct MwuRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub x: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub y: Option<InputRef>,
-    /// `two-sided`, `less` or `greater`.
+    /// two-sided, less or greater (greater: x tends to be larger than y)
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<Alternative>, default_value_t = MwuRequest::default().alternative))]
     pub alternative: String,
-    /// `auto`, `exact` or `asymptotic`.
+    /// auto, exact or asymptotic (as scipy)
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<PValueMethod>, default_value_t = MwuRequest::default().method))]
     pub method: String,
-    /// Leave out the continuity correction of the asymptotic p-value.
+    /// Disable the continuity correction of the asymptotic p-value
+    #[cfg_attr(feature = "clap", arg(long))]
     pub no_continuity: bool,
+}
+
+/// A CLI argument's value, kept as its text once the core's parser accepts it.
+#[cfg(feature = "clap")]
+fn checked<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> std::result::Result<String, String> {
+    s.parse::<T>().map(|_| s.to_string()).map_err(|e| e.to_string())
 }
 
 impl Default for MwuRequest {
@@ -304,7 +319,7 @@ pub fn reader_warnings(role: &str, input: &Input) -> Vec<Warning> {
 
 /// An input loaded for a statistic: the matrix, its record, the warnings its reader gave.
 pub(super) struct Loaded {
-    pub(super) role: &'static str,
+    role: &'static str,
     pub(super) input: Arc<Input>,
     rows: Rows,
 }
@@ -357,7 +372,7 @@ fn load(ws: &mut Workspace, role: &'static str, r: Option<&InputRef>) -> Result<
 }
 
 /// A 1-D sample: one column, or one row.
-pub(super) fn load_sample(ws: &mut Workspace, role: &'static str, r: Option<&InputRef>) -> Result<Loaded> {
+fn load_sample(ws: &mut Workspace, role: &'static str, r: Option<&InputRef>) -> Result<Loaded> {
     let l = load(ws, role, r)?;
     let m = l.matrix();
     if m.cols() != 1 && m.rows() != 1 {
@@ -506,7 +521,7 @@ pub(super) fn used_rows(n: usize, lists: &[&Option<Vec<usize>>]) -> Option<Vec<b
 
 /// For a rank test: NaN is refused (it cannot be ordered); ±inf is ordered as the most extreme value, with a
 /// warning that names the file and the first one's place.
-pub(super) fn rank_nonfinite(ws: &mut Workspace, l: &Loaded, warnings: &mut Vec<Warning>) -> Result<()> {
+fn rank_nonfinite(ws: &mut Workspace, l: &Loaded, warnings: &mut Vec<Warning>) -> Result<()> {
     let s = NonFinite::scan(l.matrix().as_slice());
     if let Some(first) = s.first_nan {
         let place = l.place(ws, first);
@@ -628,15 +643,15 @@ fn sided(alt: Alternative) -> &'static str {
     }
 }
 
-/// Mann–Whitney U of two samples (as scipy.stats.mannwhitneyu), with its call.
-///
-/// # Errors
-/// Missing or unreadable inputs, inputs that are not 1-D, NaN (named by file and row), bad options.
-pub fn run_mwu(ws: &mut Workspace, req: &MwuRequest) -> Result<MwuReport> {
-    let alt: Alternative = option(&req.alternative)?;
-    let method: PValueMethod = option(&req.method)?;
-    let x = load_sample(ws, "x", req.x.as_ref())?;
-    let y = load_sample(ws, "y", req.y.as_ref())?;
+/// The two 1-D samples `x` and `y` of a test that orders values (Mann–Whitney, Kolmogorov–Smirnov), with the readers'
+/// warnings: each must hold a value; NaN is refused and ±inf ranked with a warning ([`rank_nonfinite`]).
+pub(super) fn two_ordered_samples(
+    ws: &mut Workspace,
+    x: Option<&InputRef>,
+    y: Option<&InputRef>,
+) -> Result<(Loaded, Loaded, Vec<Warning>)> {
+    let x = load_sample(ws, "x", x)?;
+    let y = load_sample(ws, "y", y)?;
     let mut warnings = reader_warnings("x", &x.input);
     warnings.extend(reader_warnings("y", &y.input));
     for l in [&x, &y] {
@@ -651,6 +666,17 @@ pub fn run_mwu(ws: &mut Workspace, req: &MwuRequest) -> Result<MwuReport> {
         }
         rank_nonfinite(ws, l, &mut warnings)?;
     }
+    Ok((x, y, warnings))
+}
+
+/// Mann–Whitney U of two samples (as scipy.stats.mannwhitneyu), with its call.
+///
+/// # Errors
+/// Missing or unreadable inputs, inputs that are not 1-D, NaN (named by file and row), bad options.
+pub fn run_mwu(ws: &mut Workspace, req: &MwuRequest) -> Result<MwuReport> {
+    let alt: Alternative = option(&req.alternative)?;
+    let method: PValueMethod = option(&req.method)?;
+    let (x, y, mut warnings) = two_ordered_samples(ws, req.x.as_ref(), req.y.as_ref())?;
     let (xs, ys) = (x.matrix().as_slice(), y.matrix().as_slice());
     let r =
         mann_whitney::mann_whitney_u(xs, ys, alt, method, !req.no_continuity).map_err(|e| core_error(e, &[&x, &y]))?;

@@ -61,15 +61,9 @@ pub struct TwoSamples {
 pub struct MwuArgs {
     #[command(flatten)]
     samples: TwoSamples,
-    /// two-sided, less or greater (greater: x tends to be larger than y)
-    #[arg(long, value_parser = checked::<Alternative>, default_value_t = MwuRequest::default().alternative)]
-    alternative: String,
-    /// auto, exact or asymptotic (as scipy)
-    #[arg(long, value_parser = checked::<PValueMethod>, default_value_t = MwuRequest::default().method)]
-    method: String,
-    /// Disable the continuity correction of the asymptotic p-value
-    #[arg(long)]
-    no_continuity: bool,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: MwuRequest,
     #[command(flatten)]
     out: Out,
 }
@@ -314,13 +308,7 @@ fn number_or_none(v: f64) -> String {
 pub(super) fn mwu_cmd(a: MwuArgs) -> Result<(), CliError> {
     let mut ws = workspace();
     let (x, y, files) = two_inputs(&mut ws, &a.samples)?;
-    let req = MwuRequest {
-        x,
-        y,
-        alternative: a.alternative,
-        method: a.method,
-        no_continuity: a.no_continuity,
-    };
+    let req = MwuRequest { x, y, ..a.options };
     let report = layer::run_mwu(&mut ws, &req).map_err(|e| files.error(e))?;
     emit_report(&report, a.out.json, |r| {
         format!(
