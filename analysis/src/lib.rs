@@ -28,6 +28,8 @@ pub mod error;
 pub mod npy;
 pub mod parts;
 pub mod plots;
+#[cfg(all(feature = "full", not(target_arch = "wasm32")))]
+pub mod registry;
 pub mod report;
 pub mod rows;
 pub mod spec;

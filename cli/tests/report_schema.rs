@@ -189,6 +189,11 @@ fn runs(dir: &Path) -> Vec<Vec<String>> {
             format!("{scores}#loss_unlearned@144..503"),
         ],
         vec![
+            "ks".into(),
+            format!("{scores}#loss_unlearned@0..144"),
+            format!("{scores}#loss_unlearned@144..503"),
+        ],
+        vec![
             "wilcoxon".into(),
             format!("{scores}#loss_unlearned@0..100"),
             format!("{scores}#loss_unlearned@100..200"),

@@ -97,6 +97,9 @@ def mmd(x: Optional[Input] = ..., y: Optional[Input] = ..., sigma: Any = ..., un
 def wasserstein(x: Optional[Input] = ..., y: Optional[Input] = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
     """lethe wasserstein: the CLI's options, the same report as `lethe wasserstein ... --json`."""
 
+def ks(x: Optional[Input] = ..., y: Optional[Input] = ..., alternative: Any = ..., method: Any = ..., alpha: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
+    """lethe ks: the CLI's options, the same report as `lethe ks ... --json`."""
+
 def mia(members: Optional[Input] = ..., non_members: Optional[Input] = ..., scores: Optional[Input] = ..., labels: Optional[Input] = ..., lower_is_member: Any = ..., alpha: Any = ..., ci: Any = ..., resamples: Any = ..., seed: Any = ..., rule: Any = ..., fpr: Any = ..., curve_points: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
     """lethe mia: the CLI's options, the same report as `lethe mia ... --json`."""
 

@@ -63,9 +63,11 @@ def show(report):
     return _widget_class()(_report=text, _plots=report_plots(text))
 
 
-# What the wasm module's `run` computes (wasm/src/wasm.rs); the others are computed in the kernel.
-BROWSER = ("sde", "calibrate", "ruler", "epsilon", "bounds", "mia", "lira", "eps-lower", "forget-quality", "privleak",
-           "tool-rouge")
+# What the wasm module's `run` computes, as the engine's registry says (each analysis declares it once); the others
+# are computed in the kernel.
+from ._lethe import browser_commands as _browser_commands  # noqa: E402
+
+BROWSER = tuple(_browser_commands())
 # What one widget may send to the browser: the page's own limit on what it holds at once is far larger, but the
 # comm channel copies every byte through the notebook server and the browser holds the sources twice.
 MAX_SEND = 1 << 30

@@ -285,7 +285,13 @@ fn report_plots(report: &str) -> PyResult<String> {
 /// The analyses, as the CLI's subcommands.
 #[pyfunction]
 fn commands() -> Vec<&'static str> {
-    dispatch::COMMANDS.to_vec()
+    dispatch::commands()
+}
+
+/// The analyses the page's wasm module computes too: what the notebook widget runs in the browser.
+#[pyfunction]
+fn browser_commands() -> Vec<&'static str> {
+    dispatch::browser_commands()
 }
 
 /// The options of `command`'s request (the layer's request keys, inputs included).
@@ -361,6 +367,7 @@ fn _lethe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(commands, m)?)?;
+    m.add_function(wrap_pyfunction!(browser_commands, m)?)?;
     m.add_function(wrap_pyfunction!(options, m)?)?;
     m.add_function(wrap_pyfunction!(roles, m)?)?;
     m.add_function(wrap_pyfunction!(run_cell, m)?)?;

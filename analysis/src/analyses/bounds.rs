@@ -643,6 +643,46 @@ pub fn m_gen(ws: &mut Workspace, req: &BoundsRequest) -> Result<leakage::General
     leakage::m_gen(&s.values, &x, req.alpha, req.sidedness()).map_err(Error::from)
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The registry's entries: `lethe bounds` and `lethe rouge`, one request
+
+registered! {
+/// `lethe bounds` in the registry ([`crate::registry`]).
+pub struct Bounds;
+
+impl crate::registry::Analysis for Bounds {
+    const NAME: &'static str = "bounds";
+    type Request = BoundsRequest;
+    const ROLES: Roles = Roles::inputs(&["scores"]);
+    const IN_BROWSER: bool = true;
+    fn run(ws: &mut Workspace, req: &BoundsRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&bounds(ws, req)?.report())
+    }
+}
+
+/// `lethe rouge` in the registry ([`crate::registry`]).
+pub struct Rouge;
+
+impl crate::registry::Analysis for Rouge {
+    const NAME: &'static str = "rouge";
+    type Request = BoundsRequest;
+    const ROLES: Roles = Roles::texts(&["predictions", "reference"]);
+    /// `lethe rouge` computes the leakage bounds only with `--bounds`.
+    fn defaults(m: &mut serde_json::Map<String, serde_json::Value>) {
+        m.entry("bounds").or_insert(serde_json::Value::Bool(false));
+    }
+    fn run(ws: &mut Workspace, req: &BoundsRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        if req.predictions.is_none() {
+            return Err(Error::msg("rouge: give the generations (predictions), one per line").usage());
+        }
+        if req.reference.is_none() && req.reference_text.is_none() {
+            return Err(Error::msg("give --reference FILE or --reference-text TEXT").usage());
+        }
+        report(&bounds(ws, req)?.report())
+    }
+}
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -1062,6 +1062,46 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
     (headline, warnings)
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The registry's entry
+
+registered! {
+/// `lethe calibrate` in the registry ([`crate::registry`]).
+pub struct Calibrate;
+
+impl crate::registry::Analysis for Calibrate {
+    const NAME: &'static str = "calibrate";
+    type Request = CalibrateRequest;
+    const ROLES: Roles = Roles {
+        inputs: &["data"],
+        rows: &[
+            "it_pool",
+            "oot_pool",
+            "target",
+            "target_in",
+            "target_out",
+            "draw_from",
+            "draw_in",
+            "draw_out",
+        ],
+        texts: &[],
+    };
+    const IN_BROWSER: bool = true;
+    /// `lethe calibrate`'s `--size` default (100), which the request type does not have.
+    fn defaults(m: &mut serde_json::Map<String, serde_json::Value>) {
+        m.entry("size").or_insert(serde_json::Value::from(100));
+    }
+    fn run(ws: &mut Workspace, req: &CalibrateRequest, ctl: &mut Control<'_>) -> Result<serde_json::Value> {
+        calibrate_data_rows(ws, req)?;
+        let job = prepare_calibrate(ws, req)?;
+        let monitor = &mut *ctl.monitor;
+        let out = job.run_threaded_with(ctl.threads.max(1), &mut |p| monitor(p))?;
+        report(&out.report())
+    }
+}
+
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

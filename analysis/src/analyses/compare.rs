@@ -1622,6 +1622,32 @@ fn upper_first(s: &str) -> String {
         .unwrap_or_default()
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The registry's entry. The runs table is a text file, or pasted text
+
+registered! {
+/// `lethe compare` in the registry ([`crate::registry`]).
+pub struct Compare;
+
+impl crate::registry::Analysis for Compare {
+    const NAME: &'static str = "compare";
+    type Request = CompareRequest;
+    const ROLES: Roles = Roles::texts(&["runs"]);
+    /// Result files by method as the CLI, Python and batch write them ([`compare_methods`]) become the request's
+    /// `methods`, each path opened as a text file.
+    fn resolve(ws: &mut Workspace, m: &mut serde_json::Map<String, serde_json::Value>) -> Result<()> {
+        if let Some(v) = m.remove("methods") {
+            m.insert("methods".into(), compare_methods(ws, v)?);
+        }
+        Ok(())
+    }
+    fn run(ws: &mut Workspace, req: &CompareRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_compare(ws, req)?)
+    }
+}
+
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -526,6 +526,78 @@ pub fn read_methods(
     Ok((table, records, warnings))
 }
 
+/// `lethe compare`'s result files by method, written as the CLI writes them (`"NAME=FILE,FILE"`, a list of
+/// those), as an object `{"NAME": ["FILE", …]}` (a Python dict), or in the request's own form (`[{"method": NAME,
+/// "files": ["FILE", …]}]`): each path opened as a text file (`ws.add_path`), in the request's own form. Files
+/// already given as sources (`{"kind": "source", …}`) are left as they are.
+pub fn compare_methods(ws: &mut Workspace, v: Value) -> Result<Value> {
+    let bad = || {
+        Error::at(
+            "methods",
+            "give each method's result files as NAME=FILE,FILE,… (a list of those), or as {\"NAME\": [\"FILE\", …]}",
+        )
+        .usage()
+    };
+    let groups: Vec<(String, Vec<Value>)> = match v {
+        Value::Null => Vec::new(),
+        Value::Object(o) => o
+            .into_iter()
+            .map(|(k, v)| match v {
+                Value::Array(a) => (k, a),
+                one => (k, vec![one]),
+            })
+            .collect(),
+        Value::String(s) => vec![split_method(&s).ok_or_else(bad)?],
+        Value::Array(items) => items
+            .into_iter()
+            .map(|item| match item {
+                Value::String(s) => split_method(&s).ok_or_else(bad),
+                Value::Object(mut o) => {
+                    let method = o
+                        .remove("method")
+                        .and_then(|m| m.as_str().map(str::to_string))
+                        .ok_or_else(bad)?;
+                    let files = match o.remove("files") {
+                        Some(Value::Array(a)) => a,
+                        Some(one @ Value::String(_)) => vec![one],
+                        _ => return Err(bad()),
+                    };
+                    Ok((method, files))
+                }
+                _ => Err(bad()),
+            })
+            .collect::<Result<_>>()?,
+        _ => return Err(bad()),
+    };
+    let mut out = Vec::with_capacity(groups.len());
+    for (method, files) in groups {
+        let mut fs = Vec::with_capacity(files.len());
+        for f in files {
+            fs.push(match f {
+                Value::String(path) => {
+                    let id = ws.add_path("methods", std::path::Path::new(&path))?;
+                    serde_json::json!({"kind": "source", "source": id})
+                }
+                other => other,
+            });
+        }
+        out.push(serde_json::json!({"method": method, "files": fs}));
+    }
+    Ok(Value::Array(out))
+}
+
+/// `NAME=FILE,FILE,…` as the method and its files.
+fn split_method(s: &str) -> Option<(String, Vec<Value>)> {
+    let (name, files) = s.split_once('=')?;
+    let files: Vec<Value> = files
+        .split(',')
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+        .map(Value::from)
+        .collect();
+    (!name.trim().is_empty() && !files.is_empty()).then(|| (name.trim().to_string(), files))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

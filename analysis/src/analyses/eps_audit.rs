@@ -565,6 +565,36 @@ fn no_input() -> Error {
     Error::msg("give the counts or the scores the bound is computed from").usage()
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The registry's entry
+
+registered! {
+/// `lethe eps-lower` in the registry ([`crate::registry`]).
+pub struct EpsAudit;
+
+impl crate::registry::Analysis for EpsAudit {
+    const NAME: &'static str = "eps-lower";
+    type Request = EpsAuditRequest;
+    const ROLES: Roles = Roles::inputs(&["members", "non_members", "scores", "labels"]);
+    const IN_BROWSER: bool = true;
+    /// `lethe eps-lower`'s method: the one-run audit when its counts or guesses are given, else Clopper–Pearson.
+    fn defaults(m: &mut serde_json::Map<String, serde_json::Value>) {
+        if !m.contains_key("method") {
+            let one_run = ["one_run", "guess_members"]
+                .iter()
+                .any(|k| m.get(*k).is_some_and(|v| !v.is_null()));
+            m.insert(
+                "method".into(),
+                serde_json::Value::from(if one_run { "one-run" } else { "clopper-pearson" }),
+            );
+        }
+    }
+    fn run(ws: &mut Workspace, req: &EpsAuditRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&eps_audit(ws, req)?)
+    }
+}
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {

@@ -948,6 +948,31 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
     })
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The registry's entry
+
+registered! {
+/// `lethe epsilon` in the registry ([`crate::registry`]).
+pub struct Epsilon;
+
+impl crate::registry::Analysis for Epsilon {
+    const NAME: &'static str = "epsilon";
+    type Request = EpsilonRequest;
+    const ROLES: Roles = Roles::inputs(&[
+        "retrained",
+        "unlearned",
+        "retrained_logits",
+        "unlearned_logits",
+        "retrained_probs",
+        "unlearned_probs",
+        "labels",
+    ]);
+    const IN_BROWSER: bool = true;
+    fn run(ws: &mut Workspace, req: &EpsilonRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&epsilon(ws, req)?.report())
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -1302,4 +1327,6 @@ mod tests {
         assert!(w.message.contains("all of them are equal"), "{}", w.message);
         assert!(out.headline.is_inconclusive(), "{:?}", out.headline);
     }
+}
+
 }

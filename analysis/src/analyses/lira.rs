@@ -931,6 +931,38 @@ impl Scored {
     }
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The registry's entry
+
+registered! {
+/// `lethe lira` in the registry ([`crate::registry`]).
+pub struct Lira;
+
+impl crate::registry::Analysis for Lira {
+    const NAME: &'static str = "lira";
+    type Request = LiraRequest;
+    const ROLES: Roles = Roles::inputs(&["scores", "keep"]);
+    const IN_BROWSER: bool = true;
+    /// Its request's `files`, listed by the resolve step from the folder `dir` (as `lethe lira DIR`).
+    const RESOLVED_KEYS: &'static [&'static str] = &["files"];
+    /// LiRA's `dir` (a folder in mi_lira_2021's layout) becomes the request's `files`, listed as the CLI lists
+    /// them ([`open_lira_dir`]); `files` itself is not an option.
+    fn resolve(ws: &mut Workspace, m: &mut serde_json::Map<String, serde_json::Value>) -> Result<()> {
+        if m.contains_key("files") {
+            return Err(crate::registry::entry::<Self>().unknown_option("files"));
+        }
+        if let Some(serde_json::Value::String(dir)) = m.get("dir") {
+            let files = open_lira_dir(ws, std::path::Path::new(dir))?;
+            m.insert("files".into(), serde_json::Value::from(files));
+        }
+        Ok(())
+    }
+    fn run(ws: &mut Workspace, req: &LiraRequest, ctl: &mut Control<'_>) -> Result<serde_json::Value> {
+        let job = prepare_lira(ws, req)?;
+        report(&job.run(ctl.threads.max(1), &mut bootstrap_progress(&mut *ctl.monitor))?)
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -1050,4 +1082,6 @@ mod tests {
             e.message
         );
     }
+}
+
 }

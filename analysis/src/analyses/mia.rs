@@ -897,6 +897,38 @@ pub fn run_fdr(ws: &mut Workspace, req: &FdrRequest) -> Result<FdrReport> {
     Ok(Report::new("fdr", parameters, None, inputs, headline, warnings, result))
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The registry's entries
+
+registered! {
+/// `lethe mia` in the registry ([`crate::registry`]).
+pub struct Mia;
+
+impl crate::registry::Analysis for Mia {
+    const NAME: &'static str = "mia";
+    type Request = MiaRequest;
+    const ROLES: Roles = Roles::inputs(&["members", "non_members", "scores", "labels"]);
+    const IN_BROWSER: bool = true;
+    fn run(ws: &mut Workspace, req: &MiaRequest, ctl: &mut Control<'_>) -> Result<serde_json::Value> {
+        let job = prepare_mia(ws, req)?;
+        report(&job.run(ctl.threads.max(1), &mut bootstrap_progress(&mut *ctl.monitor))?)
+    }
+}
+
+/// `lethe fdr` in the registry ([`crate::registry`]).
+pub struct Fdr;
+
+impl crate::registry::Analysis for Fdr {
+    const NAME: &'static str = "fdr";
+    type Request = FdrRequest;
+    const ROLES: Roles = Roles::inputs(&["pvalues"]);
+    fn run(ws: &mut Workspace, req: &FdrRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_fdr(ws, req)?)
+    }
+}
+
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,8 +25,18 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result, named_input};
 use crate::parts::{PartSubset, SdePart};
 use crate::plots::{self, Histograms};
+#[cfg(all(feature = "full", not(target_arch = "wasm32")))]
+use crate::registry::{Control, Roles, bootstrap_progress, report};
 use crate::rows::Rows;
 use crate::workspace::{Held, Input, InputRecord, InputRef, Workspace};
+
+/// Each analysis's entry in the registry ([`crate::registry::Analysis`]), which the native front ends read (the
+/// dispatcher, `lethe batch`, the Python package): left out of the wasm module.
+macro_rules! registered {
+    ($($item:item)*) => {
+        $( #[cfg(all(feature = "full", not(target_arch = "wasm32")))] $item )*
+    };
+}
 
 /// The compute backend a request names: `cpu`, or `webgpu` (wasm32 builds with the `gpu` feature; the worker
 /// resolves the page's `auto` to one of the two before asking).
@@ -148,6 +158,7 @@ mod compare_files;
 mod compare_runs;
 mod eps_audit;
 mod epsilon;
+mod ks;
 #[cfg(feature = "full")]
 mod lira;
 mod mia;
@@ -164,9 +175,10 @@ mod tools_ou;
 pub use bounds::*;
 pub use calibrate::*;
 pub use compare::*;
-pub use compare_files::MethodFiles;
+pub use compare_files::{MethodFiles, compare_methods};
 pub use eps_audit::*;
 pub use epsilon::*;
+pub use ks::*;
 #[cfg(feature = "full")]
 pub use lira::*;
 pub use mia::*;

@@ -1349,6 +1349,90 @@ pub(super) fn row_file_record(
     InputRecord::row_file(role, text.unwrap_or_else(|| d.path.clone()), d, rows)
 }
 
+/// RULER's models given as the CLI takes them (`unlearned`, `oracle`, `original` at the top: one input each, or a
+/// list of one per run, paired in order) become its `runs`, so `lethe.ruler(unlearned=u, oracle=o, …)` and a manifest
+/// line `{"analysis": "ruler", "unlearned": …}` read as `lethe ruler --unlearned … --oracle …` does.
+pub fn flat_ruler_runs(map: &mut serde_json::Map<String, serde_json::Value>) -> Result<()> {
+    const MODELS: [&str; 3] = ["unlearned", "oracle", "original"];
+    if !MODELS.iter().any(|k| map.contains_key(*k)) {
+        return Ok(());
+    }
+    if map.contains_key("runs") {
+        return Err(Error::msg(
+            "give the models either as runs (a list of {unlearned, oracle, original}) or as unlearned/oracle/original, \
+             not both",
+        )
+        .usage());
+    }
+    let lists: Vec<(&str, Vec<serde_json::Value>)> = MODELS
+        .iter()
+        .filter_map(|k| {
+            map.remove(*k).map(|v| match v {
+                serde_json::Value::Array(items) => (*k, items),
+                serde_json::Value::Null => (*k, Vec::new()),
+                one => (*k, vec![one]),
+            })
+        })
+        .collect();
+    let runs = lists
+        .iter()
+        .find(|(k, _)| *k == "unlearned")
+        .map_or(0, |(_, v)| v.len());
+    if runs == 0 {
+        return Err(Error::at("unlearned", "give the unlearned model's embeddings (one per run)").usage());
+    }
+    for (k, v) in &lists {
+        if !v.is_empty() && v.len() != runs {
+            return Err(Error::at(
+                *k,
+                format!(
+                    "`{k}` was given {} time(s) but `unlearned` {runs} time(s); give one per run",
+                    v.len()
+                ),
+            )
+            .usage());
+        }
+    }
+    let runs: Vec<serde_json::Value> = (0..runs)
+        .map(|i| {
+            let mut run = serde_json::Map::new();
+            for (k, v) in &lists {
+                if let Some(x) = v.get(i) {
+                    run.insert((*k).to_string(), x.clone());
+                }
+            }
+            serde_json::Value::Object(run)
+        })
+        .collect();
+    map.insert("runs".into(), serde_json::Value::Array(runs));
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The registry's entry
+
+registered! {
+/// `lethe ruler` in the registry ([`crate::registry`]).
+pub struct Ruler;
+
+impl crate::registry::Analysis for Ruler {
+    const NAME: &'static str = "ruler";
+    type Request = RulerRequest;
+    const ROLES: Roles = Roles {
+        inputs: &["unlearned", "oracle", "original"],
+        rows: &["forget", "retain"],
+        texts: &[],
+    };
+    const IN_BROWSER: bool = true;
+    fn resolve(_: &mut Workspace, m: &mut serde_json::Map<String, serde_json::Value>) -> Result<()> {
+        flat_ruler_runs(m)
+    }
+    fn run(ws: &mut Workspace, req: &RulerRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&ruler(ws, req)?.report())
+    }
+}
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

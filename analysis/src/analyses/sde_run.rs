@@ -2167,6 +2167,37 @@ fn headline(
     }
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The registry's entry
+
+registered! {
+/// `lethe sde` in the registry ([`crate::registry`]).
+pub struct Sde;
+
+impl crate::registry::Analysis for Sde {
+    const NAME: &'static str = "sde";
+    type Request = SdeRequest;
+    const ROLES: Roles = Roles::inputs(&[
+        "in_training",
+        "out_of_training",
+        "target",
+        "target_in",
+        "target_out",
+        "draw_from",
+        "draw_in",
+        "draw_out",
+    ]);
+    const IN_BROWSER: bool = true;
+    fn run(ws: &mut Workspace, req: &SdeRequest, ctl: &mut Control<'_>) -> Result<serde_json::Value> {
+        let job = prepare_sde_exact_f32(ws, req)?;
+        let monitor = &mut *ctl.monitor;
+        let out = job.run_threaded_with(ctl.threads.max(1), &mut |p| monitor(p))?;
+        report(&out.report())
+    }
+}
+
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -73,17 +73,32 @@ impl Default for HsicRequest {
 }
 
 /// `lethe mwu`'s options.
+///
+/// With the `clap` feature (the CLI's) the options are `lethe mwu`'s arguments, declared here once; a doc comment is
+/// the option's `--help` line.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct MwuRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub x: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub y: Option<InputRef>,
-    /// `two-sided`, `less` or `greater`.
+    /// two-sided, less or greater (greater: x tends to be larger than y)
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<Alternative>, default_value_t = MwuRequest::default().alternative))]
     pub alternative: String,
-    /// `auto`, `exact` or `asymptotic`.
+    /// auto, exact or asymptotic (as scipy)
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<PValueMethod>, default_value_t = MwuRequest::default().method))]
     pub method: String,
-    /// Leave out the continuity correction of the asymptotic p-value.
+    /// Disable the continuity correction of the asymptotic p-value
+    #[cfg_attr(feature = "clap", arg(long))]
     pub no_continuity: bool,
+}
+
+/// A CLI argument's value, kept as its text once the core's parser accepts it.
+#[cfg(feature = "clap")]
+fn checked<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> std::result::Result<String, String> {
+    s.parse::<T>().map(|_| s.to_string()).map_err(|e| e.to_string())
 }
 
 impl Default for MwuRequest {
@@ -303,19 +318,19 @@ pub fn reader_warnings(role: &str, input: &Input) -> Vec<Warning> {
 }
 
 /// An input loaded for a statistic: the matrix, its record, the warnings its reader gave.
-struct Loaded {
+pub(super) struct Loaded {
     role: &'static str,
-    input: Arc<Input>,
+    pub(super) input: Arc<Input>,
     rows: Rows,
 }
 
 impl Loaded {
-    fn matrix(&self) -> &Matrix {
+    pub(super) fn matrix(&self) -> &Matrix {
         &self.input.matrix
     }
 
     /// The file's name and rows as the request gave them (`act.npy@0..100`), for messages.
-    fn spec(&self) -> &str {
+    pub(super) fn spec(&self) -> &str {
         &self.input.record.spec
     }
 
@@ -556,7 +571,7 @@ fn fmt_value(v: f64) -> String {
 use crate::report::num;
 
 /// The file name of an input with its tensor and rows (`act.npy@0..100`), for headlines.
-fn short(l: &Loaded) -> String {
+pub(super) fn short(l: &Loaded) -> String {
     let spec = l.spec();
     let dir = std::path::Path::new(l.path())
         .parent()
@@ -570,7 +585,7 @@ fn short(l: &Loaded) -> String {
 
 /// A core error of a statistic over `inputs`: attributed to the role it names, and naming the files it concerns
 /// (the core names roles, not files).
-fn core_error(e: lethe::Error, inputs: &[&Loaded]) -> Error {
+pub(super) fn core_error(e: lethe::Error, inputs: &[&Loaded]) -> Error {
     let roles: Vec<&str> = inputs.iter().map(|l| l.role).collect();
     let about_data = !matches!(
         e,
@@ -596,7 +611,7 @@ fn core_error(e: lethe::Error, inputs: &[&Loaded]) -> Error {
 }
 
 /// A parameter that does not parse: a malformed request.
-fn option<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> Result<T> {
+pub(super) fn option<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> Result<T> {
     s.parse().map_err(|e: lethe::Error| Error::from(e).usage())
 }
 
@@ -628,15 +643,15 @@ fn sided(alt: Alternative) -> &'static str {
     }
 }
 
-/// Mann–Whitney U of two samples (as scipy.stats.mannwhitneyu), with its call.
-///
-/// # Errors
-/// Missing or unreadable inputs, inputs that are not 1-D, NaN (named by file and row), bad options.
-pub fn run_mwu(ws: &mut Workspace, req: &MwuRequest) -> Result<MwuReport> {
-    let alt: Alternative = option(&req.alternative)?;
-    let method: PValueMethod = option(&req.method)?;
-    let x = load_sample(ws, "x", req.x.as_ref())?;
-    let y = load_sample(ws, "y", req.y.as_ref())?;
+/// The two 1-D samples `x` and `y` of a test that orders values (Mann–Whitney, Kolmogorov–Smirnov), with the readers'
+/// warnings: each must hold a value; NaN is refused and ±inf ranked with a warning ([`rank_nonfinite`]).
+pub(super) fn two_ordered_samples(
+    ws: &mut Workspace,
+    x: Option<&InputRef>,
+    y: Option<&InputRef>,
+) -> Result<(Loaded, Loaded, Vec<Warning>)> {
+    let x = load_sample(ws, "x", x)?;
+    let y = load_sample(ws, "y", y)?;
     let mut warnings = reader_warnings("x", &x.input);
     warnings.extend(reader_warnings("y", &y.input));
     for l in [&x, &y] {
@@ -651,6 +666,17 @@ pub fn run_mwu(ws: &mut Workspace, req: &MwuRequest) -> Result<MwuReport> {
         }
         rank_nonfinite(ws, l, &mut warnings)?;
     }
+    Ok((x, y, warnings))
+}
+
+/// Mann–Whitney U of two samples (as scipy.stats.mannwhitneyu), with its call.
+///
+/// # Errors
+/// Missing or unreadable inputs, inputs that are not 1-D, NaN (named by file and row), bad options.
+pub fn run_mwu(ws: &mut Workspace, req: &MwuRequest) -> Result<MwuReport> {
+    let alt: Alternative = option(&req.alternative)?;
+    let method: PValueMethod = option(&req.method)?;
+    let (x, y, mut warnings) = two_ordered_samples(ws, req.x.as_ref(), req.y.as_ref())?;
     let (xs, ys) = (x.matrix().as_slice(), y.matrix().as_slice());
     let r =
         mann_whitney::mann_whitney_u(xs, ys, alt, method, !req.no_continuity).map_err(|e| core_error(e, &[&x, &y]))?;
@@ -1440,6 +1466,106 @@ pub fn run_inspect(ws: &mut Workspace, req: &InspectRequest) -> Result<InspectRe
             tool,
         },
     ))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The registry's entries
+
+registered! {
+/// `lethe hsic` in the registry ([`crate::registry`]).
+pub struct Hsic;
+
+impl crate::registry::Analysis for Hsic {
+    const NAME: &'static str = "hsic";
+    type Request = HsicRequest;
+    const ROLES: Roles = Roles::inputs(&["x", "y"]);
+    fn run(ws: &mut Workspace, req: &HsicRequest, ctl: &mut Control<'_>) -> Result<serde_json::Value> {
+        if !matches!(req.backend.as_str(), "" | "cpu") {
+            return Err(Error::msg("this runs HSIC on the CPU; use the CLI's --backend gpu for the GPU").usage());
+        }
+        let job = prepare_hsic(ws, req)?;
+        let monitor = &mut *ctl.monitor;
+        report(&job.run_threaded(ctl.threads.max(1), &mut |p| monitor(p))?)
+    }
+}
+
+/// `lethe mwu` in the registry ([`crate::registry`]).
+pub struct Mwu;
+
+impl crate::registry::Analysis for Mwu {
+    const NAME: &'static str = "mwu";
+    type Request = MwuRequest;
+    const ROLES: Roles = Roles::inputs(&["x", "y"]);
+    fn run(ws: &mut Workspace, req: &MwuRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_mwu(ws, req)?)
+    }
+}
+
+/// `lethe wilcoxon` in the registry ([`crate::registry`]).
+pub struct Wilcoxon;
+
+impl crate::registry::Analysis for Wilcoxon {
+    const NAME: &'static str = "wilcoxon";
+    type Request = WilcoxonRequest;
+    const ROLES: Roles = Roles::inputs(&["x", "y"]);
+    fn run(ws: &mut Workspace, req: &WilcoxonRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_wilcoxon(ws, req)?)
+    }
+}
+
+/// `lethe jsd` in the registry ([`crate::registry`]).
+pub struct Jsd;
+
+impl crate::registry::Analysis for Jsd {
+    const NAME: &'static str = "jsd";
+    type Request = JsdRequest;
+    const ROLES: Roles = Roles::inputs(&["x", "y"]);
+    fn run(ws: &mut Workspace, req: &JsdRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_jsd(ws, req)?)
+    }
+}
+
+/// `lethe mmd` in the registry ([`crate::registry`]).
+pub struct Mmd;
+
+impl crate::registry::Analysis for Mmd {
+    const NAME: &'static str = "mmd";
+    type Request = MmdRequest;
+    const ROLES: Roles = Roles::inputs(&["x", "y"]);
+    fn run(ws: &mut Workspace, req: &MmdRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_mmd(ws, req)?)
+    }
+}
+
+/// `lethe wasserstein` in the registry ([`crate::registry`]).
+pub struct Wasserstein;
+
+impl crate::registry::Analysis for Wasserstein {
+    const NAME: &'static str = "wasserstein";
+    type Request = WassersteinRequest;
+    const ROLES: Roles = Roles::inputs(&["x", "y"]);
+    fn run(ws: &mut Workspace, req: &WassersteinRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_wasserstein(ws, req)?)
+    }
+}
+
+/// `lethe inspect` in the registry ([`crate::registry`]).
+pub struct Inspect;
+
+impl crate::registry::Analysis for Inspect {
+    const NAME: &'static str = "inspect";
+    type Request = InspectRequest;
+    const ROLES: Roles = Roles::texts(&["file"]);
+    /// Its request's `source`, written by the resolve step from the `file` a front end gives.
+    const RESOLVED_KEYS: &'static [&'static str] = &["source"];
+    fn options() -> &'static [&'static str] {
+        &["file"]
+    }
+    fn run(ws: &mut Workspace, req: &InspectRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_inspect(ws, req)?)
+    }
+}
+
 }
 
 #[cfg(test)]

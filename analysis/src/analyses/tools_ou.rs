@@ -880,3 +880,48 @@ pub fn run_tool_rouge(
         result,
     ))
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// The registry's entries. Tool files (open-unlearning / TOFU / MUSE) are inputs `PATH[#KEY]`
+
+registered! {
+/// `lethe forget-quality` in the registry ([`crate::registry`]).
+pub struct ForgetQuality;
+
+impl crate::registry::Analysis for ForgetQuality {
+    const NAME: &'static str = "forget-quality";
+    type Request = ForgetQualityRequest;
+    const ROLES: Roles = Roles::inputs(&["unlearned", "retain"]);
+    const IN_BROWSER: bool = true;
+    fn run(ws: &mut Workspace, req: &ForgetQualityRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_forget_quality(ws, req)?)
+    }
+}
+
+/// `lethe privleak` in the registry ([`crate::registry`]).
+pub struct Privleak;
+
+impl crate::registry::Analysis for Privleak {
+    const NAME: &'static str = "privleak";
+    type Request = PrivleakRequest;
+    const ROLES: Roles = Roles::inputs(&["unlearned", "retain"]);
+    const IN_BROWSER: bool = true;
+    fn run(ws: &mut Workspace, req: &PrivleakRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_privleak(ws, req)?)
+    }
+}
+
+/// `lethe tool-rouge` in the registry ([`crate::registry`]).
+pub struct ToolRouge;
+
+impl crate::registry::Analysis for ToolRouge {
+    const NAME: &'static str = "tool-rouge";
+    type Request = ToolRougeRequest;
+    const ROLES: Roles = Roles::inputs(&["file"]);
+    const IN_BROWSER: bool = true;
+    fn run(ws: &mut Workspace, req: &ToolRougeRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
+        report(&run_tool_rouge(ws, req)?)
+    }
+}
+
+}

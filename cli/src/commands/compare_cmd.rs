@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use lethe_analysis::Workspace;
 use lethe_analysis::analyses::{self as layer, CompareRequest, MethodFiles, TextInput};
-use lethe_analysis::{Workspace, dispatch};
 
 use super::*;
 use crate::report::{emit_report, layer_error};
@@ -64,8 +64,8 @@ pub(super) fn compare_cmd(a: CompareArgs) -> Result<(), CliError> {
     let methods: Vec<MethodFiles> = if a.methods.is_empty() {
         Vec::new()
     } else {
-        let v = dispatch::compare_methods(&mut ws, serde_json::Value::from(a.methods))
-            .map_err(|e| layer_error(e, &files))?;
+        let v =
+            layer::compare_methods(&mut ws, serde_json::Value::from(a.methods)).map_err(|e| layer_error(e, &files))?;
         serde_json::from_value(v).map_err(|e| CliError::msg(format!("--method: {e}")))?
     };
     let req = CompareRequest {

@@ -81,6 +81,8 @@ pub enum Command {
     Mmd(MmdArgs),
     /// Exact Wasserstein-1 distance between two sets of rows
     Wasserstein(WassersteinArgs),
+    /// Two-sample Kolmogorov–Smirnov test (as scipy.stats.ks_2samp), with the smallest difference it can detect
+    Ks(KsArgs),
     /// Membership-inference audit of attack scores: exact ROC, AUC with DeLong/bootstrap intervals, TPR at low FPR
     Mia(MiaArgs),
     /// LiRA from shadow-model results (tensorflow/privacy mi_lira_2021's directory, or stacked scores + keep):
@@ -309,6 +311,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Jsd(a) => jsd_cmd(a),
         Command::Mmd(a) => mmd_cmd(a),
         Command::Wasserstein(a) => wasserstein_cmd(a),
+        Command::Ks(a) => ks_cmd(a),
         Command::Mia(a) => mia_cmd(a),
         Command::Lira(a) => lira_cmd(a),
         Command::Fdr(a) => fdr_cmd(a),

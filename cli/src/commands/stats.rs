@@ -10,7 +10,8 @@ use std::ffi::{OsStr, OsString};
 use lethe::progress::Silent;
 use lethe_analysis::Workspace;
 use lethe_analysis::analyses::{
-    self as layer, HsicRequest, InspectRequest, JsdRequest, MmdRequest, MwuRequest, WassersteinRequest, WilcoxonRequest,
+    self as layer, HsicRequest, InspectRequest, JsdRequest, KsRequest, MmdRequest, MwuRequest, WassersteinRequest,
+    WilcoxonRequest,
 };
 
 use super::*;
@@ -60,15 +61,20 @@ pub struct TwoSamples {
 pub struct MwuArgs {
     #[command(flatten)]
     samples: TwoSamples,
-    /// two-sided, less or greater (greater: x tends to be larger than y)
-    #[arg(long, value_parser = checked::<Alternative>, default_value_t = MwuRequest::default().alternative)]
-    alternative: String,
-    /// auto, exact or asymptotic (as scipy)
-    #[arg(long, value_parser = checked::<PValueMethod>, default_value_t = MwuRequest::default().method)]
-    method: String,
-    /// Disable the continuity correction of the asymptotic p-value
-    #[arg(long)]
-    no_continuity: bool,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: MwuRequest,
+    #[command(flatten)]
+    out: Out,
+}
+
+#[derive(Args)]
+pub struct KsArgs {
+    #[command(flatten)]
+    samples: TwoSamples,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: KsRequest,
     #[command(flatten)]
     out: Out,
 }
@@ -302,13 +308,7 @@ fn number_or_none(v: f64) -> String {
 pub(super) fn mwu_cmd(a: MwuArgs) -> Result<(), CliError> {
     let mut ws = workspace();
     let (x, y, files) = two_inputs(&mut ws, &a.samples)?;
-    let req = MwuRequest {
-        x,
-        y,
-        alternative: a.alternative,
-        method: a.method,
-        no_continuity: a.no_continuity,
-    };
+    let req = MwuRequest { x, y, ..a.options };
     let report = layer::run_mwu(&mut ws, &req).map_err(|e| files.error(e))?;
     emit_report(&report, a.out.json, |r| {
         format!(
@@ -318,6 +318,24 @@ pub(super) fn mwu_cmd(a: MwuArgs) -> Result<(), CliError> {
             word(&r.method_used),
             number_or_none(r.p_value),
             fmt_num(r.rank_biserial)
+        )
+    })
+}
+
+pub(super) fn ks_cmd(a: KsArgs) -> Result<(), CliError> {
+    let mut ws = workspace();
+    let (x, y, files) = two_inputs(&mut ws, &a.samples)?;
+    let req = KsRequest { x, y, ..a.options };
+    let report = layer::run_ks(&mut ws, &req).map_err(|e| files.error(e))?;
+    emit_report(&report, a.out.json, |r| {
+        format!(
+            "Kolmogorov–Smirnov D = {} ({}, {}): p = {}; n1 = {}, n2 = {}\n",
+            fmt_num(r.test.statistic),
+            word(&r.test.alternative),
+            word(&r.test.method_used),
+            number_or_none(r.test.pvalue),
+            r.test.n1,
+            r.test.n2
         )
     })
 }
