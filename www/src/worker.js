@@ -233,6 +233,19 @@ class PoolWorker {
   }
 }
 
+/** How long a stopped pooled run waits for a helper's partial result before ending that helper. */
+const CANCEL_GRACE_MS = 400;
+
+/** Ends pool worker `p` (busy in a long step after a cancel) and starts a fresh one in its place. */
+function replaceHelper(p) {
+  const k = pool.indexOf(p);
+  if (k < 0) return;
+  p.worker.terminate();
+  for (const q of p.pending.values()) q.reject(new DOMException('stopped', 'AbortError'));
+  p.pending.clear();
+  pool[k] = new PoolWorker();
+}
+
 /** Starts the pool's workers (`workers` in all, this one included; at most 4). */
 function warmPool(workers) {
   poolSize = Math.max(1, Math.min(4, workers | 0));
@@ -294,11 +307,25 @@ async function pooledSde(id, request) {
       await macrotask();
       return !cancelled.has(id);
     });
-    const parts = await Promise.all([mine, ...theirs]).catch((e) => {
+    // Stopped: a helper answers at its next checkpoint, which may be seconds away (opening its inputs, reading a
+    // subset's rows from a large file in place, are single steps). This worker's own part has stopped; a helper
+    // that has not answered CANCEL_GRACE_MS later is ended and replaced (issue 24: Cancel took 12 s on a 1 GiB file
+    // read in place), and its subsets count as not started.
+    const late = Symbol('late');
+    const parts = await Promise.all([
+      mine,
+      ...theirs.map((t, k) =>
+        Promise.race([t, mine.then(() => (cancelled.has(id) ? new Promise((r) => setTimeout(() => r(late), CANCEL_GRACE_MS)) : t))]).then((v) => {
+          if (v === late) replaceHelper(helpers[k]);
+          return v;
+        }),
+      ),
+    ]).catch((e) => {
       helpers.forEach((p) => p.cancel());
       throw e;
     });
-    const out = await active.run('sde', { ...request, assemble: parts.flatMap((p) => p.subsets) }, async () => true);
+    const done = parts.filter((v) => v !== late);
+    const out = await active.run('sde', { ...request, assemble: done.flatMap((p) => p.subsets) }, async () => true);
     out.pool = { workers: plan.length };
     return out;
   } finally {
