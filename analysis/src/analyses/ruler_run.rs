@@ -1475,13 +1475,19 @@ mod tests {
         let rows = 20_000_000_u64;
         let mut w = Workspace::new();
         w.add(1, "big.npy", Arc::new(Big::new(rows)));
-        assert!(w.load("unlearned", &all(1)).is_err(), "the whole file is over the limit");
+        assert!(
+            w.load("unlearned", &all(1)).is_err(),
+            "the whole file is over the limit"
+        );
         for role in ["unlearned", "oracle", "original"] {
             assert!(crate::analyses::opens_in_place(role), "{role}");
             let s = w.open(role, &all(1)).unwrap().summary();
             assert_eq!((s.rows, s.cols, s.in_place), (rows as usize, 8, true), "{role}");
         }
-        assert!(!crate::analyses::opens_in_place("forget"), "index files are read as rows, not opened");
+        assert!(
+            !crate::analyses::opens_in_place("forget"),
+            "index files are read as rows, not opened"
+        );
     }
 
     #[test]

@@ -212,7 +212,10 @@ fn a_stopped_run_computes_no_placebo_check() {
         ..SdeRequest::default()
     };
     let full = now(prepare_sde(&mut ws, &req).unwrap().run(&mut lethe::progress::Silent)).unwrap();
-    assert!(full.result.complete && full.result.placebos.is_some(), "a complete run has its placebo check");
+    assert!(
+        full.result.complete && full.result.placebos.is_some(),
+        "a complete run has its placebo check"
+    );
     // Stopped at the checkpoint after the first target: the references and that target are finished.
     let mut stop = |p: &Progress| !p.phase.starts_with("target[0] (");
     let stopped = now(prepare_sde(&mut ws, &req).unwrap().run(&mut stop)).unwrap();
