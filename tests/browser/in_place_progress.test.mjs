@@ -99,6 +99,7 @@ export const tests = [
       assert(/calibrated verdict was not computed: the run was stopped/.test(skipped), `calibrated step: ${skipped}`);
       const report = await downloadJson(page, sde.locator('[data-action="export-json"]'));
       eq(report.result.complete, false, 'the report is partial');
+      assert(/not computed: the run was stopped/.test(report.calibrated?.skipped), `the export says why there is no calibrated verdict: ${JSON.stringify(report.calibrated)}`);
       assert(report.partial && report.partial.subsets.length === 5, `partial covers the 5 subsets: ${report.partial && report.partial.subsets.length}`);
       assert(page.errors.length === 0, page.errors.join('; '));
       return `complete run: ${p1.length} progress steps 0→${p1[p1.length - 1]}%, monotone; cancel at ${p2[p2.length - 1]}% took ${stopMs} ms; partial: ${partial.slice(0, 140)}`;
