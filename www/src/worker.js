@@ -307,10 +307,8 @@ async function pooledSde(id, request) {
       await macrotask();
       return !cancelled.has(id);
     });
-    // Stopped: a helper answers at its next checkpoint, which may be seconds away (opening its inputs, reading a
-    // subset's rows from a large file in place, are single steps). This worker's own part has stopped; a helper
-    // that has not answered CANCEL_GRACE_MS later is ended and replaced (issue 24: Cancel took 12 s on a 1 GiB file
-    // read in place), and its subsets count as not started.
+    // Stopped: a helper busy in a long step (opening its inputs, reading rows in place) and silent CANCEL_GRACE_MS
+    // after this worker's part is ended and replaced; its subsets count as not started (issue 24).
     const late = Symbol('late');
     const parts = await Promise.all([
       mine,

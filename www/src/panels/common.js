@@ -532,8 +532,7 @@ export function runner(ctx, parts, { label, start, fields = [] }) {
   fill(parts.progress, bar, text);
   parts.progress.hidden = true;
   fill(parts.actions, runBtn, cancelBtn);
-  // The bar never goes back within a run (a panel that runs several requests maps each onto its share, and names
-  // the step in `phase`); `step: true` marks an ETA that covers only the current step.
+  // The bar never goes back in a run; `step: true`: the ETA is the step's.
   let shown = 0;
   const onProgress = (p) => {
     shown = Math.max(shown, Number.isFinite(p.fraction) ? p.fraction : 0);

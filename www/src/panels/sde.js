@@ -245,10 +245,8 @@ export function sdePanel(ctx) {
         let creq = null;
         // Pools left empty: the calibrated references are drawn from the reference sets' own rows.
         const defaulted = { in_training: !poolGiven(pools.it_pool), out_of_training: !poolGiven(pools.oot_pool) };
-        // "paper + calibrated" is two runs: the paper rule first (stopped, it still gives its partial report: the
-        // shuffles done, the paper rule on the target's shuffles so far), then the calibrated verdict. One bar for
-        // both, never going back: each run fills its half, and the progress line names the step (issue 24: the
-        // bar went from "100% · target 1/1" back to 12%, and a run stopped in its first part showed nothing).
+        // Both rules: the paper rule (stopped, a partial report), then the calibrated verdict, each filling half
+        // of the bar, the step named (issue 24).
         const steps = rule === 'both' ? 2 : 1;
         const step = (k, what) => (q) =>
           onProgress(steps === 1 ? q : { ...q, fraction: (k + q.fraction) / steps, phase: `step ${k + 1} of ${steps}, ${what}: ${q.phase}`, step: k + 1 < steps });
@@ -267,16 +265,14 @@ export function sdePanel(ctx) {
             const t0 = performance.now();
             try {
               cal = await ctx.engine.request('run', { analysis: 'calibrate', request: creq }, { signal, onProgress: step(steps - 1, 'calibrated verdict') });
-              // Stopped among its targets beside a complete paper rule: the calibrated verdict is left out whole
-              // (its finished targets alone would read as the answer for all).
+              // Stopped among its targets: left out whole.
               if (rule === 'both' && signal.aborted && cal?.result && !cal.result.complete) {
                 cal = null;
                 calSkip = STOPPED_CALIBRATED;
               }
             } catch (e) {
               // Beside the paper rule, a calibrated verdict that cannot be computed (pools too small once the
-              // targets' rows are left out, say), or one stopped among its references, is reported and the paper
-              // rule's result is still shown.
+              // targets' rows are left out, say) or was stopped is reported.
               if (rule === 'calibrated') throw e;
               calSkip = signal.aborted
                 ? STOPPED_CALIBRATED
