@@ -233,6 +233,19 @@ class PoolWorker {
   }
 }
 
+/** How long a stopped pooled run waits for a helper's partial result before ending that helper. */
+const CANCEL_GRACE_MS = 400;
+
+/** Ends pool worker `p` (busy in a long step after a cancel) and starts a fresh one in its place. */
+function replaceHelper(p) {
+  const k = pool.indexOf(p);
+  if (k < 0) return;
+  p.worker.terminate();
+  for (const q of p.pending.values()) q.reject(new DOMException('stopped', 'AbortError'));
+  p.pending.clear();
+  pool[k] = new PoolWorker();
+}
+
 /** Starts the pool's workers (`workers` in all, this one included; at most 4). */
 function warmPool(workers) {
   poolSize = Math.max(1, Math.min(4, workers | 0));
@@ -294,11 +307,23 @@ async function pooledSde(id, request) {
       await macrotask();
       return !cancelled.has(id);
     });
-    const parts = await Promise.all([mine, ...theirs]).catch((e) => {
+    // Stopped: a helper busy in a long step (opening its inputs, reading rows in place) and silent CANCEL_GRACE_MS
+    // after this worker's part is ended and replaced; its subsets count as not started (issue 24).
+    const late = Symbol('late');
+    const parts = await Promise.all([
+      mine,
+      ...theirs.map((t, k) =>
+        Promise.race([t, mine.then(() => (cancelled.has(id) ? new Promise((r) => setTimeout(() => r(late), CANCEL_GRACE_MS)) : t))]).then((v) => {
+          if (v === late) replaceHelper(helpers[k]);
+          return v;
+        }),
+      ),
+    ]).catch((e) => {
       helpers.forEach((p) => p.cancel());
       throw e;
     });
-    const out = await active.run('sde', { ...request, assemble: parts.flatMap((p) => p.subsets) }, async () => true);
+    const done = parts.filter((v) => v !== late);
+    const out = await active.run('sde', { ...request, assemble: done.flatMap((p) => p.subsets) }, async () => true);
     out.pool = { workers: plan.length };
     return out;
   } finally {

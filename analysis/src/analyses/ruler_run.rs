@@ -163,6 +163,8 @@ impl RulerOutput {
 }
 
 pub(super) const RULER_ROLES: [&str; 5] = ["unlearned", "oracle", "original", "forget", "retain"];
+/// The roles of RULER that hold a model's embeddings.
+pub(super) const RULER_MODEL_ROLES: [&str; 3] = ["unlearned", "oracle", "original"];
 
 /// How a report writes a row set given on its own: as typed, or the index or split file's name.
 fn rows_text(ws: &Workspace, rows: &Rows) -> String {
@@ -1549,6 +1551,29 @@ mod tests {
             serde_json::to_string(&want.result).unwrap()
         );
         assert_eq!(big.headline.text, want.headline.text);
+    }
+
+    /// Issue 24: the slot of a model file over the memory limit (the page's check of one input, before the forget
+    /// and retain rows are chosen) opens it without loading it, as the run will read only the selected rows; it
+    /// was loaded whole and refused ("needs 1280000000 bytes … load a subset of rows").
+    #[test]
+    fn a_model_slot_opens_a_large_file_without_loading_every_row() {
+        let rows = 20_000_000_u64;
+        let mut w = Workspace::new();
+        w.add(1, "big.npy", Arc::new(Big::new(rows)));
+        assert!(
+            w.load("unlearned", &all(1)).is_err(),
+            "the whole file is over the limit"
+        );
+        for role in ["unlearned", "oracle", "original"] {
+            assert!(crate::analyses::opens_in_place(role), "{role}");
+            let s = w.open(role, &all(1)).unwrap().summary();
+            assert_eq!((s.rows, s.cols, s.in_place), (rows as usize, 8, true), "{role}");
+        }
+        assert!(
+            !crate::analyses::opens_in_place("forget"),
+            "index files are read as rows, not opened"
+        );
     }
 
     #[test]

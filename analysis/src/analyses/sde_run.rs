@@ -117,9 +117,12 @@ pub(super) const SDE_ROLES: [&str; 8] = [
 ];
 
 /// Whether an input for `role` is opened as SDE and the calibrated verdict open theirs ([`Workspace::open`]: read
-/// in place when large), so that a slot's check shows what a run will do.
+/// in place when large), so that a slot's check shows what a run will do. RULER's model files too: its run loads
+/// only the forget and retain rows of a large file (`ruler_run::selected_rows`), so its slot must not load, and be
+/// refused for, every row of it (issue 24: a 1 GiB file with index files selecting 1,050 rows was shown as
+/// needing 2.15 GB, "load a subset of rows").
 pub fn opens_in_place(role: &str) -> bool {
-    role == "data" || SDE_ROLES.contains(&role)
+    role == "data" || SDE_ROLES.contains(&role) || RULER_MODEL_ROLES.contains(&role)
 }
 
 /// One subset of an SDE run: rows of one of the run's inputs (all of them when `rows` is `None`).

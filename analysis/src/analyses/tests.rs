@@ -191,6 +191,43 @@ impl Monitor for StopAt {
     }
 }
 
+/// Issue 24: a run stopped early calls no target, so it computes no placebo check (80 exact means, seconds on a
+/// large file, which delayed the partial result after a Cancel); the complete run of the same request has one.
+#[test]
+fn a_stopped_run_computes_no_placebo_check() {
+    let mut ws = demo_workspace();
+    let r = |t: &str| InputRef {
+        source: 1,
+        tensor: None,
+        rows: text(t),
+    };
+    let req = SdeRequest {
+        in_training: Some(r("144..544")),
+        out_of_training: Some(r("544..744")),
+        target: vec![r("0..40"), r("40..80")],
+        shuffles: 20,
+        seed: 3,
+        bins: 20,
+        equal_size: true,
+        ..SdeRequest::default()
+    };
+    let full = now(prepare_sde(&mut ws, &req).unwrap().run(&mut lethe::progress::Silent)).unwrap();
+    assert!(
+        full.result.complete && full.result.placebos.is_some(),
+        "a complete run has its placebo check"
+    );
+    // Stopped at the checkpoint after the first target: the references and that target are finished.
+    let mut stop = |p: &Progress| !p.phase.starts_with("target[0] (");
+    let stopped = now(prepare_sde(&mut ws, &req).unwrap().run(&mut stop)).unwrap();
+    assert!(
+        !stopped.result.complete && stopped.result.targets.len() == 1,
+        "stopped after one target: {} {}",
+        stopped.result.complete,
+        stopped.result.targets.len()
+    );
+    assert!(stopped.result.placebos.is_none());
+}
+
 fn one_target_request(shuffles: usize) -> SdeRequest {
     let r = |t: &str| InputRef {
         source: 1,

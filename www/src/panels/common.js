@@ -560,11 +560,14 @@ export function runner(ctx, parts, { label, start, fields = [] }) {
   fill(parts.progress, bar, text);
   parts.progress.hidden = true;
   fill(parts.actions, runBtn, cancelBtn);
+  // The bar never goes back in a run; `step: true`: the ETA is the step's.
+  let shown = 0;
   const onProgress = (p) => {
-    bar.value = p.fraction;
+    shown = Math.max(shown, Number.isFinite(p.fraction) ? p.fraction : 0);
+    bar.value = shown;
     const eta = seconds(p.eta_s);
-    fill(text, `${Math.round(p.fraction * 100)}% · ${p.phase}${eta ? ` · about ${eta} left` : ''}`);
-    ctx.emit('progress', { panel: parts.el.id, fraction: p.fraction, phase: p.phase, eta_s: p.eta_s });
+    fill(text, `${Math.round(shown * 100)}% · ${p.phase}${eta ? ` · about ${eta} left${p.step ? ' in this step' : ''}` : ''}`);
+    ctx.emit('progress', { panel: parts.el.id, fraction: shown, phase: p.phase, eta_s: p.eta_s });
   };
   const run = async (outer) => {
     if (controller) controller.abort();
@@ -574,6 +577,7 @@ export function runner(ctx, parts, { label, start, fields = [] }) {
     runBtn.disabled = true;
     cancelBtn.disabled = false;
     parts.progress.hidden = false;
+    shown = 0;
     bar.value = 0;
     fill(text, 'starting…');
     fill(parts.error);

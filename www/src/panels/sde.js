@@ -23,6 +23,9 @@ const RULE_KEYS = {
   'paper (JSD, one reference pair)': 'paper_first_pair',
 };
 
+/** Why a run of both rules stopped in its second step has no calibrated verdict. */
+const STOPPED_CALIBRATED = 'The calibrated verdict was stopped before it finished: the paper rule’s result is complete; run again for the calibrated verdict.';
+
 /** Same activation matrix? (the calibrated verdict takes rows of one file) */
 const sameData = (a, b) => a && b && a.source === b.source && (a.tensor || null) === (b.tensor || null);
 
@@ -242,38 +245,49 @@ export function sdePanel(ctx) {
         let creq = null;
         // Pools left empty: the calibrated references are drawn from the reference sets' own rows.
         const defaulted = { in_training: !poolGiven(pools.it_pool), out_of_training: !poolGiven(pools.oot_pool) };
+        // Both rules: the paper rule (stopped, a partial report), then the calibrated verdict, each filling half
+        // of the bar, the step named (issue 24).
+        const steps = rule === 'both' ? 2 : 1;
+        const step = (k, what) => (q) =>
+          onProgress(steps === 1 ? q : { ...q, fraction: (k + q.fraction) / steps, phase: `step ${k + 1} of ${steps}, ${what}: ${q.phase}`, step: k + 1 < steps });
+        const out =
+          rule === 'calibrated'
+            ? null
+            : await ctx.engine.request('run', { analysis: 'sde', request: req, pool: p.workers.get() !== 'one' }, { signal, onProgress: step(0, 'paper rule') });
         if (rule !== 'paper') {
           creq = calibrateRequest(req);
           if (creq.skip) {
             calSkip = creq.skip;
             if (rule === 'calibrated') throw Object.assign(new Error(calSkip), { input: 'target' });
+          } else if (signal.aborted) {
+            calSkip = 'The calibrated verdict was not computed: the run was stopped before it started.';
           } else {
             const t0 = performance.now();
             try {
-              cal = await ctx.engine.request('run', { analysis: 'calibrate', request: creq }, { signal, onProgress });
+              cal = await ctx.engine.request('run', { analysis: 'calibrate', request: creq }, { signal, onProgress: step(steps - 1, 'calibrated verdict') });
+              // Stopped among its targets: left out whole.
+              if (rule === 'both' && signal.aborted && cal?.result && !cal.result.complete) {
+                cal = null;
+                calSkip = STOPPED_CALIBRATED;
+              }
             } catch (e) {
               // Beside the paper rule, a calibrated verdict that cannot be computed (pools too small once the
-              // targets' rows are left out, say) is reported and the paper rule still runs.
-              if (rule === 'calibrated' || signal.aborted) throw e;
-              calSkip = `The calibrated verdict could not be computed: ${say(e.message)}`;
-              if (e.input === 'it_pool' || e.input === 'oot_pool') showError(parts, poolSlots, e);
+              // targets' rows are left out, say) or was stopped is reported.
+              if (rule === 'calibrated') throw e;
+              calSkip = signal.aborted
+                ? STOPPED_CALIBRATED
+                : `The calibrated verdict could not be computed: ${say(e.message)}`;
+              if (!signal.aborted && (e.input === 'it_pool' || e.input === 'oot_pool')) showError(parts, poolSlots, e);
             }
             parts.el.dataset.calibratedMs = String(Math.round(performance.now() - t0));
-            if (signal.aborted && rule !== 'calibrated') {
-              last = { req, creq, out: null, cal, calSkip, defaulted };
-              render(last);
-              return cal;
-            }
           }
         }
-        const out =
-          rule === 'calibrated' ? null : await ctx.engine.request('run', { analysis: 'sde', request: req, pool: p.workers.get() !== 'one' }, { signal, onProgress });
         last = { req, creq, out, cal, calSkip, defaulted };
         render(last);
         ctx.emit('result', { panel: 'sde', output: out || cal, report: report(last) });
         return out || cal;
       } catch (e) {
-        // A run stopped among the calibrated references has nothing to show.
+        // A calibrated-only run stopped among its references has nothing to show.
         if (signal.aborted) throw new DOMException('cancelled', 'AbortError');
         if (e.name !== 'AbortError') {
           showError(parts, allSlots(), e);

@@ -83,13 +83,15 @@ impl PlaceboWords for Placebos {
 }
 
 impl SdeJob {
-    /// The placebo check of a finished run ([`Placebos`]); `Ok(None)` where there is nothing to check (no target
-    /// or a reference unfinished), `Err(why)` where it cannot be made (the reason, in the user's words).
+    /// The placebo check of a finished run ([`Placebos`]); `Ok(None)` where there is nothing to check (no target,
+    /// or a run stopped early: it calls no target, and the check's exact means, seconds of work on a large file,
+    /// would delay the partial result after a Cancel — issue 24), `Err(why)` where it cannot be made (the reason,
+    /// in the user's words).
     pub(super) fn placebos<S: HeldScalar>(&self, report: &SdeReport) -> std::result::Result<Option<Placebos>, String> {
         let Some(oot) = report.out_of_training_reference.as_ref() else {
             return Ok(None);
         };
-        if !report.in_training_reference.complete || !oot.complete || report.targets.is_empty() {
+        if !report.complete || !report.in_training_reference.complete || !oot.complete || report.targets.is_empty() {
             return Ok(None);
         }
         let rows = self.subset_rows()[2];
