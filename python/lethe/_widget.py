@@ -65,7 +65,7 @@ def show(report):
 
 # What the wasm module's `run` computes (wasm/src/wasm.rs); the others are computed in the kernel.
 BROWSER = ("sde", "calibrate", "ruler", "epsilon", "bounds", "mia", "lira", "eps-lower", "forget-quality", "privleak",
-           "tool-rouge")
+           "tool-rouge", "compare")
 # What one widget may send to the browser: the page's own limit on what it holds at once is far larger, but the
 # comm channel copies every byte through the notebook server and the browser holds the sources twice.
 MAX_SEND = 1 << 30
