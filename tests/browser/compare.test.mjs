@@ -4,7 +4,7 @@
 // tasks draws the critical-difference diagram; each chart downloads as SVG and PNG; at 375 px no chart text runs
 // past its SVG; a runs table with a NaN, or with a method and seed twice, gets the layer's message (the CLI's).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CLI, ROOT, SHOTS, assert, cli, compare, downloadJson, eq, open, waitRun, workdir, write } from './lib.mjs';
 
@@ -87,7 +87,14 @@ export const tests = [
       const [pngDl] = await Promise.all([page.waitForEvent('download'), block.getByRole('button', { name: /as PNG$/ }).click()]);
       const png = readFileSync(await pngDl.path());
       assert(pngDl.suggestedFilename().endsWith('.png') && png.subarray(1, 4).toString() === 'PNG' && png.length > 1000, `PNG export: ${pngDl.suggestedFilename()} ${png.length} bytes`);
-      await page.screenshot({ path: path.join(SHOTS, 'compare-panel.png'), fullPage: false, clip: await panel.boundingBox() }).catch(() => {});
+      // docs/compare-panel.png: the panel from its title down to the PoI matrix (the first two charts).
+      const clip = await panel.evaluate((el) => {
+        const a = el.getBoundingClientRect();
+        const b = el.querySelectorAll('figure.lethe-plot-block')[1].getBoundingClientRect();
+        return { x: a.x + scrollX, y: a.y + scrollY, width: a.width, height: b.bottom - a.top + 8 };
+      });
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SHOTS, 'compare-panel.png'), fullPage: true, clip });
       assert(page.errors.length === 0, page.errors.join('; '));
       return `“${shown}”; ${r.compared} numbers equal the CLI's; ${n} forest plots, ${n} PoI matrices; SVG ${svg.length} B, PNG ${png.length} B`;
     },

@@ -3139,6 +3139,22 @@ const { PALETTE, axes, frame, legend, scale, ticks } = __m3;
 const HALO = { stroke: '#ffffff', 'stroke-width': 3, 'paint-order': 'stroke' };
 /** Room for the longest of `names` at 12 px, within a share of the plot's width. */
 const labelRoom = (names, width, share = 0.34) => Math.min(Math.floor(width * share), 12 + Math.max(4, ...names.map((n) => n.length)) * 6.8);
+/** 4 significant digits, for labels inside a chart (the tooltips and the tables keep the CLI's digits). */
+const short = (v) => String(Number(Number(v).toPrecision(4)));
+/** Rows the legend (svg.js `legend`) takes for `entries` between x0 and x1. */
+function legendRows(entries, x0, x1) {
+  let x = x0;
+  let rows = 1;
+  for (const [label] of entries) {
+    const w = 24 + label.length * 6.9;
+    if (x + w > x1 && x > x0) {
+      x = x0;
+      rows++;
+    }
+    x += w;
+  }
+  return rows;
+}
 
 /**
  * Forest plot of one metric (plots.rs `Forest`): per method its mean (dot), 95% t interval (thin line with caps) and
@@ -3149,7 +3165,9 @@ function forestPlot(f, { width = 640 } = {}) {
   const label = (r) => (r.task ? `${r.method} (${r.task})` : r.method);
   const left = labelRoom(rows.map(label), width);
   const rowH = 30;
-  const top = 44;
+  const entries = [['mean', PALETTE.ink, 'dot'], ['95% t', PALETTE.it, 'solid'], ['95% bootstrap', PALETTE.sky]];
+  if (f.reference !== null && f.reference !== undefined) entries.push([`reference ${short(f.reference)}`, PALETTE.oot, 'line']);
+  const top = 14 + 16 * legendRows(entries, left, width - 18) + 8;
   const height = top + rows.length * rowH + 46;
   const { svg, area } = frame({ width, height, m: { l: left, r: 18, t: top, b: 46 }, label: `Forest plot of ${f.metric}: each method's mean with its 95% t and bootstrap intervals` });
   const x = scale(f.range[0], f.range[1], area.x0, area.x1);
@@ -3175,8 +3193,6 @@ function forestPlot(f, { width = 640 } = {}) {
     g.append(h('svg:circle', { cx: x(r.mean), cy, r: 4.5, fill: PALETTE.ink, class: 'mean' }, h('svg:title', {}, `${label(r)}: mean ${fmt(r.mean)} (n = ${r.n})${r.t_interval ? `, t 95% [${fmt(r.t_interval[0])}, ${fmt(r.t_interval[1])}]` : ', no interval'}`)));
     svg.append(g);
   });
-  const entries = [['mean', PALETTE.ink, 'dot'], ['95% t', PALETTE.it, 'solid'], ['95% bootstrap', PALETTE.sky]];
-  if (f.reference !== null && f.reference !== undefined) entries.push([`reference ${fmt(f.reference)}`, PALETTE.oot, 'line']);
   legend(svg, area, entries);
   return svg;
 }
@@ -3223,7 +3239,7 @@ function poiPlot(m, { width = 640 } = {}) {
       svg.append(h('svg:text', { x: x + cell / 2, y: y + cell / 2 + 4, 'text-anchor': 'middle', fill: c.ink, 'font-size': size }, p.toFixed(2)));
     }),
   );
-  svg.append(h('svg:text', { x: x0, y: y0 + k * cell + 24, fill: PALETTE.ink, 'font-size': 11 }, `row better than column on ${m.metric} (${m.direction})`));
+  svg.append(h('svg:text', { x: x0, y: y0 + k * cell + 24, fill: PALETTE.ink, 'font-size': 11 }, 'P(row better than column)'));
   return svg;
 }
 
@@ -3236,12 +3252,17 @@ function cdPlot(cd, { width = 640 } = {}) {
   const k = cd.methods.length;
   const half = Math.ceil(k / 2);
   const names = cd.methods.map((n, i) => `${n} (${cd.mean_ranks[i].toFixed(2)})`);
-  const side = labelRoom(names, width, 0.3);
+  const need = 12 + Math.max(...names.map((n) => n.length)) * 6.8;
+  // autorank's layout (the better half labelled on the left, the rest on the right) where the labels fit beside the
+  // axis; on a narrow screen every method on its own row under the axis, labelled beside its line.
+  const wide = need <= width * 0.3;
+  const side = wide ? need : 16;
   const axisY = 58;
   const groupsH = 10 + cd.groups.length * 8;
   const lineStep = 20;
-  const height = axisY + groupsH + Math.max(half, k - half) * lineStep + 24;
-  const { svg, area } = frame({ width, height, m: { l: side, r: side, t: axisY, b: 10 }, label: `Critical-difference diagram of ${cd.metric}: mean ranks with the Nemenyi critical difference ${fmt(cd.critical_difference)}` });
+  const rowsBelow = wide ? Math.max(half, k - half) : k;
+  const height = axisY + groupsH + rowsBelow * lineStep + 24;
+  const { svg, area } = frame({ width, height, m: { l: side, r: side, t: axisY, b: 10 }, label: `Critical-difference diagram of ${cd.metric}: mean ranks with the Nemenyi critical difference ${short(cd.critical_difference)}` });
   const x = scale(1, Math.max(2, k), area.x0, area.x1);
   const ax = h('svg:g', { class: 'axes' });
   ax.append(h('svg:line', { x1: area.x0, x2: area.x1, y1: axisY, y2: axisY, stroke: PALETTE.ink }));
@@ -3251,10 +3272,10 @@ function cdPlot(cd, { width = 640 } = {}) {
   }
   svg.append(ax);
   // The CD bar, from rank 1.
-  const cdEnd = x(1 + cd.critical_difference);
+  const cdEnd = x(Math.min(Math.max(2, k), 1 + cd.critical_difference));
   svg.append(h('svg:line', { x1: x(1), x2: cdEnd, y1: 18, y2: 18, stroke: PALETTE.ink, 'stroke-width': 2, class: 'cd-bar' }));
   for (const px of [x(1), cdEnd]) svg.append(h('svg:line', { x1: px, x2: px, y1: 13, y2: 23, stroke: PALETTE.ink, 'stroke-width': 1.5 }));
-  svg.append(h('svg:text', { x: x(1), y: 35, fill: PALETTE.ink, 'font-size': 11 }, `CD = ${fmt(cd.critical_difference)}`));
+  svg.append(h('svg:text', { x: x(1), y: 35, fill: PALETTE.ink, 'font-size': 11 }, `CD = ${short(cd.critical_difference)}`));
   // Groups: thick bars just below the axis.
   cd.groups.forEach(([a, b], g) => {
     const gy = axisY + 10 + g * 8;
@@ -3263,12 +3284,20 @@ function cdPlot(cd, { width = 640 } = {}) {
   const base = axisY + groupsH + 8;
   cd.methods.forEach((name, i) => {
     const px = x(cd.mean_ranks[i]);
-    const left = i < half;
-    const row = left ? i : k - 1 - i;
-    const ly = base + row * lineStep;
-    const ex = left ? area.x0 - 6 : area.x1 + 6;
-    svg.append(h('svg:path', { d: `M${px},${axisY}V${ly}H${ex}`, fill: 'none', stroke: PALETTE.ink, 'stroke-width': 1, class: 'cd-method', 'data-method': name }));
-    svg.append(h('svg:text', { x: left ? ex - 4 : ex + 4, y: ly + 4, 'text-anchor': left ? 'end' : 'start', fill: PALETTE.ink, ...HALO }, names[i]));
+    if (wide) {
+      const left = i < half;
+      const ly = base + (left ? i : k - 1 - i) * lineStep;
+      const ex = left ? area.x0 - 6 : area.x1 + 6;
+      svg.append(h('svg:path', { d: `M${px},${axisY}V${ly}H${ex}`, fill: 'none', stroke: PALETTE.ink, 'stroke-width': 1, class: 'cd-method', 'data-method': name }));
+      svg.append(h('svg:text', { x: left ? ex - 4 : ex + 4, y: ly + 4, 'text-anchor': left ? 'end' : 'start', fill: PALETTE.ink, ...HALO }, names[i]));
+      return;
+    }
+    const ly = base + i * lineStep;
+    const room = px - 8 - 2;
+    const before = names[i].length * 6.8 <= room || px > (area.x0 + area.x1) / 2;
+    svg.append(h('svg:path', { d: `M${px},${axisY}V${ly}`, fill: 'none', stroke: PALETTE.ink, 'stroke-width': 1, class: 'cd-method', 'data-method': name }));
+    svg.append(h('svg:circle', { cx: px, cy: ly, r: 2.5, fill: PALETTE.ink }));
+    svg.append(h('svg:text', { x: before ? px - 6 : px + 6, y: ly + 4, 'text-anchor': before ? 'end' : 'start', fill: PALETTE.ink, ...HALO }, names[i]));
   });
   return svg;
 }
