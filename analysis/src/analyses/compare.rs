@@ -1359,23 +1359,36 @@ fn upper_first(s: &str) -> String {
 }
 
 /// What the page's worker returns for a comparison: the report's parameters, seed, inputs, headline, warnings and
-/// result (the page and the notebook wrap them in the envelope `lethe compare --json` prints), and beside them
-/// `comparison`, the pictures drawn from that report ([`crate::plots::compare_plots`], the plot data `lethe.show`
-/// gets from the same report).
+/// result, in the report's order (the page and the notebook wrap them in the envelope `lethe compare --json` prints),
+/// and beside them `comparison`, the pictures drawn from that report ([`crate::plots::compare_plots`], the plot data
+/// `lethe.show` gets from the same report).
+#[derive(Clone, Debug, Serialize)]
+pub struct CompareOutput {
+    pub parameters: CompareParameters,
+    pub seed: Option<u64>,
+    pub inputs: Vec<InputRecord>,
+    pub headline: Headline,
+    pub warnings: Vec<Warning>,
+    pub result: CompareResult,
+    pub comparison: crate::plots::ComparePlots,
+}
+
+/// [`run_compare`] with the pictures, for the page.
 ///
 /// # Errors
 /// As [`run_compare`].
-pub fn compare_output(ws: &mut Workspace, req: &CompareRequest) -> Result<serde_json::Value> {
-    let report = run_compare(ws, req)?;
-    let mut v = serde_json::to_value(&report).map_err(|e| Error::msg(format!("internal error: {e}")))?;
-    let plots = crate::plots::compare_plots(&v["result"]);
-    if let Some(o) = v.as_object_mut() {
-        o.remove("lethe_version");
-        o.remove("command");
-        let plots = serde_json::to_value(plots).map_err(|e| Error::msg(format!("internal error: {e}")))?;
-        o.insert("comparison".into(), plots);
-    }
-    Ok(v)
+pub fn compare_output(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareOutput> {
+    let r = run_compare(ws, req)?;
+    let result = serde_json::to_value(&r.result).map_err(|e| Error::msg(format!("internal error: {e}")))?;
+    Ok(CompareOutput {
+        comparison: crate::plots::compare_plots(&result),
+        parameters: r.parameters,
+        seed: r.seed,
+        inputs: r.inputs,
+        headline: r.headline,
+        warnings: r.warnings,
+        result: r.result,
+    })
 }
 
 #[cfg(test)]
@@ -1648,7 +1661,7 @@ mod tests {
             resamples: 200,
             ..CompareRequest::default()
         };
-        let out = compare_output(&mut Workspace::new(), &req).expect("output");
+        let out = serde_json::to_value(compare_output(&mut Workspace::new(), &req).expect("output")).expect("json");
         let report = serde_json::to_value(run(&s, |q| q.resamples = 200).expect("run")).expect("json");
         for k in ["parameters", "seed", "inputs", "headline", "warnings", "result"] {
             assert_eq!(out[k], report[k], "{k}");
