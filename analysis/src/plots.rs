@@ -265,7 +265,11 @@ pub fn compare_plots(result: &Value) -> ComparePlots {
             None => Some((v, v)),
             Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
         }) {
-            let pad = if hi > lo { 0.05 * (hi - lo) } else { 0.5 * lo.abs().max(1e-3) };
+            let pad = if hi > lo {
+                0.05 * (hi - lo)
+            } else {
+                0.5 * lo.abs().max(1e-3)
+            };
             out.forest.push(Forest {
                 metric: metric.clone(),
                 direction: direction.clone(),
@@ -455,7 +459,9 @@ mod tests {
     fn rank_groups_follow_autorank() {
         // autorank's get_sorted_rank_groups: from each method, the furthest within the CD (|Δ| <= cd); a group is
         // kept only when it reaches past the previous one.
-        assert_eq!(rank_groups(&[1.0, 1.5, 2.0, 3.5], 1.0), vec![[0, 2], [2, 3]]);
+        assert_eq!(rank_groups(&[1.0, 1.5, 2.0, 2.8], 1.0), vec![[0, 2], [2, 3]]);
+        // A method more than the CD from every other is in no group (no bar).
+        assert_eq!(rank_groups(&[1.0, 1.5, 2.0, 3.5], 1.0), vec![[0, 2]]);
         assert_eq!(rank_groups(&[1.0, 2.0, 3.0], 1.0), vec![[0, 1], [1, 2]]);
         assert_eq!(rank_groups(&[1.0, 2.5, 4.0], 1.0), Vec::<[usize; 2]>::new());
         assert_eq!(rank_groups(&[1.0, 1.2, 1.4], 5.0), vec![[0, 2]]);
@@ -485,7 +491,10 @@ mod tests {
         assert_eq!(of_report(&report)["comparison"], serde_json::to_value(&p).unwrap());
         let f = &p.forest[0];
         // The pooled rows only; the reference line at the reference method's mean; the axis over every end.
-        assert_eq!(f.rows.iter().map(|r| r.method.as_str()).collect::<Vec<_>>(), ["retrain", "a", "b", "c"]);
+        assert_eq!(
+            f.rows.iter().map(|r| r.method.as_str()).collect::<Vec<_>>(),
+            ["retrain", "a", "b", "c"]
+        );
         assert_eq!(f.reference, Some(0.5));
         assert!((f.range[0] - (0.2 - 0.035)).abs() < 1e-12 && (f.range[1] - (0.9 + 0.035)).abs() < 1e-12);
         // The reference method is not compared: a 3 × 3 matrix, P(a > b) at [0][1], P(c > a) at [2][0].

@@ -530,7 +530,9 @@ pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Re
             out(&with_ws(|ws| analyses::compare_output(ws, &req)).map_err(to_js)?)
         }
         #[cfg(not(feature = "full"))]
-        "compare" => Err(to_js(WebError::needs_full(format!("`{analysis}` is computed by the full module")))),
+        "compare" => Err(to_js(WebError::needs_full(format!(
+            "`{analysis}` is computed by the full module"
+        )))),
         #[cfg(not(feature = "full"))]
         "forget-quality" | "privleak" | "tool-rouge" => Err(to_js(WebError::needs_full(format!(
             "`{analysis}` is computed by the full module"

@@ -1669,7 +1669,11 @@ mod tests {
         assert!(out.get("lethe_version").is_none() && out.get("command").is_none());
         assert_eq!(out["comparison"], crate::plots::of_report(&report)["comparison"]);
         let pics = &out["comparison"];
-        assert_eq!(pics["forest"][0]["rows"].as_array().map(Vec::len), Some(3), "the pooled rows");
+        assert_eq!(
+            pics["forest"][0]["rows"].as_array().map(Vec::len),
+            Some(3),
+            "the pooled rows"
+        );
         assert_eq!(pics["poi"][0]["methods"], serde_json::json!(["a", "b", "c"]));
         // c is best on every task: rank 1; a and c are 2 ranks apart.
         assert_eq!(pics["cd"][0]["methods"], serde_json::json!(["c", "b", "a"]));
