@@ -3201,8 +3201,11 @@ function forestPlot(f, { width = 640 } = {}) {
 function poiColour(p) {
   const t = Math.min(1, Math.abs(p - 0.5) * 2);
   const [r, g, b] = p >= 0.5 ? [0, 114, 178] : [213, 94, 0];
-  const mix = (c) => Math.round(255 + (c - 255) * t);
-  return { fill: `rgb(${mix(r)},${mix(g)},${mix(b)})`, ink: t > 0.6 ? '#ffffff' : PALETTE.ink };
+  const rgb = [r, g, b].map((c) => Math.round(255 + (c - 255) * t));
+  // Black or white, whichever contrasts more with the cell (WCAG relative luminance): at least 4.58:1 either way.
+  const lin = (c) => (c / 255 <= 0.04045 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4);
+  const L = 0.2126 * lin(rgb[0]) + 0.7152 * lin(rgb[1]) + 0.0722 * lin(rgb[2]);
+  return { fill: `rgb(${rgb.join(',')})`, ink: 1.05 / (L + 0.05) > (L + 0.05) / 0.05 ? '#ffffff' : '#000000' };
 }
 
 /**
