@@ -154,6 +154,8 @@ site() {
   cp -r pkg "$SITE/pkg"
   rm -f "$SITE/pkg/.gitignore" "$SITE/pkg/package.json"
   cp -r examples/data/digits "$SITE/data/digits"
+  # The comparison panel's built-in example (panels/compare.js): five methods × 5 seeds on the digits demo.
+  cp examples/compare/runs.csv "$SITE/data/digits/compare_runs.csv"
   cp examples/embed.html "$SITE/embed.html"
   # The teaching page's SDE topic quotes this doc's measured figures and links to it.
   mkdir -p "$SITE/docs"

@@ -25,10 +25,10 @@ const SITE = path.resolve(process.argv[2] || path.join(ROOT, 'target/site'));
 const OUT = path.resolve(process.argv[3] || path.join(ROOT, 'target/dist/lethe.html'));
 
 /** The built-in example's files: widget.js's loadExample (SDE, RULER) and panels/mia.js's EXAMPLE.file. */
-const DATA = ['act_unlearned.npy', 'act_retrained.npy', 'act_original.npy', 'forget.txt', 'retain.txt', 'test.txt', 'mia_scores.npz'].map(
+const DATA = ['act_unlearned.npy', 'act_retrained.npy', 'act_original.npy', 'forget.txt', 'retain.txt', 'test.txt', 'mia_scores.npz', 'compare_runs.csv'].map(
   (n) => `data/digits/${n}`,
 );
-const TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.npy': 'application/octet-stream', '.npz': 'application/zip', '.txt': 'text/plain' };
+const TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.npy': 'application/octet-stream', '.npz': 'application/zip', '.txt': 'text/plain', '.csv': 'text/csv' };
 
 // Relative references in a module, as the page's modules and wasm-bindgen's glue write them; group 2 is the
 // specifier. The loader replaces an import's match by its URL; a wasm asset's stays (the worker is handed those).

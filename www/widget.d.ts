@@ -1,7 +1,7 @@
 // Types of the Lethe widget's public surface: the factory (src/widget.js), the custom element
 // (src/lethe-eval.js) and the iframe messages (src/frame.js). Plain ES modules; no build step needed.
 
-export type PanelId = 'sde' | 'ruler' | 'epsilon' | 'bounds' | 'mia';
+export type PanelId = 'sde' | 'ruler' | 'epsilon' | 'bounds' | 'mia' | 'compare';
 
 /** Rows of an input: the CLI's @ROWS text ('0..100', '3,1,4'), or a structured choice. */
 export type Rows =

@@ -9,6 +9,7 @@ import { rocPlot } from '../../www/src/panels/mia.js';
 import { rankPlot } from '../../www/src/panels/ruler.js';
 import { epsilonPlot, NAMES } from '../../www/src/panels/epsilon.js';
 import { boundsPlot } from '../../www/src/panels/bounds.js';
+import { forestPlot, poiPlot, cdPlot } from '../../www/src/views/compare.js';
 
 // Messages in a Python user's words, as the package's exceptions and reports say them (analysis words.rs `python`):
 // the layer's marked option `{opt:equal_size=true}` is the keyword `equal_size=True`, `{cmd:calibrate}` is
@@ -40,7 +41,8 @@ function scalars(v, path, out) {
 
 /**
  * The page's plots of a report, from the plot data the analysis layer counted for it (`extra`, named as the
- * analyses' outputs name it: SDE `histograms`, RULER `rank_histograms`, epsilon `plots`, leakage bounds `ecdf`):
+ * analyses' outputs name it: SDE `histograms`, RULER `rank_histograms`, epsilon `plots`, leakage bounds `ecdf`, compare
+ * `comparison`):
  * lethe.show gets it from the kernel (plots::of_report), lethe.widget from the wasm layer's output. Nothing is
  * counted here; the ROC is drawn from the report's own curve, as on the page.
  */
@@ -78,6 +80,14 @@ function plots(report, extra = {}) {
       const plot = extra.plots?.[k];
       if (plot) block(`Per-example ε (${NAMES[v.variant.kind]})`, `epsilon-${v.variant.kind}`, (width) => epsilonPlot(v, plot, width));
     });
+  }
+  // A comparison: per metric its forest plot, the probability-of-improvement matrix and, across tasks, the
+  // critical-difference diagram, as the page's compare panel draws them.
+  if (report.command === 'compare' && extra.comparison) {
+    const slug = (s) => String(s).replace(/[^\w.-]+/g, '_');
+    for (const f of extra.comparison.forest || []) block(`${f.metric}: mean and 95% intervals per method`, `compare-forest-${slug(f.metric)}`, (width) => forestPlot(f, { width }));
+    for (const m of extra.comparison.poi || []) block(`${m.metric}: probability of improvement (row better than column)`, `compare-poi-${slug(m.metric)}`, (width) => poiPlot(m, { width }));
+    for (const c of extra.comparison.cd || []) block(`${c.metric}: average ranks and critical difference (Friedman p ${fmt(c.p_value)}, ${c.blocks} tasks)`, `compare-cd-${slug(c.metric)}`, (width) => cdPlot(c, { width }));
   }
   // Leakage bounds: the ECDF of the scores, which a `rouge … --bounds` report holds (each generation's ROUGE-L
   // F-measure) and a `bounds` report does not (lethe.widget's run has them: its output carries the ECDF).

@@ -209,7 +209,7 @@ function render({ model, el }) {
         const text = JSON.stringify(report, null, 2);
         // The plot data the wasm layer counted for the page, in its output beside the report's values (kept with
         // the report, so a view drawn again draws it too).
-        const extra = { histograms: output.histograms, rank_histograms: output.rank_histograms, plots: output.plots, ecdf: output.ecdf };
+        const extra = { histograms: output.histograms, rank_histograms: output.rank_histograms, plots: output.plots, ecdf: output.ecdf, comparison: output.comparison };
         draw(out, text, extra);
         model.set('report_json', text);
         model.set('_plots', JSON.stringify(extra));

@@ -44,8 +44,9 @@ export const tests = [
       assert(fullModule.every((p) => after.includes(p)), `the full module was loaded: ${after.join(' ')}`);
       // The pool's workers (pool.test.mjs) load worker.js and its imports again, and the full module; the panels the
       // first results do not need (competition epsilon, leakage bounds, membership audit) come after them too, with
-      // what the panels need once a person works with their own files (panels/guard.js, tools.js, panels/lira.js).
-      const later = ['src/worker.js', 'src/spawn.js', 'pkg/lethe_lean.js', 'src/panels/epsilon.js', 'src/panels/bounds.js', 'src/panels/mia.js', 'src/panels/eps.js', 'src/views/ecdf.js', 'src/panels/guard.js', 'src/tools.js', 'src/panels/lira.js'];
+      // what the panels need once a person works with their own files (panels/guard.js, tools.js, panels/lira.js), and the
+      // comparison panel (panels/compare.js, views/compare.js).
+      const later = ['src/worker.js', 'src/spawn.js', 'pkg/lethe_lean.js', 'src/panels/epsilon.js', 'src/panels/bounds.js', 'src/panels/mia.js', 'src/panels/eps.js', 'src/views/ecdf.js', 'src/panels/guard.js', 'src/tools.js', 'src/panels/lira.js', 'src/panels/compare.js', 'src/views/compare.js'];
       const strays = after.filter((p) => !fullModule.includes(p) && !later.includes(p));
       assert(strays.length === 0, `requests after the first results beyond the full module and the pool's workers: ${strays.join(' ')}`);
       assert(page.errors.length === 0, page.errors.join('; '));

@@ -523,6 +523,16 @@ pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Re
             let req: analyses::ToolRougeRequest = parse("tool-rouge", request)?;
             out(&with_ws(|ws| analyses::run_tool_rouge(ws, &req)).map_err(to_js)?)
         }
+        // Methods × seeds from a runs table (issue 23; analyses/compare.rs): the report's parts with the pictures.
+        #[cfg(feature = "full")]
+        "compare" => {
+            let req: analyses::CompareRequest = parse("compare", request)?;
+            out(&with_ws(|ws| analyses::compare_output(ws, &req)).map_err(to_js)?)
+        }
+        #[cfg(not(feature = "full"))]
+        "compare" => Err(to_js(WebError::needs_full(format!(
+            "`{analysis}` is computed by the full module"
+        )))),
         #[cfg(not(feature = "full"))]
         "forget-quality" | "privleak" | "tool-rouge" => Err(to_js(WebError::needs_full(format!(
             "`{analysis}` is computed by the full module"

@@ -19,11 +19,12 @@ const LAZY = {
   epsilon: ['Competition epsilon', () => import('./panels/epsilon.js').then((m) => m.epsilonPanel)],
   bounds: ['Leakage bounds', () => import('./panels/bounds.js').then((m) => m.boundsPanel)],
   mia: ['Membership audit', () => import('./panels/mia.js').then((m) => m.miaPanel)],
+  compare: ['Compare methods', () => import('./panels/compare.js').then((m) => m.comparePanel)],
 };
 
 /** Default options; see widget.d.ts for the documented shape. */
 export const DEFAULTS = {
-  panels: ['sde', 'ruler', 'epsilon', 'bounds', 'mia'],
+  panels: ['sde', 'ruler', 'epsilon', 'bounds', 'mia', 'compare'],
   example: false,
   exampleBase: null,
   showInputs: true,
@@ -343,6 +344,8 @@ async function loadExample(api, ctx, noteEl, base) {
   await ctx.loadPanels?.();
   // The membership audit's example (panels/mia.js): attack scores on the same models' outputs, audited at once.
   await api.panels.mia?.loadExample?.(url).catch(() => {});
+  // The comparison's example table (panels/compare.js), fetched now so that its button makes no request later.
+  await api.panels.compare?.prefetchExample?.(url).catch(() => {});
   for (const f of files.filter((f) => f.name.endsWith('.txt'))) await ctx.store.add({ file: f, origin: 'example', note: 'row indices (one per line)' });
   // Every file of the example is listed now (tests wait for this before counting inputs).
   noteEl.dataset.exampleFiles = String(files.length);

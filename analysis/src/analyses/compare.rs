@@ -1633,6 +1633,7 @@ impl crate::registry::Analysis for Compare {
     const NAME: &'static str = "compare";
     type Request = CompareRequest;
     const ROLES: Roles = Roles::texts(&["runs"]);
+    const IN_BROWSER: bool = true;
     /// Result files by method as the CLI, Python and batch write them ([`compare_methods`]) become the request's
     /// `methods`, each path opened as a text file.
     fn resolve(ws: &mut Workspace, m: &mut serde_json::Map<String, serde_json::Value>) -> Result<()> {
@@ -1646,6 +1647,39 @@ impl crate::registry::Analysis for Compare {
     }
 }
 
+}
+
+/// What the page's worker returns for a comparison: the report's parameters, seed, inputs, headline, warnings and
+/// result, in the report's order (the page and the notebook wrap them in the envelope `lethe compare --json` prints),
+/// and beside them `comparison`, the pictures drawn from that report ([`crate::plots::compare_plots`], the plot data
+/// `lethe.show` gets from the same report).
+#[derive(Clone, Debug, Serialize)]
+pub struct CompareOutput {
+    pub parameters: CompareParameters,
+    pub seed: Option<u64>,
+    pub inputs: Vec<InputRecord>,
+    pub headline: Headline,
+    pub warnings: Vec<Warning>,
+    pub result: CompareResult,
+    pub comparison: crate::plots::ComparePlots,
+}
+
+/// [`run_compare`] with the pictures, for the page.
+///
+/// # Errors
+/// As [`run_compare`].
+pub fn compare_output(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareOutput> {
+    let r = run_compare(ws, req)?;
+    let result = serde_json::to_value(&r.result).map_err(|e| Error::msg(format!("internal error: {e}")))?;
+    Ok(CompareOutput {
+        comparison: crate::plots::compare_plots(&result),
+        parameters: r.parameters,
+        seed: r.seed,
+        inputs: r.inputs,
+        headline: r.headline,
+        warnings: r.warnings,
+        result: r.result,
+    })
 }
 
 #[cfg(test)]
@@ -2009,5 +2043,42 @@ mod tests {
         })
         .expect("constant");
         assert!(serde_json::to_value(&r).is_ok());
+    }
+
+    #[test]
+    fn the_page_gets_the_report_and_its_pictures() {
+        // compare_output (the page's worker): the report's parts without the envelope's version and command, and
+        // beside them the pictures lethe.show draws from the report alone (plots::of_report).
+        let mut s = String::from("method,seed,task,model_utility\n");
+        for (ti, task) in ["t1", "t2", "t3"].iter().enumerate() {
+            for (mi, m) in ["a", "b", "c"].iter().enumerate() {
+                for seed in 0..3 {
+                    let v = 0.1 * mi as f64 + 0.01 * seed as f64 + 0.001 * ti as f64;
+                    s.push_str(&format!("{m},{seed},{task},{v}\n"));
+                }
+            }
+        }
+        let req = CompareRequest {
+            runs: Some(TextInput::Text { text: s.clone() }),
+            resamples: 200,
+            ..CompareRequest::default()
+        };
+        let out = serde_json::to_value(compare_output(&mut Workspace::new(), &req).expect("output")).expect("json");
+        let report = serde_json::to_value(run(&s, |q| q.resamples = 200).expect("run")).expect("json");
+        for k in ["parameters", "seed", "inputs", "headline", "warnings", "result"] {
+            assert_eq!(out[k], report[k], "{k}");
+        }
+        assert!(out.get("lethe_version").is_none() && out.get("command").is_none());
+        assert_eq!(out["comparison"], crate::plots::of_report(&report)["comparison"]);
+        let pics = &out["comparison"];
+        assert_eq!(
+            pics["forest"][0]["rows"].as_array().map(Vec::len),
+            Some(3),
+            "the pooled rows"
+        );
+        assert_eq!(pics["poi"][0]["methods"], serde_json::json!(["a", "b", "c"]));
+        // c is best on every task: rank 1; a and c are 2 ranks apart.
+        assert_eq!(pics["cd"][0]["methods"], serde_json::json!(["c", "b", "a"]));
+        assert_eq!(pics["cd"][0]["mean_ranks"], serde_json::json!([1.0, 2.0, 3.0]));
     }
 }
