@@ -16,10 +16,12 @@ export const RETAIN_MEDIAN = 0.6;
 export const LOG_SD = 0.5;
 /** The draw group of this topic's streams (member 0: retain model, 1: unlearned model). */
 export const FQ_GROUP = 2000;
-/** The slider's range (log10 of the unlearned model's median truth ratio) and the sweep's points across it. */
-const LO = Math.log10(0.15);
-const HI = Math.log10(4);
-const SWEEP = 29;
+/** The slider's range (log10 of the unlearned model's median truth ratio: 0.158 to 3.98) and the sweep's points
+ * across it (every 0.05 in log10). Medians are rounded to 4 decimals, as the tests' reference values take them. */
+export const LO = -0.8;
+export const HI = 0.6;
+export const SWEEP = 29;
+export const medianOf = (log10) => Number((10 ** log10).toFixed(4));
 
 const med = (v) => {
   const s = [...v].sort((a, b) => a - b);
@@ -81,13 +83,13 @@ export function fqTopic(ctx, { number: nr } = {}) {
     ),
   );
   const f = {
-    median: slider({ key: 'median', label: 'Unlearned model: typical truth ratio (median, log scale)', min: LO, max: HI, step: 0.01, value: Math.log10(1.2), format: (v) => (10 ** v).toFixed(2), onInput: () => changed() }),
+    median: slider({ key: 'median', label: 'Unlearned model: typical truth ratio (median, log scale)', min: LO, max: HI, step: 0.02, value: 0.08, format: (v) => (10 ** v).toFixed(2), onInput: () => changed() }),
     spread: slider({ key: 'spread', label: 'Unlearned model: spread (sd of the log truth ratio)', min: 0.2, max: 1, step: 0.05, value: LOG_SD, format: (v) => v.toFixed(2), onInput: () => (changed(), sweepChanged()) }),
     n: select({ key: 'n', label: 'Forget-set questions', value: '400', options: [['40', '40 (forget01)'], ['200', '200 (forget05)'], ['400', '400 (forget10)']], onChange: () => (changed(), sweepChanged()) }),
     seed: number({ key: 'seed', label: 'Seed', value: 0, min: 0, step: 1, onChange: () => (changed(), sweepChanged()) }),
   };
   fill(parts.controls, Object.values(f).map((x) => x.el));
-  const request = () => ({ median: Number((10 ** f.median.get()).toFixed(4)), spread: f.spread.get(), n: Number(f.n.get()), seed: Math.max(0, Math.floor(f.seed.get() || 0)) });
+  const request = () => ({ median: medianOf(f.median.get()), spread: f.spread.get(), n: Number(f.n.get()), seed: Math.max(0, Math.floor(f.seed.get() || 0)) });
 
   // The files go to the worker as sources; the ones of the previous request are removed.
   const held = new Set();
@@ -147,7 +149,7 @@ export function fqTopic(ctx, { number: nr } = {}) {
   });
   const curve = responsive((w) => {
     if (!sweep || !last) return h('div', { style: { height: '250px' } });
-    const floor = -16;
+    const floor = -30;
     const y = (p) => Math.max(floor, Math.log10(p));
     return linePlot(
       [
@@ -161,7 +163,7 @@ export function fqTopic(ctx, { number: nr } = {}) {
     parts.figure,
     figureBlock('Truth ratios on the forget set: retain model (orange) and unlearned model (blue)', hist.el),
     figureBlock('Their empirical CDFs and the KS distance D (black bar)', cdf.el),
-    figureBlock('Forget quality as the unlearned model moves (below 1e-16 drawn at −16)', curve.el, `Same seed and spread; ${SWEEP} models from 0.15 to 4.`),
+    figureBlock('Forget quality as the unlearned model moves (log scale; below 1e-30 drawn at 1e-30)', curve.el, `Same seed, questions and spread; ${SWEEP} unlearned models from 0.16 to 4.`),
   );
 
   function render() {
@@ -213,7 +215,7 @@ export function fqTopic(ctx, { number: nr } = {}) {
       const retain = truthRatios(req.seed, 0, req.n, RETAIN_MEDIAN);
       const out = [];
       for (let i = 0; i < SWEEP; i++) {
-        const median = Number((10 ** (LO + ((HI - LO) * i) / (SWEEP - 1))).toFixed(4));
+        const median = medianOf(LO + ((HI - LO) * i) / (SWEEP - 1));
         const rep = await forgetQuality(truthRatios(req.seed, 1, req.n, median, req.spread), retain);
         if (mine !== sweepTicket) return;
         out.push({ median, p: rep.result.forget_quality });
