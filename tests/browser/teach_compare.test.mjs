@@ -34,7 +34,10 @@ function compareCli() {
  * Where the site's module has no `compare`, the worker's answer "unknown analysis `compare`" is replaced by the
  * native CLI's report on the same runs table and options. Every other message passes untouched.
  */
-async function compareFallback(context) {
+const fallbackIn = new WeakSet();
+export async function compareFallback(context) {
+  if (fallbackIn.has(context)) return;
+  fallbackIn.add(context);
   const bin = compareCli();
   await context.exposeFunction('__letheCompareCli', (request) => {
     if (!bin) throw new Error('the site’s module has no `compare` and no lethe binary with `compare` was found (set LETHE_COMPARE_CLI)');

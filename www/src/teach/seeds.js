@@ -47,7 +47,7 @@ function intervalPlot(rows, { width, xlabel, markers = [], entries = [], rowH = 
   const { svg, area } = frame({ width, height, m: { l: left, r: 16, t: top, b: 48 }, label });
   const x = scale(xlo, xhi, area.x0, area.x1);
   const y = scale(0, rows.length, area.y0, area.y1);
-  axes(svg, area, x, y, { xlabel, xticks: ticks(xlo, xhi, Math.max(3, Math.floor(width / 110))), yticks: [] });
+  axes(svg, area, x, y, { xlabel, xticks: ticks(xlo, xhi, Math.max(4, Math.floor(width / 90))), yticks: [] });
   const clip = (v) => Math.min(area.x1, Math.max(area.x0, v));
   for (const mk of markers) {
     const px = x(mk.x);
@@ -124,7 +124,7 @@ export function seedsTopic(ctx, { number: nr } = {}) {
       'Train a model with another random seed and its scores move. So one run of a method is one draw from that method’s spread of results, and one run of each of two methods says little about which is better.',
       'Here method A is truly better than method B: its accuracy is on average d points higher (the slider; dashed lines: the true means), and every run lands around its method’s mean with a spread (sd) of 1 point from seed to seed. The dots are the runs you drew; the bar through each is the 95% interval of the method’s mean (Student’s t, from those seeds only).',
       'With 2 seeds that interval is very wide: with n seeds it is the sample sd times a t quantile over √n, and the t quantile is 12.7 at 2 seeds, 4.3 at 3, 2.8 at 5 and 2.3 at 10. Redraw: the means swap places, the p-value jumps between draws, and the intervals of most draws overlap. The second figure repeats the same experiment 12 times — rows in orange are draws where B came out ahead of A although A is better.',
-      'Lethe’s call (the same as `lethe compare`): the exact permutation test of the difference in means decides (no assumption about the shape of the spread), Welch’s t and Mann–Whitney are shown beside it, and P(A > B) is the chance that a run of A beats a run of B. With 2 seeds per method no test can reach 5% — there are only 6 ways to split 4 runs — so Lethe says “inconclusive” and how large a difference the seeds could have shown.',
+      'Lethe’s call (the same as the command line’s lethe compare): the exact permutation test of the difference in means decides (no assumption about the shape of the spread), Welch’s t and Mann–Whitney are shown beside it, and P(A > B) is the chance that a run of A beats a run of B. With 2 seeds per method no test can reach 5% — there are only 6 ways to split 4 runs — so Lethe says “inconclusive” and how large a difference the seeds could have shown.',
       h('h3', {}, 'Six methods, no difference: the multiple-comparisons trap'),
       'Now six methods that are all the same. Compare every pair and you run 15 tests; each alone is wrong 5% of the time, so together some pair looks “significant” far more often than 5% (up to 1 − 0.95¹⁵ ≈ 54% if the tests were independent). Holm’s correction multiplies the smallest p-value by 15, the next by 14, and so on (never letting them decrease), which keeps the chance of any false “better” at most 5%.',
       'The third figure shows one such experiment’s 15 pairs, the last numbers how often, out of 20 experiments, some pair crossed 0.05 without and with Holm. With 2 or 3 seeds even the uncorrected exact test rarely gets there: few seeds cannot show a difference, real or not.',
@@ -163,7 +163,7 @@ export function seedsTopic(ctx, { number: nr } = {}) {
     const r = last.one.report;
     const rows = ['A', 'B'].map((m) => {
       const s = summary(r, m);
-      return { label: `method ${m}`, items: [{ mean: s.mean, lo: s.t_interval?.lo, hi: s.t_interval?.hi, color: m === 'A' ? PALETTE.it : PALETTE.oot, points: last.one.runs[m], title: `${m}: mean ${fmt(s.mean)}, 95% t interval ${ci(s.t_interval)}` }] };
+      return { label: m, items: [{ mean: s.mean, lo: s.t_interval?.lo, hi: s.t_interval?.hi, color: m === 'A' ? PALETTE.it : PALETTE.oot, points: last.one.runs[m], title: `${m}: mean ${fmt(s.mean)}, 95% t interval ${ci(s.t_interval)}` }] };
     });
     const [lo, hi] = range();
     return intervalPlot(rows, { width: w, rowH: 44, lo, hi, xlabel: 'accuracy (%)', markers: truth(), entries: [['a run', '#9aa5b1', 'dot'], ['mean and 95% interval', PALETTE.ink, 'solid'], ['true mean', PALETTE.ink, 'line']], label: 'The runs of methods A and B, each method’s mean and 95% interval, and the true means' });
@@ -283,7 +283,7 @@ export function seedsTopic(ctx, { number: nr } = {}) {
       render();
       parts.ok('');
     } catch (e) {
-      if (mine === ticket && !isAbort(e)) parts.error(/unknown analysis `compare`/.test(e.message) ? new Error('This copy of Lethe’s WebAssembly module has no comparison analysis (`lethe compare`) yet; the command line computes these numbers.') : e);
+      if (mine === ticket && !isAbort(e)) parts.error(/unknown analysis `compare`/.test(e.message) ? new Error('This copy of Lethe’s WebAssembly module has no comparison analysis yet; the command line (lethe compare) computes these numbers.') : e);
     }
   }
   const changed = debounce(update, 80);
@@ -292,7 +292,7 @@ export function seedsTopic(ctx, { number: nr } = {}) {
     fill(
       parts.handoff,
       handoff({
-        text: 'With runs of your own methods — a table with one row per run (method, seed, optional task, one column per metric) — `lethe compare` computes every number shown here, for every metric and pair, with the call and its warnings (fewer than 3 seeds, unequal seeds, copied runs). Download the first figure’s runs to see the same numbers.',
+        text: 'With runs of your own methods — a table with one row per run (method, seed, optional task, one column per metric) — lethe compare computes every number shown here, for every metric and pair, with the call and its warnings (fewer than 3 seeds, unequal seeds, copied runs). Download the first figure’s runs to see the same numbers.',
         cli: ['lethe compare runs.csv --metric accuracy:higher'],
       }),
       h('p', {}, button({ action: 'download-data', label: 'Download the runs (.csv)', onClick: () => last && download('runs.csv', runsCsv([{ runs: last.one.runs }]), 'text/csv') })),
