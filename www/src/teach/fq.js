@@ -128,7 +128,7 @@ export function fqTopic(ctx, { number: nr } = {}) {
         { name: 'retain model', kind: 'line', x: r.x, y: r.y, color: PALETTE.oot },
         { name: 'unlearned model', kind: 'line', x: u.x, y: u.y, color: PALETTE.it },
       ],
-      { width: w, height: 250, xlog: true, xlim: XLIM, xlabel: 'truth ratio (log scale; higher: prefers wrong answers)', ylabel: 'share of questions', markers: [{ x: 1, label: '1', color: '#9aa5b1' }], label: 'Histograms of the truth ratios of the retain and the unlearned model' },
+      { width: w, height: 250, xlog: true, xlim: XLIM, xlabel: 'truth ratio (log scale; higher: prefers wrong answers)', ylabel: 'share of questions', markers: [{ x: 1, label: '1', color: '#5f6b7a' }], label: 'Histograms of the truth ratios of the retain and the unlearned model' },
     );
   });
   const cdf = responsive((w) => {
@@ -156,7 +156,7 @@ export function fqTopic(ctx, { number: nr } = {}) {
         { name: 'log₁₀ forget quality', kind: 'line', x: sweep.map((s) => s.median), y: sweep.map((s) => y(s.p)), color: PALETTE.it },
         { name: 'this model', kind: 'points', x: [lastReq.median], y: [y(last.report.result.forget_quality)], color: PALETTE.it },
       ],
-      { width: w, height: 250, xlog: true, ylim: [floor, 0], xlabel: 'unlearned model’s median truth ratio (log scale)', ylabel: 'log₁₀ forget quality', markers: [{ x: RETAIN_MEDIAN, label: 'retain', color: PALETTE.oot }], hlines: [{ y: Math.log10(0.05), label: '0.05', color: '#9aa5b1' }], label: 'Forget quality against the unlearned model’s median truth ratio: highest where it matches the retain model' },
+      { width: w, height: 250, xlog: true, ylim: [floor, 0], xlabel: 'unlearned model’s median truth ratio (log scale)', ylabel: 'log₁₀ forget quality', markers: [{ x: RETAIN_MEDIAN, label: 'retain', color: PALETTE.oot }], hlines: [{ y: Math.log10(0.05), label: '0.05', color: '#5f6b7a' }], label: 'Forget quality against the unlearned model’s median truth ratio: highest where it matches the retain model' },
     );
   });
   fill(
