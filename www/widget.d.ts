@@ -129,7 +129,7 @@ export interface Widget {
 export function create(el: Element, opts?: WidgetOptions): Widget;
 
 /** A teaching topic (docs/teaching.md). */
-export type TeachTopic = 'hsic' | 'sde' | 'ranks' | 'epsilon' | 'bounds' | 'mia';
+export type TeachTopic = 'hsic' | 'sde' | 'ranks' | 'epsilon' | 'bounds' | 'mia' | 'seeds' | 'forget-quality';
 
 /**
  * <lethe-eval analysis="sde" shuffles="200" seed="0" [inputs] [example] [autorun]>, or a teaching topic:

@@ -31,7 +31,7 @@ const KINDS = [
   'analysis="sde" inputs',
   'analysis="sde" example inputs',
   'analysis="mia" example',
-  ...['hsic', 'sde', 'ranks', 'epsilon', 'bounds', 'mia'].map((t) => `mode="teach" topic="${t}"`),
+  ...['hsic', 'sde', 'ranks', 'epsilon', 'bounds', 'mia', 'seeds', 'forget-quality'].map((t) => `mode="teach" topic="${t}"`),
 ];
 
 /**

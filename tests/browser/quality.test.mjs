@@ -56,7 +56,7 @@ export const tests = [
       assert(first[1] > 0, `topics waiting when the first was built: ${first[1]} (built ${first[0]})`);
       await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 90000 });
       eq(await page.locator('.lethe-teach-pending').count(), 0, 'topics not built at ready');
-      eq(await page.evaluate(() => Object.keys(window.letheTeach.topics).length), 6, 'topics');
+      eq(await page.evaluate(() => Object.keys(window.letheTeach.topics).length), 8, 'topics');
       assert(page.errors.length === 0, page.errors.join('; '));
       return `${first[0]} topic(s) built at once, ${first[1]} later`;
     },

@@ -5,7 +5,7 @@
 //   el.addEventListener('result', (e) => console.log(e.detail.report));
 //   await el.run({ signal });
 //
-//   <lethe-eval mode="teach" topic="hsic"></lethe-eval>   one teaching topic (hsic, sde, ranks, epsilon, bounds):
+//   <lethe-eval mode="teach" topic="hsic"></lethe-eval>   one teaching topic (hsic, sde, ranks, epsilon, bounds, mia, seeds, forget-quality):
 //   an explanation beside a live figure (www/src/teach/, docs/teaching.md); loaded only in this mode.
 //
 // Importing this module does no work and touches no browser global beyond `typeof` checks, so a docs site can

@@ -11,6 +11,8 @@ import { ranksTopic } from './ranks.js';
 import { epsilonTopic } from './epsilon.js';
 import { boundsTopic } from './bounds.js';
 import { miaTopic } from './mia.js';
+import { seedsTopic } from './seeds.js';
+import { fqTopic } from './fq.js';
 
 /** Every topic, in the page's order: [id, title, builder]. */
 export const TOPICS = [
@@ -20,6 +22,8 @@ export const TOPICS = [
   ['epsilon', 'Epsilon from an attack', epsilonTopic],
   ['bounds', 'Confidence bounds on leakage', boundsTopic],
   ['mia', 'Membership audit: ROC, TPR at low FPR, and honest intervals', miaTopic],
+  ['seeds', 'One seed is not a result: seeds, intervals and many comparisons', seedsTopic],
+  ['forget-quality', 'Forget quality: a KS test against the retain model, not a score of forgetting', fqTopic],
 ];
 
 export const TOPIC_IDS = TOPICS.map(([id]) => id);
