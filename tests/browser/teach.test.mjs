@@ -10,7 +10,6 @@ import path from 'node:path';
 import { DEMO, ROOT, SHOTS, SITE, assert, cli, compare, downloadJson, eq, fmt, num, open, shot, waitExample, workdir } from './lib.mjs';
 import { pct } from '../../www/src/teach/common.js';
 import { QUOTED } from '../../www/src/teach/sde.js';
-import { compareFallback } from './teach_compare.test.mjs';
 
 // Same inputs, same numbers — up to the last bits where a derived number cancels: the kernels are built with the
 // platform's SIMD (wasm simd128 here, AVX-512 in the CLI), so entries can differ in the last ulp, and the exact
@@ -37,8 +36,6 @@ const CONTROLS = new Set(['button', 'textbox', 'combobox', 'checkbox', 'slider',
 
 async function teachPage(context, base, { width = 1280, reduced = false, path: p = '/teach.html' } = {}) {
   if (reduced) await context.close().catch(() => {});
-  // The seeds topic runs `lethe compare`: the native CLI answers where the site's module has none yet.
-  else await compareFallback(context);
   const page = await open(context, base, p, { width });
   if (reduced) await page.emulateMedia({ reducedMotion: 'reduce' });
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 240000 });

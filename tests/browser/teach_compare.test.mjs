@@ -5,84 +5,12 @@
 // pairs of six methods, and ks_2samp for forget quality, at every point of its curve. The layout does not shift
 // while a topic builds (< 0.05), no SVG text leaves its chart at 320, 375 and 688 px, and both work on their own as
 // <lethe-eval mode="teach" topic="…">.
-//
-// `lethe compare` may not be in the site's WebAssembly module yet (it is added to the worker's `run` in parallel):
-// then, and only then, the test answers the worker's `compare` runs with the native CLI (the same analysis layer),
-// from LETHE_COMPARE_CLI or the first of target/release/lethe, target/debug/lethe that has `compare`; the note of
-// each test says which answered.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, SHOTS, assert, eq, fmt, open } from './lib.mjs';
 
 const REFS = JSON.parse(readFileSync(path.join(ROOT, 'tests/browser/teach_compare_ref.json'), 'utf8'));
-
-/** A lethe binary that has `compare`, for the fallback. */
-function compareCli() {
-  const candidates = [process.env.LETHE_COMPARE_CLI, path.join(ROOT, 'target/release/lethe'), path.join(ROOT, 'target/debug/lethe')].filter((p) => p && existsSync(p));
-  for (const p of candidates) {
-    try {
-      execFileSync(p, ['compare', '--help'], { stdio: 'ignore' });
-      return p;
-    } catch {}
-  }
-  return null;
-}
-
-/**
- * Where the site's module has no `compare`, the worker's answer "unknown analysis `compare`" is replaced by the
- * native CLI's report on the same runs table and options. Every other message passes untouched.
- */
-const fallbackIn = new WeakSet();
-export async function compareFallback(context) {
-  if (fallbackIn.has(context)) return;
-  fallbackIn.add(context);
-  const bin = compareCli();
-  await context.exposeFunction('__letheCompareCli', (request) => {
-    if (!bin) throw new Error('the site’s module has no `compare` and no lethe binary with `compare` was found (set LETHE_COMPARE_CLI)');
-    const dir = mkdtempSync(path.join(tmpdir(), 'lethe-compare-'));
-    writeFileSync(path.join(dir, 'runs.csv'), request.runs.text);
-    const args = ['compare', 'runs.csv', ...request.metrics.flatMap((m) => ['--metric', m]), '--resamples', String(request.resamples), '--seed', String(request.seed), '--json'];
-    return JSON.parse(execFileSync(bin, args, { cwd: dir, encoding: 'utf8', maxBuffer: 64 << 20 }));
-  });
-  await context.addInitScript(() => {
-    const Real = window.Worker;
-    window.__compareVia = null;
-    window.Worker = class extends Real {
-      constructor(...a) {
-        super(...a);
-        this.__compare = new Map();
-      }
-      postMessage(m, t) {
-        if (m && m.type === 'run' && m.analysis === 'compare') this.__compare.set(m.id, m.request);
-        return super.postMessage(m, t);
-      }
-      get onmessage() {
-        return super.onmessage;
-      }
-      set onmessage(fn) {
-        super.onmessage = (e) => {
-          const d = e.data;
-          const req = d && this.__compare.get(d.id);
-          if (req && (d.type === 'result' || d.type === 'error')) {
-            this.__compare.delete(d.id);
-            if (d.type === 'error' && /unknown analysis `compare`/.test(d.message)) {
-              window.__compareVia = 'the native CLI (the module has no compare)';
-              window.__letheCompareCli(req).then(
-                (value) => fn({ data: { id: d.id, type: 'result', value } }),
-                (err) => fn({ data: { id: d.id, type: 'error', message: String(err.message || err) } }),
-              );
-              return;
-            }
-            if (d.type === 'result') window.__compareVia ||= 'the WebAssembly module';
-          }
-          fn(e);
-        };
-      }
-    };
-  });
-}
 
 const topic = (page, id) => page.locator(`#lethe-teach-${id}`);
 const version = (t) => t.evaluate((e) => Number(e.dataset.version || 0));
@@ -252,7 +180,6 @@ export const tests = [
   {
     name: 'one seed is not a result: seeds, redraw and the true difference from the keyboard; intervals, Welch, Mann–Whitney, the permutation test and Holm equal scipy/statsmodels',
     async fn({ context, base }) {
-      await compareFallback(context);
       const page = await teachPage(context, base);
       const t = topic(page, 'seeds');
       await t.scrollIntoViewIfNeeded();
@@ -275,12 +202,11 @@ export const tests = [
 
       await press(page, t, t.locator('[data-param=difference]'), 'ArrowRight', 4);
       const moved = await seedsEqualRefs(page, t, REFS.seeds[3], 'difference 1.2');
-      const via = await page.evaluate(() => window.__compareVia);
       await t.screenshot({ path: path.join(SHOTS, 'teach-seeds-10.png') });
       const roles = await t.locator('figure svg').evaluateAll((els) => els.map((e) => e.getAttribute('role')));
       assert(roles.length === 3 && roles.every((r) => r === 'img'), `three figures, each an image: ${roles}`);
       assert(page.errors.length === 0, page.errors.join('; '));
-      return `compare answered by ${via}; 3 seeds: p ${d.v['seeds.p']} (${d.v['seeds.call'].slice(0, 40)}…); 10 seeds: trap ${ten.raw}/20 uncorrected vs ${ten.holm}/20 Holm; d = 1.2: p ${moved.v['seeds.p']}, B ahead in ${moved.v['seeds.flips']}`;
+      return `3 seeds: p ${d.v['seeds.p']} (${d.v['seeds.call'].slice(0, 40)}…); 10 seeds: trap ${ten.raw}/20 uncorrected vs ${ten.holm}/20 Holm; d = 1.2: p ${moved.v['seeds.p']}, B ahead in ${moved.v['seeds.flips']}`;
     },
   },
   {
@@ -313,7 +239,6 @@ export const tests = [
   {
     name: 'the two new topics: no SVG text past its chart at 320, 375 and 688 px, no horizontal overflow, dark mode screenshots',
     async fn({ context, base }) {
-      await compareFallback(context);
       const bad = [];
       const seen = [];
       for (const width of [320, 375, 688]) {
@@ -349,7 +274,6 @@ export const tests = [
   {
     name: '<lethe-eval mode="teach" topic="seeds"> and topic="forget-quality": one topic each, layout shift below 0.05 while they build',
     async fn({ context, base }) {
-      await compareFallback(context);
       const rows = [];
       for (const id of ['seeds', 'forget-quality']) {
         const s = await shiftOf(context, base, id);
