@@ -218,7 +218,10 @@ impl Words<'_> {
     }
 }
 
+/// ChaCha's quarter round on words `a, b, c, d` of every lane (indexing by lane keeps each step one SIMD operation
+/// over the lanes).
 #[inline(always)]
+#[allow(clippy::needless_range_loop)]
 fn quarter<const L: usize>(x: &mut [[u32; L]; 16], a: usize, b: usize, c: usize, d: usize) {
     for l in 0..L {
         x[a][l] = x[a][l].wrapping_add(x[b][l]);
