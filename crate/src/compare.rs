@@ -30,7 +30,7 @@ use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF, StudentsT};
 
 use crate::error::{Error, Result};
-use crate::permute::{Permutations, Stream};
+use crate::permute::{Permutations, Stream, SubStreams};
 use crate::rank::{ndtr, rank_average};
 
 /// The most splits the exact permutation test enumerates (C(20, 10) = 184 756 fits; C(24, 12) = 2.7e6 does not).
@@ -161,21 +161,18 @@ pub fn u_pairs(x: &[f64], y: &[f64]) -> f64 {
 /// rliable's probability of improvement of `x` over `y`: per task (`x[t]`, `y[t]`: the runs of task `t`)
 /// `U / (n_x n_y)`, 0.5 where the two tasks' runs are equal arrays, averaged over tasks.
 pub fn probability_of_improvement(x: &[Vec<f64>], y: &[Vec<f64>]) -> f64 {
-    let mut per = Vec::with_capacity(x.len());
-    poi_with(x, y, &mut per)
-}
-
-/// [`probability_of_improvement`] with the per-task values in a caller's buffer (no allocation in a bootstrap).
-fn poi_with(x: &[Vec<f64>], y: &[Vec<f64>], per: &mut Vec<f64>) -> f64 {
-    per.clear();
-    per.extend(x.iter().zip(y).map(|(a, b)| {
-        if a == b {
-            0.5
-        } else {
-            u_pairs(a, b) / (a.len() * b.len()) as f64
-        }
-    }));
-    mean(per)
+    let per: Vec<f64> = x
+        .iter()
+        .zip(y)
+        .map(|(a, b)| {
+            if a == b {
+                0.5
+            } else {
+                u_pairs(a, b) / (a.len() * b.len()) as f64
+            }
+        })
+        .collect();
+    mean(&per)
 }
 
 /// A bootstrap's settings: resamples, the interval's level, the seed.
@@ -196,27 +193,78 @@ impl Default for Bootstrap {
     }
 }
 
-/// Fills `out` with a resample (with replacement) of `from`, drawing indices from `rng`.
-fn resample_into(rng: &mut Permutations, from: &[f64], out: &mut Vec<f64>) {
-    out.clear();
-    #[allow(clippy::cast_possible_truncation)]
-    let n = from.len() as u32;
-    for _ in 0..from.len() {
-        out.push(from[rng.index_below(n) as usize]);
-    }
-}
-
 /// The percentile interval of bootstrap statistics (NaN-free), as arch's `conf_int(method="percentile")`.
 ///
-/// Only the (at most four) order statistics the two percentiles interpolate between are placed, by selection
-/// (`select_nth_unstable_by`, linear time) instead of a full sort: the `k`-th value in `f64::total_cmp`'s order is
-/// the same whichever way it is found, so the interval equals the sorted one bit for bit.
+/// Only the (at most four) order statistics the two percentiles interpolate between are found, without a sort:
+/// the `k`-th value in `f64::total_cmp`'s order is one bit pattern however it is found, so the interval equals
+/// the sorted one bit for bit. Narrow tails (the usual 2.5% of 10,000 resamples) keep the few smallest and
+/// largest values in two heaps in one pass; wide ones select (`select_nth_unstable_by`, linear time).
 fn percentile_interval(mut stats: Vec<f64>, level: f64) -> (f64, f64) {
     let tail = (1.0 - level) / 2.0 * 100.0;
+    let n = stats.len();
+    if n == 0 {
+        return (f64::NAN, f64::NAN);
+    }
+    let (lo_a, lo_b, lo_g) = percentile_position(n, tail);
+    let (hi_a, hi_b, hi_g) = percentile_position(n, 100.0 - tail);
+    if (lo_b + 1).max(n - hi_a) <= n / 16 {
+        // The lo_b + 1 smallest: ranks lo_b, then lo_b − 1; the n − hi_a largest: ranks hi_a, then hi_a + 1.
+        let ((sb, sa), (la, lb)) = tails(&stats, lo_b + 1, n - hi_a);
+        let lo = numpy_lerp(if lo_a == lo_b { sb } else { sa }, sb, lo_g);
+        let hi = numpy_lerp(la, if hi_a == hi_b { la } else { lb }, hi_g);
+        return (lo, hi);
+    }
     (
         percentile_select(&mut stats, tail),
         percentile_select(&mut stats, 100.0 - tail),
     )
+}
+
+/// `f64::total_cmp`'s order as `i64`'s (an involution: it maps a key back to its value's bits).
+#[allow(clippy::cast_possible_wrap, clippy::cast_sign_loss)]
+fn total_key(bits: i64) -> i64 {
+    bits ^ ((((bits >> 63) as u64) >> 1) as i64)
+}
+
+#[allow(clippy::cast_possible_wrap, clippy::cast_sign_loss)]
+fn key_value(key: i64) -> f64 {
+    f64::from_bits(total_key(key) as u64)
+}
+
+/// In one pass over `v` (`1 ≤ k_low, k_high ≤ v.len()`), in `total_cmp`'s order: the `k_low`-th smallest value
+/// and the one before it (the same again where `k_low = 1`), and the `k_high`-th largest and the one before it.
+fn tails(v: &[f64], k_low: usize, k_high: usize) -> ((f64, f64), (f64, f64)) {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut small: BinaryHeap<i64> = BinaryHeap::with_capacity(k_low);
+    let mut large: BinaryHeap<Reverse<i64>> = BinaryHeap::with_capacity(k_high);
+    for &x in v {
+        #[allow(clippy::cast_possible_wrap)]
+        let k = total_key(x.to_bits() as i64);
+        if small.len() < k_low {
+            small.push(k);
+        } else if let Some(mut top) = small.peek_mut()
+            && k < *top
+        {
+            *top = k;
+        }
+        if large.len() < k_high {
+            large.push(Reverse(k));
+        } else if let Some(mut top) = large.peek_mut()
+            && k > top.0
+        {
+            *top = Reverse(k);
+        }
+    }
+    let two = |first: Option<i64>, next: Option<i64>| {
+        let a = first.map_or(f64::NAN, key_value);
+        (a, next.map_or(a, key_value))
+    };
+    let s1 = small.pop();
+    let s2 = small.pop();
+    let l1 = large.pop().map(|r| r.0);
+    let l2 = large.pop().map(|r| r.0);
+    (two(s1, s2), two(l1, l2))
 }
 
 /// [`percentile_sorted`] of unsorted values, by selecting the two order statistics it reads (reorders `v`).
@@ -259,21 +307,19 @@ pub fn stratified_bootstrap(
     subset: u64,
 ) -> Result<(f64, f64)> {
     check_bootstrap(b)?;
-    if tasks.is_empty() || tasks.iter().any(Vec::is_empty) {
-        return Err(Error::Empty {
-            input: "runs".into(),
-            fix: "give at least one run per task".into(),
-        });
-    }
+    check_tasks(tasks)?;
+    let sizes: Vec<usize> = tasks.iter().map(Vec::len).collect();
     let mut boot: Vec<Vec<f64>> = tasks.iter().map(|t| Vec::with_capacity(t.len())).collect();
     let mut stats = Vec::with_capacity(b.resamples);
-    for r in 0..b.resamples as u64 {
-        let mut rng = Permutations::for_subset(b.seed ^ subset.wrapping_mul(0x9E37_79B9_7F4A_7C15), Stream::Split, r);
+    for_each_resample(b, subset, &sizes, |idx| {
+        let mut i = 0;
         for (t, out) in tasks.iter().zip(boot.iter_mut()) {
-            resample_into(&mut rng, t, out);
+            out.clear();
+            out.extend(idx[i..i + t.len()].iter().map(|&k| t[k as usize]));
+            i += t.len();
         }
         stats.push(stat(&boot));
-    }
+    });
     Ok(percentile_interval(stats, b.level))
 }
 
@@ -285,28 +331,72 @@ pub fn stratified_bootstrap(
 /// Bad settings; an empty task.
 pub fn stratified_bootstrap_mean(tasks: &[Vec<f64>], b: &Bootstrap, subset: u64) -> Result<(f64, f64)> {
     check_bootstrap(b)?;
+    check_tasks(tasks)?;
+    let sizes: Vec<usize> = tasks.iter().map(Vec::len).collect();
+    let total: usize = sizes.iter().sum();
+    let mut flat = Vec::with_capacity(total);
+    let mut stats = Vec::with_capacity(b.resamples);
+    for_each_resample(b, subset, &sizes, |idx| {
+        flat.clear();
+        let mut i = 0;
+        for t in tasks {
+            flat.extend(idx[i..i + t.len()].iter().map(|&k| t[k as usize]));
+            i += t.len();
+        }
+        stats.push(crate::numpy::sum(&flat) / total as f64);
+    });
+    Ok(percentile_interval(stats, b.level))
+}
+
+fn check_tasks(tasks: &[Vec<f64>]) -> Result<()> {
     if tasks.is_empty() || tasks.iter().any(Vec::is_empty) {
         return Err(Error::Empty {
             input: "runs".into(),
             fix: "give at least one run per task".into(),
         });
     }
-    let total: usize = tasks.iter().map(Vec::len).sum();
-    let mut flat = Vec::with_capacity(total);
-    let mut stats = Vec::with_capacity(b.resamples);
-    for r in 0..b.resamples as u64 {
-        let mut rng = Permutations::for_subset(b.seed ^ subset.wrapping_mul(0x9E37_79B9_7F4A_7C15), Stream::Split, r);
-        flat.clear();
-        for t in tasks {
-            #[allow(clippy::cast_possible_truncation)]
-            let n = t.len() as u32;
-            for _ in 0..t.len() {
-                flat.push(t[rng.index_below(n) as usize]);
+    Ok(())
+}
+
+/// How many ChaCha8 blocks [`for_each_resample`] computes abreast before it reads them (16 KB).
+const BATCH_BLOCKS: usize = 256;
+
+/// Resamples `0..b.resamples` of a stratified bootstrap, in order. Resample `r` draws from its own sub-stream,
+/// `Permutations::for_subset(b.seed ^ subset · φ, Split, r)` (so resample `r` is the same whatever else is
+/// computed and on every thread count): for each `n` in `sizes` in turn, `n` indices below `n` (a task's runs
+/// redrawn with replacement). `f` gets each resample's indices, group after group in one slice. The draws are
+/// [`SubStreams`]': the same words as a generator per resample, several resamples' blocks computed abreast.
+fn for_each_resample(b: &Bootstrap, subset: u64, sizes: &[usize], mut f: impl FnMut(&[u32])) {
+    let streams = SubStreams::new(b.seed ^ subset.wrapping_mul(0x9E37_79B9_7F4A_7C15), Stream::Split);
+    let draws: usize = sizes.iter().sum();
+    // The blocks a resample reads when no draw is rejected (Lemire's draw rejects with probability < n / 2^32;
+    // a rejection reads on into blocks computed then).
+    let ahead = draws.div_ceil(16).max(1);
+    let batch = (BATCH_BLOCKS / ahead).max(1);
+    let mut jobs: Vec<(u64, u64)> = Vec::with_capacity(batch * ahead);
+    let mut blocks = vec![[0u32; 16]; batch * ahead];
+    let mut idx = vec![0u32; draws];
+    let mut start = 0;
+    while start < b.resamples {
+        let end = (start + batch).min(b.resamples);
+        jobs.clear();
+        jobs.extend((start as u64..end as u64).flat_map(|r| (0..ahead as u64).map(move |c| (r, c))));
+        streams.blocks(&jobs, &mut blocks);
+        for (k, r) in (start..end).enumerate() {
+            let mut words = streams.words(r as u64, &blocks[k * ahead..(k + 1) * ahead]);
+            let mut i = 0;
+            for &n in sizes {
+                #[allow(clippy::cast_possible_truncation)]
+                let bound = n as u32;
+                for v in &mut idx[i..i + n] {
+                    *v = words.index_below(bound);
+                }
+                i += n;
             }
+            f(&idx);
         }
-        stats.push(crate::numpy::sum(&flat) / total as f64);
+        start = end;
     }
-    Ok(percentile_interval(stats, b.level))
 }
 
 /// The IQM of every run of every task (rliable's `aggregate_iqm` on a runs × tasks matrix).
@@ -332,21 +422,103 @@ pub fn poi_interval(x: &[Vec<f64>], y: &[Vec<f64>], b: &Bootstrap, subset: u64) 
         return Err(invalid("tasks", "both methods need runs on the same tasks"));
     }
     let point = probability_of_improvement(x, y);
-    let mut bx: Vec<Vec<f64>> = x.iter().map(|t| Vec::with_capacity(t.len())).collect();
-    let mut by: Vec<Vec<f64>> = y.iter().map(|t| Vec::with_capacity(t.len())).collect();
+    let sizes: Vec<usize> = x.iter().chain(y).map(Vec::len).collect();
+    let x_draws: usize = x.iter().map(Vec::len).sum();
+    let tables: Vec<PoiTask> = x.iter().zip(y).map(|(a, b)| PoiTask::new(a, b)).collect();
     let mut stats = Vec::with_capacity(b.resamples);
     let mut per = Vec::with_capacity(x.len());
-    for r in 0..b.resamples as u64 {
-        let mut rng = Permutations::for_subset(b.seed ^ subset.wrapping_mul(0x9E37_79B9_7F4A_7C15), Stream::Split, r);
-        for (t, out) in x.iter().zip(bx.iter_mut()) {
-            resample_into(&mut rng, t, out);
+    let mut counts = Vec::new();
+    for_each_resample(b, subset, &sizes, |idx| {
+        let (ix, iy) = idx.split_at(x_draws);
+        per.clear();
+        let (mut i, mut j) = (0, 0);
+        for (t, (a, b)) in tables.iter().zip(x.iter().zip(y)) {
+            let (n, m) = (a.len(), b.len());
+            per.push(t.resampled(a, b, &ix[i..i + n], &iy[j..j + m], &mut counts));
+            i += n;
+            j += m;
         }
-        for (t, out) in y.iter().zip(by.iter_mut()) {
-            resample_into(&mut rng, t, out);
-        }
-        stats.push(poi_with(&bx, &by, &mut per));
-    }
+        stats.push(mean(&per));
+    });
     Ok((point, percentile_interval(stats, b.level)))
+}
+
+/// One task of [`poi_interval`]: a resample's `U / (n_x n_y)` from the indices it drew, in `O(n_x + n_y)`
+/// instead of comparing every pair of resampled values, with the same number.
+struct PoiTask {
+    /// Per value of x, how many of y's values lie below it and at or below it (`lt`, `le`), and per value of y
+    /// its place among y's values sorted (`place`); `None` where a NaN leaves no such order (then pairs are
+    /// compared as [`u_pairs`] does).
+    cut: Option<(Vec<u32>, Vec<u32>, Vec<u32>)>,
+    /// Whether some value of x equals some value of y, so that a resample of x can equal its resample of y.
+    may_be_equal: bool,
+}
+
+impl PoiTask {
+    fn new(x: &[f64], y: &[f64]) -> Self {
+        let may_be_equal = x.iter().any(|a| y.contains(a));
+        if x.iter().chain(y).any(|v| v.is_nan()) {
+            return Self {
+                cut: None,
+                may_be_equal,
+            };
+        }
+        let mut order: Vec<usize> = (0..y.len()).collect();
+        order.sort_by(|&i, &j| y[i].total_cmp(&y[j]));
+        let sorted: Vec<f64> = order.iter().map(|&i| y[i]).collect();
+        let mut place = vec![0u32; y.len()];
+        #[allow(clippy::cast_possible_truncation)]
+        for (p, &i) in order.iter().enumerate() {
+            place[i] = p as u32;
+        }
+        // Without NaN, total_cmp's order agrees with `<` (−0 and +0 compare equal and sit side by side), so the y
+        // below (at or below) a value are a prefix of the sorted ones.
+        #[allow(clippy::cast_possible_truncation)]
+        let lt = x.iter().map(|&a| sorted.partition_point(|&v| v < a) as u32).collect();
+        #[allow(clippy::cast_possible_truncation)]
+        let le = x.iter().map(|&a| sorted.partition_point(|&v| v <= a) as u32).collect();
+        Self {
+            cut: Some((lt, le, place)),
+            may_be_equal,
+        }
+    }
+
+    /// The resample's per-task value of [`probability_of_improvement`]: 0.5 where the resampled x and y are equal
+    /// arrays, else twice U counted in integers, halved, over `n_x n_y` (as [`u_pairs`]).
+    fn resampled(&self, x: &[f64], y: &[f64], ix: &[u32], iy: &[u32], counts: &mut Vec<u32>) -> f64 {
+        if self.may_be_equal && ix.len() == iy.len() && ix.iter().zip(iy).all(|(&i, &j)| x[i as usize] == y[j as usize])
+        {
+            return 0.5;
+        }
+        let twice = match &self.cut {
+            Some((lt, le, place)) => {
+                // counts[k]: how many of the resample's y are among the k smallest of y.
+                counts.clear();
+                counts.resize(y.len() + 1, 0);
+                for &j in iy {
+                    counts[place[j as usize] as usize + 1] += 1;
+                }
+                for k in 1..counts.len() {
+                    counts[k] += counts[k - 1];
+                }
+                ix.iter()
+                    .map(|&i| u64::from(counts[lt[i as usize] as usize] + counts[le[i as usize] as usize]))
+                    .sum::<u64>()
+            }
+            None => {
+                let mut twice = 0u64;
+                for &i in ix {
+                    let a = x[i as usize];
+                    for &j in iy {
+                        let b = y[j as usize];
+                        twice += 2 * u64::from(a > b) + u64::from(a == b);
+                    }
+                }
+                twice
+            }
+        };
+        twice as f64 / 2.0 / (ix.len() * iy.len()) as f64
+    }
 }
 
 /// A two-sample t test: statistic, degrees of freedom, two-sided p, and the difference of means.
@@ -619,28 +791,46 @@ fn exact_tails(pooled: &[f64], nx: usize, observed: f64, gamma: f64) -> (u64, u6
         out
     };
     let (ls, rs) = (sums(left), sums(right));
-    let mut by_size: Vec<Vec<f64>> = vec![Vec::new(); right.len() + 1];
-    for (mask, &s) in rs.iter().enumerate() {
-        by_size[mask.count_ones() as usize].push(s);
-    }
-    for v in &mut by_size {
-        v.sort_by(f64::total_cmp);
-    }
+    let by_size = |sums: &[f64], len: usize| -> Vec<Vec<f64>> {
+        let mut by: Vec<Vec<f64>> = vec![Vec::new(); len + 1];
+        for (mask, &s) in sums.iter().enumerate() {
+            by[mask.count_ones() as usize].push(s);
+        }
+        for v in &mut by {
+            v.sort_by(f64::total_cmp);
+        }
+        by
+    };
+    let (left_by_size, right_by_size) = (by_size(&ls, left.len()), by_size(&rs, right.len()));
     // The observed split: x is the first n_x pooled values.
     let xl = nx.min(h);
     let (xmask_l, xmask_r) = ((1usize << xl) - 1, (1usize << (nx - xl)) - 1);
     let obs = f(ls[xmask_l] + rs[xmask_r]);
     let _ = observed;
     let (hi_bound, lo_bound) = (obs + gamma, obs - gamma);
+    // For a left sum `l`, the right sums completing a split at or below `hi_bound` are a prefix of the sorted ones
+    // (`f(l + v)` is non-decreasing in `v`), and that prefix can only shorten as `l` grows (`f(l + v)` is
+    // non-decreasing in `l` too): so the left sums of each size, in ascending order, walk one pointer down the
+    // right sums of the complementary size (each count the binary search `partition_point` would give).
     let (mut less, mut greater) = (0u64, 0u64);
-    for (mask, &l) in ls.iter().enumerate() {
-        let k = mask.count_ones() as usize;
+    for (k, lefts) in left_by_size.iter().enumerate() {
         if k > nx || nx - k > right.len() {
             continue;
         }
-        let r = &by_size[nx - k];
-        less += r.partition_point(|&v| f(l + v) <= hi_bound) as u64;
-        greater += (r.len() - r.partition_point(|&v| f(l + v) < lo_bound)) as u64;
+        let r = &right_by_size[nx - k];
+        let (mut at_most, mut below) = (r.len(), r.len());
+        for &l in lefts {
+            // The predicates `partition_point` searched with.
+            let (at_most_hi, below_lo) = (|v: f64| f(l + v) <= hi_bound, |v: f64| f(l + v) < lo_bound);
+            while at_most > 0 && !at_most_hi(r[at_most - 1]) {
+                at_most -= 1;
+            }
+            while below > 0 && !below_lo(r[below - 1]) {
+                below -= 1;
+            }
+            less += at_most as u64;
+            greater += (r.len() - below) as u64;
+        }
     }
     (less, greater)
 }
@@ -972,6 +1162,45 @@ mod tests {
                     percentile_sorted(&sorted, q),
                     "n {n} q {q}"
                 );
+            }
+        }
+    }
+
+    /// The percentile interval by heaps (narrow tails) and by selection equals the one read off the sorted values,
+    /// with ties, negative zeros and both signs.
+    #[test]
+    fn percentile_interval_equals_the_sorted_one() {
+        let mut s: u64 = 13;
+        for n in [1usize, 2, 15, 16, 40, 41, 200, 1000, 10_000, 10_001] {
+            for grid in [0.0, 0.25] {
+                let v: Vec<f64> = (0..n)
+                    .map(|i| {
+                        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        let u = (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+                        if i % 7 == 3 {
+                            -0.0
+                        } else if grid > 0.0 {
+                            (u / grid).round() * grid
+                        } else {
+                            u
+                        }
+                    })
+                    .collect();
+                let mut sorted = v.clone();
+                sorted.sort_by(f64::total_cmp);
+                for level in [0.95, 0.99, 0.9, 0.5, 0.999] {
+                    let tail = (1.0 - level) / 2.0 * 100.0;
+                    let want = (
+                        percentile_sorted(&sorted, tail),
+                        percentile_sorted(&sorted, 100.0 - tail),
+                    );
+                    let got = percentile_interval(v.clone(), level);
+                    assert_eq!(
+                        (got.0.to_bits(), got.1.to_bits()),
+                        (want.0.to_bits(), want.1.to_bits()),
+                        "n {n} grid {grid} level {level}"
+                    );
+                }
             }
         }
     }

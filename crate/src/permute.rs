@@ -49,15 +49,7 @@ impl Permutations {
 
     /// A uniform integer in `0..bound` (`bound ≥ 1`), by Lemire's method: unbiased, 32-bit only.
     fn below(&mut self, bound: u32) -> u32 {
-        debug_assert!(bound > 0);
-        let mut m = u64::from(self.rng.next_u32()) * u64::from(bound);
-        if (m as u32) < bound {
-            let threshold = bound.wrapping_neg() % bound;
-            while (m as u32) < threshold {
-                m = u64::from(self.rng.next_u32()) * u64::from(bound);
-            }
-        }
-        (m >> 32) as u32
+        lemire_below(|| self.rng.next_u32(), bound)
     }
 
     /// A uniform integer in `0..bound` (`bound ≥ 1`): one draw of a bootstrap resample (issue 23's intervals).
@@ -100,6 +92,203 @@ impl Permutations {
         pool.truncate(k);
         pool.into_iter().map(|v| v as usize).collect()
     }
+}
+
+/// A uniform integer in `0..bound` (`bound ≥ 1`) from a source of 32-bit words, by Lemire's multiply-and-reject
+/// method (unbiased): the one draw [`Permutations`] and [`SubStreams`] share.
+#[inline(always)]
+fn lemire_below(mut next: impl FnMut() -> u32, bound: u32) -> u32 {
+    debug_assert!(bound > 0);
+    let mut m = u64::from(next()) * u64::from(bound);
+    #[allow(clippy::cast_possible_truncation)]
+    if (m as u32) < bound {
+        let threshold = bound.wrapping_neg() % bound;
+        while (m as u32) < threshold {
+            m = u64::from(next()) * u64::from(bound);
+        }
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    let v = (m >> 32) as u32;
+    v
+}
+
+/// Many sub-streams of one seed and purpose at once: the words [`Permutations::for_subset`]`(seed, stream, s)`
+/// draws, for many `s`, computed as ChaCha8 blocks several sub-streams abreast (one sub-stream per SIMD lane),
+/// instead of a generator per sub-stream that seeds itself and computes four blocks where a bootstrap resample
+/// reads one or two.
+///
+/// The same numbers: `ChaCha8Rng` is the ChaCha block function with 4 double rounds on the state (constants,
+/// the 8 key words `seed_from_u64(seed)` expands to, the 64-bit block counter, the 64-bit stream number
+/// `4·subset + purpose`), its words the blocks 0, 1, 2, … of that state in order. The unit tests check it word for
+/// word against `rand_chacha` (several blocks, rejections in Lemire's draw included).
+#[derive(Clone, Debug)]
+pub struct SubStreams {
+    key: [u32; 8],
+    purpose: u64,
+}
+
+/// "expand 32-byte k".
+const CHACHA_CONSTANTS: [u32; 4] = [0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574];
+
+impl SubStreams {
+    /// The sub-streams of `seed` for purpose `stream`.
+    pub fn new(seed: u64, stream: Stream) -> Self {
+        let bytes = ChaCha8Rng::seed_from_u64(seed).get_seed();
+        let key = std::array::from_fn(|i| {
+            u32::from_le_bytes([bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]])
+        });
+        Self {
+            key,
+            purpose: stream as u64,
+        }
+    }
+
+    fn nonce(&self, subset: u64) -> u64 {
+        subset.wrapping_mul(4).wrapping_add(self.purpose)
+    }
+
+    /// Block `counter` of sub-stream `subset`: words `16·counter .. 16·counter + 16` of its output.
+    pub fn block(&self, subset: u64, counter: u64) -> [u32; 16] {
+        let mut out = [[0u32; 16]; 1];
+        chacha8_lanes::<1>(self, &[(subset, counter)], &mut out);
+        out[0]
+    }
+
+    /// `out[k]` = block `jobs[k].1` of sub-stream `jobs[k].0`, for every `k` (`out` at least as long as `jobs`).
+    pub fn blocks(&self, jobs: &[(u64, u64)], out: &mut [[u32; 16]]) {
+        let out = &mut out[..jobs.len()];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU has AVX-512F (checked just above).
+                unsafe { blocks_avx512(self, jobs, out) };
+                return;
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2 (checked just above).
+                unsafe { blocks_avx2(self, jobs, out) };
+                return;
+            }
+        }
+        blocks_lanes::<4>(self, jobs, out);
+    }
+
+    /// The words of sub-stream `subset` from its start, as [`Permutations::for_subset`] draws them; `pre`: its
+    /// first blocks, already computed by [`SubStreams::blocks`] (the rest are computed when read).
+    pub fn words<'a>(&'a self, subset: u64, pre: &'a [[u32; 16]]) -> Words<'a> {
+        Words {
+            streams: self,
+            subset,
+            pre,
+            pos: 0,
+            extra: (u64::MAX, [0; 16]),
+        }
+    }
+}
+
+/// The words of one sub-stream (see [`SubStreams::words`]).
+pub struct Words<'a> {
+    streams: &'a SubStreams,
+    subset: u64,
+    pre: &'a [[u32; 16]],
+    pos: usize,
+    /// The last block computed here past `pre`: its number and words.
+    extra: (u64, [u32; 16]),
+}
+
+impl Words<'_> {
+    #[inline(always)]
+    fn next_word(&mut self) -> u32 {
+        let (b, w) = (self.pos / 16, self.pos % 16);
+        self.pos += 1;
+        if let Some(block) = self.pre.get(b) {
+            return block[w];
+        }
+        let b = b as u64;
+        if self.extra.0 != b {
+            self.extra = (b, self.streams.block(self.subset, b));
+        }
+        self.extra.1[w]
+    }
+
+    /// A uniform integer in `0..bound` (`bound ≥ 1`): [`Permutations::index_below`]'s draw.
+    #[inline(always)]
+    pub fn index_below(&mut self, bound: u32) -> u32 {
+        lemire_below(|| self.next_word(), bound)
+    }
+}
+
+/// ChaCha's quarter round on words `a, b, c, d` of every lane (indexing by lane keeps each step one SIMD operation
+/// over the lanes).
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+fn quarter<const L: usize>(x: &mut [[u32; L]; 16], a: usize, b: usize, c: usize, d: usize) {
+    for l in 0..L {
+        x[a][l] = x[a][l].wrapping_add(x[b][l]);
+        x[d][l] = (x[d][l] ^ x[a][l]).rotate_left(16);
+        x[c][l] = x[c][l].wrapping_add(x[d][l]);
+        x[b][l] = (x[b][l] ^ x[c][l]).rotate_left(12);
+        x[a][l] = x[a][l].wrapping_add(x[b][l]);
+        x[d][l] = (x[d][l] ^ x[a][l]).rotate_left(8);
+        x[c][l] = x[c][l].wrapping_add(x[d][l]);
+        x[b][l] = (x[b][l] ^ x[c][l]).rotate_left(7);
+    }
+}
+
+/// ChaCha8 blocks for up to `L` (sub-stream, block counter) pairs abreast, word `i` of every lane in one array so
+/// that each step of the rounds is one SIMD operation over the lanes.
+#[inline(always)]
+fn chacha8_lanes<const L: usize>(s: &SubStreams, jobs: &[(u64, u64)], out: &mut [[u32; 16]]) {
+    let mut init = [[0u32; L]; 16];
+    for (i, c) in CHACHA_CONSTANTS.iter().enumerate() {
+        init[i] = [*c; L];
+    }
+    for (i, k) in s.key.iter().enumerate() {
+        init[4 + i] = [*k; L];
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    for (l, &(subset, counter)) in jobs.iter().enumerate().take(L) {
+        let nonce = s.nonce(subset);
+        init[12][l] = counter as u32;
+        init[13][l] = (counter >> 32) as u32;
+        init[14][l] = nonce as u32;
+        init[15][l] = (nonce >> 32) as u32;
+    }
+    let mut x = init;
+    for _ in 0..4 {
+        quarter(&mut x, 0, 4, 8, 12);
+        quarter(&mut x, 1, 5, 9, 13);
+        quarter(&mut x, 2, 6, 10, 14);
+        quarter(&mut x, 3, 7, 11, 15);
+        quarter(&mut x, 0, 5, 10, 15);
+        quarter(&mut x, 1, 6, 11, 12);
+        quarter(&mut x, 2, 7, 8, 13);
+        quarter(&mut x, 3, 4, 9, 14);
+    }
+    for (l, o) in out.iter_mut().enumerate().take(L.min(jobs.len())) {
+        for (i, w) in o.iter_mut().enumerate() {
+            *w = x[i][l].wrapping_add(init[i][l]);
+        }
+    }
+}
+
+#[inline(always)]
+fn blocks_lanes<const L: usize>(s: &SubStreams, jobs: &[(u64, u64)], out: &mut [[u32; 16]]) {
+    for (j, o) in jobs.chunks(L).zip(out.chunks_mut(L)) {
+        chacha8_lanes::<L>(s, j, o);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn blocks_avx2(s: &SubStreams, jobs: &[(u64, u64)], out: &mut [[u32; 16]]) {
+    blocks_lanes::<8>(s, jobs, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn blocks_avx512(s: &SubStreams, jobs: &[(u64, u64)], out: &mut [[u32; 16]]) {
+    blocks_lanes::<16>(s, jobs, out);
 }
 
 #[cfg(test)]
@@ -149,6 +338,46 @@ mod tests {
         }
         let chi2: f64 = counts.iter().map(|c| (c - 10_000.0).powi(2) / 10_000.0).sum();
         assert!(chi2 < 16.3, "chi2 = {chi2} (p < 0.001 at 3 dof)");
+    }
+
+    /// `SubStreams` gives the words `Permutations::for_subset` draws, word for word: blocks computed abreast
+    /// (every lane width the dispatch picks, a ragged last group) or one at a time past the precomputed ones,
+    /// across `rand_chacha`'s four-block buffers, with bounds that make Lemire's draw reject often.
+    #[test]
+    fn sub_streams_draw_what_permutations_draws() {
+        for (seed, stream) in [
+            (0u64, Stream::Split),
+            (5, Stream::Shuffles),
+            (u64::MAX, Stream::Subsets),
+        ] {
+            let subs = SubStreams::new(seed, stream);
+            let subsets: Vec<u64> = (0..37).chain([1 << 33, u64::MAX / 3, u64::MAX]).collect();
+            for pre_blocks in [0usize, 1, 2, 5] {
+                let jobs: Vec<(u64, u64)> = subsets
+                    .iter()
+                    .flat_map(|&s| (0..pre_blocks as u64).map(move |c| (s, c)))
+                    .collect();
+                let mut blocks = vec![[0u32; 16]; jobs.len()];
+                subs.blocks(&jobs, &mut blocks);
+                for (k, &subset) in subsets.iter().enumerate() {
+                    let mut want = Permutations::for_subset(seed, stream, subset);
+                    let mut got = subs.words(subset, &blocks[k * pre_blocks..(k + 1) * pre_blocks]);
+                    for i in 0..300u32 {
+                        let bound = match i % 4 {
+                            0 => 10,
+                            1 => 0xC000_0001,
+                            2 => u32::MAX,
+                            _ => 1 + i,
+                        };
+                        assert_eq!(
+                            got.index_below(bound),
+                            want.index_below(bound),
+                            "seed {seed} subset {subset} draw {i} bound {bound} ({pre_blocks} blocks ahead)"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
