@@ -84,4 +84,12 @@ run epsilon --retrained "$tools/competition/retrain_confs.npz#retrained_confs@0.
 run ruler --unlearned "$act" --oracle "$demo/act_retrained.npy" --original "$act" \
     --forget "$demo/forget.txt" --retain "$demo/retain.txt"
 run mia "$tmp/header.csv#columns=b@0..15" "$tmp/header.csv#columns=b@15..30"
+# Labelled targets (report_schema.rs runs the first): the controls are counted apart from the unlabelled targets.
+run calibrate --data "$act" --it-pool "$demo/retain.txt" --oot-pool "$demo/test.txt" --draw-in 144..544 \
+    --draw-out 544..744 --draw 3 --size 30 --refs 6 --paper-shuffles 20
+run calibrate --data "$demo/act_retrained.npy" --it-pool 144..444 --oot-pool 544..644 --draw-from 0..144 \
+    --draw-in 444..544 --draw-out 644..744 --size 30
+# SDE on the digits example with its references as given and swapped (the swap hint).
+run sde --it "$act@144..544" --oot "$act@544..744" --target "$act@0..144" --equal-size --shuffles 30
+run sde --it "$act@544..744" --oot "$act@144..544" --target "$act@0..144" --equal-size --shuffles 30
 echo "$n runs written to $out"

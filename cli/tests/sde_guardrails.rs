@@ -727,6 +727,110 @@ fn labelled_controls_gate_the_calls_and_are_counted_apart() {
     );
 }
 
+/// Issue 22, item 1, many targets, for `lethe calibrate` as for SDE: on the digits example (the retrained model,
+/// which never saw the forget rows 0..144) the headline pooled the labelled controls into its rate — "30 targets:
+/// 4 out of training, 9 in training … out-of-training rate 0.3077 of the decided" — while the forget targets alone
+/// gave 4 out, 1 in, and 1 of the 10 known out-of-training targets was called in training with no gate. Now the
+/// controls gate the calls (SDE's `controls_false_calls`) and are counted apart.
+#[test]
+fn calibrate_gates_on_its_controls_and_counts_them_apart() {
+    let act = demo("act_retrained.npy");
+    let (r, err) = report(&[
+        "calibrate",
+        "--data",
+        &act,
+        "--it-pool",
+        "144..444",
+        "--oot-pool",
+        "544..644",
+        "--draw-from",
+        "0..144",
+        "--draw-in",
+        "444..544",
+        "--draw-out",
+        "644..744",
+        "--size",
+        "30",
+    ]);
+    let targets = r["result"]["targets"].as_array().unwrap();
+    let called_in = |label: Option<bool>| {
+        targets
+            .iter()
+            .filter(|t| t["label"].as_bool() == label && t["calibrated"] == "in_training")
+            .count()
+    };
+    // More than 5% of the known out-of-training targets called in training: no forget target is called.
+    assert!(called_in(Some(false)) * 20 > 10, "{err}");
+    assert!(codes(&r).contains(&"controls_false_calls".to_string()), "{err}");
+    let h = &r["headline"];
+    assert_eq!(h["call"], "inconclusive", "{h}");
+    let text = h["text"].as_str().unwrap();
+    assert!(text.starts_with("All 10 targets: inconclusive"), "{h}");
+    assert!(
+        text.contains(&format!(
+            "controls: {} of 10 known out-of-training called in training",
+            called_in(Some(false))
+        )),
+        "{h}"
+    );
+    assert!(
+        h["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("calls on the other targets are withheld"),
+        "{h}"
+    );
+    assert!(
+        targets
+            .iter()
+            .filter(|t| t["label"].is_null())
+            .all(|t| t["calibrated"] == "inconclusive"),
+        "{h}"
+    );
+}
+
+/// With controls that behave, `lethe calibrate`'s calls stand and its rate is over the unlabelled targets alone.
+#[test]
+fn calibrate_rate_is_over_the_unlabelled_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut v = rows(600, 8, 5, 1.5); // rows 0..600: like the in-training pool
+    v.extend(rows(600, 8, 6, 1.0)); // rows 600..1200: like the out-of-training pool
+    let x = npy(dir.path(), "pools.npy", 8, &v);
+    let (r, err) = report(&[
+        "calibrate",
+        "--data",
+        &x,
+        "--it-pool",
+        "0..300",
+        "--oot-pool",
+        "600..900",
+        "--draw-from",
+        "300..450",
+        "--draw-out",
+        "900..1200",
+        "--draw",
+        "6",
+        "--size",
+        "25",
+        "--refs",
+        "10",
+        "--paper-shuffles",
+        "0",
+    ]);
+    assert!(!codes(&r).contains(&"controls_false_calls".to_string()), "{err}");
+    let text = r["headline"]["text"].as_str().unwrap();
+    // The 6 forget-like targets are all in training; pooled with the 6 controls the rate would be 0.5.
+    assert!(
+        text.starts_with("6 targets: 0 out of training, 6 in training"),
+        "{text}"
+    );
+    assert!(text.contains("out-of-training rate 0 of the decided"), "{text}");
+    assert!(
+        text.contains("controls: 0 of 6 known out-of-training called in training"),
+        "{text}"
+    );
+}
+
 /// Issue 22, item 1, placebo targets: on rows that all come from one distribution (no class is "in training"),
 /// the paper's JSD rule and the reference pair's exact means agreed on a confident call on some seeds — the
 /// validity study's 5 of 30 false "in training" calls on retrained models. Now a call must lie beyond what

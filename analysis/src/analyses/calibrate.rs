@@ -2,8 +2,8 @@
 //! guardrails as SDE (subsets of one size, enough rows, finite values named in the file's rows) and one headline.
 
 use super::sde_run::{
-    MIN_ROWS, and_list, equal_size_draw, first_non_finite, non_finite, null_sd, num, reader_warning, t95, too_few_rows,
-    unequal_sizes,
+    Controls, MIN_ROWS, and_list, equal_size_draw, first_non_finite, non_finite, null_sd, num, reader_warning, t95,
+    too_few_rows, unequal_sizes,
 };
 use super::*;
 use crate::report::{Headline, Warning};
@@ -721,11 +721,13 @@ pub fn calibrated_call(r: &CalibratedReport, t: &lethe::sde::calibrated::Calibra
 /// OTR and F1 over them, so that no field states a call the headline did not give (`lethe calibrate --json`, the
 /// page, the teaching page). Returns the core's targets.
 pub fn with_layer_calls(report: &mut CalibratedReport) -> Vec<lethe::sde::calibrated::CalibratedTarget> {
+    let (calls, _, _) = layer_calls(report);
     let layer: Vec<_> = report
         .targets
         .iter()
-        .map(|t| lethe::sde::calibrated::CalibratedTarget {
-            calibrated: calibrated_call(report, t),
+        .zip(calls)
+        .map(|(t, calibrated)| lethe::sde::calibrated::CalibratedTarget {
+            calibrated,
             ..t.clone()
         })
         .collect();
@@ -735,6 +737,32 @@ pub fn with_layer_calls(report: &mut CalibratedReport) -> Vec<lethe::sde::calibr
         *old = s;
     }
     std::mem::replace(&mut report.targets, layer)
+}
+
+/// Each target's call as the layer gives it: [`calibrated_call`], then SDE's controls gate — the targets labelled
+/// out of training are placebos of known truth, and where the rule calls more than 5% of them in training no
+/// unlabelled target is called. Returns the calls, the controls' tally and, where the gate withholds calls, why
+/// and its `controls_false_calls` warning.
+fn layer_calls(r: &CalibratedReport) -> (Vec<Call>, Controls, Option<(String, Warning)>) {
+    let mut calls: Vec<Call> = r.targets.iter().map(|t| calibrated_call(r, t)).collect();
+    let controls = Controls::of(
+        r.targets
+            .iter()
+            .zip(&calls)
+            .map(|(t, c)| (t.label, *c == Call::InTraining)),
+    );
+    let gate = controls.gate(
+        "use references closer to the targets (the same classes, the same size), larger subsets or more reference \
+         subsets per class; then check the controls again",
+    );
+    if gate.is_some() {
+        for (t, c) in r.targets.iter().zip(calls.iter_mut()) {
+            if t.label.is_none() {
+                *c = Call::Inconclusive;
+            }
+        }
+    }
+    (calls, controls, gate)
 }
 
 /// The fewest reference subsets per class whose spread can bound a call's false-call rate.
@@ -902,6 +930,10 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
             num(margin)
         )
     });
+    let (layer, controls, gate) = layer_calls(report);
+    if let Some((_, w)) = &gate {
+        warnings.push(w.clone());
+    }
     let n = planned;
     let headline = if !report.complete {
         Headline::inconclusive(
@@ -983,24 +1015,46 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
             },
         }
     } else {
-        let calls: Vec<Call> = report.targets.iter().map(|t| calibrated_call(report, t)).collect();
-        let count = |c: Call| calls.iter().filter(|x| **x == c).count();
+        // The unlabelled targets are the question; labelled ones are controls, counted apart (as SDE does: their
+        // calls would otherwise be pooled into the rate).
+        let unlabelled = report.targets.iter().any(|t| t.label.is_none());
+        let asked: Vec<usize> = (0..report.targets.len())
+            .filter(|&k| !unlabelled || report.targets[k].label.is_none())
+            .collect();
+        let n = if asked.len() == report.targets.len() {
+            n
+        } else {
+            asked.len()
+        };
+        let count = |c: Call| asked.iter().filter(|&&k| layer[k] == c).count();
         let (i, o, u) = (
             count(Call::InTraining),
             count(Call::OutOfTraining),
             count(Call::Inconclusive),
         );
+        let otr = if i + o > 0 {
+            format!(
+                " (out-of-training rate {} of the decided)",
+                num(o as f64 / (i + o) as f64)
+            )
+        } else {
+            String::new()
+        };
         let summary = report.summaries.iter().find(|s| s.rule == "calibrated");
-        let otr = summary.and_then(|s| s.out_of_training_rate).map_or(String::new(), |v| {
-            format!(" (out-of-training rate {} of the decided)", num(v))
-        });
         let f1 = summary
             .and_then(|s| s.f1.as_ref())
             .map_or(String::new(), |f| format!(", F1 {} against the labels", num(f.f1)));
-        let disagree = report
-            .targets
+        let f1 = format!("{}{f1}", controls.text());
+        // The calls the controls withheld (decided by the rule, unlabelled).
+        let withheld = asked
             .iter()
-            .zip(&calls)
+            .filter(|&&k| {
+                layer[k] == Call::Inconclusive && calibrated_call(report, &report.targets[k]) != Call::Inconclusive
+            })
+            .count();
+        let disagree = asked
+            .iter()
+            .map(|&k| (&report.targets[k], &layer[k]))
             .filter(|(t, c)| {
                 matches!(
                     (c, t.paper.and_then(|p| p.decided())),
@@ -1009,18 +1063,20 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
             })
             .count();
         let mut reasons = Vec::new();
-        let gated = report
-            .targets
+        if let Some((why, _)) = gate.as_ref().filter(|_| withheld > 0) {
+            reasons.push(format!("{why}, so its calls on the other targets are withheld"));
+        }
+        let gated = asked
             .iter()
-            .filter(|t| placebo_gate(report, t).is_some())
+            .filter(|&&k| placebo_gate(report, &report.targets[k]).is_some())
             .count();
+        let margin_only = u - gated - withheld;
         if let Some(c) = &close {
             reasons.push(c.clone());
-        } else if u > gated {
+        } else if margin_only > 0 {
             reasons.push(format!(
-                "{} target{} within the margin of {} reference sds of the midpoint",
-                u - gated,
-                if u - gated == 1 { " is" } else { "s are" },
+                "{margin_only} target{} within the margin of {} reference sds of the midpoint",
+                if margin_only == 1 { " is" } else { "s are" },
                 num(margin)
             ));
         }
@@ -1041,7 +1097,7 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
         if i + o == 0 {
             Headline {
                 call: Headline::INCONCLUSIVE.into(),
-                text: format!("All {n} targets: inconclusive"),
+                text: format!("All {n} targets: inconclusive{f1}"),
                 reason,
             }
         } else {

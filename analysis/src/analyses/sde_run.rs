@@ -1920,18 +1920,12 @@ fn verdicts(
     }
     // Targets labelled out of training are placebos with known truth: where the rule calls more than 5% of them
     // in training on this data, no unlabelled target is called.
-    let controls = Controls::of(&calls);
-    if let Some(why) = controls.too_many_false_calls() {
-        warnings.push(Warning::new(
-            "controls_false_calls",
-            Some("target"),
-            format!("{why}, so its calls on the other targets are withheld"),
-            Some(
-                "use references closer to the targets (same classes, same size), larger subsets, or `lethe \
-                 calibrate`, which pools many reference subsets per class; then check the controls again"
-                    .into(),
-            ),
-        ));
+    let controls = Controls::of(calls.iter().map(|c| (c.label, c.call == "in_training")));
+    if let Some((why, warning)) = controls.gate(
+        "use references closer to the targets (same classes, same size), larger subsets, or `lethe calibrate`, \
+         which pools many reference subsets per class; then check the controls again",
+    ) {
+        warnings.push(warning);
         for c in calls
             .iter_mut()
             .filter(|c| c.label.is_none() && c.call != Headline::INCONCLUSIVE)
@@ -1952,8 +1946,9 @@ fn verdicts(
 }
 
 /// How the calls went on targets of known truth (`--target-in`/`--target-out`, `--draw-in`/`--draw-out`): the
-/// rule's measured false calls ("in training" on subsets it never trained on) and detections on this data.
-struct Controls {
+/// rule's measured false calls ("in training" on subsets it never trained on) and detections on this data. SDE and
+/// `lethe calibrate` (its calibrated rule) share it: the same tally, gate, warning and headline text.
+pub(super) struct Controls {
     /// Labelled out of training: how many, and how many were called in training.
     out: (usize, usize),
     /// Labelled in training: how many, and how many were called in training.
@@ -1964,15 +1959,33 @@ struct Controls {
 const CONTROL_FALSE_RATE: f64 = 0.05;
 
 impl Controls {
-    fn of(calls: &[TargetCall]) -> Self {
-        let tally = |label: bool| {
-            let of: Vec<_> = calls.iter().filter(|c| c.label == Some(label)).collect();
-            (of.len(), of.iter().filter(|c| c.call == "in_training").count())
-        };
-        Self {
-            out: tally(false),
-            r#in: tally(true),
+    /// Tallies each target's label (`None`: unlabelled, not a control) and whether it was called in training.
+    pub(super) fn of(calls: impl IntoIterator<Item = (Option<bool>, bool)>) -> Self {
+        let (mut out, mut r#in) = ((0, 0), (0, 0));
+        for (label, called_in) in calls {
+            let t = match label {
+                Some(true) => &mut r#in,
+                Some(false) => &mut out,
+                None => continue,
+            };
+            t.0 += 1;
+            t.1 += usize::from(called_in);
         }
+        Self { out, r#in }
+    }
+
+    /// Where the rule calls more than [`CONTROL_FALSE_RATE`] of the known out-of-training targets in training:
+    /// why (each withheld call's reason) and the `controls_false_calls` warning, with `fix`.
+    pub(super) fn gate(&self, fix: &str) -> Option<(String, Warning)> {
+        self.too_many_false_calls().map(|why| {
+            let warning = Warning::new(
+                "controls_false_calls",
+                Some("target"),
+                format!("{why}, so its calls on the other targets are withheld"),
+                Some(fix.into()),
+            );
+            (why, warning)
+        })
     }
 
     /// Why the rule's calls cannot be trusted on this data, when its false-call rate on the labelled
@@ -1988,7 +2001,7 @@ impl Controls {
     }
 
     /// "; controls: 0 of 10 known out-of-training subsets called in training, 7 of 10 known in-training detected".
-    fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         let mut parts = Vec::new();
         if self.out.0 > 0 {
             parts.push(format!(
@@ -2113,7 +2126,7 @@ fn headline(
     let controls = if asked.len() == calls.len() && calls.iter().all(|c| c.label.is_none()) {
         String::new()
     } else {
-        Controls::of(calls).text()
+        Controls::of(calls.iter().map(|c| (c.label, c.call == "in_training"))).text()
     };
     // The paper's rate over the asked targets (a JSD tie counts as out of training, as the paper's rule does).
     let paper_out = asked.iter().filter(|c| c.paper != Some(true)).count();

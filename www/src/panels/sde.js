@@ -629,10 +629,12 @@ export function sdePanel(ctx) {
       const rows = [];
       if (r) rows.push(['paper rule (JSD, the reference pair above)', r.out_of_training_rate, r.f1, 0, r.targets.length, 'paper']);
       if (c) for (const s of c.summaries) rows.push([s.rule, s.out_of_training_rate, s.f1, s.inconclusive, c.targets.length, RULE_KEYS[s.rule] || s.rule]);
+      // Each rule's OTR pools every target; the headline's is the unlabelled targets' own, the controls apart.
+      const pooled = [...(r?.targets || []), ...(c?.targets || [])].some((t) => t.label != null);
       blocks.push(
         tableBox({ class: 'table-scroll' }, h('table', { class: 'targets rules' },
           h('caption', {}, 'Rules side by side'),
-          h('thead', {}, h('tr', {}, ['rule', 'OTR', 'F1 (in-training positive)', 'inconclusive'].map((x) => h('th', { scope: 'col' }, x)))),
+          h('thead', {}, h('tr', {}, ['rule', pooled ? 'OTR (all targets, controls included)' : 'OTR', 'F1 (in-training positive)', 'inconclusive'].map((x) => h('th', { scope: 'col' }, x)))),
           h('tbody', {}, rows.map(([name, otr, f1, inc, n, key]) => h('tr', {},
             h('th', { scope: 'row' }, name),
             h('td', { 'data-value': key === 'paper' ? 'sde.otr' : `sde.otr.${key}` }, otr == null ? '—' : fmt(otr)),
