@@ -530,6 +530,7 @@ pub fn read_methods(
 /// those), as an object `{"NAME": ["FILE", …]}` (a Python dict), or in the request's own form (`[{"method": NAME,
 /// "files": ["FILE", …]}]`): each path opened as a text file (`ws.add_path`), in the request's own form. Files
 /// already given as sources (`{"kind": "source", …}`) are left as they are.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn compare_methods(ws: &mut Workspace, v: Value) -> Result<Value> {
     let bad = || {
         Error::at(
@@ -587,6 +588,7 @@ pub fn compare_methods(ws: &mut Workspace, v: Value) -> Result<Value> {
 }
 
 /// `NAME=FILE,FILE,…` as the method and its files.
+#[cfg(not(target_arch = "wasm32"))]
 fn split_method(s: &str) -> Option<(String, Vec<Value>)> {
     let (name, files) = s.split_once('=')?;
     let files: Vec<Value> = files

@@ -175,7 +175,9 @@ mod tools_ou;
 pub use bounds::*;
 pub use calibrate::*;
 pub use compare::*;
-pub use compare_files::{MethodFiles, compare_methods};
+pub use compare_files::MethodFiles;
+#[cfg(not(target_arch = "wasm32"))]
+pub use compare_files::compare_methods;
 pub use eps_audit::*;
 pub use epsilon::*;
 pub use ks::*;
