@@ -146,7 +146,7 @@ fn generations_given_as_a_json_list_are_each_a_generation() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("is a JSON list, but its item 2 is 3 and not text"),
+        err.contains("is a JSON list, but its item 1 (counting from 0) is 3 and not text"),
         "{err}"
     );
 }

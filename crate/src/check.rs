@@ -53,7 +53,7 @@ pub fn matrix<T: Scalar>(input: &str, m: MatrixRef<'_, T>, min_rows: usize, proc
         return Err(Error::NonFinite {
             input: input.to_string(),
             value: m.as_slice()[i].to_f64(),
-            location: format!("row {}, column {}", i / m.cols(), i % m.cols()),
+            location: format!("row {}, column {} (both counting from 0)", i / m.cols(), i % m.cols()),
         });
     }
     Ok(())
@@ -505,6 +505,17 @@ pub fn unit_open(name: &'static str, v: f64) -> Result<()> {
 #[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 pub(crate) mod tests {
     use super::*;
+
+    /// Issue 24 item 8: a matrix's non-finite value is named by row and column, and the message says both count
+    /// from 0.
+    #[test]
+    fn non_finite_matrix_values_say_they_count_from_0() {
+        let mut v = vec![0.5_f64; 6];
+        v[2 * 2 + 1] = f64::NAN;
+        let m = MatrixRef::new(3, 2, &v).unwrap();
+        let e = matrix("x", m, 1, "a test").unwrap_err().to_string();
+        assert!(e.contains("row 2, column 1 (both counting from 0)"), "{e}");
+    }
 
     /// Limits of `memory` bytes and `work` steps, for checking the arithmetic at the boundary.
     pub(crate) fn at(memory: u64, work: u64) -> Limits {

@@ -61,7 +61,7 @@ pub fn normalise<S: Scalar>(x: MatrixRef<'_, S>, name: &str) -> Result<Matrix<f6
             return Err(Error::OutOfDomain {
                 input: name.into(),
                 value: norm,
-                location: format!("row {i} (its norm)"),
+                location: format!("row {i} (counting from 0; its norm)"),
                 domain: "the range whose squared norm fits in f64; rescale the embeddings (the metrics are scale-free)",
             });
         }
@@ -69,7 +69,7 @@ pub fn normalise<S: Scalar>(x: MatrixRef<'_, S>, name: &str) -> Result<Matrix<f6
             return Err(Error::OutOfDomain {
                 input: name.into(),
                 value: 0.0,
-                location: format!("row {i} (non-zero, but its squared norm underflows to 0)"),
+                location: format!("row {i} (counting from 0; non-zero, but its squared norm underflows to 0)"),
                 domain: "the range whose squared norm is representable; rescale the embeddings",
             });
         }

@@ -124,7 +124,11 @@ fn overflow<S: Scalar>(x: MatrixRef<'_, S>, y: MatrixRef<'_, S>) -> Error {
     Error::OutOfDomain {
         input: input.into(),
         value,
-        location: format!("row {}, column {}", k / cols.max(1), k % cols.max(1)),
+        location: format!(
+            "row {}, column {} (both counting from 0)",
+            k / cols.max(1),
+            k % cols.max(1)
+        ),
         domain: "values whose distances fit in a double, below about 1e150 in magnitude (rescale both inputs: the \
                  distance scales with them)",
     }
@@ -311,7 +315,8 @@ mod tests {
         let y = crate::Matrix::from_rows(&[[-1e300, 0.0], [1e300, 1.0], [3.0, 2.0]]).unwrap();
         let e = wasserstein1(x.view(), y.view()).unwrap_err().to_string();
         assert!(
-            e.starts_with("input `x` has value -1000000") && e.contains("at row 1, column 0, outside values whose"),
+            e.starts_with("input `x` has value -1000000")
+                && e.contains("at row 1, column 0 (both counting from 0), outside values whose"),
             "{e}"
         );
         // One dimension: the same two values on each side gave 0 · inf = NaN for the gap between them.

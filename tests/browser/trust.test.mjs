@@ -314,7 +314,7 @@ export const tests = [
       const rep = await downloadJson(page, exportJson(b));
       const f = await b.locator('[data-rouge]').allTextContents();
       eq(f.length, rep.result.scores.fmeasure.length, 'a row per generation');
-      rep.result.scores.fmeasure.forEach((v, i) => eq(f[i], fmt(v), `generation ${i + 1}`));
+      rep.result.scores.fmeasure.forEach((v, i) => eq(f[i], fmt(v), `generation ${i}`));
       // The generations and the reference are text files: listed as text, not in red.
       for (const name of ['synthetic_generations_seed0.txt', 'synthetic_reference.txt']) {
         const c = card(page, name);

@@ -264,7 +264,8 @@ fn text_lines(ws: &mut Workspace, role: &str, t: &TextInput) -> Result<(Vec<Stri
 /// `json.dump(generations, f)` writes them; an item may then span lines), which was read as a single generation.
 ///
 /// # Errors
-/// A JSON list with an item that is not text, naming its position (counted from 1) in `what`.
+/// A JSON list with an item that is not text, naming its position (counted from 0, as rows and the page's table of
+/// generations count, for a file and pasted text alike) in `what`.
 fn items(role: &str, what: &str, text: &str) -> Result<Vec<String>> {
     if text.trim_start().starts_with('[')
         && let Ok(serde_json::Value::Array(list)) = serde_json::from_str::<serde_json::Value>(text)
@@ -277,9 +278,8 @@ fn items(role: &str, what: &str, text: &str) -> Result<Vec<String>> {
                 other => Err(Error::at(
                     role,
                     format!(
-                        "{what} is a JSON list, but its item {} is {other} and not text: give a list of strings, one \
-                         per generation (or plain text, one per line)",
-                        i + 1
+                        "{what} is a JSON list, but its item {i} (counting from 0) is {other} and not text: give a list \
+                         of strings, one per generation (or plain text, one per line)"
                     ),
                 )),
             })

@@ -181,7 +181,14 @@ impl<'s> ArrayFile<'s> {
                 }
             }
         }
-        let where_ = |k: usize, c: usize| format!("row {} of `{}`, column {}", rows[k], self.label, start + c);
+        let where_ = |k: usize, c: usize| {
+            format!(
+                "row {} of `{}`, column {} (both counting from 0)",
+                rows[k],
+                self.label,
+                start + c
+            )
+        };
         finite_panel(out, width, where_, &self.label)
     }
 }
@@ -295,6 +302,18 @@ mod tests {
             assert!(Columns::<f64>::read(&mut cols, 1, m.cols(), &mut out).is_err());
             assert!(FileRows::new("a", &file, Some(&[m.rows()])).is_err());
         }
+    }
+
+    /// Issue 24 item 8: a NaN in an .npy at row 2, column 1 is named with the numbering it is counted in.
+    #[test]
+    fn non_finite_values_say_they_count_from_0() {
+        let mut bytes = npy(&[3, 2], false);
+        let at = bytes.len() - 4; // row 2, column 1 (f32)
+        bytes[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+        let file = ArrayFile::open("a.npy", &bytes, None).unwrap().unwrap();
+        let mut out: Vec<f32> = Vec::new();
+        let e = file.read_panel(&[0, 2], 0, 2, &mut out).unwrap_err().to_string();
+        assert!(e.contains("row 2 of `a.npy`, column 1 (both counting from 0)"), "{e}");
     }
 
     #[test]

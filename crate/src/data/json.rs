@@ -410,7 +410,11 @@ fn parse<T: Scalar>(
         Err(e) => Err(match fail.into_inner() {
             Some(Fail::Ragged { row, got, expected }) => DataError::Ragged {
                 input: input.to_string(),
-                location: format!("row {row} (counting from 0; line {}, column {})", e.line(), e.column()),
+                location: format!(
+                    "row {row} (counting from 0; at line {}, column {} of the text, both counting from 1)",
+                    e.line(),
+                    e.column()
+                ),
                 got,
                 expected,
             },
@@ -425,7 +429,7 @@ fn parse<T: Scalar>(
                 input: input.to_string(),
                 shape: Vec::new(),
                 expected: format!(
-                    "an array must hold only numbers or only rows, not both (line {}, column {})",
+                    "an array must hold only numbers or only rows, not both (line {}, column {}, both counting from 1)",
                     e.line(),
                     e.column()
                 ),
@@ -435,7 +439,7 @@ fn parse<T: Scalar>(
                 shape: Vec::new(),
                 expected: format!(
                     "JSON input must be a flat array or an array of rows (nested at most 2 deep); found deeper \
-                     nesting at line {}, column {}; save higher-rank arrays as .npy",
+                     nesting at line {}, column {} (both counting from 1); save higher-rank arrays as .npy",
                     e.line(),
                     e.column()
                 ),

@@ -278,7 +278,7 @@ pub(crate) fn nonfinite_text(input: &str, [nan, pinf, ninf]: [usize; 3], row: us
         NoteKind::NonFinite,
         format!(
             "`{input}` contains non-finite values ({nan} NaN, {pinf} +inf, {ninf} -inf; the first at row {row}, column \
-         {col}); the statistics refuse them: remove or impute those rows first"
+         {col}, both counting from 0); the statistics refuse them: remove or impute those rows first"
         ),
     )
 }

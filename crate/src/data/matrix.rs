@@ -79,7 +79,10 @@ impl<T: Scalar> Matrix<T> {
             let r = r.as_ref();
             if r.len() != cols {
                 return Err(Error::ShapeMismatch {
-                    message: format!("row {i} has {} values but row 0 has {cols}", r.len()),
+                    message: format!(
+                        "row {i} has {} values but row 0 has {cols} (rows counting from 0)",
+                        r.len()
+                    ),
                 });
             }
             data.extend_from_slice(r);

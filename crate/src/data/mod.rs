@@ -122,7 +122,9 @@ pub enum DataError {
     },
 
     /// A text value could not be parsed as a number.
-    #[error("`{input}`: cannot parse `{text}` as a number at line {line}, column {column}{hint}")]
+    #[error(
+        "`{input}`: cannot parse `{text}` as a number at line {line}, column {column} (both counting from 1){hint}"
+    )]
     Parse {
         input: String,
         text: String,

@@ -344,7 +344,7 @@ impl Rec {
 fn not_utf8(input: &str, line: usize, col: usize) -> DataError {
     DataError::corrupt(
         input,
-        format!("it is not UTF-8 text (an invalid byte in line {line}, column {col})"),
+        format!("it is not UTF-8 text (an invalid byte in line {line}, column {col}, both counting from 1)"),
         "save it as UTF-8 text, or as .npy",
     )
 }
@@ -806,7 +806,7 @@ fn decide(
                 warnings.push(Note::new(
                     NoteKind::LabelColumn,
                     format!(
-                        "`{input}`: column {} is not numeric in the first data row and was read as row labels, not \
+                        "`{input}`: column {} (counting from 1) is not numeric in the first data row and was read as row labels, not \
                          as a feature",
                         c + 1
                     ),
@@ -1117,13 +1117,13 @@ fn parse<T: Scalar>(
         });
     }
     // Label/ID-named columns: left out when whole numbers or text, else kept (and said).
-    let file = |c: &Candidate| format!("column {} (`{}`)", c.col + 1, c.name);
+    let file = |c: &Candidate| format!("column {} (`{}`, counting from 1)", c.col + 1, c.name);
     for c in &cands {
         match c.kind {
             Named::Unnamed if c.left_out() => warnings.push(Note::new(
                 NoteKind::LabelColumn,
                 format!(
-                "`{input}`: column {} has no name and holds the row numbers 0, 1, 2, … (pandas writes its index so), \
+                "`{input}`: column {} (counting from 1) has no name and holds the row numbers 0, 1, 2, … (pandas writes its index so), \
                  so it was left out of the features; to use it as a feature, load every column (on the command \
                  line: `{input}#columns=all`)",
                 c.col + 1
@@ -1242,7 +1242,7 @@ fn parse<T: Scalar>(
             ", label/ID column{} {} left out",
             if out.len() > 1 { "s" } else { "" },
             column_list(out.iter().map(|c| if c.kind == Named::Unnamed {
-                format!("column {} (the row numbers)", c.col + 1)
+                format!("column {} (the row numbers; counting from 1)", c.col + 1)
             } else {
                 c.name.clone()
             }))
@@ -1438,6 +1438,31 @@ mod tests {
         assert!(table("  \n\n").is_err());
     }
 
+    /// Issue 24 item 8: a CSV's columns are named as `#columns=` counts them, from 1, and the message says so; a
+    /// line and a column of the text count from 1 too, as editors show them.
+    #[test]
+    fn csv_columns_say_they_count_from_1() {
+        let e = table("1,2\n3,x\n").unwrap_err().to_string();
+        assert!(e.contains("at line 2, column 2 (both counting from 1)"), "{e}");
+        let t = table("a,1,2\nb,3,4\n").unwrap();
+        assert!(
+            t.warnings
+                .iter()
+                .any(|w| w.contains("column 1 (counting from 1) is not numeric")),
+            "{:?}",
+            t.warnings
+        );
+        // The first non-finite value of the numbers read (after the label column): the matrix's own numbering.
+        let t = table("a,1,2\nb,3,nan\n").unwrap();
+        assert!(
+            t.warnings
+                .iter()
+                .any(|w| w.contains("the first at row 1, column 1, both counting from 0")),
+            "{:?}",
+            t.warnings
+        );
+    }
+
     #[test]
     fn ragged_and_bad_cells_name_the_line() {
         // Found by the `columns` fuzz target: a first data row longer than the header, ending in an empty cell.
@@ -1495,7 +1520,10 @@ mod tests {
             .map(|w| w.message.as_str())
             .collect::<Vec<_>>()
             .join("\n");
-        assert!(w.contains("column 1 (`id`)") && w.contains("column 4 (`label`)"), "{w}");
+        assert!(
+            w.contains("column 1 (`id`, counting from 1)") && w.contains("column 4 (`label`, counting from 1)"),
+            "{w}"
+        );
         assert!(
             w.contains("left out of the features") && w.contains("t.csv#columns=all"),
             "{w}"

@@ -322,7 +322,7 @@ impl<'a, S: Scalar> RowSubset<'a, S> {
                 return Err(Error::NonFinite {
                     input: self.name.to_string(),
                     value: row[c].to_f64(),
-                    location: format!("row {k} (row {r} of its source), column {c}"),
+                    location: format!("row {k} (row {r} of its source), column {c}, all counting from 0"),
                 });
             }
         }

@@ -1400,11 +1400,14 @@ function runner(ctx, parts, { label, start, fields = [] }) {
   fill(parts.progress, bar, text);
   parts.progress.hidden = true;
   fill(parts.actions, runBtn, cancelBtn);
+  // The bar never goes back in a run; `step: true`: the ETA is the step's.
+  let shown = 0;
   const onProgress = (p) => {
-    bar.value = p.fraction;
+    shown = Math.max(shown, Number.isFinite(p.fraction) ? p.fraction : 0);
+    bar.value = shown;
     const eta = seconds(p.eta_s);
-    fill(text, `${Math.round(p.fraction * 100)}% · ${p.phase}${eta ? ` · about ${eta} left` : ''}`);
-    ctx.emit('progress', { panel: parts.el.id, fraction: p.fraction, phase: p.phase, eta_s: p.eta_s });
+    fill(text, `${Math.round(shown * 100)}% · ${p.phase}${eta ? ` · about ${eta} left${p.step ? ' in this step' : ''}` : ''}`);
+    ctx.emit('progress', { panel: parts.el.id, fraction: shown, phase: p.phase, eta_s: p.eta_s });
   };
   const run = async (outer) => {
     if (controller) controller.abort();
@@ -1414,6 +1417,7 @@ function runner(ctx, parts, { label, start, fields = [] }) {
     runBtn.disabled = true;
     cancelBtn.disabled = false;
     parts.progress.hidden = false;
+    shown = 0;
     bar.value = 0;
     fill(text, 'starting…');
     fill(parts.error);
@@ -2745,7 +2749,7 @@ function epsilonPanel(ctx) {
     return h('details', { class: 'per-example-box', open: true },
       h('summary', {}, `Per-example ε (${n} examples)`),
       tableBox({ class: 'table-scroll per-example', label: 'Per-example ε' }, h('table', { class: 'targets', 'data-value': 'eps.per_example' },
-        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'example'), head.map((x) => h('th', { scope: 'col' }, x)))),
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'example (from 0)'), head.map((x) => h('th', { scope: 'col' }, x)))),
         h('tbody', {}, Array.from({ length: n }, (_, i) => h('tr', {},
           h('th', { scope: 'row' }, String(i)),
           res.results.map((r) => {
@@ -3087,9 +3091,9 @@ function boundsPanel(ctx) {
     return h('details', { class: 'per-example-box', open: true },
       h('summary', {}, `ROUGE-L of each generation (${n})`),
       tableBox({ class: 'table-scroll per-example', label: 'ROUGE-L of each generation' }, h('table', { class: 'targets', 'data-value': 'rouge.per_generation' },
-        h('thead', {}, h('tr', {}, ['generation', text && 'text', 'ROUGE-L F', 'precision', 'recall'].filter(Boolean).map((x) => h('th', { scope: 'col' }, x)))),
+        h('thead', {}, h('tr', {}, ['generation (from 0)', text && 'text', 'ROUGE-L F', 'precision', 'recall'].filter(Boolean).map((x) => h('th', { scope: 'col' }, x)))),
         h('tbody', {}, Array.from({ length: n }, (_, i) => h('tr', {},
-          h('th', { scope: 'row' }, String(i + 1)),
+          h('th', { scope: 'row' }, String(i)),
           text && h('td', { class: 'muted' }, clip(text[i] ?? '')),
           h('td', { 'data-rouge': String(i) }, fmt(scores.fmeasure[i])),
           h('td', {}, fmt(scores.precision[i])),

@@ -181,7 +181,7 @@ export function epsilonPanel(ctx) {
     return h('details', { class: 'per-example-box', open: true },
       h('summary', {}, `Per-example ε (${n} examples)`),
       tableBox({ class: 'table-scroll per-example', label: 'Per-example ε' }, h('table', { class: 'targets', 'data-value': 'eps.per_example' },
-        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'example'), head.map((x) => h('th', { scope: 'col' }, x)))),
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'example (from 0)'), head.map((x) => h('th', { scope: 'col' }, x)))),
         h('tbody', {}, Array.from({ length: n }, (_, i) => h('tr', {},
           h('th', { scope: 'row' }, String(i)),
           res.results.map((r) => {
