@@ -39,7 +39,7 @@ async function load(page, dir, files) {
 async function shown(panel, code) {
   const w = panel.locator(`[data-code="${code}"]`);
   if ((await w.count()) === 0) return null;
-  return (await w.allTextContents()).join(' | ');
+  return (await w.evaluateAll((els) => els.map((e) => e.innerText))).join(' | ');
 }
 
 const headline = async (panel) => {
@@ -237,7 +237,7 @@ export const tests = [
       const w = await shown(eps.locator('[data-slot="retrained"]'), 'more_models_than_examples');
       assert(w && /40 models × 16 examples/.test(w) && /transposed/.test(w), `named next to the retrained models: ${w}`);
       pageWords(w, 'the warning');
-      const c = cli(['epsilon', '--retrained', 'r_t.npy', '--unlearned', 'u_t.npy'], dir);
+      const c = cli(['epsilon', '--retrained', 'r_t.npy', '--unlearned', 'u_t.npy', '--variant', 'all'], dir);
       assert(c.warnings.some((x) => x.code === 'more_models_than_examples'), 'the CLI warns too');
       const hd = await headline(eps);
       eq(hd.text.replace(/\s+/g, ' '), c.headline.text, 'the page’s headline is the CLI’s');
@@ -326,7 +326,7 @@ export const tests = [
         eq(cell, fmt(want), `threshold at FPR ${c.result.tpr_at_fpr[k].target_fpr} as the CLI's`);
         assert(Number(cell) >= 0 && Number(cell) <= 1.09, `a loss, not its negation: ${cell}`);
       });
-      assert(/lower score = member/.test(await mia.locator('.lethe-params-line').innerText()), 'the page says which way the scores read');
+      assert(/lower score = member/.test(await mia.locator('.lethe-params-line').first().innerText()), 'the page says which way the scores read');
       assert(page.errors.length === 0, page.errors.join('; '));
     },
   },
@@ -344,10 +344,10 @@ export const tests = [
       await lira.locator('[data-role="lira-files"]').setInputFiles(path.join(dir, 'lira_stacked.npz'));
       await lira.locator('[data-value="lira.summary"]').filter({ hasText: /Stacked arrays/ }).waitFor({ timeout: 30000 });
       await runDone(lira);
-      const c = cli(['lira', '--scores', 'lira_stacked.npz#scores', '--keep', 'lira_stacked.npz#keep'], dir);
-      assert(c.warnings.some((x) => x.code === 'lira_arrays_unused'), 'the CLI names them');
       const w = await shown(lira, 'lira_arrays_unused');
       assert(w, 'the arrays LiRA does not read are named on the page');
+      const c = cli(['lira', '--scores', 'lira_stacked.npz#scores', '--keep', 'lira_stacked.npz#keep'], dir);
+      assert(c.warnings.some((x) => x.code === 'lira_arrays_unused'), 'the CLI names them');
       // The arrays as the file names them: `target` is an array of this file, not SDE's “Target set”.
       assert(/\btarget\b/.test(w) && /\bmember\b/.test(w) && !/Target set/.test(w), `the arrays named as the file names them: ${w}`);
       assert(/membership audit/.test(w) && /by its number/.test(w), `the fix: ${w}`);
