@@ -37,6 +37,11 @@ addPhrases([
   // Its other options, as the panel's fields.
   [/the accuracies \((?:--)?accuracies\)/g, 'the accuracies for the final score'],
   [/ \((?:--)?eps-max\)/g, ' (ε_max)'],
+  // LiRA names the arrays of a stacked file it does not read as the file names them (`target`, `member`): arrays, not
+  // inputs of the page (say() would have made `target` SDE's “Target set”).
+  [/(also hold )((?:`[^`]+`(?:, )?)+)(, which LiRA does not read)/g, (m, pre, list, post) => `${pre}the arrays ${list.replace(/`([^`]+)`/g, '“$1”')}${post}`],
+  // The membership audit's refusal of the same rows on both sides: its example is the command line's PATH@ROWS.
+  [/, e\.g\. SCORES@(\S+) and SCORES@(\S+)/g, ', e.g. the rows listed in $1 for the members and in $2 for the non-members (“rows” under each input)'],
 ]);
 
 /**
