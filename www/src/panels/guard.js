@@ -32,6 +32,9 @@ addPhrases([
   // The competition score's inputs one at a time, named with their option ("the retrained models' class
   // probabilities (retrained-probs)"), as the panel's choice of what the inputs are.
   [/ \((?:--)?(?:retrained|unlearned)-probs\)/g, ' (Inputs are: class probabilities + labels)'],
+  // The same refusal with its option marked (common.js renders it as the probabilities' field, which the logits mode
+  // does not show): named as the panel's choice that shows it.
+  [/(as the (?:retrained|unlearned) models' class probabilities) \(“[^”]+”\)/g, '$1 (Inputs are: class probabilities + labels)'],
   [/ \((?:--)?(?:retrained|unlearned)-logits\)/g, ' (Inputs are: logits + labels)'],
   [/(models' confidences) \((?:--)?(?:retrained|unlearned)\)/g, '$1 (Inputs are: logit-scaled confidences)'],
   // Its other options, as the panel's fields.
