@@ -450,7 +450,8 @@ pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Re
             #[cfg(feature = "full")]
             if let Some(parts) = parts {
                 let info = lethe::backend::Backend::info(&lethe::backend::CpuBackend::new(job.precision()));
-                return out(&job.assemble(parts, info).map_err(to_js)?);
+                // The placebo check reports its progress and stops on a Cancel (issue 24).
+                return out(&job.assemble_with(parts, info, &mut monitor).await.map_err(to_js)?);
             }
             let r = run_job!(choice, job, monitor).map_err(to_js)?;
             out(&r)

@@ -323,7 +323,14 @@ async function pooledSde(id, request) {
       throw e;
     });
     const done = parts.filter((v) => v !== late);
-    const out = await active.run('sde', { ...request, assemble: done.flatMap((p) => p.subsets) }, async () => true);
+    // Assembling computes the placebo check (seconds on a large file): its progress is the whole run's, and a
+    // Cancel stops it (the report then calls no target and says why; issue 24).
+    const out = await active.run('sde', { ...request, assemble: done.flatMap((p) => p.subsets) }, async (p) => {
+      fractions.fill(p.fraction);
+      progress(0, p);
+      await macrotask();
+      return !cancelled.has(id);
+    });
     out.pool = { workers: plan.length };
     return out;
   } finally {

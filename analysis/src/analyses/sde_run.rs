@@ -9,7 +9,7 @@ use crate::words;
 mod placebo;
 pub use lethe::sde::placebo::{PlaceboClass, PlaceboTarget, Placebos};
 pub(super) use lethe::sde::placebo::{null_sd, t95};
-use placebo::PlaceboWords;
+use placebo::{NoPlacebos, PlaceboCheck, PlaceboWords};
 
 /// `lethe sde`'s options (same names and defaults) plus the backend.
 #[derive(Clone, Debug, Deserialize)]
@@ -988,7 +988,8 @@ impl SdeJob {
         let warnings = self.check()?;
         let all: Vec<u64> = (0..self.subset_rows().len() as u64).collect();
         let part = self.subsets_on(backend, monitor, &all).await?;
-        self.assemble_checked(part.subsets, backend.info(), warnings)
+        self.assemble_checked(part.subsets, backend.info(), warnings, monitor)
+            .await
     }
 
     /// Runs SDE on the CPU with its subsets on up to `threads` native threads (`lethe::sde::threaded`): the same
@@ -1008,12 +1009,22 @@ impl SdeJob {
     /// As [`SdeJob::run_on`].
     #[cfg(not(target_arch = "wasm32"))]
     pub fn run_threaded_with(self, threads: usize, monitor: &mut lethe::parallel::ProgressFn<'_>) -> Result<SdeOutput> {
-        let report = if self.f32 {
-            self.threaded_as::<f32>(threads, monitor)?
-        } else {
-            self.threaded_as::<f64>(threads, monitor)?
+        // The subsets fill the bar up to the placebo check's share, the check the rest.
+        let scale = 1.0 - self.placebo_share();
+        let mut subsets = |p: &Progress| {
+            monitor(&Progress {
+                fraction: p.fraction * scale,
+                phase: p.phase.clone(),
+            })
         };
-        self.output(report, None, None)
+        let report = if self.f32 {
+            self.threaded_as::<f32>(threads, &mut subsets)?
+        } else {
+            self.threaded_as::<f64>(threads, &mut subsets)?
+        };
+        // A monitor that is a plain callback never waits.
+        let placebos = at_once(self.placebo_check(&report, &mut |p: &Progress| monitor(p)));
+        self.output(report, None, None, placebos)
     }
 
     #[cfg(not(target_arch = "wasm32"))]
@@ -1030,25 +1041,30 @@ impl SdeJob {
             .map_err(|e| attribute(e, &SDE_ROLES))
     }
 
+    /// The placebo check of `report` ([`SdeJob::placebos`]) in the inputs' precision, reporting to `monitor`.
+    async fn placebo_check<M: Monitor>(&self, report: &SdeReport, monitor: &mut M) -> PlaceboCheck {
+        if self.holds_f32() {
+            self.placebos::<f32, M>(report, monitor).await
+        } else {
+            self.placebos::<f64, M>(report, monitor).await
+        }
+    }
+
     /// The output around a report: the headline and warnings, records, loader warnings, histograms on shared
     /// edges; `oot_so_far`: the out-of-training reference's values (and whether they are complete) when the report
-    /// cannot hold them because the in-training reference did not finish.
+    /// cannot hold them because the in-training reference did not finish; `placebos`: the report's placebo check.
     fn output(
         self,
         report: SdeReport,
         partial: Option<SdePartial>,
         oot_so_far: Option<(Vec<f64>, bool)>,
+        placebos: PlaceboCheck,
     ) -> Result<SdeOutput> {
         let planned = self.subsets.len() - 2;
         let spread = if self.holds_f32() {
             self.dispersion::<f32>(&report)
         } else {
             self.dispersion::<f64>(&report)
-        };
-        let placebos = if self.holds_f32() {
-            self.placebos::<f32>(&report)
-        } else {
-            self.placebos::<f64>(&report)
         };
         let (headline, found, calls) = verdicts(&report, planned, spread.as_ref(), &placebos)?;
         let mut warnings = self.warnings;
@@ -1375,7 +1391,13 @@ impl SdeJob {
                     .ok_or_else(|| Error::msg(format!("this run has no subset {i}")))
             })
             .collect::<Result<_>>()?;
-        let spans = sde::progress_spans(&rows, self.params.shuffles);
+        // The subsets fill the bar up to the placebo check's share (the whole run's: a pooled run's parts each end
+        // there, and the check fills the rest as the report is assembled).
+        let scale = 1.0 - self.placebo_share();
+        let spans: Vec<(f64, f64)> = sde::progress_spans(&rows, self.params.shuffles)
+            .into_iter()
+            .map(|(start, width)| (start * scale, width * scale))
+            .collect();
         let files = self.files()?;
         // The baselines compare each target with the whole references: gathered once for this part's targets
         // (the full module's: the lean one refuses them in `prepare`, and leaves their code out).
@@ -1439,16 +1461,31 @@ impl SdeJob {
     /// # Errors
     /// A part without the in-training reference; the core's errors.
     pub fn assemble(self, parts: Vec<PartSubset>, backend: lethe::backend::BackendInfo) -> Result<SdeOutput> {
-        let warnings = self.check()?;
-        self.assemble_checked(parts, backend, warnings)
+        at_once(self.assemble_with(parts, backend, &mut lethe::progress::Silent))
     }
 
-    /// [`SdeJob::assemble`] with the inputs' warnings already computed.
-    fn assemble_checked(
+    /// [`SdeJob::assemble`] reporting the placebo check's progress to `monitor`, which may stop it (the report then
+    /// calls no target and says why).
+    ///
+    /// # Errors
+    /// As [`SdeJob::assemble`].
+    pub async fn assemble_with<M: Monitor>(
+        self,
+        parts: Vec<PartSubset>,
+        backend: lethe::backend::BackendInfo,
+        monitor: &mut M,
+    ) -> Result<SdeOutput> {
+        let warnings = self.check()?;
+        self.assemble_checked(parts, backend, warnings, monitor).await
+    }
+
+    /// [`SdeJob::assemble_with`] with the inputs' warnings already computed.
+    async fn assemble_checked<M: Monitor>(
         self,
         parts: Vec<PartSubset>,
         backend: lethe::backend::BackendInfo,
         warnings: Vec<Note>,
+        monitor: &mut M,
     ) -> Result<SdeOutput> {
         // Parts by subset number (a plain vector: a BTreeMap's code would weigh on the lean module).
         let mut by: Vec<Option<PartSubset>> = (0..self.subset_rows().len()).map(|_| None).collect();
@@ -1503,7 +1540,8 @@ impl SdeJob {
         }
         let report = sde::report(&self.params, backend, it, oot, outcomes, complete, warnings)
             .map_err(|e| attribute(e, &SDE_ROLES))?;
-        self.output(report, partial, oot_so_far)
+        let placebos = self.placebo_check(&report, monitor).await;
+        self.output(report, partial, oot_so_far, placebos)
     }
 
     /// How many targets the report of these parts holds: those up to the first one missing or unfinished, when
@@ -1518,6 +1556,17 @@ impl SdeJob {
 }
 
 pub(super) use crate::report::num;
+
+/// Drives a future that never waits — the CPU backend's, with a monitor that is a plain callback — on this thread
+/// (the synchronous runs', as the core's `backend::now`).
+fn at_once<F: std::future::Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match f.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(v) => v,
+        std::task::Poll::Pending => unreachable!("a run on the CPU with a callback monitor never waits"),
+    }
+}
 
 /// Whether every value is the same (a distribution that carries no information); false when there are none.
 pub(super) fn constant(v: &[f64]) -> bool {
@@ -1606,7 +1655,7 @@ fn verdicts(
     report: &SdeReport,
     planned: usize,
     spread: Option<&Dispersion>,
-    placebos: &std::result::Result<Option<Placebos>, String>,
+    placebos: &PlaceboCheck,
 ) -> Result<(Headline, Vec<Warning>, Vec<TargetCall>)> {
     let mut warnings = core_warnings(report);
     let it = &report.in_training_reference;
@@ -1864,7 +1913,24 @@ fn verdicts(
     // A call stands only where subsets of the other class rarely reach the target's exact mean (the placebo check:
     // at most 5% false calls on this data), and only where that could be measured.
     match placebos {
-        Err(why) => {
+        Err(NoPlacebos::Stopped) => {
+            warnings.push(Warning::new(
+                "placebo_stopped",
+                Some("target"),
+                "no target is called: the run was stopped during the placebo check, which measures how often a \
+                 call would be wrong on this data (every subset's shuffles finished, so the paper rule's result \
+                 is complete)",
+                Some("run it again to the end for a call".into()),
+            ));
+            for c in calls.iter_mut().filter(|c| c.call != Headline::INCONCLUSIVE) {
+                c.call = Headline::INCONCLUSIVE.into();
+                c.reason = Some(
+                    "the run was stopped before its false-call rate on this data was measured (the placebo check)"
+                        .into(),
+                );
+            }
+        }
+        Err(NoPlacebos::Unavailable(why)) => {
             let decided = calls.iter().any(|c| c.call != Headline::INCONCLUSIVE);
             if decided {
                 warnings.push(Warning::new(
@@ -1936,14 +2002,7 @@ fn verdicts(
             c.reason = Some(why.clone());
         }
     }
-    let headline = headline(
-        report,
-        planned,
-        &calls,
-        &constant_refs,
-        separable,
-        placebos.as_ref().ok().and_then(Option::as_ref),
-    );
+    let headline = headline(report, planned, &calls, &constant_refs, separable, placebos);
     Ok((headline, warnings, calls))
 }
 
@@ -2028,8 +2087,9 @@ fn headline(
     calls: &[TargetCall],
     constant_refs: &[String],
     separable: Option<(bool, f64)>,
-    placebos: Option<&Placebos>,
+    check: &PlaceboCheck,
 ) -> Headline {
+    let placebos = check.as_ref().ok().and_then(Option::as_ref);
     let n = planned;
     let who = || {
         if n == 1 {
@@ -2050,6 +2110,13 @@ fn headline(
             } else {
                 "the references were not finished, so no target could be compared with them".to_string()
             },
+        );
+    }
+    if matches!(check, Err(NoPlacebos::Stopped)) {
+        return Headline::inconclusive(
+            "No call: the run was stopped before it finished",
+            "every subset's shuffles finished, but not the placebo check, which measures how often a call would be \
+             wrong on this data; run it to the end for a call",
         );
     }
     if !constant_refs.is_empty() {

@@ -228,6 +228,153 @@ fn a_stopped_run_computes_no_placebo_check() {
     assert!(stopped.result.placebos.is_none());
 }
 
+/// The request of the placebo check's tests: two targets whose complete run has its placebo check.
+fn placebo_request() -> SdeRequest {
+    let r = |t: &str| InputRef {
+        source: 1,
+        tensor: None,
+        rows: text(t),
+    };
+    SdeRequest {
+        in_training: Some(r("144..544")),
+        out_of_training: Some(r("544..744")),
+        target: vec![r("0..40"), r("40..80")],
+        shuffles: 20,
+        seed: 3,
+        bins: 20,
+        equal_size: true,
+        ..SdeRequest::default()
+    }
+}
+
+/// Issue 24: a Cancel during the placebo check (seconds on a large file after the paper rule's subsets) ends the
+/// run at the check's first progress report — the page's run, a pooled run's assembly, the threaded run — with the
+/// paper rule's complete result, no placebo check, no target called, and a warning and headline saying why.
+#[test]
+fn a_run_stopped_in_its_placebo_check_calls_no_target_and_says_why() {
+    let mut ws = demo_workspace();
+    let req = placebo_request();
+    let full = now(prepare_sde(&mut ws, &req).unwrap().run(&mut lethe::progress::Silent)).unwrap();
+    assert!(full.result.complete && full.result.placebos.is_some());
+    let check = |out: &SdeOutput, reports: usize, how: &str| {
+        assert_eq!(reports, 1, "{how}: stopped at the check's first progress report");
+        assert!(out.result.complete, "{how}: the paper rule's result is complete");
+        assert_eq!(out.result.targets, full.result.targets, "{how}");
+        assert!(out.result.placebos.is_none(), "{how}");
+        assert!(out.partial.is_none(), "{how}");
+        assert!(
+            out.calls.len() == 2 && out.calls.iter().all(|c| c.call == crate::Headline::INCONCLUSIVE),
+            "{how}: {:?}",
+            out.calls
+        );
+        let w = out.warnings.iter().find(|w| w.code == "placebo_stopped");
+        assert!(
+            w.is_some_and(|w| w.message.contains("stopped during the placebo check")),
+            "{how}: {:?}",
+            out.warnings
+        );
+        assert_eq!(out.headline.call, crate::Headline::INCONCLUSIVE, "{how}");
+        assert!(
+            out.headline.text.contains("stopped")
+                && out
+                    .headline
+                    .reason
+                    .as_deref()
+                    .is_some_and(|r| r.contains("placebo check")),
+            "{how}: {:?}",
+            out.headline
+        );
+    };
+    // Stops at the first report of the placebo check, counting them.
+    let mut reports = 0;
+    let mut stop = |p: &Progress| {
+        let inside = p.phase.starts_with("placebo check");
+        reports += usize::from(inside);
+        !inside
+    };
+    let out = now(prepare_sde(&mut ws, &req).unwrap().run(&mut stop)).unwrap();
+    check(&out, reports, "one worker");
+    for threads in [1, 2] {
+        let mut reports = 0;
+        let out = prepare_sde(&mut ws, &req)
+            .unwrap()
+            .run_threaded_with(threads, &mut |p: &Progress| {
+                let inside = p.phase.starts_with("placebo check");
+                reports += usize::from(inside);
+                !inside
+            })
+            .unwrap();
+        check(&out, reports, &format!("{threads} threads"));
+    }
+    // A pooled run: the parts finished, the check stopped while the report is assembled.
+    let mut parts = Vec::new();
+    for subsets in prepare_sde(&mut ws, &req).unwrap().plan(2) {
+        let mut cpu = CpuBackend::new(Precision::F64);
+        let part =
+            now(prepare_sde(&mut ws, &req)
+                .unwrap()
+                .run_part_on(&mut cpu, &mut lethe::progress::Silent, &subsets))
+            .unwrap();
+        parts.extend(part.subsets);
+    }
+    let mut reports = 0;
+    let mut stop = |p: &Progress| {
+        let inside = p.phase.starts_with("placebo check");
+        reports += usize::from(inside);
+        !inside
+    };
+    let info = CpuBackend::new(Precision::F64).info();
+    let out = now(prepare_sde(&mut ws, &req)
+        .unwrap()
+        .assemble_with(parts, info, &mut stop))
+    .unwrap();
+    check(&out, reports, "pooled");
+}
+
+/// Issue 24: the bar moves during the placebo check, one step per exact mean, and never goes back; it is full at
+/// the end (the page's run and the threaded one).
+#[test]
+fn progress_moves_on_through_the_placebo_check() {
+    let mut ws = demo_workspace();
+    let req = placebo_request();
+    let check = |seen: &[(f64, bool)], how: &str| {
+        assert!(
+            seen.windows(2).all(|w| w[0].0 <= w[1].0),
+            "{how}: progress went back: {seen:?}"
+        );
+        let inside: Vec<f64> = seen.iter().filter(|s| s.1).map(|s| s.0).collect();
+        assert_eq!(
+            inside.len(),
+            81,
+            "{how}: a report before each of the 80 exact means and one at the end"
+        );
+        assert!(inside.windows(2).all(|w| w[0] < w[1]), "{how}: {inside:?}");
+        let before = seen.iter().filter(|s| !s.1).map(|s| s.0).fold(0.0, f64::max);
+        assert!(
+            before < 1.0 && before <= inside[0],
+            "{how}: the shuffles end at {before}"
+        );
+        assert_eq!(*inside.last().unwrap(), 1.0, "{how}");
+    };
+    let mut seen = Vec::new();
+    let mut record = |p: &Progress| {
+        seen.push((p.fraction, p.phase.starts_with("placebo check")));
+        true
+    };
+    let out = now(prepare_sde(&mut ws, &req).unwrap().run(&mut record)).unwrap();
+    assert!(out.result.placebos.is_some());
+    check(&seen, "one worker");
+    let mut seen = Vec::new();
+    prepare_sde(&mut ws, &req)
+        .unwrap()
+        .run_threaded_with(2, &mut |p: &Progress| {
+            seen.push((p.fraction, p.phase.starts_with("placebo check")));
+            true
+        })
+        .unwrap();
+    check(&seen, "2 threads");
+}
+
 fn one_target_request(shuffles: usize) -> SdeRequest {
     let r = |t: &str| InputRef {
         source: 1,

@@ -82,19 +82,34 @@ impl PlaceboWords for Placebos {
     }
 }
 
+/// Why a run's calls have no placebo check to be read against.
+pub(super) enum NoPlacebos {
+    /// It cannot be made on this data: the reason, in the user's words.
+    Unavailable(String),
+    /// The run was stopped while the check was computed (issue 24): the paper rule's result is complete, and no
+    /// target is called.
+    Stopped,
+}
+
+/// The placebo check of a run: `Ok(None)` where there is nothing to check.
+pub(super) type PlaceboCheck = std::result::Result<Option<Placebos>, NoPlacebos>;
+
+/// What the check draws from: the placebos' rows (the target's), half of them, the values per row, and each
+/// class's pool of rows.
+struct PlaceboPlan {
+    rows: usize,
+    h: usize,
+    cols: usize,
+    pools: [Vec<usize>; 2],
+}
+
 impl SdeJob {
-    /// The placebo check of a finished run ([`Placebos`]); `Ok(None)` where there is nothing to check (no target,
-    /// or a run stopped early: it calls no target, and the check's exact means, seconds of work on a large file,
-    /// would delay the partial result after a Cancel — issue 24), `Err(why)` where it cannot be made (the reason,
-    /// in the user's words).
-    pub(super) fn placebos<S: HeldScalar>(&self, report: &SdeReport) -> std::result::Result<Option<Placebos>, String> {
-        let Some(oot) = report.out_of_training_reference.as_ref() else {
+    /// The check's rows and pools; `Ok(None)` without a target, `Err(why)` where it cannot be made (too much work,
+    /// a pool too small), in the user's words.
+    fn placebo_plan(&self) -> std::result::Result<Option<PlaceboPlan>, String> {
+        let Some(&rows) = self.subset_rows().get(2) else {
             return Ok(None);
         };
-        if !report.complete || !report.in_training_reference.complete || !oot.complete || report.targets.is_empty() {
-            return Ok(None);
-        }
-        let rows = self.subset_rows()[2];
         let h = rows / 2;
         let cols = self.inputs[self.subsets[0].input].cols();
         let work = 2 * PLACEBO_DRAWS as u64 * (h * h) as u64 * cols as u64;
@@ -105,8 +120,7 @@ impl SdeJob {
                 work / 1_000_000_000
             ));
         }
-        let files = self.files().map_err(|e| e.to_string())?;
-        let mut classes = Vec::new();
+        let mut pools = [Vec::new(), Vec::new()];
         for (c, class) in [(0usize, "in-training"), (1, "out-of-training")] {
             let holding = &self.inputs[self.subsets[c].input];
             let pool = selection(holding).unwrap_or_else(|| (0..holding.rows()).collect());
@@ -119,24 +133,85 @@ impl SdeJob {
                     PLACEBO_POOL * rows
                 ));
             }
-            let source = holding
+            pools[c] = pool;
+        }
+        Ok(Some(PlaceboPlan { rows, h, cols, pools }))
+    }
+
+    /// The placebo check's share of a complete run's progress (0 where it is not made): its multiply-adds,
+    /// `2·K·h²·d` for the 2K placebos' halves of `h` rows of `d` values, against the subsets' — each subset's
+    /// kernels, `h²·d`, and its shuffles, `h²` each (the core's progress weights). The subsets fill the bar up to
+    /// `1 − share` and the check the rest, so that the bar moves during the check and never goes back (issue 24).
+    pub(super) fn placebo_share(&self) -> f64 {
+        let Ok(Some(plan)) = self.placebo_plan() else {
+            return 0.0;
+        };
+        let d = plan.cols as f64;
+        let check = 2.0 * PLACEBO_DRAWS as f64 * (plan.h * plan.h) as f64 * d;
+        let subsets: f64 = self
+            .subset_rows()
+            .iter()
+            .map(|&r| ((r / 2) * (r / 2)) as f64 * (d + self.params.shuffles as f64))
+            .sum();
+        if check + subsets > 0.0 {
+            check / (check + subsets)
+        } else {
+            0.0
+        }
+    }
+
+    /// The placebo check of a finished run ([`Placebos`]), reporting to `monitor` before each of its exact means,
+    /// which may stop it ([`NoPlacebos::Stopped`]: a Cancel ends the run within one exact mean, issue 24);
+    /// `Ok(None)` where there is nothing to check (no target, or a run stopped early: it calls no target, and the
+    /// check's exact means, seconds of work on a large file, would delay the partial result after a Cancel),
+    /// [`NoPlacebos::Unavailable`] where it cannot be made.
+    pub(super) async fn placebos<S: HeldScalar, M: Monitor>(
+        &self,
+        report: &SdeReport,
+        monitor: &mut M,
+    ) -> PlaceboCheck {
+        let Some(oot) = report.out_of_training_reference.as_ref() else {
+            return Ok(None);
+        };
+        if !report.complete || !report.in_training_reference.complete || !oot.complete || report.targets.is_empty() {
+            return Ok(None);
+        }
+        let Some(PlaceboPlan { rows, h, pools, .. }) = self.placebo_plan().map_err(NoPlacebos::Unavailable)? else {
+            return Ok(None);
+        };
+        let unavailable = |e: Error| NoPlacebos::Unavailable(e.to_string());
+        let files = self.files().map_err(unavailable)?;
+        // The subsets filled the bar up to `1 − share`; each exact mean moves it on.
+        let share = self.placebo_share();
+        let total = 2 * PLACEBO_DRAWS;
+        let mut classes = Vec::new();
+        for (c, pool) in pools.iter().enumerate() {
+            let source = self.inputs[self.subsets[c].input]
                 .source::<S>(files[self.subsets[c].input].as_ref())
-                .map_err(|e| e.to_string())?;
-            let means = (0..PLACEBO_DRAWS)
-                .map(|k| {
-                    let picked = equal_size_draw(
-                        self.params.seed ^ PLACEBO_SEED,
-                        c * PLACEBO_DRAWS + k,
-                        pool.len(),
-                        2 * h,
-                    );
-                    let picked: Vec<usize> = picked.iter().map(|&p| pool[p]).collect();
-                    exact_mean(source, &picked[..h], &picked[h..], self.params.bandwidth)
-                })
-                .collect::<Result<Vec<f64>>>()
-                .map_err(|e| e.to_string())?;
+                .map_err(unavailable)?;
+            let mut means = Vec::with_capacity(PLACEBO_DRAWS);
+            for k in 0..PLACEBO_DRAWS {
+                let done = c * PLACEBO_DRAWS + k;
+                let progress = Progress {
+                    fraction: 1.0 - share + share * done as f64 / total as f64,
+                    phase: format!("placebo check ({done}/{total})"),
+                };
+                if !monitor.checkpoint(&progress).await {
+                    return Err(NoPlacebos::Stopped);
+                }
+                let picked = equal_size_draw(self.params.seed ^ PLACEBO_SEED, done, pool.len(), 2 * h);
+                let picked: Vec<usize> = picked.iter().map(|&p| pool[p]).collect();
+                means.push(exact_mean(source, &picked[..h], &picked[h..], self.params.bandwidth).map_err(unavailable)?);
+            }
             classes.push(PlaceboClass::of(means, pool.len(), rows));
         }
+        // The check is done and the bar full; a stop asked for now has nothing left to stop.
+        let _ = monitor
+            .checkpoint(&Progress {
+                fraction: 1.0,
+                phase: format!("placebo check ({total}/{total})"),
+            })
+            .await;
         let oot_class = classes.pop().expect("two classes");
         let it_class = classes.pop().expect("two classes");
         let mut p = Placebos {
