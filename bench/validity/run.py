@@ -53,6 +53,8 @@ CALLS = {
     "calibrate": {"in_training": "positive", "out_of_training": "negative", "inconclusive": "none"},
     # Many targets: the headline's counts over the unlabelled (forget) targets, read as the majority of the decided
     # ones (see many_call); "inconclusive" when none is decided or they split evenly.
+    "sde (softmax)": {"in_training": "positive", "out_of_training": "negative", "inconclusive": "none"},
+    "calibrate (softmax)": {"in_training": "positive", "out_of_training": "negative", "inconclusive": "none"},
     "sde-many": {"in_training": "positive", "out_of_training": "negative", "inconclusive": "none"},
     "lira": {"distinguishes": "positive", "no_evidence": "none", "distinguishes_reversed": "none",
              "inconclusive": "none"},
@@ -213,14 +215,23 @@ def run(cli, quick, log, only=None):
                         rep = lethe(cli, ["sde", "--it", f"{a}@{r}", "--oot", f"{a}@{t}", "--target", f"{a}@{f}",
                                           "--equal-size", "--seed", str(seed)])
                         tally.setdefault(("sde", method), []).append((name, width, seed, rep["headline"]["call"]))
+                    # SDE and calibrate also on the softmax outputs, where the calibrated-SDE study found the signal
+                    # (docs/sde-calibration.md); the hidden layer is what the rows above use.
+                    sm = os.path.join(d, f"softmax_{method.replace(' ', '_')}.npy")
+                    np.save(sm, m.predict_proba(X))
+                    if want("sde"):
+                        rep = lethe(cli, ["sde", "--it", f"{sm}@{r}", "--oot", f"{sm}@{t}", "--target", f"{sm}@{f}",
+                                          "--equal-size", "--seed", str(seed)])
+                        tally.setdefault(("sde (softmax)", method), []).append((name, width, seed,
+                                                                                rep["headline"]["call"]))
                     if want("calibrate"):
                         # Calibrated SDE: 20 reference subsets per class of the forget set's size, exact shuffle
                         # means (no paper shuffles), the default margin; one target, the forget rows.
-                        rep = lethe(cli, ["calibrate", "--data", a, "--it-pool", r, "--oot-pool", t, "--target", f,
-                                          "--equal-size", "--size", str(len(rows["forget"])), "--refs", "20",
-                                          "--paper-shuffles", "0", "--seed", str(seed)])
-                        tally.setdefault(("calibrate", method), []).append((name, width, seed,
-                                                                            rep["headline"]["call"]))
+                        for an, data in (("calibrate", a), ("calibrate (softmax)", sm)):
+                            rep = lethe(cli, ["calibrate", "--data", data, "--it-pool", r, "--oot-pool", t,
+                                              "--target", f, "--equal-size", "--size", str(len(rows["forget"])),
+                                              "--refs", "20", "--paper-shuffles", "0", "--seed", str(seed)])
+                            tally.setdefault((an, method), []).append((name, width, seed, rep["headline"]["call"]))
                     if want("sde-many"):
                         rep = sde_many(cli, a, rows, d, seed)
                         tally.setdefault(("sde-many", method), []).append((name, width, seed, many_call(rep)))
