@@ -184,8 +184,8 @@ REFUSALS = []  # (analysis, the CLI's message): counted as no call, and listed u
 def lethe(cli, args):
     out = subprocess.run([cli] + args + ["--json"], capture_output=True, text=True)
     if out.returncode != 0:
-        REFUSALS.append((args[0], out.stderr.strip()[-300:]))
-        return {"headline": {"call": "refused", "text": out.stderr.strip().splitlines()[-1] if out.stderr else ""}}
+        REFUSALS.append((args[0], out.stderr.strip()[:300]))
+        return {"headline": {"call": "refused", "text": out.stderr.strip()[:300]}}
     return json.loads(out.stdout)
 
 
@@ -198,9 +198,11 @@ def run(cli, quick, log, only=None):
     seeds = [1, 2] if quick else [1, 2, 3]
     tmp = tempfile.mkdtemp(prefix="lethe-validity-")
     for name, X0, y0 in datasets(quick):
+        made = {}  # (width, seed) -> the scenario, for LiRA's shadows
         for width in widths:
             for seed in seeds:
                 X, y, rows, models, oracle = scenario(X0, y0, width, seed)
+                made[(width, seed)] = (X, y, rows, models)
                 d = os.path.join(tmp, f"{abs(hash(name)) % 10000}_{width}_{seed}")
                 os.makedirs(d, exist_ok=True)
                 for k, v in rows.items():
@@ -251,7 +253,7 @@ def run(cli, quick, log, only=None):
         if want("lira"):
             for width in widths[:1]:  # one width: each shadow is a full training run
                 for seed in seeds:
-                    for method, call in lira(X0, y0, tmp, cli, width, seed, n_shadows=LIRA_SHADOWS, log=log):
+                    for method, call in lira(made[(width, seed)], tmp, cli, width, seed, LIRA_SHADOWS, name):
                         tally.setdefault(("lira", method), []).append((name, width, seed, call))
                     log(f"{name}, width {width}, seed {seed}: LiRA done")
         # The competition score: N models per side on the first setting of each dataset (a paper's 512 would take
@@ -295,12 +297,12 @@ def many_call(rep):
     return "in_training" if i > o else "out_of_training" if o > i else "inconclusive"
 
 
-def lira(X0, y0, tmp, cli, width, seed, n_shadows, log):
+def lira(made, tmp, cli, width, seed, n_shadows, name):
     """LiRA as a user runs it: n_shadows shadow models, each trained on the retain rows and a random half of the
     audited examples (forget ∪ test), scored as mi_lira_2021's score.py does (logit of the true class's
     probability); the target is the original (truth: the forget rows are members) or the retrained model (truth:
     no audited example is), with keep = the forget rows, as the user claims them."""
-    X, y, rows, models, _ = scenario(X0, y0, width, seed)
+    X, y, rows, models = made
     ex = np.r_[rows["forget"], rows["test"]]
     rng = np.random.default_rng(seed + 99)
 
@@ -310,15 +312,17 @@ def lira(X0, y0, tmp, cli, width, seed, n_shadows, log):
         py = p[np.arange(len(ex)), [cls.index(v) for v in y[ex]]]
         return np.log(py) - np.log(np.clip(1 - py, 1e-12, 1))
 
+    # Every example in exactly half of the shadows (as train.py's --num_experiments does), so that each has IN and
+    # OUT shadows to fit.
+    halves = rng.random((n_shadows, len(ex))).argsort(0) < n_shadows // 2
     keep, scores = [], []
-    for k in range(n_shadows):
-        half = rng.random(len(ex)) < 0.5
+    for k, half in enumerate(halves):
         m = train(X, y, np.r_[rows["retain"], ex[half]], width, seed * 1000 + 500 + k)
         keep.append(half)
         scores.append(score(m))
     claim = np.r_[np.ones(len(rows["forget"]), bool), np.zeros(len(rows["test"]), bool)]
     out = []
-    d = os.path.join(tmp, f"lira_{width}_{seed}_{abs(hash(str(X0.shape))) % 10000}")
+    d = os.path.join(tmp, f"lira_{width}_{seed}_{abs(hash(name)) % 10000}")
     os.makedirs(d, exist_ok=True)
     for method in ("original", "retrained"):
         sp, kp = os.path.join(d, f"scores_{method}.npy"), os.path.join(d, f"keep_{method}.npy")
@@ -396,7 +400,7 @@ def table(tally, comp):
     if unknown:
         raise SystemExit(f"headline calls this script does not know: {sorted(unknown)} (add them to CALLS)")
     lines += ["", f"Refusals (counted as no call): {len(refused)}" + "".join(
-        f"\n- `{a}`: {m}" for a, m in sorted(set((a, m.splitlines()[-1] if m else "") for a, m in REFUSALS)))]
+        f"\n- `{a}`: {m}" for a, m in sorted(set((a, m.splitlines()[0] if m else "") for a, m in REFUSALS)))]
     lines += ["", "| competition: unlearned side | truth | models per side | F (official) | perfect unlearner's F "
               "at N/2 (baseline) | this side's F at N/2 |", "|---|---|---|---|---|---|"]
     for what, truth, n, F, p, u, _ in comp:
