@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -249,6 +250,7 @@ def run(cli, quick, log, only=None):
                     np.save(mt, lt)
                     rep = lethe(cli, ["mia", mf, mt, "--lower-is-member"])
                     tally.setdefault(("mia", method), []).append((name, width, seed, rep["headline"]["call"]))
+                shutil.rmtree(d, ignore_errors=True)  # the disk is shared and small
                 log(f"{name}, width {width}, seed {seed}: done")
         if want("lira"):
             for width in widths[:1]:  # one width: each shadow is a full training run
@@ -260,6 +262,7 @@ def run(cli, quick, log, only=None):
         # hours here).
         if name.startswith("make_classification 1500") and want("epsilon"):
             comp.extend(competition(X0, y0, tmp, cli, n_models=4 if quick else 8, log=log))
+    shutil.rmtree(tmp, ignore_errors=True)
     return tally, comp
 
 
@@ -330,6 +333,7 @@ def lira(made, tmp, cli, width, seed, n_shadows, name):
         np.save(kp, np.stack(keep + [claim]))
         rep = lethe(cli, ["lira", "--scores", sp, "--keep", kp])
         out.append((method, rep["headline"]["call"]))
+    shutil.rmtree(d, ignore_errors=True)
     return out
 
 
@@ -419,11 +423,16 @@ def main():
     a = ap.parse_args()
     only = set(a.only.split(",")) if a.only else None
     t0 = time.time()
+    load0 = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else None
     tally, comp = run(a.lethe, a.quick, lambda s: print(f"[{time.time() - t0:6.1f} s] {s}", file=sys.stderr), only)
     t = table(tally, comp)
     version = subprocess.run([a.lethe, "--version"], capture_output=True, text=True).stdout.strip()
-    stamp = (f"\n\n*{'Quick run' if a.quick else 'Run'} of `bench/validity/run.py` with {version}, "
-             f"{time.time() - t0:.0f} s on this machine.*")
+    load1 = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else None
+    cmd = " ".join(["bench/validity/run.py"] + sys.argv[1:])
+    stamp = (f"\n\n*{'Quick run' if a.quick else 'Run'} of `{cmd}` with {version} (`{a.lethe}`), "
+             f"{time.time() - t0:.0f} s wall on {os.cpu_count()} CPUs"
+             + (f"; load average (1, 5, 15 min) {' '.join(load0)} at the start, {' '.join(load1)} at the end"
+                if load0 and load1 else "") + ".*")
     body = t + stamp
     print(body)
     if os.path.exists(a.out) and only is None:
