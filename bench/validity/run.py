@@ -401,6 +401,11 @@ def table(tally, comp):
             continue
         lines.append(f"| {analysis} | {method} | {t} | {n} | {rate(false)} | {rate(det)} | {rate(none)} |")
     refused = [r for runs in tally.values() for *_, r in runs if r == "refused"]
+    wrong = [(a, m, n, w, sd, c) for (a, m), runs in tally.items() for n, w, sd, c in runs
+             if TRUTH.get(m) and CALLS[a].get(c) not in (None, "none", TRUTH[m])]
+    if wrong:
+        lines += ["", "False calls: " + "; ".join(f"{a} on the {m} model, {n}, width {w}, seed {sd} ({c})"
+                                               for a, m, n, w, sd, c in sorted(wrong))]
     if unknown:
         raise SystemExit(f"headline calls this script does not know: {sorted(unknown)} (add them to CALLS)")
     lines += ["", f"Refusals (counted as no call): {len(refused)}" + "".join(
