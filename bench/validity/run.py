@@ -191,13 +191,20 @@ def lethe(cli, args):
 
 
 def run(cli, quick, log, only=None):
+    tmp = tempfile.mkdtemp(prefix="lethe-validity-")
+    try:
+        return run_in(tmp, cli, quick, log, only)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # also when a run fails (a full disk, an unknown call)
+
+
+def run_in(tmp, cli, quick, log, only):
     want = lambda a: only is None or a in only
     warnings.filterwarnings("ignore")
     tally = {}  # (analysis, method) -> list of (dataset, width, seed, call)
     comp = []
     widths = [64] if quick else [64, 128]
     seeds = [1, 2] if quick else [1, 2, 3]
-    tmp = tempfile.mkdtemp(prefix="lethe-validity-")
     for name, X0, y0 in datasets(quick):
         made = {}  # (width, seed) -> the scenario, for LiRA's shadows
         for width in widths:
@@ -262,7 +269,6 @@ def run(cli, quick, log, only=None):
         # hours here).
         if name.startswith("make_classification 1500") and want("epsilon"):
             comp.extend(competition(X0, y0, tmp, cli, n_models=4 if quick else 8, log=log))
-    shutil.rmtree(tmp, ignore_errors=True)
     return tally, comp
 
 
