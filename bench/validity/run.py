@@ -29,6 +29,8 @@ headline that agrees with the truth; the rest is "inconclusive". Each rate comes
 import argparse
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,6 +51,14 @@ CALLS = {
     "sde": {"in_training": "positive", "out_of_training": "negative", "inconclusive": "none"},
     "ruler": {"residual_memorisation": "positive", "at_null": "negative", "over_displaced": "negative",
               "inconclusive": "none"},
+    "calibrate": {"in_training": "positive", "out_of_training": "negative", "inconclusive": "none"},
+    # Many targets: the headline's counts over the unlabelled (forget) targets, read as the majority of the decided
+    # ones (see many_call); "inconclusive" when none is decided or they split evenly.
+    "sde (softmax)": {"in_training": "positive", "out_of_training": "negative", "inconclusive": "none"},
+    "calibrate (softmax)": {"in_training": "positive", "out_of_training": "negative", "inconclusive": "none"},
+    "sde-many": {"in_training": "positive", "out_of_training": "negative", "inconclusive": "none"},
+    "lira": {"distinguishes": "positive", "no_evidence": "none", "distinguishes_reversed": "none",
+             "inconclusive": "none"},
     # "No evidence" is not a claim that the model leaks nothing (its headline says so): counted as no call.
     "mia": {"distinguishes": "positive", "no_evidence": "none", "distinguishes_reversed": "none",
             "inconclusive": "none"},
@@ -107,6 +117,34 @@ def copy_of(m, seed):
     return c
 
 
+def gradient_ascent(m, X, y, steps=30, lr=0.2, floor=None):
+    """The original, `steps` full-batch steps of gradient *ascent* on the cross-entropy of the forget rows (X, y)
+    (the plain approximate unlearner of the unlearning papers), stopped early once the forget rows' accuracy falls
+    to `floor` (the test rows' accuracy, as such papers do, so that the model is not simply destroyed)."""
+    g = copy_of(m, 0)
+    cls = list(g.classes_)
+    idx = np.array([cls.index(v) for v in y])
+    for _ in range(steps):
+        if floor is not None and (g.predict(X) == y).mean() <= floor:
+            break
+        W1, b1, W2, b2 = g.coefs_[0], g.intercepts_[0], g.coefs_[1], g.intercepts_[1]
+        h = np.maximum(X @ W1 + b1, 0)
+        z = h @ W2 + b2
+        if z.shape[1] == 1:  # binary: one logistic output
+            p = 1 / (1 + np.exp(-z))
+            dz = (p - idx[:, None]) / len(y)
+        else:
+            p = np.exp(z - z.max(1, keepdims=True))
+            p /= p.sum(1, keepdims=True)
+            p[np.arange(len(y)), idx] -= 1
+            dz = p / len(y)
+        dh = (dz @ W2.T) * (h > 0)
+        # Ascent: each parameter moves along its gradient of the loss.
+        g.coefs_ = [W1 + lr * X.T @ dh, W2 + lr * h.T @ dz]
+        g.intercepts_ = [b1 + lr * dh.sum(0), b2 + lr * dz.sum(0)]
+    return g
+
+
 def train(X, y, rows, width, seed, epochs=300):
     m = MLPClassifier((width,), max_iter=epochs, random_state=seed)
     m.fit(X[rows], y[rows])
@@ -131,32 +169,48 @@ def scenario(X, y, width, seed):
     wrong = (y[forget] + 1 + rng.integers(0, len(np.unique(y)) - 1, len(forget))) % len(np.unique(y))
     for _ in range(3):
         rl.partial_fit(X[forget], wrong)
+    ga = gradient_ascent(orig, X[forget], y[forget], floor=(orig.predict(X[test]) == y[test]).mean())
     return X, y, {"forget": forget, "retain": retain, "test": test}, {
-        "original": orig, "retrained": retr, "fine-tune on retain": fine, "random labels on forget": rl}, oracle
+        "original": orig, "retrained": retr, "fine-tune on retain": fine, "random labels on forget": rl,
+        "gradient ascent on forget": ga}, oracle
 
 
 TRUTH = {"original": "positive", "retrained": "negative"}
+METHODS = ["original", "retrained", "fine-tune on retain", "random labels on forget", "gradient ascent on forget"]
+
+
+REFUSALS = []  # (analysis, the CLI's message): counted as no call, and listed under the table
 
 
 def lethe(cli, args):
     out = subprocess.run([cli] + args + ["--json"], capture_output=True, text=True)
     if out.returncode != 0:
-        return {"headline": {"call": "refused", "text": out.stderr.strip().splitlines()[-1] if out.stderr else ""}}
+        REFUSALS.append((args[0], out.stderr.strip()[:300]))
+        return {"headline": {"call": "refused", "text": out.stderr.strip()[:300]}}
     return json.loads(out.stdout)
 
 
 def run(cli, quick, log, only=None):
+    tmp = tempfile.mkdtemp(prefix="lethe-validity-")
+    try:
+        return run_in(tmp, cli, quick, log, only)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # also when a run fails (a full disk, an unknown call)
+
+
+def run_in(tmp, cli, quick, log, only):
     want = lambda a: only is None or a in only
     warnings.filterwarnings("ignore")
     tally = {}  # (analysis, method) -> list of (dataset, width, seed, call)
     comp = []
     widths = [64] if quick else [64, 128]
     seeds = [1, 2] if quick else [1, 2, 3]
-    tmp = tempfile.mkdtemp(prefix="lethe-validity-")
     for name, X0, y0 in datasets(quick):
+        made = {}  # (width, seed) -> the scenario, for LiRA's shadows
         for width in widths:
             for seed in seeds:
                 X, y, rows, models, oracle = scenario(X0, y0, width, seed)
+                made[(width, seed)] = (X, y, rows, models)
                 d = os.path.join(tmp, f"{abs(hash(name)) % 10000}_{width}_{seed}")
                 os.makedirs(d, exist_ok=True)
                 for k, v in rows.items():
@@ -171,6 +225,26 @@ def run(cli, quick, log, only=None):
                         rep = lethe(cli, ["sde", "--it", f"{a}@{r}", "--oot", f"{a}@{t}", "--target", f"{a}@{f}",
                                           "--equal-size", "--seed", str(seed)])
                         tally.setdefault(("sde", method), []).append((name, width, seed, rep["headline"]["call"]))
+                    # SDE and calibrate also on the softmax outputs, where the calibrated-SDE study found the signal
+                    # (docs/sde-calibration.md); the hidden layer is what the rows above use.
+                    sm = os.path.join(d, f"softmax_{method.replace(' ', '_')}.npy")
+                    np.save(sm, m.predict_proba(X))
+                    if want("sde"):
+                        rep = lethe(cli, ["sde", "--it", f"{sm}@{r}", "--oot", f"{sm}@{t}", "--target", f"{sm}@{f}",
+                                          "--equal-size", "--seed", str(seed)])
+                        tally.setdefault(("sde (softmax)", method), []).append((name, width, seed,
+                                                                                rep["headline"]["call"]))
+                    if want("calibrate"):
+                        # Calibrated SDE: 20 reference subsets per class of the forget set's size, exact shuffle
+                        # means (no paper shuffles), the default margin; one target, the forget rows.
+                        for an, data in (("calibrate", a), ("calibrate (softmax)", sm)):
+                            rep = lethe(cli, ["calibrate", "--data", data, "--it-pool", r, "--oot-pool", t,
+                                              "--target", f, "--equal-size", "--size", str(len(rows["forget"])),
+                                              "--refs", "20", "--paper-shuffles", "0", "--seed", str(seed)])
+                            tally.setdefault((an, method), []).append((name, width, seed, rep["headline"]["call"]))
+                    if want("sde-many"):
+                        rep = sde_many(cli, a, rows, d, seed)
+                        tally.setdefault(("sde-many", method), []).append((name, width, seed, many_call(rep)))
                     if want("ruler"):
                         rep = lethe(cli, ["ruler", "--unlearned", a, "--oracle", os.path.join(d, "oracle.npy"),
                                           "--original", os.path.join(d, "original.npy"), "--forget", f, "--retain", r])
@@ -183,12 +257,90 @@ def run(cli, quick, log, only=None):
                     np.save(mt, lt)
                     rep = lethe(cli, ["mia", mf, mt, "--lower-is-member"])
                     tally.setdefault(("mia", method), []).append((name, width, seed, rep["headline"]["call"]))
+                shutil.rmtree(d, ignore_errors=True)  # the disk is shared and small
                 log(f"{name}, width {width}, seed {seed}: done")
+        if want("lira"):
+            for width in widths[:1]:  # one width: each shadow is a full training run
+                for seed in seeds:
+                    for method, call in lira(made[(width, seed)], tmp, cli, width, seed, LIRA_SHADOWS, name):
+                        tally.setdefault(("lira", method), []).append((name, width, seed, call))
+                    log(f"{name}, width {width}, seed {seed}: LiRA done")
         # The competition score: N models per side on the first setting of each dataset (a paper's 512 would take
         # hours here).
         if name.startswith("make_classification 1500") and want("epsilon"):
             comp.extend(competition(X0, y0, tmp, cli, n_models=4 if quick else 8, log=log))
     return tally, comp
+
+
+LIRA_SHADOWS = 8  # few, as a user with a small budget has: each is a full training run
+MANY = 10  # unlabelled targets drawn from the forget rows, and labelled controls drawn from each class
+
+
+def sde_many(cli, acts, rows, d, seed):
+    """Many-targets SDE as a user runs it with controls: the retain and test rows each split in halves, one half
+    the reference (in / out of training), the other the pool of MANY labelled control targets; MANY unlabelled
+    targets of half the forget set's rows drawn from the forget rows."""
+    rng = np.random.default_rng(seed + 77)
+    ret, tst = rng.permutation(rows["retain"]), rng.permutation(rows["test"])
+    parts = {"it_ref": ret[: len(ret) // 2], "it_ctl": ret[len(ret) // 2:],
+             "oot_ref": tst[: len(tst) // 2], "oot_ctl": tst[len(tst) // 2:]}
+    for k, v in parts.items():
+        np.savetxt(os.path.join(d, f"{k}.txt"), v, fmt="%d")
+    p = lambda k: f"{acts}@{os.path.join(d, k + '.txt')}"
+    size = max(10, min(len(rows["forget"]) // 2, len(parts["oot_ctl"]) // 2))
+    return lethe(cli, ["sde", "--it", p("it_ref"), "--oot", p("oot_ref"), "--equal-size",
+                       "--draw-from", f"{acts}@{os.path.join(d, 'forget.txt')}", "--draw-in", p("it_ctl"),
+                       "--draw-out", p("oot_ctl"), "--draw", str(MANY), "--size", str(size), "--seed", str(seed)])
+
+
+def many_call(rep):
+    """A many-targets headline as one call: the majority of the decided unlabelled targets ("9 of 10 in training"
+    reads as in training); none decided, or an even split, is inconclusive."""
+    h = rep["headline"]
+    if h["call"] != "out_of_training_rate":
+        return h["call"]
+    m = re.search(r"(\d+) targets: (\d+) out of training, (\d+) in training", h["text"])
+    if not m:
+        raise SystemExit(f"many-targets SDE headline not understood: {h['text']}")
+    o, i = int(m.group(2)), int(m.group(3))
+    return "in_training" if i > o else "out_of_training" if o > i else "inconclusive"
+
+
+def lira(made, tmp, cli, width, seed, n_shadows, name):
+    """LiRA as a user runs it: n_shadows shadow models, each trained on the retain rows and a random half of the
+    audited examples (forget ∪ test), scored as mi_lira_2021's score.py does (logit of the true class's
+    probability); the target is the original (truth: the forget rows are members) or the retrained model (truth:
+    no audited example is), with keep = the forget rows, as the user claims them."""
+    X, y, rows, models = made
+    ex = np.r_[rows["forget"], rows["test"]]
+    rng = np.random.default_rng(seed + 99)
+
+    def score(m):
+        p = np.clip(m.predict_proba(X[ex]), 1e-12, 1)
+        cls = list(m.classes_)
+        py = p[np.arange(len(ex)), [cls.index(v) for v in y[ex]]]
+        return np.log(py) - np.log(np.clip(1 - py, 1e-12, 1))
+
+    # Every example in exactly half of the shadows (as train.py's --num_experiments does), so that each has IN and
+    # OUT shadows to fit.
+    halves = rng.random((n_shadows, len(ex))).argsort(0) < n_shadows // 2
+    keep, scores = [], []
+    for k, half in enumerate(halves):
+        m = train(X, y, np.r_[rows["retain"], ex[half]], width, seed * 1000 + 500 + k)
+        keep.append(half)
+        scores.append(score(m))
+    claim = np.r_[np.ones(len(rows["forget"]), bool), np.zeros(len(rows["test"]), bool)]
+    out = []
+    d = os.path.join(tmp, f"lira_{width}_{seed}_{abs(hash(name)) % 10000}")
+    os.makedirs(d, exist_ok=True)
+    for method in ("original", "retrained"):
+        sp, kp = os.path.join(d, f"scores_{method}.npy"), os.path.join(d, f"keep_{method}.npy")
+        np.save(sp, np.stack(scores + [score(models[method])])[:, :, None])
+        np.save(kp, np.stack(keep + [claim]))
+        rep = lethe(cli, ["lira", "--scores", sp, "--keep", kp])
+        out.append((method, rep["headline"]["call"]))
+    shutil.rmtree(d, ignore_errors=True)
+    return out
 
 
 def competition(X0, y0, tmp, cli, n_models, log):
@@ -228,7 +380,9 @@ def table(tally, comp):
     lines = ["| analysis | model in the unlearned slot | truth | runs | false calls | detected | inconclusive |",
              "|---|---|---|---|---|---|---|"]
     unknown = set()
-    for (analysis, method), runs in tally.items():
+    order = lambda k: (METHODS.index(k[1]) if k[1] in METHODS else len(METHODS),
+                       list(CALLS).index(k[0]) if k[0] in CALLS else len(CALLS))
+    for (analysis, method), runs in sorted(tally.items(), key=lambda kv: order(kv[0])):
         kinds = []
         for *_, call in runs:
             k = CALLS[analysis].get(call)
@@ -252,8 +406,16 @@ def table(tally, comp):
                          f"(says forgot: {neg}) | {rate(none)} |")
             continue
         lines.append(f"| {analysis} | {method} | {t} | {n} | {rate(false)} | {rate(det)} | {rate(none)} |")
+    refused = [r for runs in tally.values() for *_, r in runs if r == "refused"]
+    wrong = [(a, m, n, w, sd, c) for (a, m), runs in tally.items() for n, w, sd, c in runs
+             if TRUTH.get(m) and CALLS[a].get(c) not in (None, "none", TRUTH[m])]
+    if wrong:
+        lines += ["", "False calls: " + "; ".join(f"{a} on the {m} model, {n}, width {w}, seed {sd} ({c})"
+                                               for a, m, n, w, sd, c in sorted(wrong))]
     if unknown:
         raise SystemExit(f"headline calls this script does not know: {sorted(unknown)} (add them to CALLS)")
+    lines += ["", f"Refusals (counted as no call): {len(refused)}" + "".join(
+        f"\n- `{a}`: {m}" for a, m in sorted(set((a, m.splitlines()[0] if m else "") for a, m in REFUSALS)))]
     lines += ["", "| competition: unlearned side | truth | models per side | F (official) | perfect unlearner's F "
               "at N/2 (baseline) | this side's F at N/2 |", "|---|---|---|---|---|---|"]
     for what, truth, n, F, p, u, _ in comp:
@@ -267,16 +429,21 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--lethe", default=os.path.join(ROOT, "target", "release", "lethe"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "validity.md"))
-    ap.add_argument("--only", help="comma-separated analyses (sde, ruler, mia, epsilon); the table is then printed, "
+    ap.add_argument("--only", help="comma-separated analyses (sde, calibrate, sde-many, ruler, mia, lira, epsilon); the table is then printed, "
                     "not written into --out")
     a = ap.parse_args()
     only = set(a.only.split(",")) if a.only else None
     t0 = time.time()
+    load0 = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else None
     tally, comp = run(a.lethe, a.quick, lambda s: print(f"[{time.time() - t0:6.1f} s] {s}", file=sys.stderr), only)
     t = table(tally, comp)
     version = subprocess.run([a.lethe, "--version"], capture_output=True, text=True).stdout.strip()
-    stamp = (f"\n\n*{'Quick run' if a.quick else 'Run'} of `bench/validity/run.py` with {version}, "
-             f"{time.time() - t0:.0f} s on this machine.*")
+    load1 = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else None
+    cmd = " ".join(["bench/validity/run.py"] + sys.argv[1:])
+    stamp = (f"\n\n*{'Quick run' if a.quick else 'Run'} of `{cmd}` with {version} (`{a.lethe}`), "
+             f"{time.time() - t0:.0f} s wall on {os.cpu_count()} CPUs"
+             + (f"; load average (1, 5, 15 min) {' '.join(load0)} at the start, {' '.join(load1)} at the end"
+                if load0 and load1 else "") + ".*")
     body = t + stamp
     print(body)
     if os.path.exists(a.out) and only is None:
