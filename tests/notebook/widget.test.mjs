@@ -99,7 +99,7 @@ for (const app of apps) {
       assert((await mia.locator('[data-param="alpha"]').count()) === 1, 'the MIA form has no field for alpha, an option the call left out');
       assert((await mia.locator('[data-param="alpha"]').inputValue()) === '', 'alpha, left out by the call, is not shown at its default');
       await settled('w');
-      const back = JSON.parse(await kernel('print(w.status); print(w.report_json)').then((t) => t.slice(t.indexOf('\n') + 1)));
+      const back = JSON.parse(await kernel('print(w.status); print(w.report.to_json())').then((t) => t.slice(t.indexOf('\n') + 1)));
       same(back, want, 'MIA');
 
       // A changed option clears the result, here and in the kernel; Run computes with it.
@@ -132,7 +132,7 @@ for (const app of apps) {
       await sde.locator('.lethe-headline').waitFor({ timeout: 120_000 });
       const wantSde = JSON.parse(readFileSync(path.join(dir, 'sde.json'), 'utf8'));
       await settled('ws');
-      const backSde = JSON.parse(await kernel('print(ws.report_json)'));
+      const backSde = JSON.parse(await kernel('print(ws.report.to_json())'));
       same(backSde, wantSde, 'SDE');
       // Its histograms, from the plot data the wasm layer counted (as the page's).
       assert((await sde.locator('[data-plot], svg').count()) > 0, 'the SDE widget drew no histogram');
