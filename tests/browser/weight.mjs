@@ -36,8 +36,13 @@ import { gzipSync } from 'node:zlib';
  * their boxes and tables in focusable scroll boxes (common.js +0.8 KB), the exported ROC's title and AUC (export.js
  * +0.9 KB), the bundler's asset lookup (base.js), and the lean wasm +1.6 KB (274,573 bytes: warning codes raised
  * with the core's notes, RULER's selected-rows loading, the messages' numbering).
+ * 354 KB since the messages name options and commands once (issue 26 item 3: the layer's marks and the page's
+ * renderMarks), SDE's two-step progress with cancel points in the placebo check (issue 24), calibrate's controls
+ * gate (issue 22) and every position's numbering named (issue 24): the initial page measured 352.6 KB gzipped in the
+ * clean-clone run (JS 72 KB + wasm 275 KB + CSS 4 KB + HTML 1 KB), from 345.2 KB (JS 70.5 + wasm 269.7) before
+ * those merges. Which of them took the lean wasm's +5 KB was not measured one by one.
  */
-export const BUDGET_BYTES = 346 * 1024;
+export const BUDGET_BYTES = 354 * 1024;
 
 /** Bytes of `file` gzipped at level 9 (each file is served and compressed on its own). */
 export const gzipped = (file) => gzipSync(readFileSync(file), { level: 9 }).length;
