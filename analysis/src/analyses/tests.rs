@@ -48,14 +48,19 @@ fn text(t: &str) -> Rows {
     Rows::Text { text: t.into() }
 }
 
-#[test]
-fn a_pooled_run_assembles_the_single_run_report_bit_for_bit() {
-    let mut ws = demo_workspace();
-    let r = |t: &str| InputRef {
+/// Rows `t` (a range text) of the demo workspace's one source.
+fn demo_rows(t: &str) -> InputRef {
+    InputRef {
         source: 1,
         tensor: None,
         rows: text(t),
-    };
+    }
+}
+
+#[test]
+fn a_pooled_run_assembles_the_single_run_report_bit_for_bit() {
+    let mut ws = demo_workspace();
+    let r = demo_rows;
     let req = SdeRequest {
         in_training: Some(r("144..244")),
         out_of_training: Some(r("544..644")),
@@ -107,11 +112,7 @@ impl Monitor for StopSoon {
 #[test]
 fn a_stopped_part_keeps_what_it_finished_and_the_report_is_partial() {
     let mut ws = demo_workspace();
-    let r = |t: &str| InputRef {
-        source: 1,
-        tensor: None,
-        rows: text(t),
-    };
+    let r = demo_rows;
     let req = SdeRequest {
         in_training: Some(r("144..244")),
         out_of_training: Some(r("544..644")),
@@ -143,11 +144,7 @@ fn a_stopped_part_keeps_what_it_finished_and_the_report_is_partial() {
 #[test]
 fn a_finished_out_of_training_reference_is_plotted_when_the_in_training_one_stopped() {
     let mut ws = demo_workspace();
-    let r = |t: &str| InputRef {
-        source: 1,
-        tensor: None,
-        rows: text(t),
-    };
+    let r = demo_rows;
     let req = SdeRequest {
         in_training: Some(r("144..244")),
         out_of_training: Some(r("544..644")),
@@ -196,11 +193,7 @@ impl Monitor for StopAt {
 #[test]
 fn a_stopped_run_computes_no_placebo_check() {
     let mut ws = demo_workspace();
-    let r = |t: &str| InputRef {
-        source: 1,
-        tensor: None,
-        rows: text(t),
-    };
+    let r = demo_rows;
     let req = SdeRequest {
         in_training: Some(r("144..544")),
         out_of_training: Some(r("544..744")),
@@ -230,11 +223,7 @@ fn a_stopped_run_computes_no_placebo_check() {
 
 /// The request of the placebo check's tests: two targets whose complete run has its placebo check.
 fn placebo_request() -> SdeRequest {
-    let r = |t: &str| InputRef {
-        source: 1,
-        tensor: None,
-        rows: text(t),
-    };
+    let r = demo_rows;
     SdeRequest {
         in_training: Some(r("144..544")),
         out_of_training: Some(r("544..744")),
@@ -376,11 +365,7 @@ fn progress_moves_on_through_the_placebo_check() {
 }
 
 fn one_target_request(shuffles: usize) -> SdeRequest {
-    let r = |t: &str| InputRef {
-        source: 1,
-        tensor: None,
-        rows: text(t),
-    };
+    let r = demo_rows;
     SdeRequest {
         in_training: Some(r("144..184")),
         out_of_training: Some(r("544..584")),
