@@ -1258,6 +1258,15 @@ fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64, best: Option<f64>
         "fdr_bh" => "BH",
         other => other,
     };
+    // One test is no family: no correction to name, and no fewer pairs to compare.
+    let (after, fewer) = if family > 1 {
+        (
+            format!(" after {corr_word} over {family} tests"),
+            " or compare fewer pairs",
+        )
+    } else {
+        (String::new(), "")
+    };
     let mdd = c.min_detectable_difference.map(num).unwrap_or_else(|| "unknown".into());
     // Where the family makes the test stricter than `alpha`, the detectable difference says at which level.
     let at_level = c
@@ -1309,23 +1318,30 @@ fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64, best: Option<f64>
     } else if let Some(b) = best.filter(|b| *b >= alpha && n_min >= 3) {
         c.call = Headline::INCONCLUSIVE.into();
         c.text = format!(
-            "inconclusive on {on}: with {seeds} no difference between {} and {} could be shown after {corr_word} over \
-             {family} tests (the exact test's smallest p-value, {}, adjusts to at least {}): add seeds or compare \
-             fewer pairs",
+            "inconclusive on {on}: with {seeds} no difference between {} and {} could be shown{after} ({}): add \
+             seeds{fewer}",
             c.a,
             c.b,
-            num(exact_floor.unwrap_or(0.0)),
-            num(b)
+            if family > 1 {
+                format!(
+                    "the exact test's smallest p-value, {}, adjusts to at least {}",
+                    num(exact_floor.unwrap_or(0.0)),
+                    num(b)
+                )
+            } else {
+                format!("the exact test's smallest p-value is {}", num(b))
+            }
         );
     } else if n_min >= 3 && c.min_detectable_difference.is_some_and(|m| c.difference.abs() >= m) {
         c.call = Headline::INCONCLUSIVE.into();
         c.text = format!(
             "inconclusive on {on}: {} and {} differ by {}, as much as {seeds} could detect ({mdd}{}), but not \
-             significantly after {corr_word} over {family} tests (adjusted p {}): add seeds or compare fewer pairs",
+             significantly{after} ({}p {}): add seeds{fewer}",
             c.a,
             c.b,
             num(c.difference.abs()),
             at_level,
+            if family > 1 { "adjusted " } else { "" },
             num(adj)
         );
     } else if n_min < 3 || exact_floor.is_some_and(|f| f >= alpha) {
@@ -1932,6 +1948,31 @@ mod tests {
             r.result.comparisons.iter().all(|c| c.call == "better"),
             "{:?}",
             r.headline
+        );
+    }
+
+    /// One pair is no family: its text names no correction "over 1 tests" and no fewer pairs to compare. Two
+    /// methods × 3 seeds far apart: the exact test's smallest p-value, 2/20 = 0.1, cannot reach 0.05.
+    #[test]
+    fn a_single_comparison_names_no_family() {
+        let r = run(
+            &table("model_utility", &[("a", &[1.0, 1.1, 1.2]), ("b", &[5.0, 5.1, 5.2])]),
+            |_| {},
+        )
+        .expect("run");
+        let [c] = r.result.comparisons.as_slice() else {
+            panic!("{:?}", r.result.comparisons)
+        };
+        assert_eq!(c.call, Headline::INCONCLUSIVE, "{}", c.text);
+        assert!(
+            c.text.contains("the exact test's smallest p-value is 0.1"),
+            "{}",
+            c.text
+        );
+        assert!(
+            !c.text.contains("over 1 tests") && !c.text.contains("fewer pairs"),
+            "{}",
+            c.text
         );
     }
 
