@@ -731,11 +731,13 @@ fn labelled_controls_gate_the_calls_and_are_counted_apart() {
 /// which never saw the forget rows 0..144) the headline pooled the labelled controls into its rate — "30 targets:
 /// 4 out of training, 9 in training … out-of-training rate 0.3077 of the decided" — while the forget targets alone
 /// gave 4 out, 1 in, and 1 of the 10 known out-of-training targets was called in training with no gate. Now the
-/// controls gate the calls (SDE's `controls_false_calls`) and are counted apart.
+/// controls gate the calls (SDE's `controls_false_calls`) and are counted apart. At the default margin these
+/// classes are too close (1.125 reference sds, 0.69 of a fresh subset's null sds): no target, control or not, is
+/// called; the gate is checked with margin 0, where the rule calls the controls.
 #[test]
 fn calibrate_gates_on_its_controls_and_counts_them_apart() {
     let act = demo("act_retrained.npy");
-    let (r, err) = report(&[
+    let args = [
         "calibrate",
         "--data",
         &act,
@@ -751,7 +753,18 @@ fn calibrate_gates_on_its_controls_and_counts_them_apart() {
         "644..744",
         "--size",
         "30",
-    ]);
+    ];
+    let (r, _) = report(&args);
+    let h = &r["headline"];
+    assert_eq!(h["call"], "inconclusive", "{h}");
+    assert!(
+        h["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("of the standard deviations a fresh subset"),
+        "{h}"
+    );
+    let (r, err) = report(&[&args[..], &["--margin", "0"]].concat());
     let targets = r["result"]["targets"].as_array().unwrap();
     let called_in = |label: Option<bool>| {
         targets

@@ -146,6 +146,14 @@ async function sdeEqualsCli(page, t, dir) {
   eq(v['sde.exact_mean'], fmt(cal.targets[0].stats.moments.mean), 'exact mean');
   eq(v['sde.z'], fmt(cal.targets[0].score), 'calibrated score');
   eq(v['sde.class_separation'], `${fmt(cal.rule.separation)} sds`, 'class separation');
+  // The classes' gap in a fresh subset's null sds, from the CLI's report by the placebo check's formula
+  // (crate/src/sde/placebo.rs null_sd: finite-pool corrected, widened for the pool's and the references' error).
+  const nullSd = (c) => {
+    const pool = new Set(c.subsets.flat()).size, n = c.subsets[0].length, R = c.subsets.length;
+    return Math.sqrt(c.sd ** 2 * (pool - 1) / Math.max(pool - n, 1) * (1 + n / pool) + c.sd ** 2 / R);
+  };
+  const nullSep = Math.abs(cal.rule.in_training_mean - cal.rule.out_of_training_mean) / Math.max(nullSd(cal.in_training), nullSd(cal.out_of_training));
+  assert(Math.abs(Number(v['sde.null_separation']) - nullSep) <= 1e-3 * nullSep, `null separation ${v['sde.null_separation']} vs ${nullSep}`);
   eq(v['sde.separation_p'], fmt(sde.reference_separation.p_value), 'Mann–Whitney separation');
   const call = { in_training: 'in training', out_of_training: 'out of training', inconclusive: 'inconclusive' }[cal.targets[0].calibrated];
   eq(v['sde.calibrated'], `Calibrated verdict: ${call}`, 'calibrated verdict');

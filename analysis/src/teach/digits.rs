@@ -216,6 +216,8 @@ pub struct SdeExperiment {
     pub pairs_in_training: usize,
     /// `lethe calibrate` with the R reference subsets per class and the target.
     pub calibrated: CalibratedReport,
+    /// The reference classes' distance in a fresh subset's null sds (the layer's "too close" reads it too).
+    pub null_separation: f64,
     /// Columns of the representation (for σ = sqrt(dim)).
     pub dim: usize,
 }
@@ -358,6 +360,7 @@ pub fn sde_experiment_on(data: &Matrix, req: &SdeRequest) -> Result<SdeExperimen
         exact_mean,
         pairs_in_training: pairs.iter().filter(|p| p.in_training).count(),
         pairs,
+        null_separation: crate::analyses::null_separation(&cal),
         calibrated: cal,
         dim: data.cols(),
     })

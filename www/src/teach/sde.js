@@ -214,6 +214,7 @@ export function sdeTopic(ctx, { number: nr } = {}) {
         ['Target’s exact mean', f6(t.stats.moments.mean), `h = ${e.exact_mean.half}: h(1 − ${f6(e.exact_mean.k_mean_all)})(1 − ${f6(e.exact_mean.l_mean_offdiag)})/(h − 1)² = ${f6(e.exact_mean.closed_form)}`, 'sde.exact_mean'],
         ['Mean of its T shuffles', f6(e.exact_mean.shuffle_mean), `sd ${f6(s.targets[0].distribution.moments.sd)} exactly (over all shuffles)`, 'sde.shuffle_mean'],
         ['Reference classes apart', `${f6(c.rule.separation)} sds`, c.rule.separation < 1 ? 'under 1: too close to tell subsets apart' : 'in pooled reference standard deviations', 'sde.class_separation'],
+        ['… in a fresh subset’s null sds', f6(e.null_separation), e.null_separation < 1 ? 'under 1: a subset of this size drawn from either class often lands nearer the other; no call' : 'how much a new subset of this size varies (the placebo check’s units)', 'sde.null_separation'],
         ['Target score z', f6(t.score), 'signed distance from the midpoint, in reference sds (positive: in-training side)', 'sde.z'],
       ]),
     );
