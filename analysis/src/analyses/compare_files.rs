@@ -496,9 +496,11 @@ pub fn read_methods(
                 format!(
                     "the result files have no metric that every run has and whose direction is known{}: name the \
                      metrics to compare, each with its direction, e.g. forget_quality:higher",
-                    warnings.first().map_or(" (they hold no numbers Lethe reads as metrics)".to_string(), |w| {
-                        format!(" ({})", w.message)
-                    })
+                    warnings
+                        .first()
+                        .map_or(" (they hold no numbers Lethe reads as metrics)".to_string(), |w| {
+                            format!(" ({})", w.message)
+                        })
                 ),
             ));
         }
@@ -897,7 +899,10 @@ mod tests {
         let mut files: Vec<(String, String)> = Vec::new();
         for (m, base) in [("finetune", 0.9), ("original", 0.8)] {
             for s in 0..3 {
-                files.push((format!("{m}/ruler_seed{s}.json"), ruler(base + 0.01 * s as f64, -0.01 * s as f64)));
+                files.push((
+                    format!("{m}/ruler_seed{s}.json"),
+                    ruler(base + 0.01 * s as f64, -0.01 * s as f64),
+                ));
             }
         }
         files.push(("retrain/ruler_seed0.json".into(), ruler(1.0, 0.0)));
@@ -962,7 +967,10 @@ mod tests {
             w.message
         );
         // Reports without a metric name a reason, not an empty "()".
-        let empty = mia(0.5).replace(r#"{"delong": {"auc": 0.5}, "summary": {"auc": 0.5}}"#, r#"{"runs": []}"#);
+        let empty = mia(0.5).replace(
+            r#"{"delong": {"auc": 0.5}, "summary": {"auc": 0.5}}"#,
+            r#"{"runs": []}"#,
+        );
         let e = compare(&[("x/seed0/r.json", empty)], &[("a", &[0])], |_| {}).expect_err("no metric");
         assert_eq!(e.code.as_deref(), Some("no_common_metric"));
         assert!(!e.message.contains("()"), "{}", e.message);
