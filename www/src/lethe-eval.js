@@ -22,7 +22,7 @@ import { VERSION } from './version.js';
 
 export { setBasePath, VERSION };
 
-const ANALYSES = ['sde', 'ruler', 'epsilon', 'bounds', 'mia'];
+const ANALYSES = ['sde', 'ruler', 'epsilon', 'bounds', 'mia', 'compare'];
 // Attributes that set panel parameters (kebab-case → the panel's snake_case names).
 const PARAMS = [
   'mode', 'rule', 'shuffles', 'sigma', 'seed', 'bins', 'split', 'precision', 'baselines', 'draw', 'size', 'refs', 'margin',
@@ -30,6 +30,7 @@ const PARAMS = [
   'forget', 'retain', 'ties', 'fdr', 'variant', 'alpha', 'eps-max', 'delta', 'accuracies',
   'one-sided', 'x', 'stepsize', 'sd-method', 'atom-at-zero', 'rho', 'plan-width', 'stemmer',
   'ci', 'resamples', 'fpr', 'lower-is-member',
+  'metrics', 'baseline', 'published', 'correction',
 ];
 const BOOLEAN = new Set(['baselines', 'one-sided', 'atom-at-zero', 'stemmer', 'lower-is-member']);
 /** Attributes that choose what the element builds: a change rebuilds it. */
@@ -98,7 +99,7 @@ export class LetheEval extends Base {
     }
   }
 
-  /** Which analysis this element shows: sde (default), ruler, epsilon, bounds, mia (the membership audit). */
+  /** Which analysis this element shows: sde (default), ruler, epsilon, bounds, mia (the membership audit), compare. */
   get analysis() {
     const a = this.getAttribute('analysis') || 'sde';
     return ANALYSES.includes(a) ? a : 'sde';

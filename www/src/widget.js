@@ -213,15 +213,17 @@ export function create(el, opts = {}) {
           set[role] = await asRows(store, value, role);
           continue;
         }
-        if ((role === 'predictions' || role === 'reference') && typeof value === 'string') {
+        // Text inputs: ROUGE's generations and reference, the comparison's runs table (CSV/TSV/JSON text, read by the
+        // layer, not as an array).
+        const text = role === 'predictions' || role === 'reference' || (panelId === 'compare' && role === 'runs');
+        if (text && typeof value === 'string') {
           set[role] = { kind: 'text', text: value };
           continue;
         }
         const item = await store.add(asInput(value, role));
-        const text = role === 'predictions' || role === 'reference';
         if (item.status !== 'ready' && !(text && item.status === 'unreadable')) throw Object.assign(new Error(item.error || `data for ${role} cannot be read`), { input: role });
         const rows = value.rows == null ? { kind: 'all' } : typeof value.rows === 'string' ? { kind: 'text', text: value.rows } : value.rows;
-        set[role] = role === 'predictions' || role === 'reference' ? { kind: 'source', source: item.id } : { source: item.id, tensor: value.tensor, rows };
+        set[role] = text ? { kind: 'source', source: item.id } : { source: item.id, tensor: value.tensor, rows };
       }
       // The roles given choose the panel's mode (draw-* → many targets, logits → logits, generations → ROUGE-L),
       // unless the host set the mode itself (setParams, the element's `mode` attribute, the frame's ?mode=).

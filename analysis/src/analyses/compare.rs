@@ -1288,9 +1288,12 @@ fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64, best: Option<f64>
     let exact_floor = c.permutation.filter(|p| p.exact).map(|_| smallest_p(c.n_a, c.n_b));
     if n_min < 2 {
         c.call = Headline::INCONCLUSIVE.into();
+        // Name both methods: against one single run, every comparison would otherwise read the same.
+        let one = if c.n_a < c.n_b { &c.a } else { &c.b };
         c.text = format!(
-            "inconclusive: {} has only {n_min} run on {on}, so it has no spread and no interval",
-            if c.n_a < c.n_b { &c.a } else { &c.b }
+            "inconclusive between {} and {} on {on}: {one} has only {n_min} run, so it has no spread and no \
+             interval",
+            c.a, c.b
         );
         return;
     }

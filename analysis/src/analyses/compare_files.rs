@@ -205,10 +205,26 @@ fn read_file(name: &str, method: &str, text: &str) -> Result<Vec<FileRun>> {
         if o.contains_key("lethe_version") && o.contains_key("command") && o.contains_key("result") {
             let mut cols = serde_json::Map::new();
             crate::report::report_columns(&v, &mut cols);
+            let mut metrics = report_metrics(&cols);
+            // A report of one run whose numbers sit in `result.runs[0]` (`lethe ruler` with one unlearned model,
+            // whose m1–m4 are there): that run's numbers by their names, and a metric object's `value` (m4's
+            // `nn_percentile_rank`) by the object's name. The columns above skip lists.
+            if let Some([Value::Object(run)]) = v["result"]["runs"].as_array().map(Vec::as_slice) {
+                for (k, x) in run {
+                    let n = match x {
+                        Value::Number(n) => n.as_f64(),
+                        Value::Object(o) => o.get("value").and_then(Value::as_f64),
+                        _ => None,
+                    };
+                    if let Some(n) = n {
+                        metrics.push((k.clone(), Some(n), None));
+                    }
+                }
+            }
             return Ok(vec![FileRun {
                 place: place.clone(),
                 seed: None,
-                metrics: report_metrics(&cols),
+                metrics,
             }]);
         }
         if let Some(m) = open_unlearning(&place, method, &v) {
@@ -430,23 +446,35 @@ pub fn read_methods(
         }
         let mut lacking = Vec::new();
         let mut unknown = Vec::new();
-        let mut keep = Vec::new();
+        let mut twins = Vec::new();
+        let mut keep: Vec<String> = Vec::new();
+        let value = |r: &FileRun, name: &str| r.metrics.iter().find(|x| x.0 == name).and_then(|x| x.1);
         for n in all {
             if let Some((m, r)) = runs.iter().find(|(_, r)| !has(r, &n)) {
                 lacking.push(format!("{n} (not in {}, method `{m}`)", r.place));
             } else if known_direction(&n).is_none() {
                 unknown.push(n);
+            } else if let Some(same) = keep
+                .iter()
+                .find(|k| runs.iter().all(|(_, r)| value(r, k) == value(r, &n)))
+            {
+                // One number under two names (a Lethe MIA report's `delong.auc` and `summary.auc`): compared
+                // twice, it would only make the family's correction stricter.
+                twins.push(format!("{n} (the same value as {same} in every run)"));
             } else {
                 keep.push(n);
             }
         }
-        if !lacking.is_empty() || !unknown.is_empty() {
+        if !lacking.is_empty() || !unknown.is_empty() || !twins.is_empty() {
             let mut parts = Vec::new();
             if !lacking.is_empty() {
                 parts.push(format!("not in every run: {}", lacking.join(", ")));
             }
             if !unknown.is_empty() {
                 parts.push(format!("without a known direction: {}", unknown.join(", ")));
+            }
+            if !twins.is_empty() {
+                parts.push(format!("counted once: {}", twins.join(", ")));
             }
             warnings.push(Warning::new(
                 "metrics_left_out",
@@ -466,9 +494,13 @@ pub fn read_methods(
             return Err(refused(
                 "no_common_metric",
                 format!(
-                    "the result files have no metric that every run has and whose direction is known ({}): name the \
+                    "the result files have no metric that every run has and whose direction is known{}: name the \
                      metrics to compare, each with its direction, e.g. forget_quality:higher",
-                    warnings.first().map_or(String::new(), |w| w.message.clone())
+                    warnings
+                        .first()
+                        .map_or(" (they hold no numbers Lethe reads as metrics)".to_string(), |w| {
+                            format!(" ({})", w.message)
+                        })
                 ),
             ));
         }
@@ -846,6 +878,102 @@ mod tests {
         let e = compare(&[("m.csv", bad)], &[("retrain", &[0])], |_| {}).expect_err("failed");
         assert_eq!(e.code.as_deref(), Some("failed_run"));
         assert!(e.message.contains("`m.csv` line 5"), "{}", e.message);
+    }
+
+    /// Found trying compare with `lethe ruler --json` and `lethe mia --json` reports of 4 seeds (bench/trial_compare):
+    /// ruler's m1–m4 sit in `result.runs[0]`, a list the report's columns skip, so no metric was found ("no metric
+    /// … whose direction is known ()"); an MIA report's `delong.auc` and `summary.auc` are one number, compared
+    /// twice, so Holm over 2 tests made 4 seeds unable to show anything; and against a method of one run, every
+    /// comparison read "inconclusive: retain has only 1 run on …", the same line for each other method.
+    #[test]
+    fn ruler_reports_give_m1_to_m4_and_one_number_under_two_names_is_compared_once() {
+        let ruler = |m1: f64, m2: f64| {
+            format!(
+                r#"{{"lethe_version": "0.1.0", "command": "ruler", "parameters": {{}}, "seed": null, "inputs": [],
+                "headline": {{"call": "inconclusive", "text": "t", "reason": null}}, "warnings": [],
+                "result": {{"runs": [{{"oracle_similarity": {m1}, "calibration_gap": {m2}, "representation_shift": 0.01,
+                "nn_percentile_rank": {{"value": 0.5, "ranks": [0.2, 0.8]}}, "withheld": [], "n_forget": 10}}],
+                "across_runs": []}}}}"#
+            )
+        };
+        let mut files: Vec<(String, String)> = Vec::new();
+        for (m, base) in [("finetune", 0.9), ("original", 0.8)] {
+            for s in 0..3 {
+                files.push((
+                    format!("{m}/ruler_seed{s}.json"),
+                    ruler(base + 0.01 * s as f64, -0.01 * s as f64),
+                ));
+            }
+        }
+        files.push(("retrain/ruler_seed0.json".into(), ruler(1.0, 0.0)));
+        let f = refs(&files);
+        let r = compare(
+            &f,
+            &[("finetune", &[0, 1, 2]), ("original", &[3, 4, 5]), ("retrain", &[6])],
+            |_| {},
+        )
+        .expect("ruler reports");
+        let got: Vec<(&str, &str)> = r
+            .result
+            .metrics
+            .iter()
+            .map(|m| (m.metric.as_str(), m.direction.as_str()))
+            .collect();
+        for want in [
+            ("oracle_similarity", "higher"),
+            ("calibration_gap", "closest to 0"),
+            ("nn_percentile_rank", "closest to 0.5"),
+        ] {
+            assert!(got.contains(&want), "{got:?}");
+        }
+        // Against the one run of retrain: each comparison names both of its methods.
+        let one: Vec<&str> = r
+            .result
+            .comparisons
+            .iter()
+            .filter(|c| c.metric == "oracle_similarity" && (c.a == "retrain" || c.b == "retrain"))
+            .map(|c| c.text.as_str())
+            .collect();
+        assert_eq!(one.len(), 2, "{one:?}");
+        assert_ne!(one[0], one[1]);
+        for (t, other) in one.iter().zip(["finetune", "original"]) {
+            assert!(t.contains(other) && t.contains("retrain has only 1 run"), "{t}");
+        }
+        // An MIA report: the DeLong section's AUC is the summary's.
+        let mia = |auc: f64| {
+            format!(
+                r#"{{"lethe_version": "0.1.0", "command": "mia", "parameters": {{}}, "seed": null, "inputs": [],
+                "headline": {{"call": "leak", "text": "t", "reason": null}}, "warnings": [],
+                "result": {{"delong": {{"auc": {auc}}}, "summary": {{"auc": {auc}}}}}}}"#
+            )
+        };
+        let files: Vec<(String, String)> = [0.5, 0.51, 0.52, 0.7, 0.72, 0.71]
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (format!("m{}/seed{i}/mia.json", i / 3), mia(*a)))
+            .collect();
+        let r = compare(&refs(&files), &[("a", &[0, 1, 2]), ("b", &[3, 4, 5])], |_| {}).expect("mia reports");
+        assert_eq!(r.result.metrics.len(), 1, "{:?}", r.warnings);
+        assert_eq!(r.result.comparisons.len(), 1);
+        let w = r
+            .warnings
+            .iter()
+            .find(|w| w.code == "metrics_left_out")
+            .expect("warning");
+        assert!(
+            w.message
+                .contains("counted once: summary.auc (the same value as delong.auc in every run)"),
+            "{}",
+            w.message
+        );
+        // Reports without a metric name a reason, not an empty "()".
+        let empty = mia(0.5).replace(
+            r#"{"delong": {"auc": 0.5}, "summary": {"auc": 0.5}}"#,
+            r#"{"runs": []}"#,
+        );
+        let e = compare(&[("x/seed0/r.json", empty)], &[("a", &[0])], |_| {}).expect_err("no metric");
+        assert_eq!(e.code.as_deref(), Some("no_common_metric"));
+        assert!(!e.message.contains("()"), "{}", e.message);
     }
 
     /// open-unlearning's own sample files (tests/fixtures/tools/open_unlearning, made by its writer's code): one
