@@ -1,6 +1,6 @@
 // lethe.widget(…) in a real Jupyter front end in headless Chromium: analyses run in the notebook's browser by the wasm
 // module, on arrays (and files) the kernel sent as binary buffers. The 1.5 MB engine is sent once per notebook page
-// (asked of the kernel by the first view), not with each widget: three widgets, one message over 1 MB.
+// (asked of the kernel by the first view), not with each widget: four widgets, one message over 1 MB.
 // - The form shows every option of the analysis, those the call left out at their default (alpha for mia).
 // - MIA on arrays: the browser's report equals the kernel's lethe.mia report (numbers within 1e-12 relative: wasm's
 //   libm against the native one; cli_parity's tolerances), is drawn (headline, ROC), and comes back to the kernel as `widget.report`.
@@ -8,6 +8,7 @@
 // - Cancel stops a long bootstrap within seconds, keeping the resamples done.
 // - SDE on files named as the CLI names them (PATH@ROWS): the files' bytes travel, the report equals lethe.sde's.
 // - Bad input (a NaN) is refused in the widget with the kernel's own message.
+// - compare on a runs table (a CSV file): the browser's report equals lethe.compare's, its plots drawn.
 // - No request leaves 127.0.0.1 and no .wasm file is requested at all.
 // Usage: node tests/notebook/widget.test.mjs [VENV] [--app lab|notebook|all]
 import path from 'node:path';
@@ -18,6 +19,7 @@ import { compare } from '../browser/lib.mjs';
 const { venv, apps } = parseArgs(process.argv.slice(2));
 const scores = path.join(ROOT, 'examples/data/digits/mia_scores.npz');
 const act = path.join(ROOT, 'examples/data/digits/act_unlearned.npy');
+const runs = path.join(ROOT, 'examples/compare/runs.csv');
 
 // The tolerances of tests/browser/cli_parity.test.mjs (the page against the CLI): 1e-12 relative (wasm32's libm
 // against glibc's), the centred kernel sums that are 0 up to rounding compared absolutely, and the backend's device
@@ -57,6 +59,13 @@ for (const app of apps) {
           'wb = lethe.widget("mia", bad, s[144:503])',
           'wb',
         ].join('\n'),
+        [
+          `kw = dict(metrics=["forget_accuracy:closest=retrain", "test_accuracy:higher"], baseline="finetune", resamples=500, seed=0)`,
+          `c = lethe.compare(${JSON.stringify(runs)}, **kw)`,
+          `open(${JSON.stringify(path.join(dir, 'compare.json'))}, "w").write(c.to_json())`,
+          `wc = lethe.widget("compare", ${JSON.stringify(runs)}, **kw)`,
+          'wc',
+        ].join('\n'),
       ],
     },
     async ({ page, dir, routes, outside, server, bigFrames }) => {
@@ -87,7 +96,7 @@ for (const app of apps) {
       };
       const views = page.locator('.lethe-notebook-run');
       await views.first().waitFor({ timeout: 60_000 });
-      const [mia, sde, bad] = [views.nth(0), views.nth(1), views.nth(2)];
+      const [mia, sde, bad, cmp] = [views.nth(0), views.nth(1), views.nth(2), views.nth(3)];
 
       // MIA: drawn in the browser, equal to the kernel's report, and back in the kernel.
       await mia.locator('.lethe-headline').waitFor({ timeout: 60_000 });
@@ -146,12 +155,22 @@ for (const app of apps) {
       const status = await settled('wb');
       assert(status.startsWith('error:'), `the kernel sees status "${status.trim()}" for the refused run`);
 
-      // Three widgets ran, each in its own worker; the engine (over 1 MB) reached the page once.
+      // Methods × seeds from a runs table (a text file the kernel sent): the browser's report equals lethe.compare's,
+      // with its forest plot drawn.
+      await cmp.scrollIntoViewIfNeeded();
+      await cmp.locator('.lethe-headline').waitFor({ timeout: 120_000 });
+      const wantCmp = JSON.parse(readFileSync(path.join(dir, 'compare.json'), 'utf8'));
+      await settled('wc');
+      const backCmp = JSON.parse(await kernel('print(wc.report.to_json())'));
+      same(backCmp, wantCmp, 'compare');
+      assert((await cmp.locator('svg').count()) > 0, 'the compare widget drew no plot');
+
+      // Four widgets ran, each in its own worker; the engine (over 1 MB) reached the page once.
       assert(bigFrames.length === 1, `${bigFrames.length} messages over 1 MB reached the page (${bigFrames.join(', ')} bytes): the engine is to be sent once per notebook`);
       assert(outside.length === 0, `requests left 127.0.0.1: ${outside.join(', ')}`);
       const wasm = routes.filter((r) => /\.wasm\b/.test(r));
       assert(wasm.length === 0, `a .wasm file was requested: ${wasm.join(', ')}`);
-      console.log(`ok: lethe.widget in ${server.name} — MIA equal to the kernel's (1e-12), a changed option cleared it, Run recomputed, Cancel answered in ${stoppedIn} ms, SDE on files equal, the NaN refused with the kernel's message, ${routes.length} requests, none outside 127.0.0.1, no .wasm fetched, the engine sent once (${(bigFrames[0] / 1e6).toFixed(2)} MB) (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+      console.log(`ok: lethe.widget in ${server.name} — MIA equal to the kernel's (1e-12), a changed option cleared it, Run recomputed, Cancel answered in ${stoppedIn} ms, SDE on files equal, compare of a runs table equal, the NaN refused with the kernel's message, ${routes.length} requests, none outside 127.0.0.1, no .wasm fetched, the engine sent once (${(bigFrames[0] / 1e6).toFixed(2)} MB) (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
     },
   );
 }

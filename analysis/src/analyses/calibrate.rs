@@ -724,8 +724,8 @@ pub fn null_separation(r: &CalibratedReport) -> f64 {
 ///
 /// The null-sd half was added after `bench/validity` measured the calibrated rule on hidden layers: every false
 /// call (4 in 60 runs, a truly in-training target called out of training or the reverse) came from classes 0.71–0.87
-/// null sds apart, which passed the reference-sd test (1.27–1.70 reference sds) and the placebo check by a hair
-/// (docs/validity.md, *The calibrated rule's classes too close*).
+/// null sds apart, which passed the reference-sd test (1.27–1.70 reference sds) and, three of them by a hair, the
+/// placebo check (docs/validity.md, *The calibrated rule's classes too close*).
 fn too_close(r: &CalibratedReport) -> bool {
     let m2 = 2.0 * r.params.margin;
     r.params.references >= 2 && r.params.margin > 0.0 && (r.rule.separation < m2 || null_separation(r) < m2)
