@@ -561,6 +561,23 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
 
     // The role the design warnings concern.
     let role = if req.runs.is_some() { "runs" } else { "methods" };
+    // The input a warning about some methods' runs names: the runs table; with result files by method, none (a front
+    // end names a role's first file, another method's), the message naming the methods' own files instead.
+    let design_input = req.runs.is_some().then_some(role);
+    let files_of = |m: &str| -> String {
+        if req.runs.is_some() {
+            return String::new();
+        }
+        let mut places: Vec<&str> = Vec::new();
+        for r in table.runs.iter().filter(|r| r.method == m) {
+            if !places.contains(&r.place.as_str()) {
+                places.push(&r.place);
+            }
+        }
+        let more = places.len() > 3;
+        places.truncate(3);
+        format!(": {}{}", places.join(", "), if more { ", …" } else { "" })
+    };
     // Duplicate runs: the same method, seed and task twice.
     {
         let mut seen: std::collections::HashMap<(&str, &str, &str), &str> = std::collections::HashMap::new();
@@ -684,12 +701,12 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     let few: Vec<String> = seeds
         .iter()
         .filter(|(_, n)| *n < 3)
-        .map(|(m, n)| format!("{m} ({n})"))
+        .map(|(m, n)| format!("{m} ({n}{})", files_of(m)))
         .collect();
     if !few.is_empty() {
         warnings.push(Warning::new(
             "few_seeds",
-            Some(role),
+            design_input,
             format!(
                 "fewer than 3 seeds per task for {}: one or two seeds say little about a method's spread, and no \
                  test at these sizes can show a difference",
@@ -702,7 +719,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         let list: Vec<String> = seeds.iter().map(|(m, n)| format!("{m} {n}")).collect();
         warnings.push(Warning::new(
             "unequal_seeds",
-            Some(role),
+            design_input,
             format!(
                 "the methods have different numbers of runs per task ({})",
                 list.join(", ")
@@ -745,7 +762,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         }) {
             warnings.push(Warning::new(
                 "identical_runs",
-                Some(role),
+                design_input,
                 format!(
                     "{file}: the runs of {} at {} (seed {}) and {} (seed {}) have the same value in every metric: \
                      a copied result file, or a seed that was not used",
@@ -946,7 +963,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     if !over_examples.is_empty() {
         warnings.push(Warning::new(
             "examples_not_seeds",
-            Some(role),
+            design_input,
             format!(
                 "one run, with per-example values, for {}: the interval over its examples shows how the score moves \
                  with the examples evaluated, not with the seed. It ignores the seed-to-seed variation (the training's \

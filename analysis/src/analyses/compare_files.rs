@@ -1421,6 +1421,50 @@ mod tests {
         let _ = std::fs::remove_dir_all(root);
     }
 
+    /// Found trying compare with open-unlearning's files (bench/trial_compare): `few_seeds` about the retain model's
+    /// one run was located at `NPO/seed0/TOFU_EVAL.json`, the first file of the role, another method's. The warnings
+    /// about some methods' runs now name no role's file; `few_seeds` names the method's own files.
+    #[test]
+    fn seed_warnings_name_the_methods_own_files() {
+        let mut files = six();
+        files.push((
+            "retain/TOFU_SUMMARY.json".into(),
+            summary(&[("forget_quality", 0.99), ("model_utility", 0.6)]),
+        ));
+        let r = compare(
+            &refs(&files),
+            &[("npo", &[0, 1, 2]), ("grad_ascent", &[3, 4, 5]), ("retain", &[6])],
+            |_| {},
+        )
+        .expect("run");
+        let w = |code: &str| r.warnings.iter().find(|w| w.code == code).expect(code);
+        let few = w("few_seeds");
+        assert_eq!(few.input, None);
+        assert!(
+            few.message.contains("retain (1: `retain/TOFU_SUMMARY.json`)"),
+            "{}",
+            few.message
+        );
+        assert!(!few.message.contains("npo/seed0"), "{}", few.message);
+        assert_eq!(w("unequal_seeds").input, None);
+        // A runs table is one file: the warnings name it.
+        let mut ws = Workspace::new();
+        let t = run_compare(
+            &mut ws,
+            &CompareRequest {
+                runs: Some(TextInput::Text {
+                    text: "method,seed,forget_quality\na,0,0.1\na,1,0.2\nb,0,0.3\n".into(),
+                }),
+                resamples: 200,
+                ..CompareRequest::default()
+            },
+        )
+        .expect("table");
+        let few = t.warnings.iter().find(|w| w.code == "few_seeds").expect("few");
+        assert_eq!(few.input.as_deref(), Some("runs"));
+        assert!(few.message.contains("b (1)"), "{}", few.message);
+    }
+
     /// Found trying compare with ML Privacy Meter's `attack_result_0.npz` given as a method's file: "is not UTF-8
     /// text: give the JSON or CSV file the tool wrote", though that is the file the tool wrote. The refusal now
     /// names the step that makes it a run's report.
