@@ -1617,7 +1617,8 @@ fn headline(comparisons: &[Comparison], reproductions: &[Reproduction], metrics:
         let mut text = parts.join("; ");
         if none + undecided > 0 {
             text.push_str(&format!(
-                "; {none} comparison(s) with no difference the data could show, {undecided} inconclusive"
+                "; {none} {} with no difference the data could show, {undecided} inconclusive",
+                if none == 1 { "comparison" } else { "comparisons" }
             ));
         }
         for r in repro {
@@ -2068,6 +2069,25 @@ mod tests {
                 c.text
             );
         }
+    }
+
+    /// Found trying compare (bench/trial_compare): the headline read "3 comparison(s) with no difference …".
+    #[test]
+    fn the_headline_counts_comparisons_in_words() {
+        let a: Vec<f64> = (0..10).map(|i| 1.0 + 0.013 * ((i * 7) % 10) as f64).collect();
+        let b: Vec<f64> = a.iter().map(|x| x + 4.0).collect();
+        let c: Vec<f64> = a.iter().map(|x| x + 0.0005).collect();
+        let r = run(&table("model_utility", &[("a", &a), ("b", &b), ("c", &c)]), |_| {}).expect("run");
+        let calls: Vec<&str> = r.result.comparisons.iter().map(|c| c.call.as_str()).collect();
+        assert_eq!(calls.iter().filter(|c| **c == "no_difference").count(), 1, "{calls:?}");
+        assert!(
+            r.headline
+                .text
+                .contains("; 1 comparison with no difference the data could show, 0 inconclusive"),
+            "{}",
+            r.headline.text
+        );
+        assert!(!r.headline.text.contains("(s)"), "{}", r.headline.text);
     }
 
     #[test]

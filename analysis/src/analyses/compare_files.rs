@@ -384,6 +384,16 @@ fn read_text(ws: &mut Workspace, method: &str, t: &TextInput) -> Result<(String,
     Ok((name, text, rec))
 }
 
+/// A list in a sentence: every item up to 6, else the count, the first 4 and "…" (open-unlearning's EVAL files hold
+/// some twenty sub-metrics without a direction).
+fn few_of(items: &[String]) -> String {
+    if items.len() <= 6 {
+        items.join(", ")
+    } else {
+        format!("{} metrics, {}, …", items.len(), items[..4].join(", "))
+    }
+}
+
 /// Reads every method's result files into one runs table, with a record per file and the warnings of the reading.
 /// `wanted`: the metrics asked for (each must be in every run); none asked: the metrics every run has and whose
 /// direction is known, the others named in a warning.
@@ -479,13 +489,13 @@ pub fn read_methods(
         if !lacking.is_empty() || !unknown.is_empty() || !twins.is_empty() {
             let mut parts = Vec::new();
             if !lacking.is_empty() {
-                parts.push(format!("not in every run: {}", lacking.join(", ")));
+                parts.push(format!("not in every run: {}", few_of(&lacking)));
             }
             if !unknown.is_empty() {
-                parts.push(format!("without a known direction: {}", unknown.join(", ")));
+                parts.push(format!("without a known direction: {}", few_of(&unknown)));
             }
             if !twins.is_empty() {
-                parts.push(format!("counted once: {}", twins.join(", ")));
+                parts.push(format!("counted once: {}", few_of(&twins)));
             }
             warnings.push(Warning::new(
                 "metrics_left_out",
@@ -1463,6 +1473,39 @@ mod tests {
         let few = t.warnings.iter().find(|w| w.code == "few_seeds").expect("few");
         assert_eq!(few.input.as_deref(), Some("runs"));
         assert!(few.message.contains("b (1)"), "{}", few.message);
+    }
+
+    /// Found trying compare with open-unlearning's EVAL files (bench/trial_compare): `metrics_left_out` listed all 21
+    /// sub-metrics without a direction on one line. Long lists now give the count and the first few.
+    #[test]
+    fn a_long_list_of_metrics_left_out_is_shortened() {
+        let many: Vec<(String, f64)> = (0..21)
+            .map(|i| (format!("sub_metric_{i:02}"), 0.5))
+            .chain([("forget_quality".to_string(), 0.5)])
+            .collect();
+        let mut files = Vec::new();
+        for (m, q) in [("a", 0.1), ("b", 0.9)] {
+            for s in 0..3 {
+                let mut v: Vec<(&str, f64)> = many.iter().map(|(n, x)| (n.as_str(), *x)).collect();
+                v.push(("forget_quality", q + 0.01 * s as f64));
+                v.retain(|(n, x)| *n != "forget_quality" || *x != 0.5);
+                files.push((format!("{m}/seed{s}/TOFU_SUMMARY.json"), summary(&v)));
+            }
+        }
+        let r = compare(&refs(&files), &[("a", &[0, 1, 2]), ("b", &[3, 4, 5])], |_| {}).expect("run");
+        let w = r
+            .warnings
+            .iter()
+            .find(|w| w.code == "metrics_left_out")
+            .expect("warning");
+        assert!(
+            w.message.contains(
+                "without a known direction: 21 metrics, sub_metric_00, sub_metric_01, sub_metric_02, sub_metric_03, …"
+            ),
+            "{}",
+            w.message
+        );
+        assert!(!w.message.contains("sub_metric_04"), "{}", w.message);
     }
 
     /// Found trying compare with ML Privacy Meter's `attack_result_0.npz` given as a method's file: "is not UTF-8
