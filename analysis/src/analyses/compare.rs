@@ -224,6 +224,30 @@ pub fn known_direction(name: &str) -> Option<(Direction, &'static str)> {
     find(name).or_else(|| name.rsplit_once('.').and_then(|(_, last)| find(last)))
 }
 
+/// The range of a known metric bounded to [0, 1]: forget quality (a p-value), an MIA AUC, model utility, test
+/// accuracy, RULER's m4 (a percentile rank). By the same names and normalisation as [`known_direction`].
+pub fn known_range(name: &str) -> Option<(f64, f64)> {
+    const BOUNDED: [&str; 5] = ["forget_quality", "mia_auc", "model_utility", "test_accuracy", "m4"];
+    let group = |n: &str| {
+        let n = normalize(n);
+        KNOWN_METRICS
+            .iter()
+            .find(|(names, _, _)| names.contains(&n.as_str()))
+            .map(|(names, _, _)| names[0])
+    };
+    group(name)
+        .or_else(|| name.rsplit_once('.').and_then(|(_, last)| group(last)))
+        .filter(|g| BOUNDED.contains(g))
+        .map(|_| (0.0, 1.0))
+}
+
+/// Whether a metric is forget quality (a p-value), by its known names.
+fn is_p_value_metric(name: &str) -> bool {
+    let n = normalize(name);
+    let last = normalize(name.rsplit_once('.').map_or(name, |(_, l)| l));
+    KNOWN_METRICS[0].0.contains(&n.as_str()) || KNOWN_METRICS[0].0.contains(&last.as_str())
+}
+
 /// One method's numbers on one metric (and task; `task: None` pools every task, stratified by task).
 #[derive(Clone, Debug, Serialize)]
 pub struct MethodSummary {
@@ -948,6 +972,47 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                     subset,
                     all_intervals || req.baseline.is_some(),
                 )?);
+            }
+        }
+        // A metric bounded to [0, 1] (a p-value, an AUC, a rate): a t interval reaching past a bound (a p-value's
+        // mean minus t·se below 0) is clipped to it; the values cannot lie there.
+        if let Some((lo, hi)) = known_range(name) {
+            let clip = |i: &mut Option<Interval>| {
+                if let Some(i) = i {
+                    i.lo = i.lo.clamp(lo, hi);
+                    i.hi = i.hi.clamp(lo, hi);
+                }
+            };
+            for s in &mut summaries {
+                clip(&mut s.t_interval);
+                if let Some(e) = &mut s.over_examples {
+                    clip(&mut e.t_interval);
+                }
+            }
+        }
+        // Forget quality is a p-value: across orders of magnitude, its raw mean is the largest runs' alone.
+        if is_p_value_metric(name) {
+            let v: Vec<f64> = table.runs.iter().filter_map(|r| r.values[*col]).collect();
+            let lo = v.iter().copied().filter(|x| *x > 0.0).fold(f64::INFINITY, f64::min);
+            let hi = v.iter().copied().fold(0.0f64, f64::max);
+            if v.iter().any(|x| *x <= 0.0) || (lo.is_finite() && hi >= 100.0 * lo) {
+                warnings.push(Warning::new(
+                    "p_value_scale",
+                    design_input,
+                    format!(
+                        "{name} is a p-value (open-unlearning's forget quality: the KS test of the truth ratios \
+                         against the retain model's), and its runs span {}…{}, orders of magnitude: on this raw scale \
+                         the means, t intervals and detectable differences are driven by the largest runs and say \
+                         little about the others (the t intervals are clipped to [0, 1]; open-unlearning's papers plot \
+                         forget quality on a log scale)",
+                        num(v.iter().copied().fold(f64::INFINITY, f64::min)),
+                        num(hi)
+                    ),
+                    Some(format!(
+                        "compare its log10 as well: a runs table with a column log10_{name} holding each run's \
+                         log10 of {name}, named with its direction (log10_{name}:higher)"
+                    )),
+                ));
             }
         }
         metric_results.push(MetricResult {
@@ -2088,6 +2153,51 @@ mod tests {
             r.headline.text
         );
         assert!(!r.headline.text.contains("(s)"), "{}", r.headline.text);
+    }
+
+    /// Found trying compare on open-unlearning's files (bench/trial_compare): GradAscent's forget quality (a KS
+    /// p-value, 1e-16…1e-4 over 5 seeds) had mean 2.7e-5 and t interval [−4.4e-5, 9.9e-5], below 0 for a p-value,
+    /// with no word that the raw scale says little. The t intervals of [0, 1] metrics are clipped, and forget
+    /// quality spanning orders of magnitude is warned of, with the log10 comparison as the fix.
+    #[test]
+    fn forget_quality_is_a_p_value_its_intervals_stay_in_0_1_and_its_scale_is_warned_of() {
+        let ga = [1e-16, 3e-9, 2e-6, 1e-5, 1.2e-4];
+        let npo = [0.01, 0.02, 0.05, 0.03, 0.04];
+        let r = run(&table("forget_quality", &[("ga", &ga), ("npo", &npo)]), |_| {}).expect("run");
+        let s = &r.result.metrics[0].summaries[0];
+        assert_eq!(s.method, "ga");
+        let t = s.t_interval.expect("t");
+        assert!(t.lo == 0.0 && t.hi > 0.0 && t.hi < 1.0, "{t:?}");
+        let w = r.warnings.iter().find(|w| w.code == "p_value_scale").expect("warning");
+        assert!(w.message.contains("1e-16…0.05"), "{}", w.message);
+        assert!(
+            w.fix
+                .as_deref()
+                .is_some_and(|f| f.contains("log10_forget_quality:higher")),
+            "{w:?}"
+        );
+        // Forget qualities of one order of magnitude: no warning.
+        let r = run(
+            &table("forget_quality", &[("a", &[0.3, 0.5, 0.9]), ("b", &[0.2, 0.4, 0.6])]),
+            |_| {},
+        )
+        .expect("run");
+        assert!(r.warnings.iter().all(|w| w.code != "p_value_scale"), "{:?}", r.warnings);
+        // An AUC's interval stays in [0, 1] too; an unbounded metric's is not clipped.
+        let r = run(
+            &table("mia_auc", &[("a", &[0.99, 0.999, 0.5]), ("b", &[0.5, 0.51, 0.52])]),
+            |_| {},
+        )
+        .expect("run");
+        let t = r.result.metrics[0].summaries[0].t_interval.expect("t");
+        assert_eq!(t.hi, 1.0, "{t:?}");
+        let r = run(
+            &table("privleak", &[("a", &[-0.9, 0.0, 0.9]), ("b", &[0.5, 0.51, 0.52])]),
+            |_| {},
+        )
+        .expect("run");
+        let t = r.result.metrics[0].summaries[0].t_interval.expect("t");
+        assert!(t.lo < -1.0, "{t:?}");
     }
 
     #[test]
