@@ -1179,7 +1179,7 @@ pub(crate) mod tests {
     }
 
     /// A zip archive of one stored member (what `np.savez` writes), its CRC-32 computed here.
-    fn stored_npz(name: &str, data: &[u8]) -> Vec<u8> {
+    pub(crate) fn stored_npz(name: &str, data: &[u8]) -> Vec<u8> {
         let crc = !data.iter().fold(u32::MAX, |mut c, &b| {
             c ^= u32::from(b);
             for _ in 0..8 {

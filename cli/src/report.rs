@@ -49,10 +49,11 @@ pub fn emit_report<P: Serialize, R: Serialize>(
         s.push_str(&human(&report.result));
         for i in &report.inputs {
             s.push_str(&format!(
-                "  input {:<18} {} ({} rows; sha256 {}…)\n",
+                "  input {:<18} {} ({} {}; sha256 {}…)\n",
                 i.role,
                 i.spec,
                 i.rows_used,
+                if i.rows_used == 1 { "row" } else { "rows" },
                 i.sha256.get(..12).unwrap_or(&i.sha256)
             ));
         }

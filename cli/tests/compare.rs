@@ -265,3 +265,54 @@ fn a_single_run_against_the_published_spread_is_called() {
         "{o}"
     );
 }
+
+/// Found trying compare as a new user (bench/trial_compare): `--method NPO=runs/NPO` (open-unlearning writes a folder
+/// per run) said "it is a directory"; the retain model's `few_seeds` pointed at NPO's first file; the inputs read
+/// "(1 rows; …)". A folder now gives the result files in it, as its files would.
+#[test]
+fn a_methods_folder_compares_as_its_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let groups = summaries(dir.path());
+    let retain = dir.path().join("retain");
+    std::fs::create_dir_all(&retain).unwrap();
+    std::fs::write(
+        retain.join("TOFU_SUMMARY.json"),
+        ou_summary(&[
+            ("forget_quality", "0.99"),
+            ("model_utility", "0.63"),
+            ("forget_truth_ratio", "0.6"),
+        ]),
+    )
+    .unwrap();
+    let at = |p: &str| dir.path().join(p).to_str().unwrap().to_string();
+    let run = |npo: &str, ga: &str| {
+        lethe(&[
+            "compare",
+            "--method",
+            npo,
+            "--method",
+            ga,
+            "--method",
+            &format!("retain={}", at("retain")),
+            "--resamples",
+            "300",
+        ])
+    };
+    let files = run(&groups[0], &groups[1]);
+    assert!(files.status.success(), "{}", text(&files.stderr));
+    let folders = run(
+        &format!("npo={}", at("npo")),
+        &format!("grad_ascent={}", at("grad_ascent")),
+    );
+    assert!(folders.status.success(), "{}", text(&folders.stderr));
+    assert_eq!(text(&folders.stdout), text(&files.stdout));
+    let out = text(&folders.stdout);
+    assert!(out.contains("TOFU_SUMMARY.json (1 row; sha256"), "{out}");
+    assert!(!out.contains("1 rows"), "{out}");
+    let err = text(&folders.stderr);
+    let few = err
+        .split("warning[")
+        .find(|w| w.starts_with("few_seeds"))
+        .expect("few_seeds");
+    assert!(few.contains("retain (1: `") && !few.contains("-->"), "{err}");
+}

@@ -224,6 +224,30 @@ pub fn known_direction(name: &str) -> Option<(Direction, &'static str)> {
     find(name).or_else(|| name.rsplit_once('.').and_then(|(_, last)| find(last)))
 }
 
+/// The range of a known metric bounded to [0, 1]: forget quality (a p-value), an MIA AUC, model utility, test
+/// accuracy, RULER's m4 (a percentile rank). By the same names and normalisation as [`known_direction`].
+pub fn known_range(name: &str) -> Option<(f64, f64)> {
+    const BOUNDED: [&str; 5] = ["forget_quality", "mia_auc", "model_utility", "test_accuracy", "m4"];
+    let group = |n: &str| {
+        let n = normalize(n);
+        KNOWN_METRICS
+            .iter()
+            .find(|(names, _, _)| names.contains(&n.as_str()))
+            .map(|(names, _, _)| names[0])
+    };
+    group(name)
+        .or_else(|| name.rsplit_once('.').and_then(|(_, last)| group(last)))
+        .filter(|g| BOUNDED.contains(g))
+        .map(|_| (0.0, 1.0))
+}
+
+/// Whether a metric is forget quality (a p-value), by its known names.
+fn is_p_value_metric(name: &str) -> bool {
+    let n = normalize(name);
+    let last = normalize(name.rsplit_once('.').map_or(name, |(_, l)| l));
+    KNOWN_METRICS[0].0.contains(&n.as_str()) || KNOWN_METRICS[0].0.contains(&last.as_str())
+}
+
 /// One method's numbers on one metric (and task; `task: None` pools every task, stratified by task).
 #[derive(Clone, Debug, Serialize)]
 pub struct MethodSummary {
@@ -561,6 +585,23 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
 
     // The role the design warnings concern.
     let role = if req.runs.is_some() { "runs" } else { "methods" };
+    // The input a warning about some methods' runs names: the runs table; with result files by method, none (a front
+    // end names a role's first file, another method's), the message naming the methods' own files instead.
+    let design_input = req.runs.is_some().then_some(role);
+    let files_of = |m: &str| -> String {
+        if req.runs.is_some() {
+            return String::new();
+        }
+        let mut places: Vec<&str> = Vec::new();
+        for r in table.runs.iter().filter(|r| r.method == m) {
+            if !places.contains(&r.place.as_str()) {
+                places.push(&r.place);
+            }
+        }
+        let more = places.len() > 3;
+        places.truncate(3);
+        format!(": {}{}", places.join(", "), if more { ", …" } else { "" })
+    };
     // Duplicate runs: the same method, seed and task twice.
     {
         let mut seen: std::collections::HashMap<(&str, &str, &str), &str> = std::collections::HashMap::new();
@@ -684,12 +725,12 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     let few: Vec<String> = seeds
         .iter()
         .filter(|(_, n)| *n < 3)
-        .map(|(m, n)| format!("{m} ({n})"))
+        .map(|(m, n)| format!("{m} ({n}{})", files_of(m)))
         .collect();
     if !few.is_empty() {
         warnings.push(Warning::new(
             "few_seeds",
-            Some(role),
+            design_input,
             format!(
                 "fewer than 3 seeds per task for {}: one or two seeds say little about a method's spread, and no \
                  test at these sizes can show a difference",
@@ -702,7 +743,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         let list: Vec<String> = seeds.iter().map(|(m, n)| format!("{m} {n}")).collect();
         warnings.push(Warning::new(
             "unequal_seeds",
-            Some(role),
+            design_input,
             format!(
                 "the methods have different numbers of runs per task ({})",
                 list.join(", ")
@@ -745,7 +786,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         }) {
             warnings.push(Warning::new(
                 "identical_runs",
-                Some(role),
+                design_input,
                 format!(
                     "{file}: the runs of {} at {} (seed {}) and {} (seed {}) have the same value in every metric: \
                      a copied result file, or a seed that was not used",
@@ -933,6 +974,47 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                 )?);
             }
         }
+        // A metric bounded to [0, 1] (a p-value, an AUC, a rate): a t interval reaching past a bound (a p-value's
+        // mean minus t·se below 0) is clipped to it; the values cannot lie there.
+        if let Some((lo, hi)) = known_range(name) {
+            let clip = |i: &mut Option<Interval>| {
+                if let Some(i) = i {
+                    i.lo = i.lo.clamp(lo, hi);
+                    i.hi = i.hi.clamp(lo, hi);
+                }
+            };
+            for s in &mut summaries {
+                clip(&mut s.t_interval);
+                if let Some(e) = &mut s.over_examples {
+                    clip(&mut e.t_interval);
+                }
+            }
+        }
+        // Forget quality is a p-value: across orders of magnitude, its raw mean is the largest runs' alone.
+        if is_p_value_metric(name) {
+            let v: Vec<f64> = table.runs.iter().filter_map(|r| r.values[*col]).collect();
+            let lo = v.iter().copied().filter(|x| *x > 0.0).fold(f64::INFINITY, f64::min);
+            let hi = v.iter().copied().fold(0.0f64, f64::max);
+            if v.iter().any(|x| *x <= 0.0) || (lo.is_finite() && hi >= 100.0 * lo) {
+                warnings.push(Warning::new(
+                    "p_value_scale",
+                    design_input,
+                    format!(
+                        "{name} is a p-value (open-unlearning's forget quality: the KS test of the truth ratios \
+                         against the retain model's), and its runs span {}…{}, orders of magnitude: on this raw scale \
+                         the means, t intervals and detectable differences are driven by the largest runs and say \
+                         little about the others (the t intervals are clipped to [0, 1]; open-unlearning's papers plot \
+                         forget quality on a log scale)",
+                        num(v.iter().copied().fold(f64::INFINITY, f64::min)),
+                        num(hi)
+                    ),
+                    Some(format!(
+                        "compare its log10 as well: a runs table with a column log10_{name} holding each run's \
+                         log10 of {name}, named with its direction (log10_{name}:higher)"
+                    )),
+                ));
+            }
+        }
         metric_results.push(MetricResult {
             metric: name.clone(),
             direction: dir.name(),
@@ -946,7 +1028,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
     if !over_examples.is_empty() {
         warnings.push(Warning::new(
             "examples_not_seeds",
-            Some(role),
+            design_input,
             format!(
                 "one run, with per-example values, for {}: the interval over its examples shows how the score moves \
                  with the examples evaluated, not with the seed. It ignores the seed-to-seed variation (the training's \
@@ -1000,8 +1082,31 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         c.min_detectable_difference = d.and_then(|d| fin(sp * d));
         c.detectable_at = c.min_detectable_difference.map(|_| level);
     }
+    // How the family could be smaller: one baseline against every other method instead of every pair (where there
+    // are more than two methods and no baseline), fewer metrics (where there are several).
+    let k = methods.len();
+    let mut smaller: Vec<String> = Vec::new();
+    if req.baseline.is_none() && k > 2 {
+        smaller.push(format!(
+            "compare each method with one baseline method ({}: {} pairs per metric instead of {})",
+            crate::words::opt("baseline"),
+            k - 1,
+            k * (k - 1) / 2
+        ));
+    }
+    if chosen.len() > 1 {
+        smaller.push(format!(
+            "compare fewer metrics than these {} (name only the ones the question is about)",
+            chosen.len()
+        ));
+    }
+    let fewer = if smaller.is_empty() {
+        String::new()
+    } else {
+        format!(", or shrink the family: {}", smaller.join(", or "))
+    };
     for (c, best) in comparisons.iter_mut().zip(best) {
-        call_comparison(c, corr_name, alpha, best, family);
+        call_comparison(c, corr_name, alpha, best, family, &fewer);
     }
 
     // Reproduction checks.
@@ -1247,8 +1352,9 @@ fn smallest_p(na: usize, nb: usize) -> f64 {
 }
 
 /// The call of one comparison. `best`: the smallest adjusted p-value the family's correction could give this test
-/// (its exact test at its floor, every other test at its own); `family`: the number of tests corrected together.
-fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64, best: Option<f64>, family: usize) {
+/// (its exact test at its floor, every other test at its own); `family`: the number of tests corrected together;
+/// `smaller`: how the request could make the family smaller (empty when it cannot), said after "add seeds".
+fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64, best: Option<f64>, family: usize, smaller: &str) {
     let on = match &c.task {
         Some(t) => format!("{} (task {t})", c.metric),
         None => c.metric.clone(),
@@ -1260,10 +1366,7 @@ fn call_comparison(c: &mut Comparison, corr: &str, alpha: f64, best: Option<f64>
     };
     // One test is no family: no correction to name, and no fewer pairs to compare.
     let (after, fewer) = if family > 1 {
-        (
-            format!(" after {corr_word} over {family} tests"),
-            " or compare fewer pairs",
-        )
+        (format!(" after {corr_word} over {family} tests"), smaller)
     } else {
         (String::new(), "")
     };
@@ -1579,7 +1682,8 @@ fn headline(comparisons: &[Comparison], reproductions: &[Reproduction], metrics:
         let mut text = parts.join("; ");
         if none + undecided > 0 {
             text.push_str(&format!(
-                "; {none} comparison(s) with no difference the data could show, {undecided} inconclusive"
+                "; {none} {} with no difference the data could show, {undecided} inconclusive",
+                if none == 1 { "comparison" } else { "comparisons" }
             ));
         }
         for r in repro {
@@ -1977,6 +2081,123 @@ mod tests {
             "{}",
             c.text
         );
+    }
+
+    /// Found trying compare on open-unlearning's files (bench/trial_compare): 3 methods × 3 metrics × 5 seeds, every
+    /// pair, Holm over 9 tests; the fix read "add seeds or compare fewer pairs" without saying how. It now names the
+    /// baseline option (3 methods, none chosen) and fewer metrics (several), and only what would shrink the family.
+    #[test]
+    fn the_fix_for_a_large_family_says_how_to_shrink_it() {
+        let mut t = String::from("method,seed,x,y,z\n");
+        for (m, base) in [("a", 1.0), ("b", 2.0), ("c", 3.0)] {
+            for s in 0..5 {
+                let v = base + 0.01 * s as f64;
+                t.push_str(&format!("{m},{s},{v},{v},{v}\n"));
+            }
+        }
+        let metrics =
+            |q: &mut CompareRequest| q.metrics = vec!["x:higher".into(), "y:higher".into(), "z:higher".into()];
+        let r = run(&t, metrics).expect("run");
+        let c = &r.result.comparisons[0];
+        assert_eq!(c.call, Headline::INCONCLUSIVE, "{}", c.text);
+        let cli = crate::words::cli(&c.text);
+        assert!(
+            cli.contains(
+                "add seeds, or shrink the family: compare each method with one baseline method (--baseline: 2 \
+                          pairs per metric instead of 3), or compare fewer metrics than these 3"
+            ),
+            "{cli}"
+        );
+        // With a baseline already chosen, only the metrics could be fewer.
+        let r = run(&t, |q| {
+            metrics(q);
+            q.baseline = Some("a".into());
+        })
+        .expect("run");
+        for c in &r.result.comparisons {
+            assert!(!c.text.contains("baseline"), "{}", c.text);
+        }
+        // Two methods on one metric in three tasks: neither would shrink the family; no advice to.
+        let mut t = String::from("method,seed,task,x\n");
+        for task in ["t1", "t2", "t3"] {
+            for (m, base) in [("a", 1.0), ("b", 2.0)] {
+                for s in 0..3 {
+                    t.push_str(&format!("{m},{s},{task},{}\n", base + 0.01 * s as f64));
+                }
+            }
+        }
+        let r = run(&t, |q| q.metrics = vec!["x:higher".into()]).expect("run");
+        for c in &r.result.comparisons {
+            assert!(
+                !c.text.contains("shrink") && !c.text.contains("fewer pairs"),
+                "{}",
+                c.text
+            );
+        }
+    }
+
+    /// Found trying compare (bench/trial_compare): the headline read "3 comparison(s) with no difference …".
+    #[test]
+    fn the_headline_counts_comparisons_in_words() {
+        let a: Vec<f64> = (0..10).map(|i| 1.0 + 0.013 * ((i * 7) % 10) as f64).collect();
+        let b: Vec<f64> = a.iter().map(|x| x + 4.0).collect();
+        let c: Vec<f64> = a.iter().map(|x| x + 0.0005).collect();
+        let r = run(&table("model_utility", &[("a", &a), ("b", &b), ("c", &c)]), |_| {}).expect("run");
+        let calls: Vec<&str> = r.result.comparisons.iter().map(|c| c.call.as_str()).collect();
+        assert_eq!(calls.iter().filter(|c| **c == "no_difference").count(), 1, "{calls:?}");
+        assert!(
+            r.headline
+                .text
+                .contains("; 1 comparison with no difference the data could show, 0 inconclusive"),
+            "{}",
+            r.headline.text
+        );
+        assert!(!r.headline.text.contains("(s)"), "{}", r.headline.text);
+    }
+
+    /// Found trying compare on open-unlearning's files (bench/trial_compare): GradAscent's forget quality (a KS
+    /// p-value, 1e-16…1e-4 over 5 seeds) had mean 2.7e-5 and t interval [−4.4e-5, 9.9e-5], below 0 for a p-value,
+    /// with no word that the raw scale says little. The t intervals of [0, 1] metrics are clipped, and forget
+    /// quality spanning orders of magnitude is warned of, with the log10 comparison as the fix.
+    #[test]
+    fn forget_quality_is_a_p_value_its_intervals_stay_in_0_1_and_its_scale_is_warned_of() {
+        let ga = [1e-16, 3e-9, 2e-6, 1e-5, 1.2e-4];
+        let npo = [0.01, 0.02, 0.05, 0.03, 0.04];
+        let r = run(&table("forget_quality", &[("ga", &ga), ("npo", &npo)]), |_| {}).expect("run");
+        let s = &r.result.metrics[0].summaries[0];
+        assert_eq!(s.method, "ga");
+        let t = s.t_interval.expect("t");
+        assert!(t.lo == 0.0 && t.hi > 0.0 && t.hi < 1.0, "{t:?}");
+        let w = r.warnings.iter().find(|w| w.code == "p_value_scale").expect("warning");
+        assert!(w.message.contains("1e-16…0.05"), "{}", w.message);
+        assert!(
+            w.fix
+                .as_deref()
+                .is_some_and(|f| f.contains("log10_forget_quality:higher")),
+            "{w:?}"
+        );
+        // Forget qualities of one order of magnitude: no warning.
+        let r = run(
+            &table("forget_quality", &[("a", &[0.3, 0.5, 0.9]), ("b", &[0.2, 0.4, 0.6])]),
+            |_| {},
+        )
+        .expect("run");
+        assert!(r.warnings.iter().all(|w| w.code != "p_value_scale"), "{:?}", r.warnings);
+        // An AUC's interval stays in [0, 1] too; an unbounded metric's is not clipped.
+        let r = run(
+            &table("mia_auc", &[("a", &[0.99, 0.999, 0.5]), ("b", &[0.5, 0.51, 0.52])]),
+            |_| {},
+        )
+        .expect("run");
+        let t = r.result.metrics[0].summaries[0].t_interval.expect("t");
+        assert_eq!(t.hi, 1.0, "{t:?}");
+        let r = run(
+            &table("privleak", &[("a", &[-0.9, 0.0, 0.9]), ("b", &[0.5, 0.51, 0.52])]),
+            |_| {},
+        )
+        .expect("run");
+        let t = r.result.metrics[0].summaries[0].t_interval.expect("t");
+        assert!(t.lo < -1.0, "{t:?}");
     }
 
     #[test]

@@ -348,10 +348,21 @@ fn read_text(ws: &mut Workspace, method: &str, t: &TextInput) -> Result<(String,
             src.data
                 .read_at(0, &mut bytes)
                 .map_err(|e| Error::at(ROLE, format!("`{name}`: {e}")))?;
+            let npz = bytes.starts_with(b"PK\x03\x04") || name.ends_with(".npz");
             let text = String::from_utf8(bytes).map_err(|_| {
                 Error::at(
                     ROLE,
-                    format!("`{name}` (method `{method}`) is not UTF-8 text: give the JSON or CSV file the tool wrote"),
+                    if npz {
+                        format!(
+                            "`{name}` (method `{method}`) is a NumPy archive, not a result file Lethe compares: if it \
+                             is an ML Privacy Meter attack result, {}",
+                            audit_first(&name)
+                        )
+                    } else {
+                        format!(
+                            "`{name}` (method `{method}`) is not UTF-8 text: give the JSON or CSV file the tool wrote"
+                        )
+                    },
                 )
             })?;
             let sha256 = ws.sha256(*source, |_, _| ())?;
@@ -371,6 +382,16 @@ fn read_text(ws: &mut Workspace, method: &str, t: &TextInput) -> Result<(String,
         row_file: None,
     };
     Ok((name, text, rec))
+}
+
+/// A list in a sentence: every item up to 6, else the count, the first 4 and "…" (open-unlearning's EVAL files hold
+/// some twenty sub-metrics without a direction).
+fn few_of(items: &[String]) -> String {
+    if items.len() <= 6 {
+        items.join(", ")
+    } else {
+        format!("{} metrics, {}, …", items.len(), items[..4].join(", "))
+    }
 }
 
 /// Reads every method's result files into one runs table, with a record per file and the warnings of the reading.
@@ -468,13 +489,13 @@ pub fn read_methods(
         if !lacking.is_empty() || !unknown.is_empty() || !twins.is_empty() {
             let mut parts = Vec::new();
             if !lacking.is_empty() {
-                parts.push(format!("not in every run: {}", lacking.join(", ")));
+                parts.push(format!("not in every run: {}", few_of(&lacking)));
             }
             if !unknown.is_empty() {
-                parts.push(format!("without a known direction: {}", unknown.join(", ")));
+                parts.push(format!("without a known direction: {}", few_of(&unknown)));
             }
             if !twins.is_empty() {
-                parts.push(format!("counted once: {}", twins.join(", ")));
+                parts.push(format!("counted once: {}", few_of(&twins)));
             }
             warnings.push(Warning::new(
                 "metrics_left_out",
@@ -573,11 +594,12 @@ pub fn compare_methods(ws: &mut Workspace, v: Value) -> Result<Value> {
     };
     let groups: Vec<(String, Vec<Value>)> = match v {
         Value::Null => Vec::new(),
+        // A method's files as a list, or as one string `FILE,FILE,…`, split as the command line splits it.
         Value::Object(o) => o
             .into_iter()
             .map(|(k, v)| match v {
-                Value::Array(a) => (k, a),
-                one => (k, vec![one]),
+                Value::Array(a) => (k, a.into_iter().flat_map(split_files).collect()),
+                one => (k, split_files(one)),
             })
             .collect(),
         Value::String(s) => vec![split_method(&s).ok_or_else(bad)?],
@@ -591,8 +613,8 @@ pub fn compare_methods(ws: &mut Workspace, v: Value) -> Result<Value> {
                         .and_then(|m| m.as_str().map(str::to_string))
                         .ok_or_else(bad)?;
                     let files = match o.remove("files") {
-                        Some(Value::Array(a)) => a,
-                        Some(one @ Value::String(_)) => vec![one],
+                        Some(Value::Array(a)) => a.into_iter().flat_map(split_files).collect(),
+                        Some(one @ Value::String(_)) => split_files(one),
                         _ => return Err(bad()),
                     };
                     Ok((method, files))
@@ -606,17 +628,228 @@ pub fn compare_methods(ws: &mut Workspace, v: Value) -> Result<Value> {
     for (method, files) in groups {
         let mut fs = Vec::with_capacity(files.len());
         for f in files {
-            fs.push(match f {
+            match f {
                 Value::String(path) => {
-                    let id = ws.add_path("methods", std::path::Path::new(&path))?;
-                    serde_json::json!({"kind": "source", "source": id})
+                    let path = std::path::Path::new(&path);
+                    // A folder: the result files the tools wrote in it, one run each.
+                    let paths = if path.is_dir() {
+                        files_in_folder(method.trim(), path)?
+                    } else {
+                        vec![path.to_path_buf()]
+                    };
+                    for p in paths {
+                        let id = ws.add_path("methods", &p)?;
+                        fs.push(serde_json::json!({"kind": "source", "source": id}));
+                    }
                 }
-                other => other,
-            });
+                other => fs.push(other),
+            }
         }
         out.push(serde_json::json!({"method": method, "files": fs}));
     }
     Ok(Value::Array(out))
+}
+
+/// A method's files given as one string `FILE,FILE,…` (as the command line gives them): each file; anything else
+/// as it is.
+#[cfg(not(target_arch = "wasm32"))]
+fn split_files(v: Value) -> Vec<Value> {
+    match v {
+        Value::String(s) if s.contains(',') => s
+            .split(',')
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+            .map(Value::from)
+            .collect(),
+        other => vec![other],
+    }
+}
+
+/// What a folder's result files are looked for as, in the refusals' words.
+#[cfg(not(target_arch = "wasm32"))]
+const LOOKED_FOR: &str = "open-unlearning's *_SUMMARY.json or *_EVAL.json, Lethe's JSON reports (`--json`) and \
+                          `lethe merge` tables";
+
+/// The result files the tools wrote in `dir` and the folders under it, one run each, by path: open-unlearning's
+/// `<BENCHMARK>_SUMMARY.json` (its `<BENCHMARK>_EVAL.json` of the same run, beside it, holds the same numbers and
+/// is skipped) or `<BENCHMARK>_EVAL.json`, Lethe's JSON reports and `lethe merge` tables (known by their content).
+/// Other files (a model's `config.json`, logs, Hydra's configs) are not runs and are passed over.
+///
+/// # Errors
+/// No result file in the folder (naming it and what was looked for); files of several kinds (open-unlearning's
+/// and Lethe's, two benchmarks, two Lethe analyses), or two runs with one seed (several methods' folders): which
+/// of them is this method's runs is the user's to say.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn files_in_folder(method: &str, dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>> {
+    use std::path::PathBuf;
+    let shown = dir.display().to_string();
+    let mut all: Vec<PathBuf> = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    // Folders are walked breadth-first; a deep tree (a whole disk given by mistake) is cut off.
+    let mut seen = 0usize;
+    while let Some(d) = todo.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| {
+            Error::at(
+                ROLE,
+                format!("`{}` (method `{method}`): the folder cannot be read: {e}", d.display()),
+            )
+        })?;
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > 100_000 {
+                return Err(Error::at(
+                    ROLE,
+                    format!(
+                        "`{shown}` (method `{method}`) holds more than 100000 files: give the folder of the method's \
+                         runs, or the result files themselves"
+                    ),
+                ));
+            }
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().to_string();
+            if name.starts_with('.') {
+                continue;
+            }
+            match e.file_type() {
+                Ok(t) if t.is_dir() => todo.push(p),
+                Ok(t) if t.is_file() => all.push(p),
+                _ => {}
+            }
+        }
+    }
+    all.sort();
+    // Each file's kind: open-unlearning's by its name (`TOFU_SUMMARY.json` → "TOFU"), Lethe's by its content.
+    let mut found: Vec<(PathBuf, String)> = Vec::new();
+    let mut npz: Vec<PathBuf> = Vec::new();
+    for p in &all {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let kind = if let Some(bench) = name.strip_suffix("_SUMMARY.json") {
+            Some(format!("open-unlearning {bench}"))
+        } else if let Some(bench) = name.strip_suffix("_EVAL.json") {
+            // The SUMMARY beside it holds the same numbers: one run, not two.
+            let summary = p.with_file_name(format!("{bench}_SUMMARY.json"));
+            (!all.contains(&summary)).then(|| format!("open-unlearning {bench}"))
+        } else if name.ends_with(".npz") {
+            npz.push(p.clone());
+            None
+        } else if name.ends_with(".json") || name.ends_with(".csv") {
+            lethe_kind(p)
+        } else {
+            None
+        };
+        if let Some(k) = kind {
+            found.push((p.clone(), k));
+        }
+    }
+    if found.is_empty() {
+        let pm = npz
+            .first()
+            .map(|p| {
+                format!(
+                    ". It holds .npz files (`{}`, …): if they are ML Privacy Meter attack results, {}",
+                    p.display(),
+                    audit_first(&p.display().to_string())
+                )
+            })
+            .unwrap_or_default();
+        return Err(Error::refused(
+            "no_result_files",
+            Some(ROLE),
+            format!(
+                "the folder `{shown}` (method `{method}`) holds no result file Lethe reads: looked for {LOOKED_FOR}, \
+                 in it and every folder under it{pm}. Give the result files' paths"
+            ),
+        ));
+    }
+    let mut kinds: Vec<&str> = found.iter().map(|(_, k)| k.as_str()).collect();
+    kinds.dedup();
+    let mut distinct = kinds.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() > 1 {
+        let example = |k: &str| {
+            found
+                .iter()
+                .find(|(_, x)| x == k)
+                .map(|(p, _)| p.display().to_string())
+                .unwrap_or_default()
+        };
+        let list: Vec<String> = distinct.iter().map(|k| format!("{k} (`{}`)", example(k))).collect();
+        return Err(Error::refused(
+            "ambiguous_result_files",
+            Some(ROLE),
+            format!(
+                "the folder `{shown}` (method `{method}`) holds result files of {} kinds: {}; each run is one \
+                 evaluation of the method, so which files are its runs is yours to say: give those files' paths, or \
+                 the folder that holds only them",
+                distinct.len(),
+                list.join(", ")
+            ),
+        ));
+    }
+    // Two files with one seed in their paths: runs of several methods (the folder above the methods' folders).
+    for (i, (a, _)) in found.iter().enumerate() {
+        let sa = seed_in_path(&a.display().to_string());
+        if let Some((b, _)) = sa.as_ref().and_then(|s| {
+            found[..i]
+                .iter()
+                .find(|(b, _)| seed_in_path(&b.display().to_string()).as_ref() == Some(s))
+        }) {
+            return Err(Error::refused(
+                "ambiguous_result_files",
+                Some(ROLE),
+                format!(
+                    "the folder `{shown}` (method `{method}`) holds two runs with seed {} (`{}` and `{}`): it may \
+                     hold several methods' runs. Give the folder of this method's runs only, or its files' paths",
+                    sa.as_deref().unwrap_or(""),
+                    b.display(),
+                    a.display()
+                ),
+            ));
+        }
+    }
+    Ok(found.into_iter().map(|(p, _)| p).collect())
+}
+
+/// How an ML Privacy Meter attack result (`attack_result_0.npz`, binary) comes to a comparison: audited first, as
+/// the inspector offers for it, its report then given as the run's file.
+fn audit_first(path: &str) -> String {
+    let file = if path.contains(['{', '}']) { "FILE" } else { path };
+    format!(
+        "audit each first into a report of its own ({} {} {}, the report saved as JSON) and give those reports here",
+        crate::words::cmd("mia"),
+        crate::words::opt_is("scores", &format!("{file}#scores")),
+        crate::words::opt_is("labels", &format!("{file}#memberships")),
+    )
+}
+
+/// The kind of a JSON or CSV file Lethe wrote (its report: "Lethe `mia` report"; "lethe merge table"), read from its
+/// first bytes; `None` for any other file.
+#[cfg(not(target_arch = "wasm32"))]
+fn lethe_kind(p: &std::path::Path) -> Option<String> {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    std::fs::File::open(p).ok()?.take(1 << 20).read_to_end(&mut head).ok()?;
+    let text = String::from_utf8_lossy(&head);
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    if t.starts_with('{') {
+        // A report is small: read whole only when its head says it is one.
+        if !t.contains("\"lethe_version\"") {
+            return None;
+        }
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok()?;
+        let command = v.get("command")?.as_str()?;
+        v.get("result")?;
+        Some(format!("Lethe `{command}` report"))
+    } else {
+        let header = t.lines().next()?;
+        let names = cells(header, ',');
+        (names.iter().any(|n| n == "cell") && names.iter().any(|n| n == "command"))
+            .then(|| "lethe merge table".to_string())
+    }
 }
 
 /// `NAME=FILE,FILE,…` as the method and its files.
@@ -1016,6 +1249,289 @@ mod tests {
         let agg = lethe::tools::open_unlearning::agg_value(&v, "forget_Q_A_Prob").expect("agg");
         assert_eq!(s.mean, agg);
         assert!((e.mean - agg).abs() < 1e-12);
+    }
+
+    /// A fresh folder under the system's temporary folder, with `files` (relative path, contents) in it.
+    fn folder(tag: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+        let root = std::env::temp_dir().join(format!("lethe-compare-files-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for (p, t) in files {
+            let p = root.join(p);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            std::fs::write(p, t).expect("write");
+        }
+        std::fs::create_dir_all(&root).expect("mkdir");
+        root
+    }
+
+    /// The paths `compare_methods` opened for each method, relative to `root`.
+    fn opened(ws: &Workspace, v: &Value, root: &std::path::Path) -> Vec<(String, Vec<String>)> {
+        let by_id: std::collections::HashMap<u32, String> = ws
+            .paths()
+            .map(|(id, p)| (id, p.strip_prefix(root).unwrap_or(p).display().to_string()))
+            .collect();
+        v.as_array()
+            .expect("list")
+            .iter()
+            .map(|g| {
+                let files = g["files"]
+                    .as_array()
+                    .expect("files")
+                    .iter()
+                    .map(|f| by_id[&(f["source"].as_u64().expect("id") as u32)].clone())
+                    .collect();
+                (g["method"].as_str().expect("name").to_string(), files)
+            })
+            .collect()
+    }
+
+    /// Found trying compare as a new user (bench/trial_compare): open-unlearning writes one folder per run
+    /// (`NPO/seed0/TOFU_EVAL.json` + `TOFU_SUMMARY.json`), and `--method NPO=runs_ou/NPO` (or `…/NPO/seed0`) was
+    /// refused with "it is a directory". A folder now gives the result files in it and under it, one run each, the
+    /// SUMMARY preferred to the EVAL of the same run; none, or files of several kinds, or two runs of one seed, are
+    /// refused naming the folder.
+    #[test]
+    fn a_folder_gives_its_result_files_one_run_each() {
+        let s = |q: f64| summary(&[("forget_quality", q), ("model_utility", 0.5 + q / 10.0)]);
+        let eval = r#"{"forget_quality": {"agg_value": 0.5}}"#;
+        let (s0, s1, s2, g0) = (s(0.9), s(0.8), s(0.85), s(0.01));
+        let root = folder(
+            "runs",
+            &[
+                ("NPO/seed0/TOFU_SUMMARY.json", &s0),
+                ("NPO/seed0/TOFU_EVAL.json", eval),
+                ("NPO/seed0/.hydra/config.yaml", "a: 1"),
+                ("NPO/seed0/eval.log", "log"),
+                ("NPO/seed1/TOFU_SUMMARY.json", &s1),
+                ("NPO/seed1/TOFU_EVAL.json", eval),
+                ("NPO/seed2/TOFU_SUMMARY.json", &s2),
+                (
+                    "NPO/seed2/model/config.json",
+                    r#"{"hidden_size": 4096, "model_type": "llama"}"#,
+                ),
+                ("GA/seed0/TOFU_EVAL.json", &g0),
+                ("retain/TOFU_EVAL.json", &s(0.99)),
+                ("empty/notes.txt", "nothing"),
+                ("pm/attack_result_0.npz", "PK\u{3}\u{4}"),
+            ],
+        );
+        let at = |p: &str| root.join(p).display().to_string();
+        let mut ws = Workspace::new();
+        let v = compare_methods(
+            &mut ws,
+            serde_json::json!({"NPO": at("NPO"), "GA": [at("GA/seed0")], "retain": at("retain")}),
+        )
+        .expect("folders");
+        let got = opened(&ws, &v, &root);
+        let want = |m: &str, f: &[&str]| (m.to_string(), f.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            got,
+            vec![
+                want("GA", &["GA/seed0/TOFU_EVAL.json"]),
+                want(
+                    "NPO",
+                    &[
+                        "NPO/seed0/TOFU_SUMMARY.json",
+                        "NPO/seed1/TOFU_SUMMARY.json",
+                        "NPO/seed2/TOFU_SUMMARY.json"
+                    ]
+                ),
+                want("retain", &["retain/TOFU_EVAL.json"]),
+            ]
+        );
+        // The runs compare with seeds from their paths.
+        let methods: Vec<MethodFiles> = serde_json::from_value(v).expect("request");
+        let r = run_compare(
+            &mut ws,
+            &CompareRequest {
+                methods,
+                resamples: 200,
+                ..CompareRequest::default()
+            },
+        )
+        .expect("run");
+        assert_eq!(r.inputs.len(), 5);
+        let npo = r.result.metrics[0]
+            .summaries
+            .iter()
+            .find(|x| x.method == "NPO")
+            .expect("npo");
+        assert_eq!(npo.n, 3);
+        // A folder without result files: refused naming it and what was looked for.
+        let e = compare_methods(&mut Workspace::new(), serde_json::json!([format!("x={}", at("empty"))]))
+            .expect_err("none");
+        assert_eq!(e.code.as_deref(), Some("no_result_files"));
+        assert!(
+            e.message.contains(&format!("`{}` (method `x`)", at("empty"))) && e.message.contains("*_SUMMARY.json"),
+            "{}",
+            e.message
+        );
+        // Only privacy-meter archives: the step that makes them reports.
+        let e = compare_methods(&mut Workspace::new(), serde_json::json!({"x": at("pm")})).expect_err("npz");
+        assert!(
+            e.message.contains(&crate::words::cmd("mia"))
+                && e.message.contains(&crate::words::opt_is(
+                    "labels",
+                    &format!("{}#memberships", at("pm/attack_result_0.npz"))
+                )),
+            "{}",
+            e.message
+        );
+        // The folder above the methods' folders: runs of one seed twice.
+        let e = compare_methods(
+            &mut Workspace::new(),
+            serde_json::json!({"x": root.display().to_string()}),
+        )
+        .expect_err("several methods");
+        assert_eq!(e.code.as_deref(), Some("ambiguous_result_files"));
+        assert!(e.message.contains("two runs with seed 0"), "{}", e.message);
+        // Files of two kinds in one folder.
+        let report = r#"{"lethe_version": "0.1.0", "command": "mia", "result": {"summary": {"auc": 0.5}}}"#;
+        let mixed = folder("mixed", &[("seed0/TOFU_SUMMARY.json", &s0), ("seed1/mia.json", report)]);
+        let e = compare_methods(
+            &mut Workspace::new(),
+            serde_json::json!({"x": mixed.display().to_string()}),
+        )
+        .expect_err("mixed");
+        assert_eq!(e.code.as_deref(), Some("ambiguous_result_files"));
+        assert!(
+            e.message.contains("open-unlearning TOFU") && e.message.contains("Lethe `mia` report"),
+            "{}",
+            e.message
+        );
+        let _ = std::fs::remove_dir_all(root);
+        let _ = std::fs::remove_dir_all(mixed);
+    }
+
+    /// Found trying `lethe.compare(methods={"NPO": "a.json,b.json"})` (bench/trial_compare): the string was opened
+    /// as one path ("no such file"). A method's files as one string are split on commas as the command line splits
+    /// `NAME=a,b`; a list is as good.
+    #[test]
+    fn a_methods_files_as_one_string_are_split_as_the_command_line_splits_them() {
+        let s = summary(&[("forget_quality", 0.5)]);
+        let root = folder("split", &[("a/seed0/S.json", &s), ("a/seed1/S.json", &s)]);
+        let (a, b) = (
+            root.join("a/seed0/S.json").display().to_string(),
+            root.join("a/seed1/S.json").display().to_string(),
+        );
+        let two = vec![(
+            "NPO".to_string(),
+            vec!["a/seed0/S.json".to_string(), "a/seed1/S.json".to_string()],
+        )];
+        for v in [
+            serde_json::json!({"NPO": format!("{a},{b}")}),
+            serde_json::json!({"NPO": [a.clone(), b.clone()]}),
+            serde_json::json!([{"method": "NPO", "files": format!("{a}, {b}")}]),
+            serde_json::json!([format!("NPO={a},{b}")]),
+        ] {
+            let mut ws = Workspace::new();
+            let got = compare_methods(&mut ws, v.clone()).unwrap_or_else(|e| panic!("{v}: {e:?}"));
+            assert_eq!(opened(&ws, &got, &root), two, "{v}");
+        }
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    /// Found trying compare with open-unlearning's files (bench/trial_compare): `few_seeds` about the retain model's
+    /// one run was located at `NPO/seed0/TOFU_EVAL.json`, the first file of the role, another method's. The warnings
+    /// about some methods' runs now name no role's file; `few_seeds` names the method's own files.
+    #[test]
+    fn seed_warnings_name_the_methods_own_files() {
+        let mut files = six();
+        files.push((
+            "retain/TOFU_SUMMARY.json".into(),
+            summary(&[("forget_quality", 0.99), ("model_utility", 0.6)]),
+        ));
+        let r = compare(
+            &refs(&files),
+            &[("npo", &[0, 1, 2]), ("grad_ascent", &[3, 4, 5]), ("retain", &[6])],
+            |_| {},
+        )
+        .expect("run");
+        let w = |code: &str| r.warnings.iter().find(|w| w.code == code).expect(code);
+        let few = w("few_seeds");
+        assert_eq!(few.input, None);
+        assert!(
+            few.message.contains("retain (1: `retain/TOFU_SUMMARY.json`)"),
+            "{}",
+            few.message
+        );
+        assert!(!few.message.contains("npo/seed0"), "{}", few.message);
+        assert_eq!(w("unequal_seeds").input, None);
+        // A runs table is one file: the warnings name it.
+        let mut ws = Workspace::new();
+        let t = run_compare(
+            &mut ws,
+            &CompareRequest {
+                runs: Some(TextInput::Text {
+                    text: "method,seed,forget_quality\na,0,0.1\na,1,0.2\nb,0,0.3\n".into(),
+                }),
+                resamples: 200,
+                ..CompareRequest::default()
+            },
+        )
+        .expect("table");
+        let few = t.warnings.iter().find(|w| w.code == "few_seeds").expect("few");
+        assert_eq!(few.input.as_deref(), Some("runs"));
+        assert!(few.message.contains("b (1)"), "{}", few.message);
+    }
+
+    /// Found trying compare with open-unlearning's EVAL files (bench/trial_compare): `metrics_left_out` listed all 21
+    /// sub-metrics without a direction on one line. Long lists now give the count and the first few.
+    #[test]
+    fn a_long_list_of_metrics_left_out_is_shortened() {
+        let many: Vec<(String, f64)> = (0..21)
+            .map(|i| (format!("sub_metric_{i:02}"), 0.5))
+            .chain([("forget_quality".to_string(), 0.5)])
+            .collect();
+        let mut files = Vec::new();
+        for (m, q) in [("a", 0.1), ("b", 0.9)] {
+            for s in 0..3 {
+                let mut v: Vec<(&str, f64)> = many.iter().map(|(n, x)| (n.as_str(), *x)).collect();
+                v.push(("forget_quality", q + 0.01 * s as f64));
+                v.retain(|(n, x)| *n != "forget_quality" || *x != 0.5);
+                files.push((format!("{m}/seed{s}/TOFU_SUMMARY.json"), summary(&v)));
+            }
+        }
+        let r = compare(&refs(&files), &[("a", &[0, 1, 2]), ("b", &[3, 4, 5])], |_| {}).expect("run");
+        let w = r
+            .warnings
+            .iter()
+            .find(|w| w.code == "metrics_left_out")
+            .expect("warning");
+        assert!(
+            w.message.contains(
+                "without a known direction: 21 metrics, sub_metric_00, sub_metric_01, sub_metric_02, sub_metric_03, …"
+            ),
+            "{}",
+            w.message
+        );
+        assert!(!w.message.contains("sub_metric_04"), "{}", w.message);
+    }
+
+    /// Found trying compare with ML Privacy Meter's `attack_result_0.npz` given as a method's file: "is not UTF-8
+    /// text: give the JSON or CSV file the tool wrote", though that is the file the tool wrote. The refusal now
+    /// names the step that makes it a run's report.
+    #[test]
+    fn a_privacy_meter_archive_is_refused_with_the_audit_that_reads_it() {
+        let mut bytes = b"PK\x03\x04".to_vec();
+        bytes.extend([0xff, 0xfe, 0x00, 0x80]);
+        let mut ws = ws_with(&[(1, "pm/attack_result_0.npz", &bytes)]);
+        let req = CompareRequest {
+            methods: vec![MethodFiles {
+                method: "finetune".into(),
+                files: vec![TextInput::Source { source: 1 }],
+            }],
+            ..CompareRequest::default()
+        };
+        let e = run_compare(&mut ws, &req).expect_err("npz");
+        let cli = crate::words::cli(&e.message);
+        assert!(
+            cli.contains(
+                "`lethe mia` --scores pm/attack_result_0.npz#scores --labels pm/attack_result_0.npz#memberships"
+            ),
+            "{cli}"
+        );
+        assert!(!e.message.contains("UTF-8"), "{}", e.message);
     }
 
     #[test]

@@ -1346,6 +1346,13 @@ impl HsicJob {
 // ---------------------------------------------------------------------------------------------------------------
 // Inspect.
 
+/// Whether an array's only problem is that it is 0-d (a scalar of a dtype Lethe reads).
+fn is_scalar_only(a: &lethe::data::ArrayInfo) -> bool {
+    a.problem
+        .as_deref()
+        .is_some_and(|p| p.starts_with("a 0-d (scalar) array"))
+}
+
 /// A file's format, arrays, dtypes and shapes, from its headers (text formats are parsed whole).
 ///
 /// # Errors
@@ -1383,21 +1390,28 @@ pub fn run_inspect(ws: &mut Workspace, req: &InspectRequest) -> Result<InspectRe
         .warnings
         .iter()
         .map(|w| file_warning(Some("file"), w))
-        .chain(info.arrays.iter().filter_map(|a| {
-            a.problem.as_ref().map(|p| {
-                Warning::new(
-                    "unreadable_array",
-                    Some("file"),
-                    format!(
-                        "`{name}`: array {} cannot be read: {p}",
-                        a.name
-                            .as_deref()
-                            .map_or_else(|| "(unnamed)".to_string(), |n| format!("`{n}`"))
-                    ),
-                    None,
-                )
-            })
-        }))
+        // A 0-d array is a scalar (ML Privacy Meter's `auc`, `one_tenth_fpr`, `zero_fpr`): shown with its shape `()`
+        // and no warning, though it is no data matrix to load; an unsupported dtype is warned of whatever the shape.
+        .chain(
+            info.arrays
+                .iter()
+                .filter(|a| !(a.shape.is_empty() && is_scalar_only(a)))
+                .filter_map(|a| {
+                    a.problem.as_ref().map(|p| {
+                        Warning::new(
+                            "unreadable_array",
+                            Some("file"),
+                            format!(
+                                "`{name}`: array {} cannot be read: {p}",
+                                a.name
+                                    .as_deref()
+                                    .map_or_else(|| "(unnamed)".to_string(), |n| format!("`{n}`"))
+                            ),
+                            None,
+                        )
+                    })
+                }),
+        )
         .collect();
     let readable = info.arrays.iter().filter(|a| a.problem.is_none()).count();
     let format = name_of(info.format);
@@ -1572,6 +1586,23 @@ impl crate::registry::Analysis for Inspect {
 mod tests {
     use super::*;
     use crate::workspace::tests::ws_with;
+
+    /// Found trying `lethe inspect attack_result_0.npz` (bench/trial_compare): ML Privacy Meter saves `auc`,
+    /// `one_tenth_fpr` and `zero_fpr` as 0-d arrays, and each drew `unreadable_array` ("save a 1-d or 2-d array").
+    /// A scalar is shown with its shape and no warning.
+    #[test]
+    fn a_scalar_array_is_inspected_without_a_warning() {
+        let npz = crate::workspace::tests::stored_npz("auc.npy", &crate::npy::f64_bytes(&[0.62], &[]));
+        let mut ws = ws_with(&[(1, "attack_result_0.npz", &npz)]);
+        let r = run_inspect(&mut ws, &InspectRequest { source: Some(1) }).expect("inspect");
+        assert!(
+            r.warnings.iter().all(|w| w.code != "unreadable_array"),
+            "{:?}",
+            r.warnings
+        );
+        let a = &r.result.arrays[0];
+        assert!(a.shape.is_empty() && a.dtype == "float64", "{a:?}");
+    }
 
     fn input(source: u32, rows: &str) -> Option<InputRef> {
         Some(InputRef {
