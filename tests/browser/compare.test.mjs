@@ -3,10 +3,12 @@
 // with the same options; the forest plots and the probability-of-improvement matrices are drawn, and a table with
 // tasks draws the critical-difference diagram; each chart downloads as SVG and PNG; at 375 px no chart text runs
 // past its SVG; a runs table with a NaN, or with a method and seed twice, gets the layer's message (the CLI's).
+// Result files grouped by method, as a new user gives them (a folder of methods' seedN folders chosen, files
+// chosen): the report equals `lethe compare --method NAME=FILE,… --json`, and the CLI line the panel shows is that.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CLI, ROOT, SHOTS, assert, cli, compare, downloadJson, eq, open, waitRun, workdir, write } from './lib.mjs';
+import { CLI, ROOT, SHOTS, assert, cli, compare, downloadJson, eq, open, rng, waitRun, workdir, write } from './lib.mjs';
 
 const RUNS = path.join(ROOT, 'examples/compare/runs.csv');
 const panelOf = (page) => page.locator('#lethe-compare[data-panel]');
@@ -44,7 +46,108 @@ function cliError(file) {
   return r.stderr;
 }
 
+/**
+ * Result files of 3 methods × 5 seeds in a scratch folder: `runs/NPO/seedN/` and `runs/GradDiff/seedN/` each hold
+ * an open-unlearning SUMMARY file (`json.dump(dict(sorted(logs.items())), f, indent=4)`, as its `Evaluator.summarize`
+ * writes them), the EVAL file beside it (the same run: to be passed over), a model's config.json and Hydra's
+ * .hydra/config.yaml (not runs); `ga_seedN.json` at the top are GradAscent's, a JSON object of metrics each.
+ * forget_truth_ratio has no built-in direction: left out, with a warning.
+ */
+function resultFiles(dir) {
+  const r = rng(23);
+  const summary = (o) => `{\n${Object.keys(o).sort().map((k) => `    "${k}": ${o[k]}`).join(',\n')}\n}`;
+  const run = (fq, mu) => ({ forget_quality: +(fq * (0.7 + 0.6 * r())).toPrecision(12), model_utility: +(mu + 0.02 * (r() - 0.5)).toPrecision(12), forget_truth_ratio: +(0.5 + 0.2 * r()).toPrecision(12) });
+  const files = {};
+  for (const [m, fq, mu] of [['NPO', 0.4, 0.61], ['GradDiff', 0.05, 0.55]]) {
+    for (let s = 0; s < 5; s++) {
+      const at = `runs/${m}/seed${s}`;
+      mkdirSync(path.join(dir, at, '.hydra'), { recursive: true });
+      const o = run(fq, mu);
+      write(dir, `${at}/TOFU_SUMMARY.json`, summary(o));
+      write(dir, `${at}/TOFU_EVAL.json`, JSON.stringify(Object.fromEntries(Object.entries(o).map(([k, v]) => [k, { agg_value: v }])), null, 4));
+      write(dir, `${at}/config.json`, JSON.stringify({ model_type: 'llama', hidden_size: 4096 }));
+      write(dir, `${at}/.hydra/config.yaml`, 'seed: 0\n');
+      (files[m] ||= []).push(`${at}/TOFU_SUMMARY.json`);
+    }
+  }
+  for (let s = 0; s < 5; s++) {
+    write(dir, `ga_seed${s}.json`, JSON.stringify(run(1e-3, 0.3)));
+    (files.GradAscent ||= []).push(`ga_seed${s}.json`);
+  }
+  return files;
+}
+
 export const tests = [
+  {
+    name: 'result files grouped by method (a folder of methods’ seed folders, and chosen files) give `lethe compare --method`’s report',
+    async fn({ context, base }) {
+      const { page, panel } = await openPanel(context, base);
+      const dir = workdir();
+      const files = resultFiles(dir);
+      // As a new user: result files grouped by method; the folder above the methods' folders into the first method
+      // (one method per folder, named after it), GradAscent's files chosen into another, named by hand.
+      await panel.locator('[data-role="compare-input"]').selectOption('methods');
+      await panel.locator('[data-role="method-dir"]').first().setInputFiles(path.join(dir, 'runs'));
+      const names = panel.locator('[data-role="method-name"]');
+      await panel.locator('[data-method="2"] [data-value="method-files"] li').nth(4).waitFor();
+      eq(JSON.stringify(await names.evaluateAll((els) => els.map((e) => e.value))), JSON.stringify(['GradDiff', 'NPO']), 'the methods named after their folders, in the folders’ order');
+      await panel.locator('[data-action="add-method"]').click();
+      await names.nth(2).fill('GradAscent');
+      await panel.locator('[data-method="3"] [data-role="method-files"]').setInputFiles(files.GradAscent.map((f) => path.join(dir, f)));
+      await panel.locator('[data-method="3"] [data-value="method-files"] li').nth(4).waitFor();
+      await panel.locator('[data-param="baseline"]').fill('NPO');
+      await panel.locator('[data-action="run"]').click();
+      const t = await waitRun(panel);
+      assert(/done in/.test(t), `run: ${t} ${await panel.locator('.lethe-error').allTextContents()}`);
+      const report = await downloadJson(page, panel.locator('[data-action="export-json"]'));
+      const args = ['compare', ...['GradDiff', 'NPO', 'GradAscent'].flatMap((m) => ['--method', `${m}=${files[m].join(',')}`]), '--baseline', 'NPO', '--resamples', '10000', '--seed', '0'];
+      const want = cli(args, dir);
+      eq(JSON.stringify(report.headline), JSON.stringify(want.headline), 'headline');
+      eq(JSON.stringify(report.warnings), JSON.stringify(want.warnings), 'warnings');
+      assert(want.warnings.some((w) => w.code === 'metrics_left_out'), 'forget_truth_ratio left out, with a warning');
+      eq(await panel.locator('[data-value="headline.text"]').textContent(), want.headline.text, 'the headline shown');
+      const r = compare(report.result, want.result, { rel: 1e-12, at: 'result' });
+      assert(r.diffs.length === 0, `result differs from the CLI:\n${r.diffs.slice(0, 8).join('\n')}`);
+      const p = compare(report.parameters, want.parameters, { at: 'parameters' });
+      assert(p.diffs.length === 0, `parameters differ:\n${p.diffs.slice(0, 8).join('\n')}`);
+      // One input per file, by its path (the seed read from it), with the CLI's SHA-256.
+      const inputs = (x) => JSON.stringify(x.inputs.map((i) => [i.role, i.spec, i.path, i.sha256, i.rows_used]));
+      eq(inputs(report), inputs(want), 'inputs');
+      eq(report.result.metrics.map((m) => m.summaries.map((s) => s.n).join()).join(';'), want.result.metrics.map(() => '5,5,5').join(';'), 'runs per method');
+      // The CLI line shown is the one that made `want`.
+      const line = `lethe ${args.join(' ')} --json`;
+      eq(await panel.locator('[data-value="compare.cli"]').textContent(), line, 'the CLI line');
+      eq(report.cli_equivalent, line, 'the report’s CLI line');
+      // The CLI given the methods' folders picks the files the page picked (a binary from before folders were
+      // read refuses a folder: that check then waits for a rebuilt one).
+      const folders = ['compare', '--method', 'GradDiff=runs/GradDiff', '--method', 'NPO=runs/NPO', '--method', `GradAscent=${files.GradAscent.join(',')}`, '--baseline', 'NPO'];
+      const got = spawnSync(CLI, [...folders, '--json'], { cwd: dir, encoding: 'utf8' });
+      assert(got.status === 0 || /is a directory/.test(got.stderr), `the CLI on the folders: ${got.stderr}`);
+      const byFolder = got.status === 0 ? JSON.parse(got.stdout) : null;
+      if (byFolder) eq(inputs(byFolder), inputs(want), 'the CLI’s folders');
+      // Charts: a forest plot and a PoI matrix per metric.
+      eq(await panel.locator('svg.lethe-plot[aria-label^="Forest plot"]').count(), want.result.metrics.length, 'forest plots');
+      mkdirSync(SHOTS, { recursive: true });
+      const clip = await panel.evaluate((el) => {
+        const a = el.getBoundingClientRect();
+        const b = el.querySelectorAll('figure.lethe-plot-block')[0].getBoundingClientRect();
+        return { x: a.x + scrollX, y: a.y + scrollY, width: a.width, height: b.bottom - a.top + 8 };
+      });
+      await page.screenshot({ path: path.join(SHOTS, 'compare-methods-panel.png'), fullPage: true, clip });
+      // Renaming a method leaves the results out of date, their downloads disabled.
+      await names.nth(2).fill('GA');
+      await panel.locator('[data-value="stale"]').waitFor();
+      assert(await panel.locator('[data-action="export-json"]').isDisabled(), 'export disabled while out of date');
+      // A method without a name: the layer's message, under the methods.
+      await names.nth(2).fill('');
+      await panel.locator('[data-action="run"]').click();
+      assert(/failed/.test(await waitRun(panel)), 'a method without a name was run');
+      const msg = await panel.locator('[data-error-for="methods"]').textContent();
+      assert(/needs its method.s name/.test(msg), `the page says “${msg}”`);
+      assert(page.errors.length === 0, page.errors.join('; '));
+      return `“${want.headline.text.slice(0, 80)}…”; ${r.compared} numbers equal the CLI's (max rel ${r.maxRel.toExponential(1)}); ${report.inputs.length} files; folders ${byFolder ? 'picked as the CLI picks them' : 'not checked: this CLI reads no folders'}`;
+    },
+  },
   {
     name: 'the built-in example runs; headline, warnings, result and parameters equal `lethe compare`; charts drawn and exported',
     async fn({ context, base }) {

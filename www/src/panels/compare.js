@@ -1,5 +1,7 @@
 // Compare methods (issue 23): a runs table — one row per run, columns method, seed, optional task, one per metric —
-// compared by the analysis layer's `compare` request (analyses/compare.rs): per method and metric the mean with its t
+// or result files grouped by method (one run a file: open-unlearning's EVAL/SUMMARY files, Lethe's JSON reports,
+// `lethe merge` tables; each file named by its path inside a chosen or dropped folder, so that `seedN` folders give
+// the seeds), compared by the analysis layer's `compare` request (analyses/compare.rs): per method and metric the mean with its t
 // and bootstrap intervals, the probability of improvement, pairwise tests corrected as one family, Friedman with
 // Nemenyi's critical difference across tasks, and reproduction checks of published values. The report is the same as
 // `lethe compare … --json`; the pictures are drawn from the plot data the layer made for it (plots.rs
@@ -85,6 +87,256 @@ function runsSource(ctx) {
   return slot;
 }
 
+/** A path's folders and name, `/`-separated. */
+const segments = (p) => String(p).replace(/\\/g, '/').split('/').filter(Boolean);
+/** Paths ordered folder by folder, as the CLI orders a folder's files (Rust's `PathBuf` order). */
+const byPath = (a, b) => {
+  const x = segments(a.path);
+  const y = segments(b.path);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
+  return x.length - y.length;
+};
+/** The folder every one of `files` ({path}) is in. */
+const commonFolder = (files) => {
+  const dirs = files.map((f) => segments(f.path).slice(0, -1));
+  const out = [];
+  for (let i = 0; dirs.every((d) => i < d.length && d[i] === dirs[0][i]); i++) out.push(dirs[0][i]);
+  return out.join('/');
+};
+/** The seed written in a path: the digits after the last `seed` (the layer's `compare_files::seed_in_path`). */
+const seedIn = (p) => {
+  const all = [...String(p).toLowerCase().matchAll(/seed[_\-= ]*(\d+)/g)];
+  return all.length ? String(Number(all[all.length - 1][1])) : null;
+};
+
+/** Whether a .json or .csv file is one Lethe wrote: a JSON report (`--json`) or a `lethe merge` table. */
+async function letheFile(file) {
+  const head = (await file.slice(0, 1 << 20).text()).replace(/^\ufeff/, '').trimStart();
+  if (head.startsWith('{')) {
+    if (!head.includes('"lethe_version"')) return false;
+    try {
+      const v = JSON.parse(await file.text());
+      return typeof v.command === 'string' && 'result' in v;
+    } catch {
+      return false;
+    }
+  }
+  const names = (head.split(/\r?\n/)[0] || '').split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'));
+  return names.includes('cell') && names.includes('command');
+}
+
+/**
+ * The result files of a chosen or dropped folder (`files`: [{file, path}]), one run each, picked as the CLI picks
+ * the files of a folder given as a method's file (analysis `compare_files::files_in_folder`): open-unlearning's
+ * `*_SUMMARY.json`, a `*_EVAL.json` without the SUMMARY of the same run beside it, Lethe's JSON reports and `lethe
+ * merge` tables; a model's config.json, logs and hidden folders (Hydra's .hydra/) are passed over.
+ */
+export async function resultFiles(files) {
+  const all = files.filter((f) => !segments(f.path).some((s) => s.startsWith('.'))).sort(byPath);
+  const paths = new Set(all.map((f) => segments(f.path).join('/')));
+  const out = [];
+  for (const f of all) {
+    const p = segments(f.path).join('/');
+    if (/_SUMMARY\.json$/.test(p)) out.push(f);
+    else if (/_EVAL\.json$/.test(p)) {
+      if (!paths.has(p.replace(/_EVAL\.json$/, '_SUMMARY.json'))) out.push(f);
+    } else if (/\.(json|csv)$/i.test(p) && (await letheFile(f.file))) out.push(f);
+  }
+  return out;
+}
+
+/**
+ * A folder's result files as methods: one folder of a method's runs (`npo/seed0/…`), named after the folder; or
+ * the folder above several methods' folders (`runs/npo/seed0/…`, `runs/ga/seed0/…`: one seed in several of them),
+ * one method per folder. `[{method, files}]`.
+ */
+function asMethods(picked) {
+  const root = segments(picked[0].path)[0];
+  const groups = new Map();
+  for (const f of picked) {
+    const s = segments(f.path);
+    const g = s.length > 2 ? s[1] : null;
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g).push(f);
+  }
+  const twice = (list) => new Set(list.map((f) => seedIn(f.path))).size < list.length;
+  const seeded = picked.every((f) => seedIn(f.path) !== null);
+  if (groups.size > 1 && !groups.has(null) && seeded && twice(picked) && [...groups.values()].every((l) => !twice(l)))
+    return [...groups].map(([method, files]) => ({ method, files }));
+  return [{ method: root, files: picked }];
+}
+
+/** Every file under a dropped entry (a folder is walked), with its path. */
+async function walk(entry, prefix = '') {
+  const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+  if (entry.isFile) return [{ file: await new Promise((ok, bad) => entry.file(ok, bad)), path }];
+  const reader = entry.createReader();
+  const out = [];
+  for (;;) {
+    const batch = await new Promise((ok, bad) => reader.readEntries(ok, bad));
+    if (!batch.length) break;
+    for (const e of batch) out.push(...(await walk(e, path)));
+  }
+  return out;
+}
+
+/**
+ * Result files grouped by method: one row per method — its name, its files (chosen, a folder chosen or dropped, or
+ * inputs already on the page), each file an input named by its path inside the folder, so the layer reads the seed
+ * from `seedN` in it. `get()`: the request's `methods`, `[{method, files: [{kind: 'source', source}]}]`.
+ */
+function methodsSource(ctx, onFiles) {
+  const rows = [];
+  const list = h('div', { class: 'method-rows' });
+  const error = h('div', { class: 'error', role: 'alert', 'data-error-for': 'methods' });
+  const changed = (why) => el.dispatchEvent(new CustomEvent('lethe-change', { bubbles: true, detail: { why } }));
+  const addBtn = h('button', { type: 'button', class: 'button button-secondary button-small', 'data-action': 'add-method' }, 'Add a method');
+  const el = h(
+    'div',
+    { class: 'slot', 'data-slot': 'methods' },
+    h('div', { class: 'slot-label' }, 'Result files grouped by method: one file per run'),
+    h('p', { class: 'muted' }, 'open-unlearning’s TOFU/MUSE EVAL or SUMMARY files, Lethe’s JSON reports, lethe merge tables. Choose or drop a folder of a method’s runs (seed0/, seed1/, …: each run’s seed is read from its path), or the folder above several methods’ folders (one method each).'),
+    list,
+    h('div', { class: 'row' }, addBtn),
+    error,
+  );
+
+  /** Files [{file, path}] added as inputs named by their paths, to `row`. */
+  const addFiles = async (row, files) => {
+    const items = await Promise.all(files.map(({ file, path }) => ctx.store.add({ file, name: segments(path).join('/') })));
+    row.files.push(...items.map((i) => i.id));
+    row.render();
+    onFiles();
+    changed(`the files of method “${row.name.value.trim() || 'unnamed'}” changed`);
+  };
+  /** A chosen or dropped folder's result files: into `row`, or one row per method's folder. */
+  const takeFolder = async (row, files) => {
+    fill(row.note);
+    const picked = await resultFiles(files);
+    if (!picked.length) {
+      const dir = files.length ? segments(files[0].path)[0] : 'the folder';
+      fill(row.note, h('span', { class: 'error', role: 'alert' }, `${dir}/ holds no result file the comparison reads: looked for open-unlearning’s *_SUMMARY.json or *_EVAL.json, Lethe’s JSON reports and lethe merge tables, in it and every folder under it. An ML Privacy Meter attack result (.npz) is audited first in the Membership audit panel, its report then saved as JSON and given here.`));
+      return;
+    }
+    const groups = asMethods(picked);
+    for (const [k, g] of groups.entries()) {
+      const r = k === 0 ? row : rows.find((x) => x !== row && !x.files.length && !x.name.value.trim()) || addRow();
+      if (!r.name.value.trim() || k > 0) r.name.value = g.method;
+      await addFiles(r, g.files);
+      fill(r.note, `${g.files.length} result file(s) from ${commonFolder(g.files)}/${files.length > picked.length && groups.length === 1 ? ` (${files.length - picked.length} other file(s) passed over)` : ''}`);
+    }
+  };
+
+  let made = 0;
+  function addRow({ method = '', files = [] } = {}) {
+    const k = ++made;
+    const nameId = nextId('method');
+    const row = { files: [...files] };
+    row.name = h('input', { id: nameId, type: 'text', size: 14, value: method, 'data-role': 'method-name', 'aria-label': `Method ${k}: name`, placeholder: 'e.g. NPO' });
+    const picker = h('input', { type: 'file', multiple: true, accept: '.json,.csv', 'data-role': 'method-files', 'aria-label': `Method ${k}: choose its result files` });
+    const dir = h('input', { type: 'file', multiple: true, webkitdirectory: true, 'data-role': 'method-dir', 'aria-label': `Method ${k}: choose a folder of its runs` });
+    const src = h('select', { 'data-role': 'method-source', 'aria-label': `Method ${k}: add a file among the inputs` });
+    const shown = h('ul', { class: 'method-files', 'data-value': 'method-files' });
+    row.note = h('div', { class: 'muted', 'data-value': 'method-note' });
+    const remove = h('button', { type: 'button', class: 'icon-button', 'aria-label': `Remove method ${k}`, title: 'Remove this method', 'data-action': 'remove-method' }, '×');
+    row.fillSources = () => fill(src, h('option', { value: '' }, '— add a file among the inputs —'), ctx.store.sources().map((i) => h('option', { value: i.id }, ctx.store.label(i))));
+    row.render = () => {
+      row.fillSources();
+      fill(shown, row.files.map((id) => {
+        const it = ctx.store.get(id);
+        return h('li', { 'data-source': id }, h('code', {}, it?.name ?? `input ${id}`), seedIn(it?.name) !== null ? h('span', { class: 'muted' }, ` seed ${seedIn(it.name)}`) : null, ' ',
+          h('button', { type: 'button', class: 'icon-button', 'aria-label': `Remove ${it?.name ?? 'this file'} from the method`, onclick: () => {
+            row.files = row.files.filter((x) => x !== id);
+            row.render();
+            changed('a result file was removed');
+          } }, '×'));
+      }));
+    };
+    row.el = h(
+      'div',
+      { class: 'method-row', 'data-method': k, style: { borderTop: '1px solid rgba(127,127,127,.3)', padding: '6px 0' } },
+      h('div', { class: 'row' }, h('label', { for: nameId }, `Method ${k}`), row.name, remove),
+      h('div', { class: 'row' }, h('label', {}, 'Files ', picker), h('label', {}, 'or a folder ', dir)),
+      h('div', { class: 'row' }, src),
+      h('div', { class: 'dropzone', 'data-drop': 'method' }, h('p', { class: 'muted' }, 'or drop its files or folder here')),
+      shown,
+      row.note,
+    );
+    picker.addEventListener('change', () => {
+      const fs = [...picker.files].map((file) => ({ file, path: file.name }));
+      picker.value = '';
+      addFiles(row, fs).catch((e) => fill(row.note, say(e.message)));
+    });
+    dir.addEventListener('change', () => {
+      const fs = [...dir.files].map((file) => ({ file, path: file.webkitRelativePath || file.name }));
+      dir.value = '';
+      takeFolder(row, fs).catch((e) => fill(row.note, say(e.message)));
+    });
+    src.addEventListener('change', () => {
+      const id = Number(src.value);
+      src.value = '';
+      if (!id && id !== 0) return;
+      if (!row.files.includes(id)) row.files.push(id);
+      row.render();
+      onFiles();
+      changed('a result file was added');
+    });
+    const zone = row.el.querySelector('[data-drop="method"]');
+    zone.addEventListener('dragover', (e) => e.preventDefault());
+    zone.addEventListener('drop', async (e) => {
+      e.preventDefault();
+      e.stopPropagation();
+      const entries = [...(e.dataTransfer?.items || [])].map((i) => i.webkitGetAsEntry?.()).filter(Boolean);
+      const fs = entries.length ? (await Promise.all(entries.map((en) => walk(en)))).flat() : [...(e.dataTransfer?.files || [])].map((file) => ({ file, path: file.name }));
+      const folder = fs.some((f) => f.path.includes('/'));
+      (folder ? takeFolder(row, fs) : addFiles(row, fs)).catch((err) => fill(row.note, say(err.message)));
+    });
+    remove.addEventListener('click', () => {
+      rows.splice(rows.indexOf(row), 1);
+      row.el.remove();
+      changed('a method was removed');
+    });
+    rows.push(row);
+    list.append(row.el);
+    row.render();
+    return row;
+  }
+  addBtn.addEventListener('click', () => addRow().name.focus());
+  // An input removed from the page leaves the methods that held it.
+  ctx.store.on(() => {
+    for (const r of rows) {
+      const kept = r.files.filter((id) => ctx.store.get(id));
+      const gone = kept.length !== r.files.length;
+      r.files = kept;
+      r.render();
+      if (gone) changed('a result file was removed from the inputs');
+    }
+  });
+  addRow();
+  addRow();
+  const used = () => rows.filter((r) => r.files.length || r.name.value.trim());
+  return {
+    key: 'methods',
+    label: 'result files by method',
+    el,
+    /** The request's `methods`, or null when no method has files. */
+    get: () => (rows.some((r) => r.files.length) ? used().map((r) => ({ method: r.name.value.trim(), files: r.files.map((id) => ({ kind: 'source', source: id })) })) : null),
+    /** Each method's name and its files' names, as the CLI line gives them. */
+    names: () => used().map((r) => ({ method: r.name.value.trim(), files: r.files.map((id) => ctx.store.get(id)?.name ?? `input-${id}`) })),
+    /** `[{method, files: [{kind: 'source', source} | source id]}]`, replacing every method. */
+    set: (groups) => {
+      for (const r of rows.splice(0)) r.el.remove();
+      for (const g of groups || []) addRow({ method: g.method, files: (g.files || []).map((f) => (typeof f === 'object' ? f.source : f)) });
+      if (!rows.length) addRow();
+      changed('the result files changed');
+    },
+    /** Folders' files [{file, path}] as a person would choose them, into the first method without files. */
+    takeFolder: (files) => takeFolder(rows.find((r) => !r.files.length) || addRow(), files),
+    showError: (m) => fill(error, say(m)),
+    clearError: () => fill(error),
+  };
+}
+
 export function comparePanel(ctx) {
   const parts = panelFrame({
     id: 'lethe-compare',
@@ -93,9 +345,27 @@ export function comparePanel(ctx) {
       'Several methods, each run with several seeds: per method and metric the mean with its t and bootstrap intervals, the probability that one method beats another (rliable), tests of every comparison corrected as one family, average ranks with Nemenyi’s critical difference across tasks (autorank), and checks of published values — with one verdict a person can act on, “inconclusive” when the seeds cannot tell.',
   });
   const runs = runsSource(ctx);
+  const modeId = nextId('cmp-input');
+  const mode = h('select', { id: modeId, 'data-role': 'compare-input' }, h('option', { value: 'runs' }, 'a runs table (one row per run)'), h('option', { value: 'methods' }, 'result files grouped by method (one file per run)'));
+  const showMode = () => {
+    runs.el.hidden = mode.value !== 'runs';
+    methods.el.hidden = mode.value !== 'methods';
+  };
+  const methods = methodsSource(ctx, () => {
+    mode.value = 'methods';
+    showMode();
+  });
+  mode.addEventListener('change', showMode);
+  runs.el.addEventListener('lethe-change', () => {
+    if (runs.get() && mode.value !== 'runs') {
+      mode.value = 'runs';
+      showMode();
+    }
+  });
+  showMode();
   const exampleBtn = h('button', { type: 'button', class: 'button button-secondary', 'data-action': 'compare-example' }, 'Load the built-in example');
   const note = h('p', { class: 'muted', 'data-value': 'compare.example', hidden: true }, `Built-in example: ${EXAMPLE.note}.`);
-  fill(parts.inputs, h('div', { class: 'row' }, exampleBtn), note, runs.el);
+  fill(parts.inputs, h('div', { class: 'row' }, exampleBtn), note, h('div', { class: 'row' }, h('label', { for: modeId }, 'Your runs as '), mode), runs.el, methods.el);
   const p = {
     metrics: field({ key: 'metrics', label: 'Metrics and directions', type: 'text', value: '', size: 30, help: 'NAME, NAME:higher, NAME:lower, NAME:closest=METHOD or NAME:closest=NUMBER, comma-separated; empty: every metric with a built-in direction' }),
     baseline: field({ key: 'baseline', label: 'Baseline method', type: 'text', value: '', size: 14, help: 'compare every method with this one; empty: every pair' }),
@@ -110,11 +380,12 @@ export function comparePanel(ctx) {
   let last = null;
   let exampleBlob = null;
   const request = () => {
-    const r = runs.get();
+    const byMethod = mode.value === 'methods';
+    const r = byMethod ? methods.get() : runs.get();
     if (!r) return null;
     const margin = p.margin.get();
     return {
-      runs: r,
+      ...(byMethod ? { methods: r } : { runs: r }),
       metrics: list(p.metrics.get()),
       baseline: p.baseline.get().trim() || null,
       published: list(p.published.get()),
@@ -126,7 +397,7 @@ export function comparePanel(ctx) {
   };
   const report = ({ req, out, name }) => {
     const args = [
-      ['_runs', name ?? '(pasted)'],
+      ...(req.methods ? name.map((g) => ['method', `${g.method}=${g.files.join(',')}`]) : [['_runs', name ?? '(pasted)']]),
       ['baseline', req.baseline],
       ...req.metrics.map((m) => ['metric', m]),
       ...req.published.map((v) => ['published', v]),
@@ -148,12 +419,13 @@ export function comparePanel(ctx) {
     fields: Object.values(p).filter((f) => f.key !== 'margin'),
     start: async (signal) => {
       runs.clearError();
+      methods.clearError();
       const req = request();
       if (!req) {
-        fill(parts.error, 'Give a runs table first: choose a file, paste it, or load the built-in example.');
+        fill(parts.error, mode.value === 'methods' ? 'Give result files first: for each method its name and its files, or a folder of its runs.' : 'Give a runs table first: choose a file, paste it, or load the built-in example.');
         throw new Error('no input');
       }
-      const name = runs.name();
+      const name = req.methods ? methods.names() : runs.name();
       try {
         const out = await ctx.engine.request('run', { analysis: 'compare', request: req }, { signal });
         last = { req, out, name };
@@ -163,6 +435,7 @@ export function comparePanel(ctx) {
       } catch (e) {
         if (e.name !== 'AbortError') {
           if (e.input === 'runs') runs.showError(e.message);
+          else if (e.input === 'methods') methods.showError(e.message);
           else fill(parts.error, say(e.message));
           ctx.emit('error', { panel: 'compare', message: e.message, input: e.input });
         }
@@ -243,6 +516,8 @@ export function comparePanel(ctx) {
     const blob = exampleBlob || (await prefetch(url));
     const item = await ctx.store.add({ file: new File([blob], EXAMPLE.name), origin: 'example', note: EXAMPLE.note });
     runs.set({ kind: 'source', source: item.id });
+    mode.value = 'runs';
+    showMode();
     for (const [k, v] of Object.entries(EXAMPLE.params)) p[k].set(v);
     note.hidden = false;
     return run.run().catch(() => {});
@@ -252,7 +527,7 @@ export function comparePanel(ctx) {
   return {
     id: 'compare',
     el: parts.el,
-    slots: { runs },
+    slots: { runs, methods },
     fields: p,
     run: (signal) => run.run(signal),
     cancel: () => run.cancel(),
@@ -267,7 +542,16 @@ export function comparePanel(ctx) {
     loadExample,
     set(opts) {
       for (const [k, v] of Object.entries(opts)) {
-        if (k === 'runs') runs.set(typeof v === 'string' ? { kind: 'text', text: v } : v);
+        if (k === 'runs') {
+          runs.set(typeof v === 'string' ? { kind: 'text', text: v } : v);
+          mode.value = 'runs';
+          showMode();
+        } else if (k === 'methods') {
+          // [{method, files: [{kind: 'source', source} | source id]}], or {METHOD: [files]}.
+          methods.set(Array.isArray(v) ? v : Object.entries(v).map(([method, files]) => ({ method, files })));
+          mode.value = 'methods';
+          showMode();
+        }
         else if (p[k]) p[k].set(Array.isArray(v) ? v.join(', ') : v);
       }
     },
