@@ -869,6 +869,7 @@ const OPTION_LABELS = {
   equal_size: 'Equal-size subsets', refs: 'Reference subsets R', margin: 'Margin (sds)', shuffles: 'Shuffles T', size: 'Rows per target',
   eps_max: 'ε_max', fdr: 'FDR level (across runs)', sd_method: 'SD bound', 'sd_method=lp': 'SD bound: exact LP', atom_at_zero: 'mass at 0 in the first cell',
   'confidences=logit-scaled': 'These values are logit-scaled confidences already',
+  baseline: 'Baseline method',
 };
 /** The analyses the layer's messages name (`{cmd:NAME}`), as the page offers them. */
 const COMMAND_WORDS = { calibrate: 'the calibrated verdict', sde: 'the SDE panel' };
