@@ -144,6 +144,14 @@ export const tests = [
       assert(/failed/.test(await waitRun(panel)), 'a method without a name was run');
       const msg = await panel.locator('[data-error-for="methods"]').textContent();
       assert(/needs its method.s name/.test(msg), `the page says “${msg}”`);
+      // One method's folder: the method named after it, its SUMMARY files its runs, the rest passed over.
+      await panel.locator('[data-action="add-method"]').click();
+      const row = panel.locator('[data-method="4"]');
+      await row.locator('[data-role="method-dir"]').setInputFiles(path.join(dir, 'runs/NPO'));
+      await row.locator('[data-value="method-files"] li').nth(4).waitFor();
+      eq(await row.locator('[data-role="method-name"]').inputValue(), 'NPO', 'the method named after its folder');
+      eq(JSON.stringify(await row.locator('[data-value="method-files"] code').allTextContents()), JSON.stringify(files.NPO.map((f) => f.replace(/^runs\//, ''))), 'its files');
+      eq(await row.locator('[data-value="method-note"]').textContent(), '5 result file(s) from NPO/ (15 other file(s) passed over)', 'the note');
       assert(page.errors.length === 0, page.errors.join('; '));
       return `“${want.headline.text.slice(0, 80)}…”; ${r.compared} numbers equal the CLI's (max rel ${r.maxRel.toExponential(1)}); ${report.inputs.length} files; folders ${byFolder ? 'picked as the CLI picks them' : 'not checked: this CLI reads no folders'}`;
     },
