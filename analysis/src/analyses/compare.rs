@@ -1675,7 +1675,8 @@ fn headline(comparisons: &[Comparison], reproductions: &[Reproduction], metrics:
     let none = comparisons.iter().filter(|c| c.call == "no_difference").count();
     let mut parts: Vec<String> = shown.iter().take(3).map(|c| c.text.clone()).collect();
     if shown.len() > 3 {
-        parts.push(format!("{} more differences", shown.len() - 3));
+        let more = shown.len() - 3;
+        parts.push(format!("{more} more difference{}", if more == 1 { "" } else { "s" }));
     }
     let repro: Vec<String> = reproductions.iter().map(|r| r.text.clone()).collect();
     if !shown.is_empty() {

@@ -456,7 +456,7 @@ export function comparePanel(ctx) {
         ['Methods', String(r.methods.length), r.methods.join(', '), 'compare.methods'],
         r.tasks.length > 1 && ['Tasks', String(r.tasks.length), r.tasks.join(', '), 'compare.tasks'],
         ['Metrics', String(r.metrics.length), r.metrics.map((m) => `${m.metric} (${m.direction})`).join('; '), 'compare.metrics'],
-        ['Comparisons', String(r.comparisons.length), `${calls('better') + calls('worse')} with a difference, ${calls('no_difference')} with none the data could show, ${calls('inconclusive')} inconclusive; ${r.correction} over the family; calls at ${+(100 * (1 - r.level)).toPrecision(6)}%, intervals at ${+(100 * r.level).toPrecision(6)}%`, 'compare.comparisons'],
+        ['Comparisons', String(r.comparisons.length), `${calls('better') + calls('worse')} with a difference, ${calls('no_difference')} with none the data could show, ${calls('inconclusive')} inconclusive; ${(CORRECTIONS.find(([k]) => k === r.correction)?.[1] || r.correction).replace(/ \(.*\)$/, '')} over the family; calls at ${+(100 * (1 - r.level)).toPrecision(6)}%, intervals at ${+(100 * r.level).toPrecision(6)}%`, 'compare.comparisons'],
         ['Bootstrap', `${r.bootstrap.resamples} resamples`, `seed ${r.bootstrap.seed}; stratified by task (rliable)`, 'compare.bootstrap'],
       ]),
     ];
