@@ -646,15 +646,47 @@ pub fn m_gen(ws: &mut Workspace, req: &BoundsRequest) -> Result<leakage::General
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entries: `lethe bounds` and `lethe rouge`, one request
 
-registered! {
 /// `lethe bounds` in the registry ([`crate::registry`]).
 pub struct Bounds;
 
-impl crate::registry::Analysis for Bounds {
+impl InBrowser for Bounds {
     const NAME: &'static str = "bounds";
     type Request = BoundsRequest;
+    type Job = BoundsOutput;
+    type Output = BoundsOutput;
+    fn prepare(ws: &mut Workspace, req: BoundsRequest) -> Result<BoundsOutput> {
+        bounds(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(out: BoundsOutput, _: &mut C, _: &mut M) -> Result<BoundsOutput> {
+        Ok(out)
+    }
+}
+
+/// The page's generalized leakage bound for its plot (`lethe bounds`' request; not a command of its own).
+pub struct MGen;
+
+impl InBrowser for MGen {
+    const NAME: &'static str = "mgen";
+    type Request = BoundsRequest;
+    type Job = leakage::GeneralLeakageBound;
+    type Output = leakage::GeneralLeakageBound;
+    fn prepare(ws: &mut Workspace, req: BoundsRequest) -> Result<leakage::GeneralLeakageBound> {
+        m_gen(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(
+        out: leakage::GeneralLeakageBound,
+        _: &mut C,
+        _: &mut M,
+    ) -> Result<leakage::GeneralLeakageBound> {
+        Ok(out)
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for Bounds {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
+    type Request = BoundsRequest;
     const ROLES: Roles = Roles::inputs(&["scores"]);
-    const IN_BROWSER: bool = true;
     fn run(ws: &mut Workspace, req: &BoundsRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         report(&bounds(ws, req)?.report())
     }

@@ -1121,12 +1121,55 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entry
 
-registered! {
 /// `lethe calibrate` in the registry ([`crate::registry`]).
 pub struct Calibrate;
 
-impl crate::registry::Analysis for Calibrate {
+/// The page's calibrated verdict: prepared with its warnings, run on the backend its request names.
+pub struct CalibrateBrowserJob {
+    job: CalibrateJob,
+    choice: BackendChoice,
+}
+
+impl BackendJob for CalibrateJob {
+    type Output = CalibrateOutput;
+    fn precision(&self) -> Precision {
+        CalibrateJob::precision(self)
+    }
+    async fn run_on<B: Backend, M: Monitor>(self, backend: &mut B, monitor: &mut M) -> Result<CalibrateOutput> {
+        CalibrateJob::run_on(self, backend, monitor).await
+    }
+}
+
+impl InBrowser for Calibrate {
     const NAME: &'static str = "calibrate";
+    const LEAN: bool = true;
+    const CHECK: bool = true;
+    type Request = CalibrateRequest;
+    type Job = CalibrateBrowserJob;
+    type Output = CalibrateOutput;
+    fn prepare(ws: &mut Workspace, req: CalibrateRequest) -> Result<CalibrateBrowserJob> {
+        let choice = backend_choice(&req.backend)?;
+        Ok(CalibrateBrowserJob {
+            job: prepare_calibrate(ws, &req)?,
+            choice,
+        })
+    }
+    async fn finish<C: Compute, M: Monitor>(
+        j: CalibrateBrowserJob,
+        compute: &mut C,
+        monitor: &mut M,
+    ) -> Result<CalibrateOutput> {
+        compute.run(j.choice, j.job, monitor).await
+    }
+    /// The prepare step's warnings.
+    async fn check<M: Monitor>(j: CalibrateBrowserJob, _: &mut M) -> Result<Vec<Warning>> {
+        Ok(j.job.warnings().to_vec())
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for Calibrate {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
     type Request = CalibrateRequest;
     const ROLES: Roles = Roles {
         inputs: &["data"],
@@ -1142,7 +1185,6 @@ impl crate::registry::Analysis for Calibrate {
         ],
         texts: &[],
     };
-    const IN_BROWSER: bool = true;
     /// `lethe calibrate`'s `--size` default (100), which the request type does not have.
     fn defaults(m: &mut serde_json::Map<String, serde_json::Value>) {
         m.entry("size").or_insert(serde_json::Value::from(100));

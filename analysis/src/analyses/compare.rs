@@ -1625,15 +1625,27 @@ fn upper_first(s: &str) -> String {
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entry. The runs table is a text file, or pasted text
 
-registered! {
 /// `lethe compare` in the registry ([`crate::registry`]).
 pub struct Compare;
 
-impl crate::registry::Analysis for Compare {
+impl InBrowser for Compare {
     const NAME: &'static str = "compare";
     type Request = CompareRequest;
+    type Job = CompareOutput;
+    type Output = CompareOutput;
+    fn prepare(ws: &mut Workspace, req: CompareRequest) -> Result<CompareOutput> {
+        compare_output(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(out: CompareOutput, _: &mut C, _: &mut M) -> Result<CompareOutput> {
+        Ok(out)
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for Compare {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
+    type Request = CompareRequest;
     const ROLES: Roles = Roles::texts(&["runs"]);
-    const IN_BROWSER: bool = true;
     /// Result files by method as the CLI, Python and batch write them ([`compare_methods`]) become the request's
     /// `methods`, each path opened as a text file.
     fn resolve(ws: &mut Workspace, m: &mut serde_json::Map<String, serde_json::Value>) -> Result<()> {

@@ -568,15 +568,27 @@ fn no_input() -> Error {
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entry
 
-registered! {
 /// `lethe eps-lower` in the registry ([`crate::registry`]).
 pub struct EpsAudit;
 
-impl crate::registry::Analysis for EpsAudit {
+impl InBrowser for EpsAudit {
     const NAME: &'static str = "eps-lower";
     type Request = EpsAuditRequest;
+    type Job = EpsAuditReport;
+    type Output = EpsAuditReport;
+    fn prepare(ws: &mut Workspace, req: EpsAuditRequest) -> Result<EpsAuditReport> {
+        eps_audit(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(out: EpsAuditReport, _: &mut C, _: &mut M) -> Result<EpsAuditReport> {
+        Ok(out)
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for EpsAudit {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
+    type Request = EpsAuditRequest;
     const ROLES: Roles = Roles::inputs(&["members", "non_members", "scores", "labels"]);
-    const IN_BROWSER: bool = true;
     /// `lethe eps-lower`'s method: the one-run audit when its counts or guesses are given, else Clopper–Pearson.
     fn defaults(m: &mut serde_json::Map<String, serde_json::Value>) {
         if !m.contains_key("method") {

@@ -951,12 +951,25 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entry
 
-registered! {
 /// `lethe epsilon` in the registry ([`crate::registry`]).
 pub struct Epsilon;
 
-impl crate::registry::Analysis for Epsilon {
+impl InBrowser for Epsilon {
     const NAME: &'static str = "epsilon";
+    type Request = EpsilonRequest;
+    type Job = EpsilonOutput;
+    type Output = EpsilonOutput;
+    fn prepare(ws: &mut Workspace, req: EpsilonRequest) -> Result<EpsilonOutput> {
+        epsilon(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(out: EpsilonOutput, _: &mut C, _: &mut M) -> Result<EpsilonOutput> {
+        Ok(out)
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for Epsilon {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
     type Request = EpsilonRequest;
     const ROLES: Roles = Roles::inputs(&[
         "retrained",
@@ -967,7 +980,6 @@ impl crate::registry::Analysis for Epsilon {
         "unlearned_probs",
         "labels",
     ]);
-    const IN_BROWSER: bool = true;
     fn run(ws: &mut Workspace, req: &EpsilonRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         report(&epsilon(ws, req)?.report())
     }

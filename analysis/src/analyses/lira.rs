@@ -934,15 +934,29 @@ impl Scored {
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entry
 
-registered! {
 /// `lethe lira` in the registry ([`crate::registry`]).
 pub struct Lira;
 
-impl crate::registry::Analysis for Lira {
+/// From the files of a dropped folder (sources named by their relative paths) or stacked arrays: quick to fit, then
+/// the audit as `mia`'s, its bootstrap posting progress and stopping on a cancel as mia's does.
+impl InBrowser for Lira {
     const NAME: &'static str = "lira";
     type Request = LiraRequest;
+    type Job = LiraJob;
+    type Output = LiraReport;
+    fn prepare(ws: &mut Workspace, req: LiraRequest) -> Result<LiraJob> {
+        prepare_lira(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(job: LiraJob, _: &mut C, monitor: &mut M) -> Result<LiraReport> {
+        job.run_with(1, monitor).await
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for Lira {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
+    type Request = LiraRequest;
     const ROLES: Roles = Roles::inputs(&["scores", "keep"]);
-    const IN_BROWSER: bool = true;
     /// Its request's `files`, listed by the resolve step from the folder `dir` (as `lethe lira DIR`).
     const RESOLVED_KEYS: &'static [&'static str] = &["files"];
     /// LiRA's `dir` (a folder in mi_lira_2021's layout) becomes the request's `files`, listed as the CLI lists

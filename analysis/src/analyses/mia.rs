@@ -900,15 +900,29 @@ pub fn run_fdr(ws: &mut Workspace, req: &FdrRequest) -> Result<FdrReport> {
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entries
 
-registered! {
 /// `lethe mia` in the registry ([`crate::registry`]).
 pub struct Mia;
 
-impl crate::registry::Analysis for Mia {
+/// The bootstrap runs in blocks of resamples and asks the page's checkpoint between them: its progress is posted,
+/// the worker yields to its event loop, and a cancel stops it within a block, keeping the resamples done.
+impl InBrowser for Mia {
     const NAME: &'static str = "mia";
     type Request = MiaRequest;
+    type Job = MiaJob;
+    type Output = MiaReport;
+    fn prepare(ws: &mut Workspace, req: MiaRequest) -> Result<MiaJob> {
+        prepare_mia(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(job: MiaJob, _: &mut C, monitor: &mut M) -> Result<MiaReport> {
+        job.run_with(1, monitor).await
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for Mia {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
+    type Request = MiaRequest;
     const ROLES: Roles = Roles::inputs(&["members", "non_members", "scores", "labels"]);
-    const IN_BROWSER: bool = true;
     fn run(ws: &mut Workspace, req: &MiaRequest, ctl: &mut Control<'_>) -> Result<serde_json::Value> {
         let job = prepare_mia(ws, req)?;
         report(&job.run(ctl.threads.max(1), &mut bootstrap_progress(&mut *ctl.monitor))?)

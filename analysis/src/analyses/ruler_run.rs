@@ -1413,19 +1413,32 @@ pub fn flat_ruler_runs(map: &mut serde_json::Map<String, serde_json::Value>) -> 
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entry
 
-registered! {
 /// `lethe ruler` in the registry ([`crate::registry`]).
 pub struct Ruler;
 
-impl crate::registry::Analysis for Ruler {
+impl InBrowser for Ruler {
     const NAME: &'static str = "ruler";
+    const LEAN: bool = true;
+    type Request = RulerRequest;
+    type Job = RulerOutput;
+    type Output = RulerOutput;
+    fn prepare(ws: &mut Workspace, req: RulerRequest) -> Result<RulerOutput> {
+        ruler(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(out: RulerOutput, _: &mut C, _: &mut M) -> Result<RulerOutput> {
+        Ok(out)
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for Ruler {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
     type Request = RulerRequest;
     const ROLES: Roles = Roles {
         inputs: &["unlearned", "oracle", "original"],
         rows: &["forget", "retain"],
         texts: &[],
     };
-    const IN_BROWSER: bool = true;
     fn resolve(_: &mut Workspace, m: &mut serde_json::Map<String, serde_json::Value>) -> Result<()> {
         flat_ruler_runs(m)
     }

@@ -884,41 +884,92 @@ pub fn run_tool_rouge(
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entries. Tool files (open-unlearning / TOFU / MUSE) are inputs `PATH[#KEY]`
 
-registered! {
 /// `lethe forget-quality` in the registry ([`crate::registry`]).
 pub struct ForgetQuality;
 
-impl crate::registry::Analysis for ForgetQuality {
+/// `lethe privleak` in the registry ([`crate::registry`]).
+pub struct Privleak;
+
+/// `lethe tool-rouge` in the registry ([`crate::registry`]).
+pub struct ToolRouge;
+
+impl InBrowser for ForgetQuality {
     const NAME: &'static str = "forget-quality";
     type Request = ForgetQualityRequest;
+    type Job = Report<ForgetQualityParameters, ForgetQualityResult>;
+    type Output = Report<ForgetQualityParameters, ForgetQualityResult>;
+    fn prepare(
+        ws: &mut Workspace,
+        req: ForgetQualityRequest,
+    ) -> Result<Report<ForgetQualityParameters, ForgetQualityResult>> {
+        run_forget_quality(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(
+        out: Report<ForgetQualityParameters, ForgetQualityResult>,
+        _: &mut C,
+        _: &mut M,
+    ) -> Result<Report<ForgetQualityParameters, ForgetQualityResult>> {
+        Ok(out)
+    }
+}
+
+impl InBrowser for Privleak {
+    const NAME: &'static str = "privleak";
+    type Request = PrivleakRequest;
+    type Job = Report<PrivleakParameters, PrivleakResult>;
+    type Output = Report<PrivleakParameters, PrivleakResult>;
+    fn prepare(ws: &mut Workspace, req: PrivleakRequest) -> Result<Report<PrivleakParameters, PrivleakResult>> {
+        run_privleak(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(
+        out: Report<PrivleakParameters, PrivleakResult>,
+        _: &mut C,
+        _: &mut M,
+    ) -> Result<Report<PrivleakParameters, PrivleakResult>> {
+        Ok(out)
+    }
+}
+
+impl InBrowser for ToolRouge {
+    const NAME: &'static str = "tool-rouge";
+    type Request = ToolRougeRequest;
+    type Job = Report<ToolRougeParameters, ToolRougeResult>;
+    type Output = Report<ToolRougeParameters, ToolRougeResult>;
+    fn prepare(ws: &mut Workspace, req: ToolRougeRequest) -> Result<Report<ToolRougeParameters, ToolRougeResult>> {
+        run_tool_rouge(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(
+        out: Report<ToolRougeParameters, ToolRougeResult>,
+        _: &mut C,
+        _: &mut M,
+    ) -> Result<Report<ToolRougeParameters, ToolRougeResult>> {
+        Ok(out)
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for ForgetQuality {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
+    type Request = ForgetQualityRequest;
     const ROLES: Roles = Roles::inputs(&["unlearned", "retain"]);
-    const IN_BROWSER: bool = true;
     fn run(ws: &mut Workspace, req: &ForgetQualityRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         report(&run_forget_quality(ws, req)?)
     }
 }
 
-/// `lethe privleak` in the registry ([`crate::registry`]).
-pub struct Privleak;
-
 impl crate::registry::Analysis for Privleak {
-    const NAME: &'static str = "privleak";
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
     type Request = PrivleakRequest;
     const ROLES: Roles = Roles::inputs(&["unlearned", "retain"]);
-    const IN_BROWSER: bool = true;
     fn run(ws: &mut Workspace, req: &PrivleakRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         report(&run_privleak(ws, req)?)
     }
 }
 
-/// `lethe tool-rouge` in the registry ([`crate::registry`]).
-pub struct ToolRouge;
-
 impl crate::registry::Analysis for ToolRouge {
-    const NAME: &'static str = "tool-rouge";
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
     type Request = ToolRougeRequest;
     const ROLES: Roles = Roles::inputs(&["file"]);
-    const IN_BROWSER: bool = true;
     fn run(ws: &mut Workspace, req: &ToolRougeRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         report(&run_tool_rouge(ws, req)?)
     }
