@@ -91,6 +91,13 @@ pub trait Analysis {
     /// The defaults of the CLI's subcommand that the request type does not have; keys already set are kept.
     fn defaults(_request: &mut Map<String, Value>) {}
 
+    /// The page's plot data that a report's `result` holds the values of (what `lethe.show` draws from the report
+    /// alone, [`crate::plots::of_report`]), named as the analysis's output for the page names it; none by default
+    /// (the page draws the others from the report itself).
+    fn plots(_result: &Value) -> Map<String, Value> {
+        Map::new()
+    }
+
     /// Runs the analysis as the CLI's subcommand does and returns the report `lethe NAME … --json` prints.
     ///
     /// # Errors
@@ -107,6 +114,7 @@ pub struct Entry {
     pub options: fn() -> &'static [&'static str],
     pub resolve: fn(&mut Workspace, &mut Map<String, Value>) -> Result<()>,
     pub defaults: fn(&mut Map<String, Value>),
+    pub plots: fn(&Value) -> Map<String, Value>,
     /// The request read as the analysis's typed request, its keys checked as `run` checks them.
     pub check: fn(&Value) -> Result<()>,
     /// Parses the request (defaults already applied) and runs it.
@@ -191,6 +199,7 @@ pub const fn entry<A: Analysis>() -> Entry {
         options: A::options,
         resolve: A::resolve,
         defaults: A::defaults,
+        plots: A::plots,
         check: check_of::<A>,
         run: run_of::<A>,
     }

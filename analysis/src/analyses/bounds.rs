@@ -703,6 +703,20 @@ impl crate::registry::Analysis for Rouge {
     fn defaults(m: &mut serde_json::Map<String, serde_json::Value>) {
         m.entry("bounds").or_insert(serde_json::Value::Bool(false));
     }
+    /// With bounds: the scores' ECDF with its DKW band.
+    fn plots(r: &serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+        let mut out = serde_json::Map::new();
+        if let (Some(scores), alpha) = (
+            plots::numbers(&r["scores"]["fmeasure"]),
+            plots::number(&r["bounds"]["general"]["alpha"]),
+        ) && alpha.is_finite()
+            && let Some(band) =
+                plots::json(leakage::cdf_bounds(&scores, &plots::ecdf_grid(&scores), alpha).map_err(Error::from))
+        {
+            out.insert("ecdf".into(), band);
+        }
+        out
+    }
     fn run(ws: &mut Workspace, req: &BoundsRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         if req.predictions.is_none() {
             return Err(Error::msg("rouge: give the generations (predictions), one per line").usage());

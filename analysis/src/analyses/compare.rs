@@ -1654,6 +1654,13 @@ impl crate::registry::Analysis for Compare {
         }
         Ok(())
     }
+    /// Forest plots, probability-of-improvement matrices, critical-difference diagrams.
+    fn plots(r: &serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+        plots::json(Ok(plots::compare_plots(r)))
+            .map(|p| ("comparison".to_string(), p))
+            .into_iter()
+            .collect()
+    }
     fn run(ws: &mut Workspace, req: &CompareRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         report(&run_compare(ws, req)?)
     }

@@ -980,6 +980,23 @@ impl crate::registry::Analysis for Epsilon {
         "unlearned_probs",
         "labels",
     ]);
+    /// Each variant's per-example epsilons.
+    fn plots(r: &serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+        let ps: Vec<serde_json::Value> = r["results"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| {
+                let eps: Vec<f64> = v["per_example"]
+                    .as_array()?
+                    .iter()
+                    .map(|e| plots::number(&e["epsilon"]))
+                    .collect();
+                plots::json(plots::epsilon_histogram_of(&eps, plots::number(&v["eps_max"])))
+            })
+            .collect();
+        [("plots".to_string(), serde_json::Value::from(ps))].into_iter().collect()
+    }
     fn run(ws: &mut Workspace, req: &EpsilonRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         report(&epsilon(ws, req)?.report())
     }

@@ -1442,6 +1442,17 @@ impl crate::registry::Analysis for Ruler {
     fn resolve(_: &mut Workspace, m: &mut serde_json::Map<String, serde_json::Value>) -> Result<()> {
         flat_ruler_runs(m)
     }
+    /// Each run's nearest-neighbour percentile ranks.
+    fn plots(r: &serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+        let hs: Vec<serde_json::Value> = r["runs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|run| plots::numbers(&run["nn_percentile_rank"]["ranks"]))
+            .filter_map(|ranks| plots::json(plots::histogram_in(&ranks, plots::RANK_BINS, (0.0, 1.0))))
+            .collect();
+        [("rank_histograms".to_string(), serde_json::Value::from(hs))].into_iter().collect()
+    }
     fn run(ws: &mut Workspace, req: &RulerRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         report(&ruler(ws, req)?.report())
     }

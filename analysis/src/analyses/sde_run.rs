@@ -2357,6 +2357,33 @@ impl crate::registry::Analysis for Sde {
         "draw_in",
         "draw_out",
     ]);
+    /// The references' and every target's distribution on shared edges.
+    fn plots(r: &serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+        let mut series: Vec<(String, &str, Vec<f64>)> = Vec::new();
+        let mut add = |name: String, role, d: &serde_json::Value| {
+            if let Some(v) = plots::numbers(&d["values"]) {
+                series.push((name, role, v));
+            }
+        };
+        add("in-training reference".into(), "it", &r["in_training_reference"]);
+        add(
+            "out-of-training reference".into(),
+            "oot",
+            &r["out_of_training_reference"],
+        );
+        for t in r["targets"].as_array().into_iter().flatten() {
+            add(
+                t["name"].as_str().unwrap_or("target").to_string(),
+                "target",
+                &t["distribution"],
+            );
+        }
+        let refs: Vec<(String, &str, &[f64])> = series.iter().map(|(n, k, v)| (n.clone(), *k, v.as_slice())).collect();
+        plots::json(plots::shared_histograms(&refs, plots::DISPLAY_BINS))
+            .map(|h| ("histograms".to_string(), h))
+            .into_iter()
+            .collect()
+    }
     fn run(ws: &mut Workspace, req: &SdeRequest, ctl: &mut Control<'_>) -> Result<serde_json::Value> {
         let job = prepare_sde_exact_f32(ws, req)?;
         let monitor = &mut *ctl.monitor;
