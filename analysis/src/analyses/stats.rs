@@ -113,19 +113,31 @@ impl Default for MwuRequest {
     }
 }
 
-/// `lethe wilcoxon`'s options: the differences `x − y`, or `x` alone as the differences.
+/// `lethe wilcoxon`'s options: the differences `x − y`, or `x` alone as the differences. With the `clap` feature
+/// (the CLI's), the options are the subcommand's arguments: each is declared here once.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct WilcoxonRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub x: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub y: Option<InputRef>,
-    /// `wilcox`, `pratt` or `zsplit`.
+    /// wilcox, pratt or zsplit
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<lethe::wilcoxon::ZeroMethod>, default_value_t = WilcoxonRequest::default().zero_method))]
     pub zero_method: String,
+    /// two-sided, less or greater (greater: x − y tends to be positive)
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<Alternative>, default_value_t = WilcoxonRequest::default().alternative))]
     pub alternative: String,
+    /// auto, exact or asymptotic (as scipy)
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<PValueMethod>, default_value_t = WilcoxonRequest::default().method))]
     pub method: String,
-    /// Continuity correction of the asymptotic p-value.
+    /// Continuity correction of the asymptotic p-value
+    #[cfg_attr(feature = "clap", arg(long))]
     pub correction: bool,
-    /// Every difference zero: `scipy` (default: scipy's statistic and p-value) or `nan` (p-value NaN).
+    /// Every difference zero: scipy (its statistic and p-value, which depend on method and zero method) or nan
+    /// (the stricter rule: no p-value); the headline says "inconclusive" either way
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["scipy", "nan"], default_value = "scipy"))]
     pub all_zero: String,
 }
 
@@ -146,13 +158,28 @@ impl Default for WilcoxonRequest {
 
 /// `lethe jsd`'s options.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct JsdRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub x: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub y: Option<InputRef>,
+    /// Equal-width bins over the range of both samples
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = JsdRequest::default().bins))]
     pub bins: usize,
-    /// Logarithm base: `e` or `2`.
+    /// Logarithm base: e (default) or 2
+    #[cfg_attr(feature = "clap", arg(long, value_parser = log_base, default_value_t = JsdRequest::default().base))]
     pub base: String,
+}
+
+/// `--base`: e or 2.
+#[cfg(feature = "clap")]
+fn log_base(s: &str) -> std::result::Result<String, String> {
+    match s {
+        "e" | "2" => Ok(s.to_string()),
+        _ => Err("the logarithm base is e or 2".into()),
+    }
 }
 
 impl Default for JsdRequest {
@@ -168,11 +195,18 @@ impl Default for JsdRequest {
 
 /// `lethe mmd`'s options.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct MmdRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub x: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub y: Option<InputRef>,
+    /// Kernel bandwidth: sqrt_dim, median, or a number
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<Bandwidth>, default_value_t = MmdRequest::default().sigma))]
     pub sigma: String,
+    /// The unbiased estimator (at least 2 rows per set) instead of the biased one
+    #[cfg_attr(feature = "clap", arg(long))]
     pub unbiased: bool,
 }
 

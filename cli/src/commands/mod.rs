@@ -9,8 +9,6 @@ use lethe::competition;
 use lethe::kernel::Bandwidth;
 use lethe::leakage;
 use lethe::sde;
-use lethe::wilcoxon::ZeroMethod;
-use lethe::{Alternative, PValueMethod};
 use serde::Serialize;
 
 use crate::CliError;
@@ -164,14 +162,6 @@ pub(super) fn thread_count(s: &str) -> Result<usize, String> {
 /// status 2, before anything is loaded) and keeps the text as typed: the report's parameters record it so.
 pub(super) fn checked<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> Result<String, String> {
     s.parse::<T>().map(|_| s.to_string()).map_err(|e| e.to_string())
-}
-
-/// `--base`: e or 2.
-pub(super) fn log_base(s: &str) -> Result<String, String> {
-    match s {
-        "e" | "2" => Ok(s.to_string()),
-        _ => Err("the logarithm base is e or 2".into()),
-    }
 }
 
 /// `--eps-max`: `official` or a number.

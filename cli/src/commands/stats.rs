@@ -85,22 +85,9 @@ pub struct WilcoxonArgs {
     x: InputArg,
     /// Paired second sample (differences x − y); without it, x are the differences
     y: Option<InputArg>,
-    /// wilcox, pratt or zsplit
-    #[arg(long, value_parser = checked::<ZeroMethod>, default_value_t = WilcoxonRequest::default().zero_method)]
-    zero_method: String,
-    /// two-sided, less or greater (greater: x − y tends to be positive)
-    #[arg(long, value_parser = checked::<Alternative>, default_value_t = WilcoxonRequest::default().alternative)]
-    alternative: String,
-    /// auto, exact or asymptotic (as scipy)
-    #[arg(long, value_parser = checked::<PValueMethod>, default_value_t = WilcoxonRequest::default().method)]
-    method: String,
-    /// Continuity correction of the asymptotic p-value
-    #[arg(long)]
-    correction: bool,
-    /// Every difference zero: scipy (its statistic and p-value, which depend on method and zero method) or nan
-    /// (the stricter rule: no p-value); the headline says "inconclusive" either way
-    #[arg(long, value_parser = ["scipy", "nan"], default_value = "scipy")]
-    all_zero: String,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: WilcoxonRequest,
     #[command(flatten)]
     out: Out,
 }
@@ -109,12 +96,9 @@ pub struct WilcoxonArgs {
 pub struct JsdArgs {
     #[command(flatten)]
     samples: TwoSamples,
-    /// Equal-width bins over the range of both samples
-    #[arg(long, default_value_t = JsdRequest::default().bins)]
-    bins: usize,
-    /// Logarithm base: e (default) or 2
-    #[arg(long, value_parser = log_base, default_value_t = JsdRequest::default().base)]
-    base: String,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: JsdRequest,
     #[command(flatten)]
     out: Out,
 }
@@ -123,12 +107,9 @@ pub struct JsdArgs {
 pub struct MmdArgs {
     #[command(flatten)]
     samples: TwoSamples,
-    /// Kernel bandwidth: sqrt_dim, median, or a number
-    #[arg(long, value_parser = checked::<Bandwidth>, default_value_t = MmdRequest::default().sigma)]
-    sigma: String,
-    /// The unbiased estimator (at least 2 rows per set) instead of the biased one
-    #[arg(long)]
-    unbiased: bool,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: MmdRequest,
     #[command(flatten)]
     out: Out,
 }
@@ -353,11 +334,7 @@ pub(super) fn wilcoxon_cmd(a: WilcoxonArgs) -> Result<(), CliError> {
     let req = WilcoxonRequest {
         x: Some(x),
         y,
-        zero_method: a.zero_method,
-        alternative: a.alternative,
-        method: a.method,
-        correction: a.correction,
-        all_zero: a.all_zero,
+        ..a.options
     };
     let report = layer::run_wilcoxon(&mut ws, &req).map_err(|e| files.error(e))?;
     emit_report(&report, a.out.json, |o| {
@@ -376,12 +353,7 @@ pub(super) fn wilcoxon_cmd(a: WilcoxonArgs) -> Result<(), CliError> {
 pub(super) fn jsd_cmd(a: JsdArgs) -> Result<(), CliError> {
     let mut ws = workspace();
     let (x, y, files) = two_inputs(&mut ws, &a.samples)?;
-    let req = JsdRequest {
-        x,
-        y,
-        bins: a.bins,
-        base: a.base,
-    };
+    let req = JsdRequest { x, y, ..a.options };
     let report = layer::run_jsd(&mut ws, &req).map_err(|e| files.error(e))?;
     emit_report(&report, a.out.json, |r| {
         format!(
@@ -401,12 +373,7 @@ pub(super) fn jsd_cmd(a: JsdArgs) -> Result<(), CliError> {
 pub(super) fn mmd_cmd(a: MmdArgs) -> Result<(), CliError> {
     let mut ws = workspace();
     let (x, y, files) = two_inputs(&mut ws, &a.samples)?;
-    let req = MmdRequest {
-        x,
-        y,
-        sigma: a.sigma,
-        unbiased: a.unbiased,
-    };
+    let req = MmdRequest { x, y, ..a.options };
     let report = layer::run_mmd(&mut ws, &req).map_err(|e| files.error(e))?;
     emit_report(&report, a.out.json, |r| {
         format!(
