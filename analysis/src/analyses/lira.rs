@@ -682,7 +682,11 @@ pub fn prepare_lira(ws: &mut Workspace, req: &LiraRequest) -> Result<LiraJob> {
                     "each example's standard deviation is fitted to {low} shadow score(s), so it is 0 and plot.py's \
                      +1e-30 decides the scores: the ranking says little"
                 ),
-                Some(format!("use {}-fixed-variance, or more shadow models", variant.name())),
+                Some(format!(
+                    "use the {}-fixed-variance variant ({}), or more shadow models",
+                    variant.name(),
+                    words::opt_is("variant", &format!("{}-fixed-variance", variant.name()))
+                )),
             ));
         } else if shadows.len() < 64 {
             warnings.push(Warning::new(
@@ -699,8 +703,9 @@ pub fn prepare_lira(ws: &mut Workspace, req: &LiraRequest) -> Result<LiraJob> {
                     }
                 ),
                 Some(format!(
-                    "compare with the {}-fixed-variance variant (variant)",
-                    variant.name()
+                    "compare with the {}-fixed-variance variant ({})",
+                    variant.name(),
+                    words::opt_is("variant", &format!("{}-fixed-variance", variant.name()))
                 )),
             ));
         }
