@@ -164,15 +164,6 @@ pub(super) fn checked<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> Resu
     s.parse::<T>().map(|_| s.to_string()).map_err(|e| e.to_string())
 }
 
-/// `--eps-max`: `official` or a number.
-pub(super) fn eps_max_arg(s: &str) -> Result<String, String> {
-    if s == "official" || s.parse::<f64>().is_ok_and(|v| !v.is_nan()) {
-        Ok(s.to_string())
-    } else {
-        Err("--eps-max takes `official` or a number".into())
-    }
-}
-
 /// `--backend cpu|gpu` (sde, hsic).
 #[derive(Args, Serialize)]
 pub struct BackendChoice {
