@@ -39,20 +39,34 @@ fn name_of<T: Serialize>(v: T) -> String {
 // ---------------------------------------------------------------------------------------------------------------
 // Requests, with the CLI's option names and the core's defaults.
 
-/// `lethe hsic`'s options.
+/// `lethe hsic`'s options. With the `clap` feature (the CLI's), the options are the subcommand's arguments: each is
+/// declared here once (the backend is the CLI's own `--backend`).
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct HsicRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub x: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub y: Option<InputRef>,
-    /// Bandwidth of x: `sqrt_dim`, `median`, or a number.
+    /// Bandwidth of x: sqrt_dim, median, or a number
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<Bandwidth>, default_value_t = HsicRequest::default().sigma_x))]
     pub sigma_x: String,
+    /// Bandwidth of y: sqrt_dim, median, or a number
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<Bandwidth>, default_value_t = HsicRequest::default().sigma_y))]
     pub sigma_y: String,
+    /// Shuffles of the permutation test (p = (1 + b)/(1 + B); fewer than 19 can never give p < 0.05)
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = HsicRequest::default().permutations))]
     pub permutations: usize,
+    /// Seed of the shuffles
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = HsicRequest::default().seed))]
     pub seed: u64,
-    /// Kernel storage, `f64` or `f32`; `None`: f64 on the CPU, f32 (the only precision) on a GPU.
+    /// Kernel storage: f64 or f32 [default: f64 on the CPU; the GPU computes in f32 only]
+    // `None`: f64 on the CPU, f32 (the only precision) on a GPU.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<lethe::backend::Precision>))]
     pub precision: Option<String>,
     /// `cpu`, or a GPU (`gpu` natively, `webgpu` in the browser); the caller runs the job on that backend.
+    #[cfg_attr(feature = "clap", arg(skip = HsicRequest::default().backend))]
     pub backend: String,
 }
 

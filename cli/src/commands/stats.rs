@@ -26,21 +26,9 @@ pub struct HsicArgs {
     x: InputArg,
     /// Second input, paired with the first row by row
     y: InputArg,
-    /// Bandwidth of x: sqrt_dim, median, or a number
-    #[arg(long, value_parser = checked::<Bandwidth>, default_value_t = HsicRequest::default().sigma_x)]
-    sigma_x: String,
-    /// Bandwidth of y: sqrt_dim, median, or a number
-    #[arg(long, value_parser = checked::<Bandwidth>, default_value_t = HsicRequest::default().sigma_y)]
-    sigma_y: String,
-    /// Shuffles of the permutation test (p = (1 + b)/(1 + B); fewer than 19 can never give p < 0.05)
-    #[arg(long, default_value_t = HsicRequest::default().permutations)]
-    permutations: usize,
-    /// Seed of the shuffles
-    #[arg(long, default_value_t = HsicRequest::default().seed)]
-    seed: u64,
-    /// Kernel storage: f64 or f32 [default: f64 on the CPU; the GPU computes in f32 only]
-    #[arg(long, value_parser = checked::<Precision>)]
-    precision: Option<String>,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: HsicRequest,
     #[command(flatten)]
     backend: BackendChoice,
     #[command(flatten)]
@@ -224,19 +212,15 @@ fn tool_text(tool: Option<&layer::ToolFile>) -> String {
 }
 
 pub(super) fn hsic_cmd(mut a: HsicArgs) -> Result<(), CliError> {
-    a.backend.precision(&mut a.precision)?;
+    a.backend.precision(&mut a.options.precision)?;
     let mut ws = workspace();
     let files = Files::new(&[("x", &a.x), ("y", &a.y)]);
     let gpu = a.backend.gpu();
     let req = HsicRequest {
         x: Some(ws.input_arg_os("x", &a.x).map_err(|e| files.error(e))?),
         y: Some(ws.input_arg_os("y", &a.y).map_err(|e| files.error(e))?),
-        sigma_x: a.sigma_x,
-        sigma_y: a.sigma_y,
-        permutations: a.permutations,
-        seed: a.seed,
-        precision: a.precision,
         backend: if gpu { "gpu" } else { "cpu" }.into(),
+        ..a.options
     };
     let job = layer::prepare_hsic(&mut ws, &req).map_err(|e| files.error(e))?;
     let report = if job.gpu() {
