@@ -44,15 +44,23 @@ pub struct RulerRun {
     pub original: Option<InputRef>,
 }
 
-/// `lethe ruler`'s options.
+/// `lethe ruler`'s options. With the `clap` feature (the CLI's), the options are the subcommand's arguments: each is
+/// declared here once.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct RulerRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub runs: Vec<RulerRun>,
+    #[cfg_attr(feature = "clap", arg(skip = Rows::All))]
     pub forget: Rows,
+    #[cfg_attr(feature = "clap", arg(skip = Rows::All))]
     pub retain: Rows,
-    /// `at-most` (default) or `half`.
+    // `at-most` (default) or `half`.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["at-most", "half"], default_value = "at-most"))]
     pub ties: String,
+    /// FDR level of the Benjamini–Hochberg correction across metrics (several runs)
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0.05))]
     pub fdr: f64,
 }
 
