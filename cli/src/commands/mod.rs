@@ -64,7 +64,8 @@ pub enum Command {
     /// RULER representation-level metrics (m1–m4), with Wilcoxon + Benjamini–Hochberg across runs
     Ruler(RulerArgs),
     /// NeurIPS 2023 unlearning competition: per-example epsilon, forget score, final score
-    Epsilon(EpsilonArgs),
+    // Boxed: its request holds every input the analysis can take (seven of them), the others' far fewer.
+    Epsilon(Box<EpsilonArgs>),
     /// Leakage bounds on scores in [0, 1]: M_bin, M_gen(x), expectation/SD bounds, ED score, sample size
     Bounds(BoundsArgs),
     /// ROUGE-L of generations (one per line) against a reference, optionally with leakage bounds
@@ -284,7 +285,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Sde(a) => sde_cmd(a),
         Command::Calibrate(a) => calibrate_cmd(a),
         Command::Ruler(a) => ruler_cmd(a),
-        Command::Epsilon(a) => epsilon_cmd(a),
+        Command::Epsilon(a) => epsilon_cmd(*a),
         Command::Bounds(a) => bounds_cmd(a),
         Command::Rouge(a) => rouge_cmd(a),
         Command::Mwu(a) => mwu_cmd(a),
