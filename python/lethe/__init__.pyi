@@ -124,5 +124,5 @@ def privleak(unlearned: Optional[Input] = ..., retain: Optional[Input] = ..., me
 def tool_rouge(file: Optional[Input] = ..., stemmer: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
     """lethe tool-rouge: the CLI's options, the same report as `lethe tool-rouge ... --json`."""
 
-def compare(runs: Optional[Union[str, os.PathLike]] = ..., methods: Any = ..., metrics: Any = ..., baseline: Any = ..., published: Any = ..., margin: Any = ..., correction: Any = ..., resamples: Any = ..., seed: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
+def compare(runs: Optional[Union[str, os.PathLike]] = ..., methods: Any = ..., baseline: Any = ..., metrics: Any = ..., published: Any = ..., margin: Any = ..., correction: Any = ..., resamples: Any = ..., seed: Any = ..., *, threads: Optional[int] = ..., in_place: str = ..., progress: Progress = ...) -> Report:
     """lethe compare: the CLI's options, the same report as `lethe compare ... --json`."""
