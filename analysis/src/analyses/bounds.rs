@@ -18,34 +18,58 @@ pub enum TextInput {
     Text { text: String },
 }
 
-/// `lethe bounds` / `lethe rouge --bounds` options: scores from a file, or ROUGE-L of generations.
+/// `lethe bounds` / `lethe rouge --bounds` options: scores from a file, or ROUGE-L of generations. With the `clap`
+/// feature (the CLI's), the leakage bounds' options are both subcommands' arguments, declared here once; ROUGE-L's
+/// own are `lethe rouge`'s arguments.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct BoundsRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub scores: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub predictions: Option<TextInput>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub reference: Option<TextInput>,
     /// One reference line for every prediction, given as an option (the CLI's `--reference-text`): recorded in
     /// the parameters, not as an input.
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub reference_text: Option<String>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub stemmer: bool,
     /// ROUGE-Lsum (rouge-score's `rougeLsum`: sentences split on newlines, summary-level union LCS) instead of
     /// ROUGE-L.
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub lsum: bool,
     /// ROUGE-Lsum: what separates the sentences within one line of the files (default the two characters `\n`, as
     /// a newline is written escaped in a one-summary-per-line file).
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub sentence_separator: Option<String>,
     /// With generations: also compute the leakage bounds on their ROUGE-L F-measures (`lethe rouge --bounds`; the
     /// page always asks).
+    #[cfg_attr(feature = "clap", arg(skip = BoundsRequest::default().bounds))]
     pub bounds: bool,
+    /// Significance level (two-sided unless --one-sided)
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = leakage::DEFAULT_ALPHA))]
     pub alpha: f64,
+    /// Spend alpha one-sided for M_bin and M_gen (the paper's form; the default is conbo's two-sided)
+    #[cfg_attr(feature = "clap", arg(long))]
     pub one_sided: bool,
+    /// Points x for M_gen(x) (repeatable)
+    #[cfg_attr(feature = "clap", arg(long = "x"))]
     pub x: Vec<f64>,
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = leakage::DEFAULT_STEPSIZE))]
     pub stepsize: usize,
-    /// `conbo`, `perbin` or `lp`.
+    // `conbo`, `perbin` or `lp`.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["conbo", "perbin", "lp"], default_value = "conbo"))]
     pub sd_method: String,
+    /// Count the mass at 0 in the first cell (perbin and lp)
+    #[cfg_attr(feature = "clap", arg(long))]
     pub atom_at_zero: bool,
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = leakage::DEFAULT_RHO))]
     pub rho: f64,
+    /// Half-width asked of the sample-size planner
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0.05))]
     pub plan_width: f64,
 }
 
