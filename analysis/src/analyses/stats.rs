@@ -111,7 +111,7 @@ pub struct MwuRequest {
 
 /// A CLI argument's value, kept as its text once the core's parser accepts it.
 #[cfg(feature = "clap")]
-fn checked<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> std::result::Result<String, String> {
+pub(super) fn checked<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> std::result::Result<String, String> {
     s.parse::<T>().map(|_| s.to_string()).map_err(|e| e.to_string())
 }
 
