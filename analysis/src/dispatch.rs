@@ -22,14 +22,12 @@ pub fn commands() -> Vec<&'static str> {
     registry::names().collect()
 }
 
-/// The analyses the page computes too (the notebook widget runs them in the browser).
+/// The analyses the page computes too (the notebook widget runs them in the browser): those of
+/// [`crate::browser::each`], in the registry's order.
 #[must_use]
 pub fn browser_commands() -> Vec<&'static str> {
-    registry::ANALYSES
-        .iter()
-        .filter(|e| e.in_browser)
-        .map(|e| e.name)
-        .collect()
+    let page = crate::browser::names();
+    registry::names().filter(|n| page.contains(n)).collect()
 }
 
 /// The roles of `command`'s request (the request's own keys; RULER's inputs are inside each of its `runs`).

@@ -12,6 +12,7 @@
 //! * [`report`]: the report envelope with its one [`Headline`] and its [`Warning`]s.
 //! * [`error`]: errors that carry the input they concern (and, for a guardrail's refusal, its code) as data.
 //! * [`plots`], [`parts`], [`npy`]: plot data counted by the core, the parts of a pooled SDE run, .npy bytes.
+//! * [`browser`]: what the page computes, declared by each analysis ([`browser::InBrowser`]) and listed once.
 //! * [`synthetic`] and `teach` (feature `full`): the seeded synthetic examples, and the teaching topics' requests,
 //!   seeded data and steps (every number from the core; the page's worker only forwards them).
 //!
@@ -22,6 +23,7 @@ pub mod analyses;
 /// Batch audits and every analysis by name (`lethe batch`, the Python package): native, every reader.
 #[cfg(all(feature = "full", not(target_arch = "wasm32")))]
 pub mod batch;
+pub mod browser;
 #[cfg(all(feature = "full", not(target_arch = "wasm32")))]
 pub mod dispatch;
 pub mod error;

@@ -5,7 +5,7 @@
 use lethe::competition::{BUCKET_WIDTH, CompetitionResult};
 use lethe::divergence::histogram;
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::{Error, Result};
 
@@ -96,7 +96,7 @@ pub fn epsilon_histogram(r: &CompetitionResult) -> Result<crate::analyses::Epsil
     epsilon_histogram_of(&eps, r.eps_max)
 }
 
-fn epsilon_histogram_of(eps: &[f64], eps_max: f64) -> Result<crate::analyses::EpsilonPlot> {
+pub(crate) fn epsilon_histogram_of(eps: &[f64], eps_max: f64) -> Result<crate::analyses::EpsilonPlot> {
     let top = finite_range(eps.iter())
         .map_or(0.0, |(_, hi)| hi)
         .max(eps_max)
@@ -327,7 +327,7 @@ pub fn compare_plots(result: &Value) -> ComparePlots {
 }
 
 /// A number of a report as the core's JSON writes it (non-finite floats as "inf", "-inf", "nan").
-fn number(v: &Value) -> f64 {
+pub(crate) fn number(v: &Value) -> f64 {
     match v {
         Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
         Value::String(s) if s == "inf" => f64::INFINITY,
@@ -336,96 +336,28 @@ fn number(v: &Value) -> f64 {
     }
 }
 
-fn json<T: Serialize>(v: Result<T>) -> Option<Value> {
+#[cfg(all(feature = "full", not(target_arch = "wasm32")))]
+pub(crate) fn json<T: Serialize>(v: Result<T>) -> Option<Value> {
     v.ok().and_then(|v| serde_json::to_value(v).ok())
 }
 
-fn numbers(v: &Value) -> Option<Vec<f64>> {
+pub(crate) fn numbers(v: &Value) -> Option<Vec<f64>> {
     v.as_array().map(|a| a.iter().map(number).collect())
 }
 
 /// The page's plot data for a report (the value `lethe … --json` prints), counted by the functions the analyses
 /// count it with for the page, from the values the report holds: what a front end holding only the report draws
-/// (the notebook's `lethe.show`). Named as the analyses' outputs name it: `histograms` (SDE: the references and
-/// every target on shared edges), `rank_histograms` (RULER, one per run), `plots` (epsilon, one per variant),
-/// `ecdf` (ROUGE-L with bounds: the scores' ECDF with its DKW band), `comparison` (compare: forest plots,
-/// probability-of-improvement matrices, critical-difference diagrams). A `bounds` report holds no scores, and the
-/// other analyses' plots are drawn from the report itself (the ROC): `{}`.
+/// (the notebook's `lethe.show`). Each analysis declares its own ([`crate::registry::Analysis::plots`]), named as its
+/// output for the page names it (SDE's `histograms`, RULER's `rank_histograms`, epsilon's `plots`, ROUGE-L's `ecdf`
+/// with bounds, compare's `comparison`); the others' plots are drawn from the report itself (the ROC): `{}`.
+#[cfg(all(feature = "full", not(target_arch = "wasm32")))]
 pub fn of_report(report: &Value) -> Value {
-    let r = &report["result"];
-    let mut out = Map::new();
-    match report["command"].as_str() {
-        Some("sde") => {
-            let mut series: Vec<(String, &str, Vec<f64>)> = Vec::new();
-            let mut add = |name: String, role, d: &Value| {
-                if let Some(v) = numbers(&d["values"]) {
-                    series.push((name, role, v));
-                }
-            };
-            add("in-training reference".into(), "it", &r["in_training_reference"]);
-            add(
-                "out-of-training reference".into(),
-                "oot",
-                &r["out_of_training_reference"],
-            );
-            for t in r["targets"].as_array().into_iter().flatten() {
-                add(
-                    t["name"].as_str().unwrap_or("target").to_string(),
-                    "target",
-                    &t["distribution"],
-                );
-            }
-            let refs: Vec<(String, &str, &[f64])> =
-                series.iter().map(|(n, k, v)| (n.clone(), *k, v.as_slice())).collect();
-            if let Some(h) = json(shared_histograms(&refs, DISPLAY_BINS)) {
-                out.insert("histograms".into(), h);
-            }
-        }
-        Some("ruler") => {
-            let hs: Vec<Value> = r["runs"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|run| numbers(&run["nn_percentile_rank"]["ranks"]))
-                .filter_map(|ranks| json(histogram_in(&ranks, RANK_BINS, (0.0, 1.0))))
-                .collect();
-            out.insert("rank_histograms".into(), Value::from(hs));
-        }
-        Some("epsilon") => {
-            let ps: Vec<Value> = r["results"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|v| {
-                    let eps: Vec<f64> = v["per_example"]
-                        .as_array()?
-                        .iter()
-                        .map(|e| number(&e["epsilon"]))
-                        .collect();
-                    json(epsilon_histogram_of(&eps, number(&v["eps_max"])))
-                })
-                .collect();
-            out.insert("plots".into(), Value::from(ps));
-        }
-        Some("rouge") => {
-            if let (Some(scores), alpha) = (
-                numbers(&r["scores"]["fmeasure"]),
-                number(&r["bounds"]["general"]["alpha"]),
-            ) && alpha.is_finite()
-                && let Some(band) =
-                    json(lethe::leakage::cdf_bounds(&scores, &ecdf_grid(&scores), alpha).map_err(Error::from))
-            {
-                out.insert("ecdf".into(), band);
-            }
-        }
-        Some("compare") => {
-            if let Some(p) = json(Ok(compare_plots(r))) {
-                out.insert("comparison".into(), p);
-            }
-        }
-        _ => {}
-    }
-    Value::Object(out)
+    let plots = report["command"]
+        .as_str()
+        .and_then(|c| crate::registry::lookup(c).ok())
+        .map(|e| (e.plots)(&report["result"]))
+        .unwrap_or_default();
+    Value::Object(plots)
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! One declaration per analysis: each analysis's module implements [`Analysis`] once (its name, its Request, its
 //! roles, the defaults of the CLI's subcommand that the Request does not have, and its run to a report), and
 //! [`ANALYSES`] lists them. The dispatcher (`lethe batch`, the Python package, the notebook widget's browser
-//! requests) and the generated references iterate over this list; nothing else keeps a list of names.
+//! requests) and the generated references iterate over this list; nothing else keeps a list of names. What the
+//! page computes (the wasm module's `run` and `check`) each analysis declares beside, in [`crate::browser`].
 //!
 //! `docs/adding-an-analysis.md` walks through adding one.
 
@@ -69,8 +70,6 @@ pub trait Analysis {
     type Request: DeserializeOwned;
     /// Which of the request's keys are inputs, rows and text files (written as the CLI writes them).
     const ROLES: Roles;
-    /// The page (the wasm module's `run`) computes it too: the notebook widget runs it in the browser.
-    const IN_BROWSER: bool = false;
     /// Keys that [`Analysis::resolve`] writes and that are not options (inspect's `source`, LiRA's `files`).
     const RESOLVED_KEYS: &'static [&'static str] = &[];
 
@@ -92,6 +91,13 @@ pub trait Analysis {
     /// The defaults of the CLI's subcommand that the request type does not have; keys already set are kept.
     fn defaults(_request: &mut Map<String, Value>) {}
 
+    /// The page's plot data that a report's `result` holds the values of (what `lethe.show` draws from the report
+    /// alone, [`crate::plots::of_report`]), named as the analysis's output for the page names it; none by default
+    /// (the page draws the others from the report itself).
+    fn plots(_result: &Value) -> Map<String, Value> {
+        Map::new()
+    }
+
     /// Runs the analysis as the CLI's subcommand does and returns the report `lethe NAME … --json` prints.
     ///
     /// # Errors
@@ -104,11 +110,11 @@ pub trait Analysis {
 pub struct Entry {
     pub name: &'static str,
     pub roles: Roles,
-    pub in_browser: bool,
     pub resolved_keys: &'static [&'static str],
     pub options: fn() -> &'static [&'static str],
     pub resolve: fn(&mut Workspace, &mut Map<String, Value>) -> Result<()>,
     pub defaults: fn(&mut Map<String, Value>),
+    pub plots: fn(&Value) -> Map<String, Value>,
     /// The request read as the analysis's typed request, its keys checked as `run` checks them.
     pub check: fn(&Value) -> Result<()>,
     /// Parses the request (defaults already applied) and runs it.
@@ -189,11 +195,11 @@ pub const fn entry<A: Analysis>() -> Entry {
     Entry {
         name: A::NAME,
         roles: A::ROLES,
-        in_browser: A::IN_BROWSER,
         resolved_keys: A::RESOLVED_KEYS,
         options: A::options,
         resolve: A::resolve,
         defaults: A::defaults,
+        plots: A::plots,
         check: check_of::<A>,
         run: run_of::<A>,
     }

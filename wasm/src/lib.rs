@@ -23,7 +23,7 @@
 //! tested in headless Chromium with wasm-bindgen-test (`wasm/tests/`), on the main thread and in a dedicated worker.
 //! The page's message protocol is documented in `www/src/protocol.md`.
 
-pub use lethe_analysis::{analyses, error, npy, parts, plots, rows, synthetic, workspace};
+pub use lethe_analysis::{analyses, browser, error, npy, parts, plots, rows, synthetic, workspace};
 #[cfg(all(feature = "full", target_arch = "wasm32"))]
 pub mod teach;
 #[cfg(target_arch = "wasm32")]

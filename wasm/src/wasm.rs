@@ -9,7 +9,9 @@
 //! that input).
 
 use std::cell::RefCell;
+use std::future::Future;
 use std::io;
+use std::pin::Pin;
 
 #[cfg(feature = "full")]
 use js_sys::Array;
@@ -20,9 +22,10 @@ use serde::{Serialize, de::DeserializeOwned};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::analyses::{self, BackendChoice, CalibrateRequest, RulerRequest, SdeRequest};
 #[cfg(feature = "full")]
-use crate::analyses::{BoundsRequest, EpsilonRequest};
+use crate::analyses::SdeRequest;
+use crate::analyses::{self, BackendChoice};
+use crate::browser::{self, BackendJob, Compute, InBrowser, Visit};
 use crate::workspace::{InputRef, MAX_BYTES, Workspace};
 use crate::{WebError, WebResult};
 
@@ -88,18 +91,27 @@ mod gpu {
     }
 }
 
-/// Runs `$job` (an [`analyses::SdeJob`] or [`analyses::CalibrateJob`]) on the backend `$choice` names.
-macro_rules! run_job {
-    ($choice:expr, $job:ident, $monitor:ident) => {
-        match $choice {
+/// This worker's compute backends for the analyses that run on one (SDE, the calibrated verdict): the CPU, and in
+/// the full module the WebGPU backend. It lives here, not in the analysis layer, because it holds `lethe-gpu`
+/// (wgpu): the layer's [`Compute`] trait knows only the core's `Backend`.
+struct Backends;
+
+impl Compute for Backends {
+    async fn run<J: BackendJob, M: Monitor>(
+        &mut self,
+        choice: BackendChoice,
+        job: J,
+        monitor: &mut M,
+    ) -> WebResult<J::Output> {
+        match choice {
             BackendChoice::Cpu => {
-                let mut backend = lethe::backend::CpuBackend::new($job.precision());
-                $job.run_on(&mut backend, &mut $monitor).await
+                let mut backend = lethe::backend::CpuBackend::new(job.precision());
+                job.run_on(&mut backend, monitor).await
             }
             #[cfg(feature = "gpu")]
             BackendChoice::WebGpu => match gpu::take().await {
                 Ok(mut backend) => {
-                    let outcome = $job.run_on(&mut backend, &mut $monitor).await;
+                    let outcome = job.run_on(&mut backend, monitor).await;
                     gpu::give_back(backend, &outcome);
                     outcome
                 }
@@ -111,7 +123,7 @@ macro_rules! run_job {
                 ..WebError::msg("this module has no WebGPU backend (it is in the full module)")
             }),
         }
-    };
+    }
 }
 
 fn out<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsValue> {
@@ -274,7 +286,7 @@ pub fn clear_all() {
 #[cfg(feature = "full")]
 #[wasm_bindgen(js_name = sdePlan)]
 pub fn sde_plan(request: JsValue, workers: usize) -> Result<JsValue, JsValue> {
-    let req: SdeRequest = parse("sde", request)?;
+    let req: SdeRequest = parse(<analyses::Sde as InBrowser>::NAME, request)?;
     let job = with_ws(|ws| analyses::prepare_sde(ws, &req)).map_err(to_js)?;
     out(&job.plan(workers))
 }
@@ -427,160 +439,108 @@ pub fn load_input(role: &str, input: JsValue) -> Result<JsValue, JsValue> {
     out(&summary)
 }
 
-/// Runs `analysis` (`sde`, `calibrate`, `ruler`, `epsilon`, `bounds`, `mgen`, `mia`, `eps-lower`) on `request`; `checkpoint`
-/// receives progress and decides whether to continue (SDE and the calibrated verdict; the others are quick and run
-/// through; `mia` reports its bootstrap's progress and stops between blocks of resamples).
+/// A run or check found by name, awaited once found (no borrow of the workspace is held across its awaits).
+type Pending = Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>>;
+
+/// Runs `analysis` (one of the analysis layer's [`browser::each`]) on `request`; `checkpoint` receives progress and
+/// decides whether to continue (the long runs: SDE, the calibrated verdict, MIA's and LiRA's bootstraps; the others
+/// are quick and run through). Resolves to what the analysis declares for the page ([`InBrowser::Output`]). The
+/// lean module answers every analysis it does not compute with an error marked `full`, and the worker hands it to
+/// the full module (which names an unknown one).
 #[wasm_bindgen]
 pub async fn run(analysis: String, request: JsValue, checkpoint: Function) -> Result<JsValue, JsValue> {
-    match analysis.as_str() {
-        "sde" => {
-            #[allow(unused_mut)] // the lean module has no pooled runs
-            let mut req: SdeRequest = parse("sde", request)?;
-            let choice = analyses::backend_choice(&req.backend).map_err(to_js)?;
-            #[cfg(feature = "full")]
-            let (part, parts) = (req.part.take(), req.assemble.take());
-            let job = with_ws(|ws| analyses::prepare_sde(ws, &req)).map_err(to_js)?;
-            let mut monitor = JsMonitor::new(checkpoint);
-            // A pool of workers runs on the CPU: one part per worker, assembled by the page's worker.
-            #[cfg(feature = "full")]
-            if let Some(subsets) = part {
-                let mut cpu = lethe::backend::CpuBackend::new(job.precision());
-                return out(&job.run_part_on(&mut cpu, &mut monitor, &subsets).await.map_err(to_js)?);
+    struct Find {
+        name: String,
+        call: Option<(JsValue, Function)>,
+        run: Option<Pending>,
+    }
+    impl Visit for Find {
+        fn visit<A: InBrowser + 'static>(&mut self) {
+            if A::NAME == self.name
+                && let Some((request, checkpoint)) = self.call.take()
+            {
+                self.run = Some(Box::pin(run_one::<A>(request, checkpoint)));
             }
-            #[cfg(feature = "full")]
-            if let Some(parts) = parts {
-                let info = lethe::backend::Backend::info(&lethe::backend::CpuBackend::new(job.precision()));
-                // The placebo check reports its progress and stops on a Cancel (issue 24).
-                return out(&job.assemble_with(parts, info, &mut monitor).await.map_err(to_js)?);
-            }
-            let r = run_job!(choice, job, monitor).map_err(to_js)?;
-            out(&r)
         }
-        "calibrate" => {
-            let req: CalibrateRequest = parse("calibrate", request)?;
-            let choice = analyses::backend_choice(&req.backend).map_err(to_js)?;
-            let job = with_ws(|ws| analyses::prepare_calibrate(ws, &req)).map_err(to_js)?;
-            let mut monitor = JsMonitor::new(checkpoint);
-            let r = run_job!(choice, job, monitor).map_err(to_js)?;
-            out(&r)
-        }
-        "ruler" => {
-            let req: RulerRequest = parse("ruler", request)?;
-            out(&with_ws(|ws| analyses::ruler(ws, &req)).map_err(to_js)?)
-        }
-        #[cfg(feature = "full")]
-        "epsilon" => {
-            let req: EpsilonRequest = parse("epsilon", request)?;
-            out(&with_ws(|ws| analyses::epsilon(ws, &req)).map_err(to_js)?)
-        }
-        #[cfg(feature = "full")]
-        "bounds" => {
-            let req: BoundsRequest = parse("bounds", request)?;
-            out(&with_ws(|ws| analyses::bounds(ws, &req)).map_err(to_js)?)
-        }
-        #[cfg(feature = "full")]
-        "mgen" => {
-            let req: BoundsRequest = parse("mgen", request)?;
-            out(&with_ws(|ws| analyses::m_gen(ws, &req)).map_err(to_js)?)
-        }
-        #[cfg(feature = "full")]
-        "mia" => {
-            let req: analyses::MiaRequest = parse("mia", request)?;
-            let job = with_ws(|ws| analyses::prepare_mia(ws, &req)).map_err(to_js)?;
-            // The bootstrap runs in blocks of resamples and asks the page's checkpoint between them (throttled as
-            // every run's): its progress is posted, the worker yields to its event loop, and a cancel stops it
-            // within a block, keeping the resamples done.
-            let mut monitor = JsMonitor::new(checkpoint);
-            out(&job.run_with(1, &mut monitor).await.map_err(to_js)?)
-        }
-        #[cfg(feature = "full")]
-        "lira" => {
-            // LiRA from shadow models (analyses/lira.rs): the files of a dropped folder (sources named by their
-            // relative paths) or stacked arrays; quick to fit, then the audit as `mia`, its bootstrap posting
-            // progress and stopping on a cancel as mia's does.
-            let req: analyses::LiraRequest = parse("lira", request)?;
-            let job = with_ws(|ws| analyses::prepare_lira(ws, &req)).map_err(to_js)?;
-            let mut monitor = JsMonitor::new(checkpoint);
-            out(&job.run_with(1, &mut monitor).await.map_err(to_js)?)
-        }
-        #[cfg(feature = "full")]
-        "eps-lower" => {
-            let req: analyses::EpsAuditRequest = parse("eps-lower", request)?;
-            out(&with_ws(|ws| analyses::eps_audit(ws, &req)).map_err(to_js)?)
-        }
-        // The open-unlearning / TOFU / MUSE analyses a tools' file offers (issue 14; analyses/tools_ou.rs).
-        #[cfg(feature = "full")]
-        "forget-quality" => {
-            let req: analyses::ForgetQualityRequest = parse("forget-quality", request)?;
-            out(&with_ws(|ws| analyses::run_forget_quality(ws, &req)).map_err(to_js)?)
-        }
-        #[cfg(feature = "full")]
-        "privleak" => {
-            let req: analyses::PrivleakRequest = parse("privleak", request)?;
-            out(&with_ws(|ws| analyses::run_privleak(ws, &req)).map_err(to_js)?)
-        }
-        #[cfg(feature = "full")]
-        "tool-rouge" => {
-            let req: analyses::ToolRougeRequest = parse("tool-rouge", request)?;
-            out(&with_ws(|ws| analyses::run_tool_rouge(ws, &req)).map_err(to_js)?)
-        }
-        // Methods × seeds from a runs table (issue 23; analyses/compare.rs): the report's parts with the pictures.
-        #[cfg(feature = "full")]
-        "compare" => {
-            let req: analyses::CompareRequest = parse("compare", request)?;
-            out(&with_ws(|ws| analyses::compare_output(ws, &req)).map_err(to_js)?)
-        }
-        #[cfg(not(feature = "full"))]
-        "compare" => Err(to_js(WebError::needs_full(format!(
-            "`{analysis}` is computed by the full module"
-        )))),
-        #[cfg(not(feature = "full"))]
-        "forget-quality" | "privleak" | "tool-rouge" => Err(to_js(WebError::needs_full(format!(
-            "`{analysis}` is computed by the full module"
-        )))),
-        #[cfg(not(feature = "full"))]
-        "epsilon" | "bounds" | "mgen" | "mia" | "eps-lower" | "lira" => Err(to_js(WebError::needs_full(format!(
-            "`{analysis}` is computed by the full module"
-        )))),
-        other => Err(to_js(WebError::msg(format!("unknown analysis `{other}`")))),
+    }
+    let mut find = Find {
+        name: analysis,
+        call: Some((request, checkpoint)),
+        run: None,
+    };
+    browser::each(&mut find);
+    match find.run {
+        Some(run) => run.await,
+        None => Err(to_js(not_here(&find.name))),
     }
 }
 
-/// What a run of `analysis` (`sde` or `calibrate`) on `request` would find before computing: the layer's prepare
-/// step (inputs read or opened, rows resolved, targets drawn, subset sizes compared) and, for SDE, the checks a run
-/// makes before its first shuffle (widths, subset sizes, kernels that fit). Resolves to `{warnings}`; a
-/// refusal is thrown as the run would throw it, naming the input it concerns.
+async fn run_one<A: InBrowser>(request: JsValue, checkpoint: Function) -> Result<JsValue, JsValue> {
+    let req: A::Request = parse(A::NAME, request)?;
+    let job = with_ws(|ws| A::prepare(ws, req)).map_err(to_js)?;
+    let mut monitor = JsMonitor::new(checkpoint);
+    out(&A::finish(job, &mut Backends, &mut monitor).await.map_err(to_js)?)
+}
+
+/// An analysis this module does not compute: the full module's (in the lean one), or none.
+fn not_here(analysis: &str) -> WebError {
+    if cfg!(feature = "full") {
+        WebError::msg(format!("unknown analysis `{analysis}`"))
+    } else {
+        WebError::needs_full(format!("`{analysis}` is computed by the full module"))
+    }
+}
+
+/// What a run of `analysis` (those that declare a check, [`InBrowser::CHECK`]: SDE, the calibrated verdict) on
+/// `request` would find before computing: the layer's prepare step (inputs read or opened, rows resolved, targets
+/// drawn, subset sizes compared) and, for SDE, the checks a run makes before its first shuffle (widths, subset
+/// sizes, kernels that fit). Resolves to `{warnings}`; a refusal is thrown as the run would throw it, naming the
+/// input it concerns.
 #[wasm_bindgen]
 pub async fn check(analysis: String, request: JsValue) -> Result<JsValue, JsValue> {
-    let warnings = match analysis.as_str() {
-        "sde" => {
-            let req: SdeRequest = parse("sde", request)?;
-            let job = with_ws(|ws| analyses::prepare_sde(ws, &req)).map_err(to_js)?;
-            let warnings = out(job.warnings())?;
-            // A part of no subsets: the run's checks (shapes, sizes, kernels that fit) and no shuffle computed.
-            let mut cpu = lethe::backend::CpuBackend::new(job.precision());
-            let mut silent = JsMonitor {
-                callback: None,
-                start: 0.0,
-                last: 0.0,
-            };
-            job.run_part_on(&mut cpu, &mut silent, &[]).await.map_err(to_js)?;
-            warnings
+    struct Find {
+        name: String,
+        request: Option<JsValue>,
+        check: Option<Pending>,
+    }
+    impl Visit for Find {
+        fn visit<A: InBrowser + 'static>(&mut self) {
+            if A::CHECK
+                && A::NAME == self.name
+                && let Some(request) = self.request.take()
+            {
+                self.check = Some(Box::pin(check_one::<A>(request)));
+            }
         }
-        "calibrate" => {
-            let req: CalibrateRequest = parse("calibrate", request)?;
-            let job = with_ws(|ws| analyses::prepare_calibrate(ws, &req)).map_err(to_js)?;
-            out(job.warnings())?
-        }
-        other => {
-            return Err(to_js(WebError::msg(format!(
-                "there is no check for `{other}` before a run"
-            ))));
-        }
+    }
+    let mut find = Find {
+        name: analysis,
+        request: Some(request),
+        check: None,
     };
+    browser::each(&mut find);
+    let Some(check) = find.check else {
+        return Err(to_js(WebError::msg(format!(
+            "there is no check for `{}` before a run",
+            find.name
+        ))));
+    };
+    let warnings = check.await?;
     let o = Object::new();
     let _ = Reflect::set(&o, &"warnings".into(), &warnings);
     Ok(o.into())
+}
+
+async fn check_one<A: InBrowser>(request: JsValue) -> Result<JsValue, JsValue> {
+    let req: A::Request = parse(A::NAME, request)?;
+    let job = with_ws(|ws| A::prepare(ws, req)).map_err(to_js)?;
+    // A monitor that never reports, of the run's type, so that the lean module holds one copy of the run's code.
+    let mut silent = JsMonitor {
+        callback: None,
+        start: 0.0,
+        last: 0.0,
+    };
+    out(&A::check(job, &mut silent).await.map_err(to_js)?)
 }
 
 /// Which tool wrote each of sources `ids`, and all of them together (a dropped folder; `paths` are its files' paths

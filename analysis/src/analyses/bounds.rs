@@ -18,34 +18,58 @@ pub enum TextInput {
     Text { text: String },
 }
 
-/// `lethe bounds` / `lethe rouge --bounds` options: scores from a file, or ROUGE-L of generations.
+/// `lethe bounds` / `lethe rouge --bounds` options: scores from a file, or ROUGE-L of generations. With the `clap`
+/// feature (the CLI's), the leakage bounds' options are both subcommands' arguments, declared here once; ROUGE-L's
+/// own are `lethe rouge`'s arguments.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct BoundsRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub scores: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub predictions: Option<TextInput>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub reference: Option<TextInput>,
     /// One reference line for every prediction, given as an option (the CLI's `--reference-text`): recorded in
     /// the parameters, not as an input.
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub reference_text: Option<String>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub stemmer: bool,
     /// ROUGE-Lsum (rouge-score's `rougeLsum`: sentences split on newlines, summary-level union LCS) instead of
     /// ROUGE-L.
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub lsum: bool,
     /// ROUGE-Lsum: what separates the sentences within one line of the files (default the two characters `\n`, as
     /// a newline is written escaped in a one-summary-per-line file).
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub sentence_separator: Option<String>,
     /// With generations: also compute the leakage bounds on their ROUGE-L F-measures (`lethe rouge --bounds`; the
     /// page always asks).
+    #[cfg_attr(feature = "clap", arg(skip = BoundsRequest::default().bounds))]
     pub bounds: bool,
+    /// Significance level (two-sided unless --one-sided)
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = leakage::DEFAULT_ALPHA))]
     pub alpha: f64,
+    /// Spend alpha one-sided for M_bin and M_gen (the paper's form; the default is conbo's two-sided)
+    #[cfg_attr(feature = "clap", arg(long))]
     pub one_sided: bool,
+    /// Points x for M_gen(x) (repeatable)
+    #[cfg_attr(feature = "clap", arg(long = "x"))]
     pub x: Vec<f64>,
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = leakage::DEFAULT_STEPSIZE))]
     pub stepsize: usize,
-    /// `conbo`, `perbin` or `lp`.
+    // `conbo`, `perbin` or `lp`.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["conbo", "perbin", "lp"], default_value = "conbo"))]
     pub sd_method: String,
+    /// Count the mass at 0 in the first cell (perbin and lp)
+    #[cfg_attr(feature = "clap", arg(long))]
     pub atom_at_zero: bool,
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = leakage::DEFAULT_RHO))]
     pub rho: f64,
+    /// Half-width asked of the sample-size planner
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0.05))]
     pub plan_width: f64,
 }
 
@@ -646,15 +670,47 @@ pub fn m_gen(ws: &mut Workspace, req: &BoundsRequest) -> Result<leakage::General
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entries: `lethe bounds` and `lethe rouge`, one request
 
-registered! {
 /// `lethe bounds` in the registry ([`crate::registry`]).
 pub struct Bounds;
 
-impl crate::registry::Analysis for Bounds {
+impl InBrowser for Bounds {
     const NAME: &'static str = "bounds";
     type Request = BoundsRequest;
+    type Job = BoundsOutput;
+    type Output = BoundsOutput;
+    fn prepare(ws: &mut Workspace, req: BoundsRequest) -> Result<BoundsOutput> {
+        bounds(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(out: BoundsOutput, _: &mut C, _: &mut M) -> Result<BoundsOutput> {
+        Ok(out)
+    }
+}
+
+/// The page's generalized leakage bound for its plot (`lethe bounds`' request; not a command of its own).
+pub struct MGen;
+
+impl InBrowser for MGen {
+    const NAME: &'static str = "mgen";
+    type Request = BoundsRequest;
+    type Job = leakage::GeneralLeakageBound;
+    type Output = leakage::GeneralLeakageBound;
+    fn prepare(ws: &mut Workspace, req: BoundsRequest) -> Result<leakage::GeneralLeakageBound> {
+        m_gen(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(
+        out: leakage::GeneralLeakageBound,
+        _: &mut C,
+        _: &mut M,
+    ) -> Result<leakage::GeneralLeakageBound> {
+        Ok(out)
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for Bounds {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
+    type Request = BoundsRequest;
     const ROLES: Roles = Roles::inputs(&["scores"]);
-    const IN_BROWSER: bool = true;
     fn run(ws: &mut Workspace, req: &BoundsRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         report(&bounds(ws, req)?.report())
     }
@@ -670,6 +726,20 @@ impl crate::registry::Analysis for Rouge {
     /// `lethe rouge` computes the leakage bounds only with `--bounds`.
     fn defaults(m: &mut serde_json::Map<String, serde_json::Value>) {
         m.entry("bounds").or_insert(serde_json::Value::Bool(false));
+    }
+    /// With bounds: the scores' ECDF with its DKW band.
+    fn plots(r: &serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+        let mut out = serde_json::Map::new();
+        if let (Some(scores), alpha) = (
+            plots::numbers(&r["scores"]["fmeasure"]),
+            plots::number(&r["bounds"]["general"]["alpha"]),
+        ) && alpha.is_finite()
+            && let Some(band) =
+                plots::json(leakage::cdf_bounds(&scores, &plots::ecdf_grid(&scores), alpha).map_err(Error::from))
+        {
+            out.insert("ecdf".into(), band);
+        }
+        out
     }
     fn run(ws: &mut Workspace, req: &BoundsRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         if req.predictions.is_none() {

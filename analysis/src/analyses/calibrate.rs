@@ -5,6 +5,8 @@ use super::sde_run::{
     Controls, MIN_ROWS, and_list, equal_size_draw, first_non_finite, non_finite, null_sd, num, reader_warning, t95,
     too_few_rows, unequal_sizes,
 };
+#[cfg(feature = "clap")]
+use super::stats::checked;
 use super::*;
 use crate::report::{Headline, Warning};
 use crate::words;
@@ -31,34 +33,62 @@ pub struct DataRef {
 
 /// `lethe calibrate`'s options (same names and defaults) plus the backend: the pools and targets are row
 /// specifications of `data`, as the CLI's `--it-pool`, `--target`, `--draw-in`, ...
+// With the `clap` feature (the CLI's), the options are `lethe calibrate`'s arguments, declared here once (the CLI
+// reads `data`, the pools and the targets itself).
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct CalibrateRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub data: Option<DataRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub it_pool: Option<Rows>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub oot_pool: Option<Rows>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub target: Vec<Rows>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub target_in: Vec<Rows>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub target_out: Vec<Rows>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub draw_from: Option<Rows>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub draw_in: Option<Rows>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub draw_out: Option<Rows>,
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 10))]
     pub draw: usize,
-    /// Rows per reference subset and drawn target; `None`: the first given target's row count (the page's
-    /// single-target mode), else the CLI's default 100.
+    /// Rows per reference subset and per drawn target (|S|)
+    // `None`: the first given target's row count (the page's single-target mode), else the CLI's default 100.
+    #[cfg_attr(feature = "clap", arg(long, default_value = "100"))]
     pub size: Option<usize>,
-    pub refs: usize,
-    pub margin: f64,
-    pub paper_shuffles: usize,
-    pub sigma: String,
-    pub split: String,
-    pub bins: usize,
-    pub seed: u64,
-    pub precision: String,
-    pub backend: String,
-    /// Targets whose size differs from the reference subsets' are refused; with this, |S| becomes the smallest
-    /// target's size (when smaller) and larger targets are replaced by seeded draws of |S| of their rows.
+    /// Targets whose size differs from --size are refused; with this, |S| becomes the smallest target's size
+    /// (when smaller) and larger targets are replaced by seeded draws of |S| of their rows
+    #[cfg_attr(feature = "clap", arg(long))]
     pub equal_size: bool,
+    /// Reference subsets per class (R)
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 20))]
+    pub refs: usize,
+    /// Decision margin in pooled reference standard deviations: targets within it of the midpoint are
+    /// inconclusive (the default makes classes closer than about one reference sd inconclusive)
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = DEFAULT_MARGIN))]
+    pub margin: f64,
+    /// Shuffles for the paper's JSD rule beside the calibrated one (0 skips it)
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 200))]
+    pub paper_shuffles: usize,
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<Bandwidth>, default_value = "sqrt_dim"))]
+    pub sigma: String,
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["first", "random"], default_value = "first"))]
+    pub split: String,
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 30))]
+    pub bins: usize,
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0))]
+    pub seed: u64,
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<Precision>, default_value = "f64"))]
+    pub precision: String,
+    #[cfg_attr(feature = "clap", arg(skip = CalibrateRequest::default().backend))]
+    pub backend: String,
 }
 
 impl Default for CalibrateRequest {
@@ -1147,12 +1177,55 @@ fn calibrated_verdicts(report: &CalibratedReport, planned: usize) -> (Headline, 
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entry
 
-registered! {
 /// `lethe calibrate` in the registry ([`crate::registry`]).
 pub struct Calibrate;
 
-impl crate::registry::Analysis for Calibrate {
+/// The page's calibrated verdict: prepared with its warnings, run on the backend its request names.
+pub struct CalibrateBrowserJob {
+    job: CalibrateJob,
+    choice: BackendChoice,
+}
+
+impl BackendJob for CalibrateJob {
+    type Output = CalibrateOutput;
+    fn precision(&self) -> Precision {
+        CalibrateJob::precision(self)
+    }
+    async fn run_on<B: Backend, M: Monitor>(self, backend: &mut B, monitor: &mut M) -> Result<CalibrateOutput> {
+        CalibrateJob::run_on(self, backend, monitor).await
+    }
+}
+
+impl InBrowser for Calibrate {
     const NAME: &'static str = "calibrate";
+    const LEAN: bool = true;
+    const CHECK: bool = true;
+    type Request = CalibrateRequest;
+    type Job = CalibrateBrowserJob;
+    type Output = CalibrateOutput;
+    fn prepare(ws: &mut Workspace, req: CalibrateRequest) -> Result<CalibrateBrowserJob> {
+        let choice = backend_choice(&req.backend)?;
+        Ok(CalibrateBrowserJob {
+            job: prepare_calibrate(ws, &req)?,
+            choice,
+        })
+    }
+    async fn finish<C: Compute, M: Monitor>(
+        j: CalibrateBrowserJob,
+        compute: &mut C,
+        monitor: &mut M,
+    ) -> Result<CalibrateOutput> {
+        compute.run(j.choice, j.job, monitor).await
+    }
+    /// The prepare step's warnings.
+    async fn check<M: Monitor>(j: CalibrateBrowserJob, _: &mut M) -> Result<Vec<Warning>> {
+        Ok(j.job.warnings().to_vec())
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for Calibrate {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
     type Request = CalibrateRequest;
     const ROLES: Roles = Roles {
         inputs: &["data"],
@@ -1168,7 +1241,6 @@ impl crate::registry::Analysis for Calibrate {
         ],
         texts: &[],
     };
-    const IN_BROWSER: bool = true;
     /// `lethe calibrate`'s `--size` default (100), which the request type does not have.
     fn defaults(m: &mut serde_json::Map<String, serde_json::Value>) {
         m.entry("size").or_insert(serde_json::Value::from(100));

@@ -105,28 +105,42 @@ pub const KNOWN_METRICS: &[(&[&str], &str, &str)] = &[
     ),
 ];
 
-/// `lethe compare`'s options.
+/// `lethe compare`'s options. With the `clap` feature (the CLI's), the options are the subcommand's arguments: each
+/// is declared here once (the runs table and the methods' files are the CLI's own arguments).
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct CompareRequest {
     /// The runs table (CSV, TSV or JSON).
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub runs: Option<TextInput>,
     /// Or result files grouped by method, one run a file (a `lethe merge` table: a run a row): open-unlearning's
     /// TOFU/MUSE EVAL and SUMMARY files, a JSON object of metrics (MUSE's auc.json), Lethe's own JSON reports and
     /// `lethe merge` tables; the seed is the number after `seed` in a file's path (see `compare_files`).
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub methods: Vec<MethodFiles>,
-    /// Directions, `NAME:higher`, `NAME:lower`, `NAME:closest=METHOD` or `NAME:closest=NUMBER`; when given, only
-    /// these metrics are compared (a bare `NAME` takes its built-in direction).
-    pub metrics: Vec<String>,
-    /// Compare every method against this one; `None`: every pair.
+    /// Compare every method against this one (default: every pair)
+    #[cfg_attr(feature = "clap", arg(long))]
     pub baseline: Option<String>,
-    /// Published values: `METHOD:METRIC=VALUE`, optionally `±SD` (or `+-SD`) and `/N`, or `=LOW..HIGH`.
+    /// A metric's direction, NAME:higher, NAME:lower, NAME:closest=METHOD or NAME:closest=NUMBER (a bare NAME
+    /// keeps its built-in direction); repeat for several; when given, only these metrics are compared
+    #[cfg_attr(feature = "clap", arg(long = "metric"))]
+    pub metrics: Vec<String>,
+    /// A published value to check: METHOD:METRIC=VALUE[±SD][/N] or METHOD:METRIC=LOW..HIGH; repeat for several
+    // `±SD` may be written `+-SD`.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub published: Vec<String>,
-    /// The equivalence margin of the reproduction check, in the metric's units; `None`: 10% of |published|.
+    /// The equivalence margin of the reproduction check, in the metric's units (default: 10% of the published value)
+    #[cfg_attr(feature = "clap", arg(long))]
     pub margin: Option<f64>,
-    /// The family's correction, one of `lethe fdr`'s methods (default Holm).
+    /// The family's correction: holm (default) or any of lethe fdr's methods
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = CompareRequest::default().correction))]
     pub correction: String,
+    /// Bootstrap resamples of every interval
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = CompareRequest::default().resamples))]
     pub resamples: usize,
+    /// Seed of the bootstrap's resamples
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = CompareRequest::default().seed))]
     pub seed: u64,
 }
 
@@ -1749,15 +1763,27 @@ fn upper_first(s: &str) -> String {
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entry. The runs table is a text file, or pasted text
 
-registered! {
 /// `lethe compare` in the registry ([`crate::registry`]).
 pub struct Compare;
 
-impl crate::registry::Analysis for Compare {
+impl InBrowser for Compare {
     const NAME: &'static str = "compare";
     type Request = CompareRequest;
+    type Job = CompareOutput;
+    type Output = CompareOutput;
+    fn prepare(ws: &mut Workspace, req: CompareRequest) -> Result<CompareOutput> {
+        compare_output(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(out: CompareOutput, _: &mut C, _: &mut M) -> Result<CompareOutput> {
+        Ok(out)
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for Compare {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
+    type Request = CompareRequest;
     const ROLES: Roles = Roles::texts(&["runs"]);
-    const IN_BROWSER: bool = true;
     /// Result files by method as the CLI, Python and batch write them ([`compare_methods`]) become the request's
     /// `methods`, each path opened as a text file.
     fn resolve(ws: &mut Workspace, m: &mut serde_json::Map<String, serde_json::Value>) -> Result<()> {
@@ -1765,6 +1791,13 @@ impl crate::registry::Analysis for Compare {
             m.insert("methods".into(), compare_methods(ws, v)?);
         }
         Ok(())
+    }
+    /// Forest plots, probability-of-improvement matrices, critical-difference diagrams.
+    fn plots(r: &serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+        plots::json(Ok(plots::compare_plots(r)))
+            .map(|p| ("comparison".to_string(), p))
+            .into_iter()
+            .collect()
     }
     fn run(ws: &mut Workspace, req: &CompareRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         report(&run_compare(ws, req)?)

@@ -44,29 +44,50 @@ pub struct CountsArg {
     pub fn_: u64,
 }
 
-/// `lethe eps-lower`'s options.
+/// `lethe eps-lower`'s options. With the `clap` feature (the CLI's), the options from `rule` on are the subcommand's
+/// arguments, declared here once (the CLI reads the inputs, the counts and the method itself).
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct EpsAuditRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub members: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub non_members: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub scores: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub labels: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub lower_is_member: bool,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub counts: Option<CountsArg>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub one_run: Option<OneRunCounts>,
     /// `clopper-pearson`, `one-run` or `gdp` (jax-privacy's GDP estimate, scores only).
+    #[cfg_attr(feature = "clap", arg(skip = EpsAuditRequest::default().method))]
     pub method: String,
-    /// `jax-privacy` or `privacy-estimates` (Clopper–Pearson).
+    /// Clopper–Pearson rule: jax-privacy (epsilon_clopper_pearson, default) or privacy-estimates (compute_eps_lo)
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["jax-privacy", "privacy-estimates"], default_value = "jax-privacy"))]
     pub rule: String,
-    /// One minus the confidence.
+    /// One minus the confidence (0.05: 95%)
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = EpsAuditRequest::default().significance))]
     pub significance: f64,
+    /// The δ of the (ε, δ) claim tested
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0.0))]
     pub delta: f64,
-    /// jax-privacy: also the reverse rule (members score lower): its `one_sided=False`.
+    /// jax-privacy rule: also try the reverse rule (members score lower), its one_sided=False
+    #[cfg_attr(feature = "clap", arg(long))]
     pub two_sided: bool,
-    /// One-run audit on scores: guess "member" for this many highest scores.
+    /// One-run audit on scores: guess "member" for this many highest scores (chosen before looking; implies
+    /// --method one-run)
+    #[cfg_attr(feature = "clap", arg(long, value_name = "K"))]
     pub guess_members: Option<u64>,
-    /// One-run audit on scores: guess "non-member" for this many lowest scores.
+    /// One-run audit on scores: guess "non-member" for this many lowest scores
+    #[cfg_attr(
+        feature = "clap",
+        arg(long, value_name = "K", default_value_t = 0, requires = "guess_members")
+    )]
     pub guess_non_members: u64,
 }
 
@@ -568,15 +589,27 @@ fn no_input() -> Error {
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entry
 
-registered! {
 /// `lethe eps-lower` in the registry ([`crate::registry`]).
 pub struct EpsAudit;
 
-impl crate::registry::Analysis for EpsAudit {
+impl InBrowser for EpsAudit {
     const NAME: &'static str = "eps-lower";
     type Request = EpsAuditRequest;
+    type Job = EpsAuditReport;
+    type Output = EpsAuditReport;
+    fn prepare(ws: &mut Workspace, req: EpsAuditRequest) -> Result<EpsAuditReport> {
+        eps_audit(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(out: EpsAuditReport, _: &mut C, _: &mut M) -> Result<EpsAuditReport> {
+        Ok(out)
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for EpsAudit {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
+    type Request = EpsAuditRequest;
     const ROLES: Roles = Roles::inputs(&["members", "non_members", "scores", "labels"]);
-    const IN_BROWSER: bool = true;
     /// `lethe eps-lower`'s method: the one-run audit when its counts or guesses are given, else Clopper–Pearson.
     fn defaults(m: &mut serde_json::Map<String, serde_json::Value>) {
         if !m.contains_key("method") {

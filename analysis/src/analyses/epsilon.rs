@@ -20,31 +20,59 @@ use super::*;
 use crate::report::{Headline, Warning};
 use crate::words;
 
-/// `lethe epsilon`'s options.
+/// `lethe epsilon`'s options. With the `clap` feature (the CLI's), the options are the subcommand's arguments: each
+/// is declared here once.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct EpsilonRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub retrained: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub unlearned: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub retrained_logits: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub unlearned_logits: Option<InputRef>,
     /// Class probabilities (softmax outputs), models × examples × classes; with `labels`.
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub retrained_probs: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub unlearned_probs: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub labels: Option<InputRef>,
-    /// What `retrained`/`unlearned` hold: `auto` (default: values that all lie in [0, 1] are refused as
-    /// probabilities) or `logit-scaled` (take them as logit-scaled confidences whatever their range).
+    /// What --retrained/--unlearned hold: auto (values that all lie in [0, 1] are refused as probabilities) or
+    /// logit-scaled (take them as they are)
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["auto", "logit-scaled"], default_value = "auto"))]
     pub confidences: String,
-    /// `official` (the CLI's default), `exhaustive`, `clopper-pearson` or `all`.
+    // `official` (the CLI's default), `exhaustive`, `clopper-pearson` or `all`.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["official", "exhaustive", "clopper-pearson", "all"], default_value = "official"))]
     pub variant: String,
+    /// Two-sided level of the Clopper–Pearson variant
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0.05))]
     pub alpha: f64,
-    /// `official` or a number.
+    /// Bucket cut-off: "official" = ceil(ln(N−1)), or a number
+    #[cfg_attr(feature = "clap", arg(long, value_parser = eps_max_arg, default_value = "official"))]
     pub eps_max: String,
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = competition::DELTA))]
     pub delta: f64,
-    /// RA_unlearned, RA_retrained, TA_unlearned, TA_retrained.
+    /// RA_unlearned,RA_retrained,TA_unlearned,TA_retrained for the final score
+    #[cfg_attr(feature = "clap", arg(long, value_delimiter = ','))]
     pub accuracies: Option<Vec<f64>>,
-    /// Also report the logit-scaled confidences the score was computed from (models × examples, each side).
+    /// Also report the logit-scaled confidences scored (models × examples each; computed from logits with
+    /// metric.py's float32 softmax for float32 logits) in the JSON report's result.confidences
+    #[cfg_attr(feature = "clap", arg(long))]
     pub report_confidences: bool,
+}
+
+/// `--eps-max`: `official` or a number.
+#[cfg(feature = "clap")]
+fn eps_max_arg(s: &str) -> std::result::Result<String, String> {
+    if s == "official" || s.parse::<f64>().is_ok_and(|v| !v.is_nan()) {
+        Ok(s.to_string())
+    } else {
+        Err("--eps-max takes `official` or a number".into())
+    }
 }
 
 impl Default for EpsilonRequest {
@@ -951,12 +979,25 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entry
 
-registered! {
 /// `lethe epsilon` in the registry ([`crate::registry`]).
 pub struct Epsilon;
 
-impl crate::registry::Analysis for Epsilon {
+impl InBrowser for Epsilon {
     const NAME: &'static str = "epsilon";
+    type Request = EpsilonRequest;
+    type Job = EpsilonOutput;
+    type Output = EpsilonOutput;
+    fn prepare(ws: &mut Workspace, req: EpsilonRequest) -> Result<EpsilonOutput> {
+        epsilon(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(out: EpsilonOutput, _: &mut C, _: &mut M) -> Result<EpsilonOutput> {
+        Ok(out)
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for Epsilon {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
     type Request = EpsilonRequest;
     const ROLES: Roles = Roles::inputs(&[
         "retrained",
@@ -967,7 +1008,23 @@ impl crate::registry::Analysis for Epsilon {
         "unlearned_probs",
         "labels",
     ]);
-    const IN_BROWSER: bool = true;
+    /// Each variant's per-example epsilons.
+    fn plots(r: &serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+        let ps: Vec<serde_json::Value> = r["results"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| {
+                let eps: Vec<f64> = v["per_example"]
+                    .as_array()?
+                    .iter()
+                    .map(|e| plots::number(&e["epsilon"]))
+                    .collect();
+                plots::json(plots::epsilon_histogram_of(&eps, plots::number(&v["eps_max"])))
+            })
+            .collect();
+        [("plots".to_string(), serde_json::Value::from(ps))].into_iter().collect()
+    }
     fn run(ws: &mut Workspace, req: &EpsilonRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         report(&epsilon(ws, req)?.report())
     }

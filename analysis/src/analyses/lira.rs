@@ -30,36 +30,68 @@ use super::*;
 use crate::report::{Headline, Report, Warning};
 use crate::words;
 
-/// `lethe lira`'s options.
+/// `lethe lira`'s options. With the `clap` feature (the CLI's), the options are the subcommand's arguments: each is
+/// declared here once.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct LiraRequest {
     /// The files of an mi_lira_2021 directory (sources named by their paths).
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub files: Vec<u32>,
     /// The folder the files came from, as the report records it (the CLI's argument; the page: the folder's name).
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub dir: Option<String>,
     /// Stacked scores: models × examples × augmentations (or models × examples).
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub scores: Option<InputRef>,
     /// Stacked keep flags: models × examples.
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub keep: Option<InputRef>,
-    /// Directory scores from `scores/` (`scores`), from `logits/` as score.py converts them (`logits`), or `auto`.
-    pub from: String,
-    /// `online`, `online-fixed-variance`, `offline`, `offline-fixed-variance` or `global`.
+    /// Which LiRA score, each plot.py's function: online (generate_ours), online-fixed-variance
+    /// (generate_ours(fix_variance=True)), offline (generate_ours_offline), offline-fixed-variance, global
+    /// (generate_global)
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["online", "online-fixed-variance", "offline", "offline-fixed-variance", "global"], default_value = "online"))]
     pub variant: String,
-    /// Target models (their scores are scored, their keep rows are the labels); empty: the last model (plot.py).
+    /// Target model(s), comma-separated, numbered from 0 in the order of the experiment numbers [default: the last
+    /// model, as plot.py]; the other models are the shadows
+    // Their scores are scored, their keep rows are the labels; empty: the last model (plot.py).
+    #[cfg_attr(feature = "clap", arg(long = "target", value_name = "TARGET", value_delimiter = ','))]
     pub targets: Vec<usize>,
-    /// Use the first this many augmentations (all when `None`).
+    /// Directory scores from scores/ (score.py's files), from logits/ converted as score.py does, or auto (scores/
+    /// where present)
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["auto", "scores", "logits"], default_value = "auto"))]
+    pub from: String,
+    /// Use the first K augmentations [default: all]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "K"))]
     pub augmentations: Option<usize>,
-    /// plot.py's `in_size` / `out_size` caps.
+    /// plot.py's in_size cap on the IN shadows per example
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = LiraRequest::default().in_size))]
     pub in_size: usize,
+    /// plot.py's out_size cap on the OUT shadows per example
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = LiraRequest::default().out_size))]
     pub out_size: usize,
-    /// The membership audit's options (`lethe mia`'s).
+    // The membership audit's options (`lethe mia`'s).
+    /// 1 − the level of every interval (0.05: 95%)
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = MiaRequest::default().alpha))]
     pub alpha: f64,
+    /// Interval on the AUC: delong, bootstrap or both (as lethe mia)
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["delong", "bootstrap", "both"], default_value = "delong"))]
     pub ci: String,
+    /// Bootstrap resamples
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = MiaRequest::default().resamples))]
     pub resamples: usize,
+    /// Seed of the bootstrap's resamples
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = MiaRequest::default().seed))]
     pub seed: u64,
+    /// How TPR is read at a target FPR (as lethe mia): leakpro, privacy-meter, jax-privacy, all
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["leakpro", "privacy-meter", "jax-privacy", "all"], default_value = "leakpro"))]
     pub rule: String,
+    /// Target FPRs, comma-separated
+    #[cfg_attr(feature = "clap", arg(long, value_delimiter = ',', default_values_t = DEFAULT_FPRS))]
     pub fpr: Vec<f64>,
+    /// Most ROC points in the report
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = DEFAULT_CURVE_POINTS))]
     pub curve_points: usize,
 }
 
@@ -682,7 +714,11 @@ pub fn prepare_lira(ws: &mut Workspace, req: &LiraRequest) -> Result<LiraJob> {
                     "each example's standard deviation is fitted to {low} shadow score(s), so it is 0 and plot.py's \
                      +1e-30 decides the scores: the ranking says little"
                 ),
-                Some(format!("use {}-fixed-variance, or more shadow models", variant.name())),
+                Some(format!(
+                    "use the {}-fixed-variance variant ({}), or more shadow models",
+                    variant.name(),
+                    words::opt_is("variant", &format!("{}-fixed-variance", variant.name()))
+                )),
             ));
         } else if shadows.len() < 64 {
             warnings.push(Warning::new(
@@ -699,8 +735,9 @@ pub fn prepare_lira(ws: &mut Workspace, req: &LiraRequest) -> Result<LiraJob> {
                     }
                 ),
                 Some(format!(
-                    "compare with the {}-fixed-variance variant (variant)",
-                    variant.name()
+                    "compare with the {}-fixed-variance variant ({})",
+                    variant.name(),
+                    words::opt_is("variant", &format!("{}-fixed-variance", variant.name()))
                 )),
             ));
         }
@@ -934,15 +971,29 @@ impl Scored {
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entry
 
-registered! {
 /// `lethe lira` in the registry ([`crate::registry`]).
 pub struct Lira;
 
-impl crate::registry::Analysis for Lira {
+/// From the files of a dropped folder (sources named by their relative paths) or stacked arrays: quick to fit, then
+/// the audit as `mia`'s, its bootstrap posting progress and stopping on a cancel as mia's does.
+impl InBrowser for Lira {
     const NAME: &'static str = "lira";
     type Request = LiraRequest;
+    type Job = LiraJob;
+    type Output = LiraReport;
+    fn prepare(ws: &mut Workspace, req: LiraRequest) -> Result<LiraJob> {
+        prepare_lira(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(job: LiraJob, _: &mut C, monitor: &mut M) -> Result<LiraReport> {
+        job.run_with(1, monitor).await
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for Lira {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
+    type Request = LiraRequest;
     const ROLES: Roles = Roles::inputs(&["scores", "keep"]);
-    const IN_BROWSER: bool = true;
     /// Its request's `files`, listed by the resolve step from the folder `dir` (as `lethe lira DIR`).
     const RESOLVED_KEYS: &'static [&'static str] = &["files"];
     /// LiRA's `dir` (a folder in mi_lira_2021's layout) becomes the request's `files`, listed as the CLI lists

@@ -36,25 +36,44 @@ pub const DEFAULT_FPRS: [f64; 5] = [0.0, 1e-4, 1e-3, 1e-2, 0.1];
 /// Most curve points a report carries; longer curves are thinned for plotting (the statistics use every point).
 pub const DEFAULT_CURVE_POINTS: usize = 2001;
 
-/// `lethe mia`'s options.
+/// `lethe mia`'s options. With the `clap` feature (the CLI's), the options are the subcommand's arguments: each is
+/// declared here once.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct MiaRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub members: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub non_members: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub scores: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub labels: Option<InputRef>,
-    /// Lower score = member (losses, distances): the scores are negated before the ROC.
+    /// A lower score means member (losses, distances): the scores are negated
+    #[cfg_attr(feature = "clap", arg(long))]
     pub lower_is_member: bool,
-    /// 1 − the level of every interval.
+    /// 1 − the level of every interval (0.05: 95%)
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = MiaRequest::default().alpha))]
     pub alpha: f64,
-    /// `delong`, `bootstrap` or `both`.
+    /// Interval on the AUC: delong (default: deterministic, one pass), bootstrap (seeded, exact AUC per resample) or both
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["delong", "bootstrap", "both"], default_value = "delong"))]
     pub ci: String,
+    /// Bootstrap resamples
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = MiaRequest::default().resamples))]
     pub resamples: usize,
+    /// Seed of the bootstrap's resamples
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = MiaRequest::default().seed))]
     pub seed: u64,
-    /// `leakpro`, `privacy-meter`, `jax-privacy` or `all`.
+    /// How TPR is read at a target FPR: leakpro (largest TPR with FPR ≤ target), privacy-meter (last point of
+    /// scikit-learn's thinned curve with FPR ≤ target), jax-privacy (interpolated on the convex hull), or all
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["leakpro", "privacy-meter", "jax-privacy", "all"], default_value = "leakpro"))]
     pub rule: String,
+    /// Target FPRs, comma-separated
+    #[cfg_attr(feature = "clap", arg(long, value_delimiter = ',', default_values_t = DEFAULT_FPRS))]
     pub fpr: Vec<f64>,
+    /// Most ROC points in the report (longer curves are thinned for plotting; the statistics use every point)
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = DEFAULT_CURVE_POINTS))]
     pub curve_points: usize,
 }
 
@@ -730,11 +749,20 @@ pub(crate) fn thin_curve(r: &lethe::roc::Roc, max_points: usize) -> Curve {
 
 /// `lethe fdr`'s options.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct FdrRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub pvalues: Option<InputRef>,
-    /// statsmodels' name ([`FDR_METHODS`]) or one of its aliases (`lethe::fdr::parse_method`).
+    /// statsmodels' name: bonferroni, sidak, holm-sidak, holm, simes-hochberg, hommel, fdr_bh (Benjamini–Hochberg),
+    /// fdr_by (Benjamini–Yekutieli), fdr_tsbh or fdr_tsbky (two-stage); statsmodels' aliases (hs, fdr_twostage, …)
+    /// and bh are taken too
+    // No value_parser: the run checks the name ([`FDR_METHODS`], `lethe::fdr::parse_method`), so every front end
+    // takes the same ones.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = FdrRequest::default().method))]
     pub method: String,
+    /// The level
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = FdrRequest::default().alpha))]
     pub alpha: f64,
 }
 
@@ -900,15 +928,29 @@ pub fn run_fdr(ws: &mut Workspace, req: &FdrRequest) -> Result<FdrReport> {
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entries
 
-registered! {
 /// `lethe mia` in the registry ([`crate::registry`]).
 pub struct Mia;
 
-impl crate::registry::Analysis for Mia {
+/// The bootstrap runs in blocks of resamples and asks the page's checkpoint between them: its progress is posted,
+/// the worker yields to its event loop, and a cancel stops it within a block, keeping the resamples done.
+impl InBrowser for Mia {
     const NAME: &'static str = "mia";
     type Request = MiaRequest;
+    type Job = MiaJob;
+    type Output = MiaReport;
+    fn prepare(ws: &mut Workspace, req: MiaRequest) -> Result<MiaJob> {
+        prepare_mia(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(job: MiaJob, _: &mut C, monitor: &mut M) -> Result<MiaReport> {
+        job.run_with(1, monitor).await
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for Mia {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
+    type Request = MiaRequest;
     const ROLES: Roles = Roles::inputs(&["members", "non_members", "scores", "labels"]);
-    const IN_BROWSER: bool = true;
     fn run(ws: &mut Workspace, req: &MiaRequest, ctl: &mut Control<'_>) -> Result<serde_json::Value> {
         let job = prepare_mia(ws, req)?;
         report(&job.run(ctl.threads.max(1), &mut bootstrap_progress(&mut *ctl.monitor))?)

@@ -22,6 +22,7 @@ use lethe::sde::{self, SdeParams, SdeReport, Split};
 use lethe::{Matrix, rouge};
 use serde::{Deserialize, Serialize};
 
+use crate::browser::{BackendJob, Compute, InBrowser};
 use crate::error::{Error, Result, named_input};
 use crate::parts::{PartSubset, SdePart};
 use crate::plots::{self, Histograms};

@@ -44,15 +44,23 @@ pub struct RulerRun {
     pub original: Option<InputRef>,
 }
 
-/// `lethe ruler`'s options.
+/// `lethe ruler`'s options. With the `clap` feature (the CLI's), the options are the subcommand's arguments: each is
+/// declared here once.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct RulerRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub runs: Vec<RulerRun>,
+    #[cfg_attr(feature = "clap", arg(skip = Rows::All))]
     pub forget: Rows,
+    #[cfg_attr(feature = "clap", arg(skip = Rows::All))]
     pub retain: Rows,
-    /// `at-most` (default) or `half`.
+    // `at-most` (default) or `half`.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["at-most", "half"], default_value = "at-most"))]
     pub ties: String,
+    /// FDR level of the Benjamini–Hochberg correction across metrics (several runs)
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0.05))]
     pub fdr: f64,
 }
 
@@ -1413,21 +1421,45 @@ pub fn flat_ruler_runs(map: &mut serde_json::Map<String, serde_json::Value>) -> 
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entry
 
-registered! {
 /// `lethe ruler` in the registry ([`crate::registry`]).
 pub struct Ruler;
 
-impl crate::registry::Analysis for Ruler {
+impl InBrowser for Ruler {
     const NAME: &'static str = "ruler";
+    const LEAN: bool = true;
+    type Request = RulerRequest;
+    type Job = RulerOutput;
+    type Output = RulerOutput;
+    fn prepare(ws: &mut Workspace, req: RulerRequest) -> Result<RulerOutput> {
+        ruler(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(out: RulerOutput, _: &mut C, _: &mut M) -> Result<RulerOutput> {
+        Ok(out)
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for Ruler {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
     type Request = RulerRequest;
     const ROLES: Roles = Roles {
         inputs: &["unlearned", "oracle", "original"],
         rows: &["forget", "retain"],
         texts: &[],
     };
-    const IN_BROWSER: bool = true;
     fn resolve(_: &mut Workspace, m: &mut serde_json::Map<String, serde_json::Value>) -> Result<()> {
         flat_ruler_runs(m)
+    }
+    /// Each run's nearest-neighbour percentile ranks.
+    fn plots(r: &serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+        let hs: Vec<serde_json::Value> = r["runs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|run| plots::numbers(&run["nn_percentile_rank"]["ranks"]))
+            .filter_map(|ranks| plots::json(plots::histogram_in(&ranks, plots::RANK_BINS, (0.0, 1.0))))
+            .collect();
+        [("rank_histograms".to_string(), serde_json::Value::from(hs))].into_iter().collect()
     }
     fn run(ws: &mut Workspace, req: &RulerRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         report(&ruler(ws, req)?.report())

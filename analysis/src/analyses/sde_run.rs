@@ -2255,12 +2255,97 @@ fn headline(
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entry
 
-registered! {
 /// `lethe sde` in the registry ([`crate::registry`]).
 pub struct Sde;
 
-impl crate::registry::Analysis for Sde {
+/// The page's SDE run: on the backend its request names ([`Compute`]), or, in the full module, one worker's part of
+/// a pooled run on the CPU, or the assembly of the parts by the page's worker.
+pub struct SdeBrowserJob {
+    job: SdeJob,
+    choice: BackendChoice,
+    #[cfg(feature = "full")]
+    part: Option<Vec<u64>>,
+    #[cfg(feature = "full")]
+    assemble: Option<Vec<PartSubset>>,
+}
+
+/// What the page's SDE run returns: the run's output, or one worker's part of a pooled run (as it is, no tag).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum SdeBrowserOutput {
+    Run(Box<SdeOutput>),
+    Part(SdePart),
+}
+
+impl BackendJob for SdeJob {
+    type Output = SdeOutput;
+    fn precision(&self) -> Precision {
+        SdeJob::precision(self)
+    }
+    async fn run_on<B: Backend, M: Monitor>(self, backend: &mut B, monitor: &mut M) -> Result<SdeOutput> {
+        SdeJob::run_on(self, backend, monitor).await
+    }
+}
+
+impl InBrowser for Sde {
     const NAME: &'static str = "sde";
+    const LEAN: bool = true;
+    const CHECK: bool = true;
+    type Request = SdeRequest;
+    type Job = SdeBrowserJob;
+    type Output = SdeBrowserOutput;
+    #[allow(unused_mut)] // the lean module has no pooled runs
+    fn prepare(ws: &mut Workspace, mut req: SdeRequest) -> Result<SdeBrowserJob> {
+        let choice = backend_choice(&req.backend)?;
+        #[cfg(feature = "full")]
+        let (part, assemble) = (req.part.take(), req.assemble.take());
+        Ok(SdeBrowserJob {
+            job: prepare_sde(ws, &req)?,
+            choice,
+            #[cfg(feature = "full")]
+            part,
+            #[cfg(feature = "full")]
+            assemble,
+        })
+    }
+    async fn finish<C: Compute, M: Monitor>(
+        j: SdeBrowserJob,
+        compute: &mut C,
+        monitor: &mut M,
+    ) -> Result<SdeBrowserOutput> {
+        // A pool of workers runs on the CPU: one part per worker, assembled by the page's worker.
+        #[cfg(feature = "full")]
+        if let Some(subsets) = j.part {
+            let mut cpu = CpuBackend::new(j.job.precision());
+            return Ok(SdeBrowserOutput::Part(
+                j.job.run_part_on(&mut cpu, monitor, &subsets).await?,
+            ));
+        }
+        #[cfg(feature = "full")]
+        if let Some(parts) = j.assemble {
+            let info = Backend::info(&CpuBackend::new(j.job.precision()));
+            // The placebo check reports its progress and stops on a Cancel (issue 24).
+            return Ok(SdeBrowserOutput::Run(Box::new(
+                j.job.assemble_with(parts, info, monitor).await?,
+            )));
+        }
+        Ok(SdeBrowserOutput::Run(Box::new(
+            compute.run(j.choice, j.job, monitor).await?,
+        )))
+    }
+    /// The prepare step's warnings, and a part of no subsets: the run's checks (shapes, sizes, kernels that fit)
+    /// and no shuffle computed.
+    async fn check<M: Monitor>(j: SdeBrowserJob, silent: &mut M) -> Result<Vec<Warning>> {
+        let warnings = j.job.warnings().to_vec();
+        let mut cpu = CpuBackend::new(j.job.precision());
+        j.job.run_part_on(&mut cpu, silent, &[]).await?;
+        Ok(warnings)
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for Sde {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
     type Request = SdeRequest;
     const ROLES: Roles = Roles::inputs(&[
         "in_training",
@@ -2272,7 +2357,33 @@ impl crate::registry::Analysis for Sde {
         "draw_in",
         "draw_out",
     ]);
-    const IN_BROWSER: bool = true;
+    /// The references' and every target's distribution on shared edges.
+    fn plots(r: &serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+        let mut series: Vec<(String, &str, Vec<f64>)> = Vec::new();
+        let mut add = |name: String, role, d: &serde_json::Value| {
+            if let Some(v) = plots::numbers(&d["values"]) {
+                series.push((name, role, v));
+            }
+        };
+        add("in-training reference".into(), "it", &r["in_training_reference"]);
+        add(
+            "out-of-training reference".into(),
+            "oot",
+            &r["out_of_training_reference"],
+        );
+        for t in r["targets"].as_array().into_iter().flatten() {
+            add(
+                t["name"].as_str().unwrap_or("target").to_string(),
+                "target",
+                &t["distribution"],
+            );
+        }
+        let refs: Vec<(String, &str, &[f64])> = series.iter().map(|(n, k, v)| (n.clone(), *k, v.as_slice())).collect();
+        plots::json(plots::shared_histograms(&refs, plots::DISPLAY_BINS))
+            .map(|h| ("histograms".to_string(), h))
+            .into_iter()
+            .collect()
+    }
     fn run(ws: &mut Workspace, req: &SdeRequest, ctl: &mut Control<'_>) -> Result<serde_json::Value> {
         let job = prepare_sde_exact_f32(ws, req)?;
         let monitor = &mut *ctl.monitor;
@@ -2320,6 +2431,55 @@ mod tests {
             shuffles: 40,
             ..SdeRequest::default()
         }
+    }
+
+    /// The page's SDE run through [`InBrowser`] (issue 26) returns what the wasm module returned before it did: the
+    /// job's output on the CPU, written as the output itself (the untagged enum adds nothing), and a pooled part as
+    /// the part; its check returns the prepare step's warnings.
+    #[test]
+    fn the_page_run_writes_the_output_itself() {
+        struct Cpu;
+        impl Compute for Cpu {
+            async fn run<J: BackendJob, M: Monitor>(
+                &mut self,
+                _: BackendChoice,
+                job: J,
+                m: &mut M,
+            ) -> Result<J::Output> {
+                let mut cpu = CpuBackend::new(job.precision());
+                job.run_on(&mut cpu, m).await
+            }
+        }
+        let silent = &mut lethe::progress::Silent;
+        let req = request("144..205", "544..604", "0..60");
+        let mut ws = digits();
+        let direct = now(prepare_sde(&mut ws, &req).unwrap().run(silent)).unwrap();
+        let job = <Sde as InBrowser>::prepare(&mut ws, req.clone()).unwrap();
+        let page = now(<Sde as InBrowser>::finish(job, &mut Cpu, silent)).unwrap();
+        assert_eq!(
+            serde_json::to_value(&page).unwrap(),
+            serde_json::to_value(&direct).unwrap()
+        );
+        let part_req = SdeRequest {
+            part: Some(vec![0, 2]),
+            ..req.clone()
+        };
+        let job = prepare_sde(&mut ws, &part_req).unwrap();
+        let mut cpu = CpuBackend::new(job.precision());
+        let direct = now(job.run_part_on(&mut cpu, silent, &[0, 2])).unwrap();
+        let job = <Sde as InBrowser>::prepare(&mut ws, part_req).unwrap();
+        let page = now(<Sde as InBrowser>::finish(job, &mut Cpu, silent)).unwrap();
+        assert_eq!(
+            serde_json::to_value(&page).unwrap(),
+            serde_json::to_value(&direct).unwrap()
+        );
+        let warnings = prepare_sde(&mut ws, &req).unwrap().warnings().to_vec();
+        let job = <Sde as InBrowser>::prepare(&mut ws, req).unwrap();
+        let checked = now(<Sde as InBrowser>::check(job, silent)).unwrap();
+        assert_eq!(
+            serde_json::to_value(&checked).unwrap(),
+            serde_json::to_value(&warnings).unwrap()
+        );
     }
 
     #[test]

@@ -39,20 +39,34 @@ fn name_of<T: Serialize>(v: T) -> String {
 // ---------------------------------------------------------------------------------------------------------------
 // Requests, with the CLI's option names and the core's defaults.
 
-/// `lethe hsic`'s options.
+/// `lethe hsic`'s options. With the `clap` feature (the CLI's), the options are the subcommand's arguments: each is
+/// declared here once (the backend is the CLI's own `--backend`).
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct HsicRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub x: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub y: Option<InputRef>,
-    /// Bandwidth of x: `sqrt_dim`, `median`, or a number.
+    /// Bandwidth of x: sqrt_dim, median, or a number
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<Bandwidth>, default_value_t = HsicRequest::default().sigma_x))]
     pub sigma_x: String,
+    /// Bandwidth of y: sqrt_dim, median, or a number
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<Bandwidth>, default_value_t = HsicRequest::default().sigma_y))]
     pub sigma_y: String,
+    /// Shuffles of the permutation test (p = (1 + b)/(1 + B); fewer than 19 can never give p < 0.05)
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = HsicRequest::default().permutations))]
     pub permutations: usize,
+    /// Seed of the shuffles
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = HsicRequest::default().seed))]
     pub seed: u64,
-    /// Kernel storage, `f64` or `f32`; `None`: f64 on the CPU, f32 (the only precision) on a GPU.
+    /// Kernel storage: f64 or f32 [default: f64 on the CPU; the GPU computes in f32 only]
+    // `None`: f64 on the CPU, f32 (the only precision) on a GPU.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<lethe::backend::Precision>))]
     pub precision: Option<String>,
     /// `cpu`, or a GPU (`gpu` natively, `webgpu` in the browser); the caller runs the job on that backend.
+    #[cfg_attr(feature = "clap", arg(skip = HsicRequest::default().backend))]
     pub backend: String,
 }
 
@@ -97,7 +111,7 @@ pub struct MwuRequest {
 
 /// A CLI argument's value, kept as its text once the core's parser accepts it.
 #[cfg(feature = "clap")]
-fn checked<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> std::result::Result<String, String> {
+pub(super) fn checked<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> std::result::Result<String, String> {
     s.parse::<T>().map(|_| s.to_string()).map_err(|e| e.to_string())
 }
 
@@ -113,19 +127,31 @@ impl Default for MwuRequest {
     }
 }
 
-/// `lethe wilcoxon`'s options: the differences `x − y`, or `x` alone as the differences.
+/// `lethe wilcoxon`'s options: the differences `x − y`, or `x` alone as the differences. With the `clap` feature
+/// (the CLI's), the options are the subcommand's arguments: each is declared here once.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct WilcoxonRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub x: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub y: Option<InputRef>,
-    /// `wilcox`, `pratt` or `zsplit`.
+    /// wilcox, pratt or zsplit
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<lethe::wilcoxon::ZeroMethod>, default_value_t = WilcoxonRequest::default().zero_method))]
     pub zero_method: String,
+    /// two-sided, less or greater (greater: x − y tends to be positive)
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<Alternative>, default_value_t = WilcoxonRequest::default().alternative))]
     pub alternative: String,
+    /// auto, exact or asymptotic (as scipy)
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<PValueMethod>, default_value_t = WilcoxonRequest::default().method))]
     pub method: String,
-    /// Continuity correction of the asymptotic p-value.
+    /// Continuity correction of the asymptotic p-value
+    #[cfg_attr(feature = "clap", arg(long))]
     pub correction: bool,
-    /// Every difference zero: `scipy` (default: scipy's statistic and p-value) or `nan` (p-value NaN).
+    /// Every difference zero: scipy (its statistic and p-value, which depend on method and zero method) or nan
+    /// (the stricter rule: no p-value); the headline says "inconclusive" either way
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["scipy", "nan"], default_value = "scipy"))]
     pub all_zero: String,
 }
 
@@ -146,13 +172,28 @@ impl Default for WilcoxonRequest {
 
 /// `lethe jsd`'s options.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct JsdRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub x: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub y: Option<InputRef>,
+    /// Equal-width bins over the range of both samples
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = JsdRequest::default().bins))]
     pub bins: usize,
-    /// Logarithm base: `e` or `2`.
+    /// Logarithm base: e (default) or 2
+    #[cfg_attr(feature = "clap", arg(long, value_parser = log_base, default_value_t = JsdRequest::default().base))]
     pub base: String,
+}
+
+/// `--base`: e or 2.
+#[cfg(feature = "clap")]
+fn log_base(s: &str) -> std::result::Result<String, String> {
+    match s {
+        "e" | "2" => Ok(s.to_string()),
+        _ => Err("the logarithm base is e or 2".into()),
+    }
 }
 
 impl Default for JsdRequest {
@@ -168,11 +209,18 @@ impl Default for JsdRequest {
 
 /// `lethe mmd`'s options.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct MmdRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub x: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub y: Option<InputRef>,
+    /// Kernel bandwidth: sqrt_dim, median, or a number
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<Bandwidth>, default_value_t = MmdRequest::default().sigma))]
     pub sigma: String,
+    /// The unbiased estimator (at least 2 rows per set) instead of the biased one
+    #[cfg_attr(feature = "clap", arg(long))]
     pub unbiased: bool,
 }
 

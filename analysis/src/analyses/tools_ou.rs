@@ -155,17 +155,25 @@ fn no_nan(role: &str, file: &str, what: &str, v: &[f64]) -> Result<()> {
 // ---------------------------------------------------------------------------------------------------------------
 // Forget quality
 
-/// `lethe forget-quality`'s options.
+/// `lethe forget-quality`'s options. With the `clap` feature (the CLI's), the options are the subcommand's
+/// arguments: each is declared here once.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct ForgetQualityRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub unlearned: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub retain: Option<InputRef>,
-    /// The truth-ratio metric of open-unlearning files (default `forget_truth_ratio`).
+    /// open-unlearning's truth-ratio metric to compare
+    // The request's default (none given) is the same metric.
+    #[cfg_attr(feature = "clap", arg(long, default_value = "forget_truth_ratio"))]
     pub metric: Option<String>,
-    /// `auto`, `exact` or `asymp` (scipy's `method`).
+    /// The KS p-value: auto (exact up to 10000 values per sample), exact or asymp (scipy's ks_2samp methods)
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["auto", "exact", "asymp"], default_value = "auto"))]
     pub method: String,
-    /// `two-sided`, `less` or `greater` (scipy's `alternative`).
+    /// The alternative hypothesis (scipy's ks_2samp): two-sided, less or greater
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["two-sided", "less", "greater"], default_value = "two-sided"))]
     pub alternative: String,
 }
 
@@ -360,23 +368,36 @@ pub fn run_forget_quality(
 // ---------------------------------------------------------------------------------------------------------------
 // privleak
 
-/// `lethe privleak`'s options.
+/// `lethe privleak`'s options. With the `clap` feature (the CLI's), the options are the subcommand's arguments:
+/// each is declared here once.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct PrivleakRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub unlearned: Option<InputRef>,
     /// The retain model's file (open-unlearning EVAL, MUSE log.json or auc.json): its AUC is the reference.
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub retain: Option<InputRef>,
-    /// open-unlearning: the MIA metric (default `mia_min_k`, as its privleak config); MUSE: the score type
-    /// (default `Min-40%`).
+    /// open-unlearning: the MIA metric (default mia_min_k); MUSE: the score type (default Min-40%)
+    // open-unlearning's default is its privleak config's.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub metric: Option<String>,
-    /// The reference AUC in the file's own convention, when no retain file is given (open-unlearning's
-    /// `ref_value`, 0.5 by default; MUSE: `AUC_RETRAIN`).
+    /// The reference AUC in the file's own convention, instead of --retain
+    // open-unlearning's `ref_value`, 0.5 by default; MUSE: `AUC_RETRAIN`.
+    #[cfg_attr(feature = "clap", arg(long, conflicts_with = "retain"))]
     pub ref_auc: Option<f64>,
-    /// MUSE's corpus for its constant `AUC_RETRAIN` (`news` or `books`) when neither retain nor ref_auc is given.
+    /// MUSE's corpus for its constant retrained AUC (constants.py), instead of --retain
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["news", "books"], conflicts_with_all = ["retain", "ref_auc"]))]
     pub corpus: Option<String>,
+    /// Bootstrap resamples of the unlearned model's AUC
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = PrivleakRequest::default().resamples))]
     pub resamples: usize,
+    /// Seed of the bootstrap's resamples
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = PrivleakRequest::default().seed))]
     pub seed: u64,
+    /// 1 − the level of the interval (0.05: 95%)
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = PrivleakRequest::default().alpha))]
     pub alpha: f64,
 }
 
@@ -716,14 +737,19 @@ pub fn run_privleak(ws: &mut Workspace, req: &PrivleakRequest) -> Result<Report<
 // ---------------------------------------------------------------------------------------------------------------
 // ROUGE-L of a file's generations
 
-/// `lethe tool-rouge`'s options.
+/// `lethe tool-rouge`'s options. With the `clap` feature (the CLI's), the options are the subcommand's arguments:
+/// each is declared here once.
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct ToolRougeRequest {
     /// The file, with `#METRIC` naming open-unlearning's ROUGE metric (default `forget_Q_A_ROUGE`; for TOFU logs
     /// `#TASK` of an aggregated file).
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub file: Option<InputRef>,
-    /// Porter stemming (open-unlearning and TOFU score with `use_stemmer=True`).
+    /// Score without Porter stemming (open-unlearning and TOFU stem)
+    // The request's `stemmer` (open-unlearning and TOFU score with `use_stemmer=True`); the flag turns it off.
+    #[cfg_attr(feature = "clap", arg(long = "no-stemmer", action = clap::ArgAction::SetFalse))]
     pub stemmer: bool,
 }
 
@@ -884,41 +910,92 @@ pub fn run_tool_rouge(
 // ---------------------------------------------------------------------------------------------------------------
 // The registry's entries. Tool files (open-unlearning / TOFU / MUSE) are inputs `PATH[#KEY]`
 
-registered! {
 /// `lethe forget-quality` in the registry ([`crate::registry`]).
 pub struct ForgetQuality;
 
-impl crate::registry::Analysis for ForgetQuality {
+/// `lethe privleak` in the registry ([`crate::registry`]).
+pub struct Privleak;
+
+/// `lethe tool-rouge` in the registry ([`crate::registry`]).
+pub struct ToolRouge;
+
+impl InBrowser for ForgetQuality {
     const NAME: &'static str = "forget-quality";
     type Request = ForgetQualityRequest;
+    type Job = Report<ForgetQualityParameters, ForgetQualityResult>;
+    type Output = Report<ForgetQualityParameters, ForgetQualityResult>;
+    fn prepare(
+        ws: &mut Workspace,
+        req: ForgetQualityRequest,
+    ) -> Result<Report<ForgetQualityParameters, ForgetQualityResult>> {
+        run_forget_quality(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(
+        out: Report<ForgetQualityParameters, ForgetQualityResult>,
+        _: &mut C,
+        _: &mut M,
+    ) -> Result<Report<ForgetQualityParameters, ForgetQualityResult>> {
+        Ok(out)
+    }
+}
+
+impl InBrowser for Privleak {
+    const NAME: &'static str = "privleak";
+    type Request = PrivleakRequest;
+    type Job = Report<PrivleakParameters, PrivleakResult>;
+    type Output = Report<PrivleakParameters, PrivleakResult>;
+    fn prepare(ws: &mut Workspace, req: PrivleakRequest) -> Result<Report<PrivleakParameters, PrivleakResult>> {
+        run_privleak(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(
+        out: Report<PrivleakParameters, PrivleakResult>,
+        _: &mut C,
+        _: &mut M,
+    ) -> Result<Report<PrivleakParameters, PrivleakResult>> {
+        Ok(out)
+    }
+}
+
+impl InBrowser for ToolRouge {
+    const NAME: &'static str = "tool-rouge";
+    type Request = ToolRougeRequest;
+    type Job = Report<ToolRougeParameters, ToolRougeResult>;
+    type Output = Report<ToolRougeParameters, ToolRougeResult>;
+    fn prepare(ws: &mut Workspace, req: ToolRougeRequest) -> Result<Report<ToolRougeParameters, ToolRougeResult>> {
+        run_tool_rouge(ws, &req)
+    }
+    async fn finish<C: Compute, M: Monitor>(
+        out: Report<ToolRougeParameters, ToolRougeResult>,
+        _: &mut C,
+        _: &mut M,
+    ) -> Result<Report<ToolRougeParameters, ToolRougeResult>> {
+        Ok(out)
+    }
+}
+
+registered! {
+impl crate::registry::Analysis for ForgetQuality {
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
+    type Request = ForgetQualityRequest;
     const ROLES: Roles = Roles::inputs(&["unlearned", "retain"]);
-    const IN_BROWSER: bool = true;
     fn run(ws: &mut Workspace, req: &ForgetQualityRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         report(&run_forget_quality(ws, req)?)
     }
 }
 
-/// `lethe privleak` in the registry ([`crate::registry`]).
-pub struct Privleak;
-
 impl crate::registry::Analysis for Privleak {
-    const NAME: &'static str = "privleak";
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
     type Request = PrivleakRequest;
     const ROLES: Roles = Roles::inputs(&["unlearned", "retain"]);
-    const IN_BROWSER: bool = true;
     fn run(ws: &mut Workspace, req: &PrivleakRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         report(&run_privleak(ws, req)?)
     }
 }
 
-/// `lethe tool-rouge` in the registry ([`crate::registry`]).
-pub struct ToolRouge;
-
 impl crate::registry::Analysis for ToolRouge {
-    const NAME: &'static str = "tool-rouge";
+    const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
     type Request = ToolRougeRequest;
     const ROLES: Roles = Roles::inputs(&["file"]);
-    const IN_BROWSER: bool = true;
     fn run(ws: &mut Workspace, req: &ToolRougeRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         report(&run_tool_rouge(ws, req)?)
     }

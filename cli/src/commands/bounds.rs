@@ -8,62 +8,12 @@ use super::*;
 use crate::report::{emit_report, layer_error};
 
 #[derive(Args)]
-pub struct BoundArgs {
-    /// Significance level (two-sided unless --one-sided)
-    #[arg(long, default_value_t = leakage::DEFAULT_ALPHA)]
-    alpha: f64,
-    /// Spend alpha one-sided for M_bin and M_gen (the paper's form; the default is conbo's two-sided)
-    #[arg(long)]
-    one_sided: bool,
-    /// Points x for M_gen(x) (repeatable)
-    #[arg(long = "x")]
-    x: Vec<f64>,
-    #[arg(long, default_value_t = leakage::DEFAULT_STEPSIZE)]
-    stepsize: usize,
-    #[arg(long, value_enum, default_value = "conbo")]
-    sd_method: SdMethodArg,
-    /// Count the mass at 0 in the first cell (perbin and lp)
-    #[arg(long)]
-    atom_at_zero: bool,
-    #[arg(long, default_value_t = leakage::DEFAULT_RHO)]
-    rho: f64,
-    /// Half-width asked of the sample-size planner
-    #[arg(long, default_value_t = 0.05)]
-    plan_width: f64,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-pub(super) enum SdMethodArg {
-    Conbo,
-    Perbin,
-    Lp,
-}
-
-impl BoundArgs {
-    /// The request's leakage-bound options.
-    fn fill(&self, req: &mut BoundsRequest) {
-        req.alpha = self.alpha;
-        req.one_sided = self.one_sided;
-        req.x = self.x.clone();
-        req.stepsize = self.stepsize;
-        req.sd_method = match self.sd_method {
-            SdMethodArg::Conbo => "conbo",
-            SdMethodArg::Perbin => "perbin",
-            SdMethodArg::Lp => "lp",
-        }
-        .into();
-        req.atom_at_zero = self.atom_at_zero;
-        req.rho = self.rho;
-        req.plan_width = self.plan_width;
-    }
-}
-
-#[derive(Args)]
 pub struct BoundsArgs {
     /// Scores in [0, 1] (or 0/1 leak flags): a 1-D file
     scores: InputSpecArg,
+    // The leakage bounds' options, declared once on the layer's request (its `clap::Args`).
     #[command(flatten)]
-    bounds: BoundArgs,
+    options: BoundsRequest,
     #[command(flatten)]
     out: Out,
 }
@@ -91,8 +41,9 @@ pub struct RougeArgs {
     /// Also compute the leakage bounds on the per-generation ROUGE-L F-measures
     #[arg(long)]
     bounds: bool,
+    // The leakage bounds' options, declared once on the layer's request (its `clap::Args`).
     #[command(flatten)]
-    bound_args: BoundArgs,
+    options: BoundsRequest,
     #[command(flatten)]
     out: Out,
 }
@@ -191,14 +142,13 @@ pub(super) fn bounds_cmd(a: BoundsArgs) -> Result<(), CliError> {
     let files = [("scores", path.as_str())];
     let mut ws = Workspace::new();
     ws.set_hash_all(true);
-    let mut req = BoundsRequest {
+    let req = BoundsRequest {
         scores: Some(
             ws.input_arg_os("scores", &a.scores)
                 .map_err(|e| layer_error(e, &files))?,
         ),
-        ..BoundsRequest::default()
+        ..a.options
     };
-    a.bounds.fill(&mut req);
     run_bounds(&mut ws, &req, a.out.json, &files)
 }
 
@@ -219,7 +169,7 @@ pub(super) fn rouge_cmd(a: RougeArgs) -> Result<(), CliError> {
     if reference.is_none() && a.reference_text.is_none() {
         return Err(CliError::usage("give --reference FILE or --reference-text TEXT"));
     }
-    let mut req = BoundsRequest {
+    let req = BoundsRequest {
         predictions,
         reference,
         reference_text: a.reference_text.clone(),
@@ -227,8 +177,7 @@ pub(super) fn rouge_cmd(a: RougeArgs) -> Result<(), CliError> {
         lsum: a.lsum,
         sentence_separator: a.sentence_sep.clone(),
         bounds: a.bounds,
-        ..BoundsRequest::default()
+        ..a.options
     };
-    a.bound_args.fill(&mut req);
     run_bounds(&mut ws, &req, a.out.json, &files)
 }

@@ -19,28 +19,9 @@ pub struct CompareArgs {
     /// `seed` in its path (npo/seed3/TOFU_SUMMARY.json); repeat for every method
     #[arg(long = "method", value_name = "NAME=FILES")]
     methods: Vec<String>,
-    /// Compare every method against this one (default: every pair)
-    #[arg(long)]
-    baseline: Option<String>,
-    /// A metric's direction, NAME:higher, NAME:lower, NAME:closest=METHOD or NAME:closest=NUMBER (a bare NAME
-    /// keeps its built-in direction); repeat for several; when given, only these metrics are compared
-    #[arg(long = "metric")]
-    metrics: Vec<String>,
-    /// A published value to check: METHOD:METRIC=VALUE[±SD][/N] or METHOD:METRIC=LOW..HIGH; repeat for several
-    #[arg(long)]
-    published: Vec<String>,
-    /// The equivalence margin of the reproduction check, in the metric's units (default: 10% of the published value)
-    #[arg(long)]
-    margin: Option<f64>,
-    /// The family's correction: holm (default) or any of lethe fdr's methods
-    #[arg(long, default_value_t = CompareRequest::default().correction)]
-    correction: String,
-    /// Bootstrap resamples of every interval
-    #[arg(long, default_value_t = CompareRequest::default().resamples)]
-    resamples: usize,
-    /// Seed of the bootstrap's resamples
-    #[arg(long, default_value_t = CompareRequest::default().seed)]
-    seed: u64,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: CompareRequest,
     #[command(flatten)]
     out: Out,
 }
@@ -71,13 +52,7 @@ pub(super) fn compare_cmd(a: CompareArgs) -> Result<(), CliError> {
     let req = CompareRequest {
         runs,
         methods,
-        metrics: a.metrics,
-        baseline: a.baseline,
-        published: a.published,
-        margin: a.margin,
-        correction: a.correction,
-        resamples: a.resamples,
-        seed: a.seed,
+        ..a.options
     };
     let report = layer::run_compare(&mut ws, &req).map_err(|e| layer_error(e, &files))?;
     emit_report(&report, a.out.json, |r| {

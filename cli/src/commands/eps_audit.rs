@@ -36,25 +36,9 @@ pub struct EpsLowerArgs {
     /// privacy-meter's get_eps_audit) or gdp (jax-privacy's epsilon_from_gdp as fixed after its PR 270; scores, δ > 0)
     #[arg(long, value_parser = ["clopper-pearson", "one-run", "gdp"])]
     method: Option<String>,
-    /// Clopper–Pearson rule: jax-privacy (epsilon_clopper_pearson, default) or privacy-estimates (compute_eps_lo)
-    #[arg(long, value_parser = ["jax-privacy", "privacy-estimates"], default_value = "jax-privacy")]
-    rule: String,
-    /// One minus the confidence (0.05: 95%)
-    #[arg(long, default_value_t = EpsAuditRequest::default().significance)]
-    significance: f64,
-    /// The δ of the (ε, δ) claim tested
-    #[arg(long, default_value_t = 0.0)]
-    delta: f64,
-    /// jax-privacy rule: also try the reverse rule (members score lower), its one_sided=False
-    #[arg(long)]
-    two_sided: bool,
-    /// One-run audit on scores: guess "member" for this many highest scores (chosen before looking; implies
-    /// --method one-run)
-    #[arg(long, value_name = "K")]
-    guess_members: Option<u64>,
-    /// One-run audit on scores: guess "non-member" for this many lowest scores
-    #[arg(long, value_name = "K", default_value_t = 0, requires = "guess_members")]
-    guess_non_members: u64,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: EpsAuditRequest,
     #[command(flatten)]
     out: Out,
 }
@@ -106,7 +90,7 @@ pub(super) fn eps_lower_cmd(a: EpsLowerArgs) -> Result<(), CliError> {
         v: v[2],
     });
     let method = a.method.clone().unwrap_or_else(|| {
-        if one_run.is_some() || a.guess_members.is_some() {
+        if one_run.is_some() || a.options.guess_members.is_some() {
             "one-run".into()
         } else {
             "clopper-pearson".into()
@@ -122,13 +106,7 @@ pub(super) fn eps_lower_cmd(a: EpsLowerArgs) -> Result<(), CliError> {
         }),
         one_run,
         method,
-        rule: a.rule.clone(),
-        significance: a.significance,
-        delta: a.delta,
-        two_sided: a.two_sided,
-        guess_members: a.guess_members,
-        guess_non_members: a.guess_non_members,
-        ..EpsAuditRequest::default()
+        ..a.options
     };
     for (role, arg) in &named {
         let r = Some(ws.input_arg_os(role, arg).map_err(|e| layer_error(e, &files))?);

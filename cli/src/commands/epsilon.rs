@@ -30,43 +30,11 @@ pub struct EpsilonArgs {
     /// True class of each example (with the logits or probabilities inputs)
     #[arg(long)]
     labels: Option<InputSpecArg>,
-    /// What --retrained/--unlearned hold: auto (values that all lie in [0, 1] are refused as probabilities) or
-    /// logit-scaled (take them as they are)
-    #[arg(long, value_enum, default_value = "auto")]
-    confidences: ConfidencesArg,
-    #[arg(long, value_enum, default_value = "official")]
-    variant: VariantArg,
-    /// Two-sided level of the Clopper–Pearson variant
-    #[arg(long, default_value_t = 0.05)]
-    alpha: f64,
-    /// Bucket cut-off: "official" = ceil(ln(N−1)), or a number
-    #[arg(long, value_parser = eps_max_arg, default_value = "official")]
-    eps_max: String,
-    #[arg(long, default_value_t = competition::DELTA)]
-    delta: f64,
-    /// RA_unlearned,RA_retrained,TA_unlearned,TA_retrained for the final score
-    #[arg(long, value_delimiter = ',')]
-    accuracies: Option<Vec<f64>>,
-    /// Also report the logit-scaled confidences scored (models × examples each; computed from logits with
-    /// metric.py's float32 softmax for float32 logits) in the JSON report's result.confidences
-    #[arg(long)]
-    report_confidences: bool,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: EpsilonRequest,
     #[command(flatten)]
     out: Out,
-}
-
-#[derive(Clone, Copy, ValueEnum, PartialEq)]
-pub(super) enum VariantArg {
-    Official,
-    Exhaustive,
-    ClopperPearson,
-    All,
-}
-
-#[derive(Clone, Copy, ValueEnum, PartialEq)]
-pub(super) enum ConfidencesArg {
-    Auto,
-    LogitScaled,
 }
 
 pub(super) fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
@@ -96,23 +64,7 @@ pub(super) fn epsilon_cmd(a: EpsilonArgs) -> Result<(), CliError> {
         retrained_probs: arg("retrained_probs", &a.retrained_probs).map_err(err)?,
         unlearned_probs: arg("unlearned_probs", &a.unlearned_probs).map_err(err)?,
         labels: arg("labels", &a.labels).map_err(err)?,
-        confidences: match a.confidences {
-            ConfidencesArg::Auto => "auto",
-            ConfidencesArg::LogitScaled => "logit-scaled",
-        }
-        .into(),
-        variant: match a.variant {
-            VariantArg::Official => "official",
-            VariantArg::Exhaustive => "exhaustive",
-            VariantArg::ClopperPearson => "clopper-pearson",
-            VariantArg::All => "all",
-        }
-        .into(),
-        alpha: a.alpha,
-        eps_max: a.eps_max.clone(),
-        delta: a.delta,
-        accuracies: a.accuracies.clone(),
-        report_confidences: a.report_confidences,
+        ..a.options
     };
     let out = analyses::epsilon(&mut ws, &req).map_err(err)?;
     emit_report(&out.report(), a.out.json, |o| {

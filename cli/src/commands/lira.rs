@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 
 use lethe_analysis::Workspace;
-use lethe_analysis::analyses::{self as layer, LiraRequest, MiaRequest};
+use lethe_analysis::analyses::{self as layer, LiraRequest};
 
 use super::*;
 use crate::report::{emit_report, layer_error};
@@ -22,49 +22,9 @@ pub struct LiraArgs {
     /// With --scores: keep flags, models × examples (true/1 = the model trained on the example), PATH[#TENSOR]
     #[arg(long, requires = "scores")]
     keep: Option<OsString>,
-    /// Which LiRA score, each plot.py's function: online (generate_ours), online-fixed-variance
-    /// (generate_ours(fix_variance=True)), offline (generate_ours_offline), offline-fixed-variance, global
-    /// (generate_global)
-    #[arg(long, value_parser = ["online", "online-fixed-variance", "offline", "offline-fixed-variance", "global"], default_value = "online")]
-    variant: String,
-    /// Target model(s), comma-separated, numbered from 0 in the order of the experiment numbers [default: the last
-    /// model, as plot.py]; the other models are the shadows
-    #[arg(long, value_delimiter = ',')]
-    target: Vec<usize>,
-    /// Directory scores from scores/ (score.py's files), from logits/ converted as score.py does, or auto (scores/
-    /// where present)
-    #[arg(long, value_parser = ["auto", "scores", "logits"], default_value = "auto")]
-    from: String,
-    /// Use the first K augmentations [default: all]
-    #[arg(long, value_name = "K")]
-    augmentations: Option<usize>,
-    /// plot.py's in_size cap on the IN shadows per example
-    #[arg(long, default_value_t = LiraRequest::default().in_size)]
-    in_size: usize,
-    /// plot.py's out_size cap on the OUT shadows per example
-    #[arg(long, default_value_t = LiraRequest::default().out_size)]
-    out_size: usize,
-    /// 1 − the level of every interval (0.05: 95%)
-    #[arg(long, default_value_t = MiaRequest::default().alpha)]
-    alpha: f64,
-    /// Interval on the AUC: delong, bootstrap or both (as lethe mia)
-    #[arg(long, value_parser = ["delong", "bootstrap", "both"], default_value = "delong")]
-    ci: String,
-    /// Bootstrap resamples
-    #[arg(long, default_value_t = MiaRequest::default().resamples)]
-    resamples: usize,
-    /// Seed of the bootstrap's resamples
-    #[arg(long, default_value_t = MiaRequest::default().seed)]
-    seed: u64,
-    /// How TPR is read at a target FPR (as lethe mia): leakpro, privacy-meter, jax-privacy, all
-    #[arg(long, value_parser = ["leakpro", "privacy-meter", "jax-privacy", "all"], default_value = "leakpro")]
-    rule: String,
-    /// Target FPRs, comma-separated
-    #[arg(long, value_delimiter = ',', default_values_t = layer::DEFAULT_FPRS)]
-    fpr: Vec<f64>,
-    /// Most ROC points in the report
-    #[arg(long, default_value_t = layer::DEFAULT_CURVE_POINTS)]
-    curve_points: usize,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: LiraRequest,
     #[command(flatten)]
     threads: Threads,
     #[command(flatten)]
@@ -74,22 +34,7 @@ pub struct LiraArgs {
 pub(super) fn lira_cmd(a: LiraArgs) -> Result<(), CliError> {
     let mut ws = Workspace::new();
     ws.set_hash_all(true);
-    let mut req = LiraRequest {
-        from: a.from,
-        variant: a.variant,
-        targets: a.target,
-        augmentations: a.augmentations,
-        in_size: a.in_size,
-        out_size: a.out_size,
-        alpha: a.alpha,
-        ci: a.ci,
-        resamples: a.resamples,
-        seed: a.seed,
-        rule: a.rule,
-        fpr: a.fpr,
-        curve_points: a.curve_points,
-        ..LiraRequest::default()
-    };
+    let mut req = a.options;
     let mut files: Vec<(&'static str, String)> = Vec::new();
     if let Some(dir) = &a.dir {
         files.push(("dir", dir.display().to_string()));

@@ -24,31 +24,9 @@ pub struct MiaArgs {
     /// 0/1 labels of --scores, row for row (1 = member), PATH[#TENSOR][@ROWS] (e.g. data.csv#columns=member)
     #[arg(long, requires = "scores")]
     labels: Option<OsString>,
-    /// A lower score means member (losses, distances): the scores are negated
-    #[arg(long)]
-    lower_is_member: bool,
-    /// 1 − the level of every interval (0.05: 95%)
-    #[arg(long, default_value_t = MiaRequest::default().alpha)]
-    alpha: f64,
-    /// Interval on the AUC: delong (default: deterministic, one pass), bootstrap (seeded, exact AUC per resample) or both
-    #[arg(long, value_parser = ["delong", "bootstrap", "both"], default_value = "delong")]
-    ci: String,
-    /// Bootstrap resamples
-    #[arg(long, default_value_t = MiaRequest::default().resamples)]
-    resamples: usize,
-    /// Seed of the bootstrap's resamples
-    #[arg(long, default_value_t = MiaRequest::default().seed)]
-    seed: u64,
-    /// How TPR is read at a target FPR: leakpro (largest TPR with FPR ≤ target), privacy-meter (last point of
-    /// scikit-learn's thinned curve with FPR ≤ target), jax-privacy (interpolated on the convex hull), or all
-    #[arg(long, value_parser = ["leakpro", "privacy-meter", "jax-privacy", "all"], default_value = "leakpro")]
-    rule: String,
-    /// Target FPRs, comma-separated
-    #[arg(long, value_delimiter = ',', default_values_t = layer::DEFAULT_FPRS)]
-    fpr: Vec<f64>,
-    /// Most ROC points in the report (longer curves are thinned for plotting; the statistics use every point)
-    #[arg(long, default_value_t = layer::DEFAULT_CURVE_POINTS)]
-    curve_points: usize,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: MiaRequest,
     #[command(flatten)]
     threads: Threads,
     #[command(flatten)]
@@ -59,15 +37,9 @@ pub struct MiaArgs {
 pub struct FdrArgs {
     /// A file of p-values (one column or one row), PATH[#TENSOR][@ROWS]
     pvalues: OsString,
-    /// statsmodels' name: bonferroni, sidak, holm-sidak, holm, simes-hochberg, hommel, fdr_bh (Benjamini–Hochberg),
-    /// fdr_by (Benjamini–Yekutieli), fdr_tsbh or fdr_tsbky (two-stage); statsmodels' aliases (hs, fdr_twostage, …)
-    /// and bh are taken too
-    // No value_parser: the analysis layer checks the name, so every front end takes the same ones.
-    #[arg(long, default_value_t = FdrRequest::default().method)]
-    method: String,
-    /// The level
-    #[arg(long, default_value_t = FdrRequest::default().alpha)]
-    alpha: f64,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: FdrRequest,
     #[command(flatten)]
     out: Out,
 }
@@ -111,17 +83,7 @@ pub(super) fn mia_cmd(a: MiaArgs) -> Result<(), CliError> {
         }
     }
     let files = files(&named);
-    let mut req = MiaRequest {
-        lower_is_member: a.lower_is_member,
-        alpha: a.alpha,
-        ci: a.ci,
-        resamples: a.resamples,
-        seed: a.seed,
-        rule: a.rule,
-        fpr: a.fpr,
-        curve_points: a.curve_points,
-        ..MiaRequest::default()
-    };
+    let mut req = a.options;
     for (role, arg) in &named {
         let r = Some(ws.input_arg_os(role, arg).map_err(|e| error(&files, e))?);
         match *role {
@@ -203,11 +165,7 @@ pub(super) fn fdr_cmd(a: FdrArgs) -> Result<(), CliError> {
     let mut ws = workspace();
     let files = files(&[("pvalues", &a.pvalues)]);
     let pvalues = Some(ws.input_arg_os("pvalues", &a.pvalues).map_err(|e| error(&files, e))?);
-    let req = FdrRequest {
-        pvalues,
-        method: a.method,
-        alpha: a.alpha,
-    };
+    let req = FdrRequest { pvalues, ..a.options };
     let report = layer::run_fdr(&mut ws, &req).map_err(|e| error(&files, e))?;
     emit_report(&report, a.out.json, |r| {
         let mut t = format!(

@@ -23,19 +23,11 @@ pub struct RulerArgs {
     /// Retain rows, applied to every model file
     #[arg(long)]
     retain: std::ffi::OsString,
-    #[arg(long, value_enum, default_value = "at-most")]
-    ties: TiesArg,
-    /// FDR level of the Benjamini–Hochberg correction across metrics (several runs)
-    #[arg(long, default_value_t = 0.05)]
-    fdr: f64,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: RulerRequest,
     #[command(flatten)]
     out: Out,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-pub(super) enum TiesArg {
-    AtMost,
-    Half,
 }
 
 /// The file an input argument `PATH[#TENSOR][@ROWS]` names, for error messages (a name that is not UTF-8 shown
@@ -93,12 +85,7 @@ pub(super) fn ruler_cmd(a: RulerArgs) -> Result<(), CliError> {
         runs: req_runs,
         forget: ws.rows_arg_os("forget", &a.forget).map_err(err)?,
         retain: ws.rows_arg_os("retain", &a.retain).map_err(err)?,
-        ties: match a.ties {
-            TiesArg::AtMost => "at-most",
-            TiesArg::Half => "half",
-        }
-        .into(),
-        fdr: a.fdr,
+        ..a.options
     };
     let out = analyses::ruler(&mut ws, &req).map_err(err)?;
     emit_report(&out.report(), a.out.json, |o| {

@@ -105,35 +105,9 @@ pub struct CalibrateArgs {
     /// Draw --draw targets labelled out-of-training from these rows
     #[arg(long)]
     draw_out: Option<OsString>,
-    #[arg(long, default_value_t = 10)]
-    draw: usize,
-    /// Rows per reference subset and per drawn target (|S|)
-    #[arg(long, default_value_t = 100)]
-    size: usize,
-    /// Targets whose size differs from --size are refused; with this, |S| becomes the smallest target's size
-    /// (when smaller) and larger targets are replaced by seeded draws of |S| of their rows
-    #[arg(long)]
-    equal_size: bool,
-    /// Reference subsets per class (R)
-    #[arg(long, default_value_t = 20)]
-    refs: usize,
-    /// Decision margin in pooled reference standard deviations: targets within it of the midpoint are
-    /// inconclusive (the default makes classes closer than about one reference sd inconclusive)
-    #[arg(long, default_value_t = layer::DEFAULT_MARGIN)]
-    margin: f64,
-    /// Shuffles for the paper's JSD rule beside the calibrated one (0 skips it)
-    #[arg(long, default_value_t = 200)]
-    paper_shuffles: usize,
-    #[arg(long, value_parser = checked::<Bandwidth>, default_value = "sqrt_dim")]
-    sigma: String,
-    #[arg(long, value_enum, default_value = "first")]
-    split: SplitArg,
-    #[arg(long, default_value_t = 30)]
-    bins: usize,
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    #[arg(long, value_parser = checked::<Precision>, default_value = "f64")]
-    precision: String,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: CalibrateRequest,
     #[command(flatten)]
     in_place: InPlaceArg,
     #[command(flatten)]
@@ -392,18 +366,7 @@ pub(super) fn calibrate_cmd(a: CalibrateArgs) -> Result<(), CliError> {
         draw_from: draw_from.into_iter().next(),
         draw_in: draw_in.into_iter().next(),
         draw_out: draw_out.into_iter().next(),
-        draw: a.draw,
-        size: Some(a.size),
-        refs: a.refs,
-        margin: a.margin,
-        paper_shuffles: a.paper_shuffles,
-        sigma: a.sigma.clone(),
-        split: a.split.name().into(),
-        bins: a.bins,
-        seed: a.seed,
-        precision: a.precision.clone(),
-        backend: "cpu".into(),
-        equal_size: a.equal_size,
+        ..a.options
     };
     // Pools and targets index the rows of --data: a row subset of it is loaded, so that they stay its rows.
     layer::calibrate_data_rows(&mut ws, &req).map_err(err)?;

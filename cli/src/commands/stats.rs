@@ -26,21 +26,9 @@ pub struct HsicArgs {
     x: InputArg,
     /// Second input, paired with the first row by row
     y: InputArg,
-    /// Bandwidth of x: sqrt_dim, median, or a number
-    #[arg(long, value_parser = checked::<Bandwidth>, default_value_t = HsicRequest::default().sigma_x)]
-    sigma_x: String,
-    /// Bandwidth of y: sqrt_dim, median, or a number
-    #[arg(long, value_parser = checked::<Bandwidth>, default_value_t = HsicRequest::default().sigma_y)]
-    sigma_y: String,
-    /// Shuffles of the permutation test (p = (1 + b)/(1 + B); fewer than 19 can never give p < 0.05)
-    #[arg(long, default_value_t = HsicRequest::default().permutations)]
-    permutations: usize,
-    /// Seed of the shuffles
-    #[arg(long, default_value_t = HsicRequest::default().seed)]
-    seed: u64,
-    /// Kernel storage: f64 or f32 [default: f64 on the CPU; the GPU computes in f32 only]
-    #[arg(long, value_parser = checked::<Precision>)]
-    precision: Option<String>,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: HsicRequest,
     #[command(flatten)]
     backend: BackendChoice,
     #[command(flatten)]
@@ -85,22 +73,9 @@ pub struct WilcoxonArgs {
     x: InputArg,
     /// Paired second sample (differences x − y); without it, x are the differences
     y: Option<InputArg>,
-    /// wilcox, pratt or zsplit
-    #[arg(long, value_parser = checked::<ZeroMethod>, default_value_t = WilcoxonRequest::default().zero_method)]
-    zero_method: String,
-    /// two-sided, less or greater (greater: x − y tends to be positive)
-    #[arg(long, value_parser = checked::<Alternative>, default_value_t = WilcoxonRequest::default().alternative)]
-    alternative: String,
-    /// auto, exact or asymptotic (as scipy)
-    #[arg(long, value_parser = checked::<PValueMethod>, default_value_t = WilcoxonRequest::default().method)]
-    method: String,
-    /// Continuity correction of the asymptotic p-value
-    #[arg(long)]
-    correction: bool,
-    /// Every difference zero: scipy (its statistic and p-value, which depend on method and zero method) or nan
-    /// (the stricter rule: no p-value); the headline says "inconclusive" either way
-    #[arg(long, value_parser = ["scipy", "nan"], default_value = "scipy")]
-    all_zero: String,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: WilcoxonRequest,
     #[command(flatten)]
     out: Out,
 }
@@ -109,12 +84,9 @@ pub struct WilcoxonArgs {
 pub struct JsdArgs {
     #[command(flatten)]
     samples: TwoSamples,
-    /// Equal-width bins over the range of both samples
-    #[arg(long, default_value_t = JsdRequest::default().bins)]
-    bins: usize,
-    /// Logarithm base: e (default) or 2
-    #[arg(long, value_parser = log_base, default_value_t = JsdRequest::default().base)]
-    base: String,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: JsdRequest,
     #[command(flatten)]
     out: Out,
 }
@@ -123,12 +95,9 @@ pub struct JsdArgs {
 pub struct MmdArgs {
     #[command(flatten)]
     samples: TwoSamples,
-    /// Kernel bandwidth: sqrt_dim, median, or a number
-    #[arg(long, value_parser = checked::<Bandwidth>, default_value_t = MmdRequest::default().sigma)]
-    sigma: String,
-    /// The unbiased estimator (at least 2 rows per set) instead of the biased one
-    #[arg(long)]
-    unbiased: bool,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: MmdRequest,
     #[command(flatten)]
     out: Out,
 }
@@ -243,19 +212,15 @@ fn tool_text(tool: Option<&layer::ToolFile>) -> String {
 }
 
 pub(super) fn hsic_cmd(mut a: HsicArgs) -> Result<(), CliError> {
-    a.backend.precision(&mut a.precision)?;
+    a.backend.precision(&mut a.options.precision)?;
     let mut ws = workspace();
     let files = Files::new(&[("x", &a.x), ("y", &a.y)]);
     let gpu = a.backend.gpu();
     let req = HsicRequest {
         x: Some(ws.input_arg_os("x", &a.x).map_err(|e| files.error(e))?),
         y: Some(ws.input_arg_os("y", &a.y).map_err(|e| files.error(e))?),
-        sigma_x: a.sigma_x,
-        sigma_y: a.sigma_y,
-        permutations: a.permutations,
-        seed: a.seed,
-        precision: a.precision,
         backend: if gpu { "gpu" } else { "cpu" }.into(),
+        ..a.options
     };
     let job = layer::prepare_hsic(&mut ws, &req).map_err(|e| files.error(e))?;
     let report = if job.gpu() {
@@ -353,11 +318,7 @@ pub(super) fn wilcoxon_cmd(a: WilcoxonArgs) -> Result<(), CliError> {
     let req = WilcoxonRequest {
         x: Some(x),
         y,
-        zero_method: a.zero_method,
-        alternative: a.alternative,
-        method: a.method,
-        correction: a.correction,
-        all_zero: a.all_zero,
+        ..a.options
     };
     let report = layer::run_wilcoxon(&mut ws, &req).map_err(|e| files.error(e))?;
     emit_report(&report, a.out.json, |o| {
@@ -376,12 +337,7 @@ pub(super) fn wilcoxon_cmd(a: WilcoxonArgs) -> Result<(), CliError> {
 pub(super) fn jsd_cmd(a: JsdArgs) -> Result<(), CliError> {
     let mut ws = workspace();
     let (x, y, files) = two_inputs(&mut ws, &a.samples)?;
-    let req = JsdRequest {
-        x,
-        y,
-        bins: a.bins,
-        base: a.base,
-    };
+    let req = JsdRequest { x, y, ..a.options };
     let report = layer::run_jsd(&mut ws, &req).map_err(|e| files.error(e))?;
     emit_report(&report, a.out.json, |r| {
         format!(
@@ -401,12 +357,7 @@ pub(super) fn jsd_cmd(a: JsdArgs) -> Result<(), CliError> {
 pub(super) fn mmd_cmd(a: MmdArgs) -> Result<(), CliError> {
     let mut ws = workspace();
     let (x, y, files) = two_inputs(&mut ws, &a.samples)?;
-    let req = MmdRequest {
-        x,
-        y,
-        sigma: a.sigma,
-        unbiased: a.unbiased,
-    };
+    let req = MmdRequest { x, y, ..a.options };
     let report = layer::run_mmd(&mut ws, &req).map_err(|e| files.error(e))?;
     emit_report(&report, a.out.json, |r| {
         format!(

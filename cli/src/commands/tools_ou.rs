@@ -19,15 +19,9 @@ pub struct ForgetQualityArgs {
     /// The retain model's results, of the same kind
     #[arg(long)]
     retain: OsString,
-    /// open-unlearning's truth-ratio metric to compare
-    #[arg(long, default_value = "forget_truth_ratio")]
-    metric: String,
-    /// The KS p-value: auto (exact up to 10000 values per sample), exact or asymp (scipy's ks_2samp methods)
-    #[arg(long, value_parser = ["auto", "exact", "asymp"], default_value = "auto")]
-    method: String,
-    /// The alternative hypothesis (scipy's ks_2samp): two-sided, less or greater
-    #[arg(long, value_parser = ["two-sided", "less", "greater"], default_value = "two-sided")]
-    alternative: String,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: ForgetQualityRequest,
     #[command(flatten)]
     out: Out,
 }
@@ -41,24 +35,9 @@ pub struct PrivleakArgs {
     /// The retain (retrained) model's results of the same kind: its AUC is the reference
     #[arg(long)]
     retain: Option<OsString>,
-    /// open-unlearning: the MIA metric (default mia_min_k); MUSE: the score type (default Min-40%)
-    #[arg(long)]
-    metric: Option<String>,
-    /// The reference AUC in the file's own convention, instead of --retain
-    #[arg(long, conflicts_with = "retain")]
-    ref_auc: Option<f64>,
-    /// MUSE's corpus for its constant retrained AUC (constants.py), instead of --retain
-    #[arg(long, value_parser = ["news", "books"], conflicts_with_all = ["retain", "ref_auc"])]
-    corpus: Option<String>,
-    /// Bootstrap resamples of the unlearned model's AUC
-    #[arg(long, default_value_t = PrivleakRequest::default().resamples)]
-    resamples: usize,
-    /// Seed of the bootstrap's resamples
-    #[arg(long, default_value_t = PrivleakRequest::default().seed)]
-    seed: u64,
-    /// 1 − the level of the interval (0.05: 95%)
-    #[arg(long, default_value_t = PrivleakRequest::default().alpha)]
-    alpha: f64,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: PrivleakRequest,
     #[command(flatten)]
     out: Out,
 }
@@ -68,9 +47,9 @@ pub struct ToolRougeArgs {
     /// The file with generations, PATH[#METRIC]: open-unlearning's EVAL file (#METRIC: a ROUGE metric, default
     /// forget_Q_A_ROUGE) or a TOFU eval log (#TASK of an aggregated log)
     file: OsString,
-    /// Score without Porter stemming (open-unlearning and TOFU stem)
-    #[arg(long)]
-    no_stemmer: bool,
+    // The options, declared once on the layer's request (its `clap::Args`).
+    #[command(flatten)]
+    options: ToolRougeRequest,
     #[command(flatten)]
     out: Out,
 }
@@ -101,9 +80,7 @@ pub(super) fn forget_quality_cmd(a: ForgetQualityArgs) -> Result<(), CliError> {
     let req = ForgetQualityRequest {
         unlearned,
         retain,
-        metric: Some(a.metric),
-        method: a.method,
-        alternative: a.alternative,
+        ..a.options
     };
     let report = layer::run_forget_quality(&mut ws, &req).map_err(|e| error(&files, e))?;
     emit_report(&report, a.out.json, |r| {
@@ -141,12 +118,7 @@ pub(super) fn privleak_cmd(a: PrivleakArgs) -> Result<(), CliError> {
     let req = PrivleakRequest {
         unlearned,
         retain,
-        metric: a.metric,
-        ref_auc: a.ref_auc,
-        corpus: a.corpus,
-        resamples: a.resamples,
-        seed: a.seed,
-        alpha: a.alpha,
+        ..a.options
     };
     let report = layer::run_privleak(&mut ws, &req).map_err(|e| error(&files, e))?;
     let level = 100.0 * (1.0 - req.alpha);
@@ -178,10 +150,7 @@ pub(super) fn tool_rouge_cmd(a: ToolRougeArgs) -> Result<(), CliError> {
     let mut ws = workspace();
     let files = vec![shown("file", &a.file)];
     let file = Some(ws.input_arg_os("file", &a.file).map_err(|e| error(&files, e))?);
-    let req = ToolRougeRequest {
-        file,
-        stemmer: !a.no_stemmer,
-    };
+    let req = ToolRougeRequest { file, ..a.options };
     let report = layer::run_tool_rouge(&mut ws, &req).map_err(|e| error(&files, e))?;
     emit_report(&report, a.out.json, |r| {
         let mut t = format!(

@@ -27,6 +27,8 @@ export const ROLE_LABELS = {
  */
 export const OPTION_LABELS = {
   equal_size: 'Equal-size subsets', refs: 'Reference subsets R', margin: 'Margin (sds)', shuffles: 'Shuffles T', size: 'Rows per target',
+  variant: 'LiRA score', 'variant=online-fixed-variance': 'LiRA score: online, fixed variance',
+  'variant=offline-fixed-variance': 'LiRA score: offline, fixed variance',
   eps_max: 'ε_max', fdr: 'FDR level (across runs)', sd_method: 'SD bound', 'sd_method=lp': 'SD bound: exact LP', atom_at_zero: 'mass at 0 in the first cell',
   'confidences=logit-scaled': 'These values are logit-scaled confidences already',
   baseline: 'Baseline method',
