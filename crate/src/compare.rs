@@ -30,7 +30,7 @@ use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF, StudentsT};
 
 use crate::error::{Error, Result};
-use crate::permute::{Permutations, Stream, SubStreams};
+use crate::permute::{GROUP, Permutations, Stream, SubStreams};
 use crate::rank::{ndtr, rank_average};
 
 /// The most splits the exact permutation test enumerates (C(20, 10) = 184 756 fits; C(24, 12) = 2.7e6 does not).
@@ -311,14 +311,16 @@ pub fn stratified_bootstrap(
     let sizes: Vec<usize> = tasks.iter().map(Vec::len).collect();
     let mut boot: Vec<Vec<f64>> = tasks.iter().map(|t| Vec::with_capacity(t.len())).collect();
     let mut stats = Vec::with_capacity(b.resamples);
-    for_each_resample(b, subset, &sizes, |idx| {
-        let mut i = 0;
-        for (t, out) in tasks.iter().zip(boot.iter_mut()) {
-            out.clear();
-            out.extend(idx[i..i + t.len()].iter().map(|&k| t[k as usize]));
-            i += t.len();
+    for_each_resample(b, subset, &sizes, |idx, lanes| {
+        for l in 0..lanes {
+            let mut i = 0;
+            for (t, out) in tasks.iter().zip(boot.iter_mut()) {
+                out.clear();
+                out.extend(idx[i..i + t.len()].iter().map(|k| t[k[l] as usize]));
+                i += t.len();
+            }
+            stats.push(stat(&boot));
         }
-        stats.push(stat(&boot));
     });
     Ok(percentile_interval(stats, b.level))
 }
@@ -336,14 +338,16 @@ pub fn stratified_bootstrap_mean(tasks: &[Vec<f64>], b: &Bootstrap, subset: u64)
     let total: usize = sizes.iter().sum();
     let mut flat = Vec::with_capacity(total);
     let mut stats = Vec::with_capacity(b.resamples);
-    for_each_resample(b, subset, &sizes, |idx| {
-        flat.clear();
-        let mut i = 0;
-        for t in tasks {
-            flat.extend(idx[i..i + t.len()].iter().map(|&k| t[k as usize]));
-            i += t.len();
+    for_each_resample(b, subset, &sizes, |idx, lanes| {
+        for l in 0..lanes {
+            flat.clear();
+            let mut i = 0;
+            for t in tasks {
+                flat.extend(idx[i..i + t.len()].iter().map(|k| t[k[l] as usize]));
+                i += t.len();
+            }
+            stats.push(crate::numpy::sum(&flat) / total as f64);
         }
-        stats.push(crate::numpy::sum(&flat) / total as f64);
     });
     Ok(percentile_interval(stats, b.level))
 }
@@ -358,44 +362,61 @@ fn check_tasks(tasks: &[Vec<f64>]) -> Result<()> {
     Ok(())
 }
 
-/// How many ChaCha8 blocks [`for_each_resample`] computes abreast before it reads them (16 KB).
-const BATCH_BLOCKS: usize = 256;
+/// Resamples `0..b.resamples` of a stratified bootstrap, in order, [`GROUP`] at a time. Resample `r` draws from its
+/// own sub-stream, `Permutations::for_subset(b.seed ^ subset · φ, Split, r)` (so resample `r` is the same whatever
+/// else is computed and on every thread count): for each `n` in `sizes` in turn, `n` indices below `n` (a task's
+/// runs redrawn with replacement). `f(idx, lanes)` gets resamples `r₀ .. r₀ + lanes` (the next ones in order):
+/// `idx[d][l]` is draw `d` of resample `r₀ + l`, group after group.
+///
+/// The words are [`SubStreams::group`]'s, 16 resamples' blocks computed abreast and read where the lanes left
+/// them. Draw `d` reads word `d` unless an earlier draw of that resample was rejected (Lemire's draw rejects a
+/// word whose product with the bound has its low half below `2^32 mod bound`, probability < bound / 2^32): a
+/// resample where any product's low half is below the bound itself is drawn again word by word, exactly as
+/// [`Permutations::index_below`] draws it, so every index is the generator's.
+fn for_each_resample(b: &Bootstrap, subset: u64, sizes: &[usize], f: impl FnMut(&[[u32; GROUP]], usize)) {
+    for_each_resample_with(b, subset, sizes, false, f);
+}
 
-/// Resamples `0..b.resamples` of a stratified bootstrap, in order. Resample `r` draws from its own sub-stream,
-/// `Permutations::for_subset(b.seed ^ subset · φ, Split, r)` (so resample `r` is the same whatever else is
-/// computed and on every thread count): for each `n` in `sizes` in turn, `n` indices below `n` (a task's runs
-/// redrawn with replacement). `f` gets each resample's indices, group after group in one slice. The draws are
-/// [`SubStreams`]': the same words as a generator per resample, several resamples' blocks computed abreast.
-fn for_each_resample(b: &Bootstrap, subset: u64, sizes: &[usize], mut f: impl FnMut(&[u32])) {
+/// [`for_each_resample`]; `redraw_all`: draw every resample word by word (the tests' check of that path).
+fn for_each_resample_with(
+    b: &Bootstrap,
+    subset: u64,
+    sizes: &[usize],
+    redraw_all: bool,
+    mut f: impl FnMut(&[[u32; GROUP]], usize),
+) {
     let streams = SubStreams::new(b.seed ^ subset.wrapping_mul(0x9E37_79B9_7F4A_7C15), Stream::Split);
-    let draws: usize = sizes.iter().sum();
-    // The blocks a resample reads when no draw is rejected (Lemire's draw rejects with probability < n / 2^32;
-    // a rejection reads on into blocks computed then).
-    let ahead = draws.div_ceil(16).max(1);
-    let batch = (BATCH_BLOCKS / ahead).max(1);
-    let mut jobs: Vec<(u64, u64)> = Vec::with_capacity(batch * ahead);
-    let mut blocks = vec![[0u32; 16]; batch * ahead];
-    let mut idx = vec![0u32; draws];
+    #[allow(clippy::cast_possible_truncation)]
+    let bounds: Vec<u32> = sizes.iter().flat_map(|&n| std::iter::repeat_n(n as u32, n)).collect();
+    let draws = bounds.len();
+    let mut blocks = vec![[[0u32; GROUP]; 16]; draws.div_ceil(16).max(1)];
+    let mut idx = vec![[0u32; GROUP]; draws];
     let mut start = 0;
     while start < b.resamples {
-        let end = (start + batch).min(b.resamples);
-        jobs.clear();
-        jobs.extend((start as u64..end as u64).flat_map(|r| (0..ahead as u64).map(move |c| (r, c))));
-        streams.blocks(&jobs, &mut blocks);
-        for (k, r) in (start..end).enumerate() {
-            let mut words = streams.words(r as u64, &blocks[k * ahead..(k + 1) * ahead]);
-            let mut i = 0;
-            for &n in sizes {
-                #[allow(clippy::cast_possible_truncation)]
-                let bound = n as u32;
-                for v in &mut idx[i..i + n] {
-                    *v = words.index_below(bound);
-                }
-                i += n;
-            }
-            f(&idx);
+        let lanes = (b.resamples - start).min(GROUP);
+        for (c, block) in blocks.iter_mut().enumerate() {
+            streams.group(start as u64, c as u64, block);
         }
-        start = end;
+        let mut suspect = [u32::from(redraw_all); GROUP];
+        for (d, (row, &bound)) in idx.iter_mut().zip(&bounds).enumerate() {
+            let words = &blocks[d / 16][d % 16];
+            for l in 0..GROUP {
+                let m = u64::from(words[l]) * u64::from(bound);
+                #[allow(clippy::cast_possible_truncation)]
+                {
+                    row[l] = (m >> 32) as u32;
+                    suspect[l] |= u32::from((m as u32) < bound);
+                }
+            }
+        }
+        for (l, _) in suspect.iter().enumerate().take(lanes).filter(|(_, s)| **s != 0) {
+            let mut words = streams.words((start + l) as u64, &[]);
+            for (row, &bound) in idx.iter_mut().zip(&bounds) {
+                row[l] = words.index_below(bound);
+            }
+        }
+        f(&idx, lanes);
+        start += lanes;
     }
 }
 
@@ -426,21 +447,96 @@ pub fn poi_interval(x: &[Vec<f64>], y: &[Vec<f64>], b: &Bootstrap, subset: u64) 
     let x_draws: usize = x.iter().map(Vec::len).sum();
     let tables: Vec<PoiTask> = x.iter().zip(y).map(|(a, b)| PoiTask::new(a, b)).collect();
     let mut stats = Vec::with_capacity(b.resamples);
+    if let ([t], [a], [c]) = (&tables[..], x, y)
+        && let Some(packed) = PoiPacked::new(a, c)
+    {
+        // One task, few runs: U of every resample from one table of packed counts (same numbers).
+        let (n, m) = (a.len(), c.len());
+        let mut ix = Vec::with_capacity(n);
+        let mut iy = Vec::with_capacity(m);
+        for_each_resample(b, subset, &sizes, |idx, lanes| {
+            for l in 0..lanes {
+                let v = if t.may_be_equal && n == m && {
+                    ix.clear();
+                    iy.clear();
+                    ix.extend(idx[..n].iter().map(|k| k[l]));
+                    iy.extend(idx[n..].iter().map(|k| k[l]));
+                    ix.iter().zip(&iy).all(|(&i, &j)| a[i as usize] == c[j as usize])
+                } {
+                    0.5
+                } else {
+                    packed.twice_u(idx, l) as f64 / 2.0 / (n * m) as f64
+                };
+                stats.push(mean(std::slice::from_ref(&v)));
+            }
+        });
+        return Ok((point, percentile_interval(stats, b.level)));
+    }
     let mut per = Vec::with_capacity(x.len());
     let mut counts = Vec::new();
-    for_each_resample(b, subset, &sizes, |idx| {
-        let (ix, iy) = idx.split_at(x_draws);
-        per.clear();
-        let (mut i, mut j) = (0, 0);
-        for (t, (a, b)) in tables.iter().zip(x.iter().zip(y)) {
-            let (n, m) = (a.len(), b.len());
-            per.push(t.resampled(a, b, &ix[i..i + n], &iy[j..j + m], &mut counts));
-            i += n;
-            j += m;
+    let mut ix = Vec::with_capacity(x_draws);
+    let mut iy = Vec::with_capacity(sizes.iter().sum::<usize>() - x_draws);
+    for_each_resample(b, subset, &sizes, |idx, lanes| {
+        let (idx_x, idx_y) = idx.split_at(x_draws);
+        for l in 0..lanes {
+            ix.clear();
+            iy.clear();
+            ix.extend(idx_x.iter().map(|k| k[l]));
+            iy.extend(idx_y.iter().map(|k| k[l]));
+            per.clear();
+            let (mut i, mut j) = (0, 0);
+            for (t, (a, b)) in tables.iter().zip(x.iter().zip(y)) {
+                let (n, m) = (a.len(), b.len());
+                per.push(t.resampled(a, b, &ix[i..i + n], &iy[j..j + m], &mut counts));
+                i += n;
+                j += m;
+            }
+            stats.push(mean(&per));
         }
-        stats.push(mean(&per));
     });
     Ok((point, percentile_interval(stats, b.level)))
+}
+
+/// One task's twice-U for [`poi_interval`] in a few operations a resample, where `n_x` fields of `w` bits (`2 n_y
+/// < 2^w`) fit in 64: `table[j]` holds, in field `i`, the pair (x_i, y_j)'s share of twice U (2 if `x_i > y_j`, 1
+/// if equal, else 0). The sum of `table` over a resample's y indices holds in field `i` the share of `x_i` against
+/// that whole resample (at most `2 n_y`, so fields never carry into each other); adding up the fields of the
+/// resample's x indices gives twice U, the integer [`PoiTask::resampled`] counts.
+struct PoiPacked {
+    table: Vec<u64>,
+    width: u32,
+    mask: u64,
+}
+
+impl PoiPacked {
+    fn new(x: &[f64], y: &[f64]) -> Option<Self> {
+        let width = u64::BITS - (2 * y.len() as u64).leading_zeros();
+        if x.len() * width as usize > 64 || x.iter().chain(y).any(|v| v.is_nan()) {
+            return None;
+        }
+        let table = y
+            .iter()
+            .map(|&b| {
+                x.iter().enumerate().fold(0u64, |acc, (i, &a)| {
+                    acc | ((2 * u64::from(a > b) + u64::from(a == b)) << (width as usize * i))
+                })
+            })
+            .collect();
+        Some(Self {
+            table,
+            width,
+            mask: (1u64 << width) - 1,
+        })
+    }
+
+    /// Twice U of resample lane `l` of `idx` (x's `n_x` draws, then y's).
+    #[inline(always)]
+    fn twice_u(&self, idx: &[[u32; GROUP]], l: usize) -> u64 {
+        let nx = idx.len() - self.table.len();
+        let (ix, iy) = idx.split_at(nx);
+        let s: u64 = iy.iter().map(|k| self.table[k[l] as usize]).sum();
+        ix.iter().map(|k| (s >> (self.width * k[l])) & self.mask).sum()
+    }
 }
 
 /// One task of [`poi_interval`]: a resample's `U / (n_x n_y)` from the indices it drew, in `O(n_x + n_y)`
@@ -1206,6 +1302,130 @@ mod tests {
     }
 
     /// The allocation-free bootstrap of the mean gives the closure's interval bit for bit.
+    /// Resample `r`'s indices as the definition draws them: a generator of its own sub-stream, draw after draw.
+    fn reference_indices(b: &Bootstrap, subset: u64, sizes: &[usize], r: usize) -> Vec<u32> {
+        let mut g = Permutations::for_subset(
+            b.seed ^ subset.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            Stream::Split,
+            r as u64,
+        );
+        sizes
+            .iter()
+            .flat_map(|&n| std::iter::repeat_n(n, n))
+            .map(|n| g.index_below(n as u32))
+            .collect()
+    }
+
+    /// The grouped draws (and the word-by-word redraw) give every resample the definition's indices, and the
+    /// probability of improvement's interval (packed counts for one task of few runs, counts by sorted order
+    /// otherwise) and the mean's equal the definition's: each resample's U over every pair (`u_pairs`), its mean,
+    /// the interval read off the sorted statistics. Ties, −0, NaN, sizes 1 to 17 (packed and not), several tasks,
+    /// resample counts that leave a partial group.
+    #[test]
+    fn grouped_resamples_equal_the_definition() {
+        let mut s: u64 = 11;
+        let mut next = move || {
+            s = s
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            s >> 33
+        };
+        for case in 0..40 {
+            // Every tenth case from the fifth compares a method with itself (resamples that can be equal arrays).
+            let tasks = if case % 10 == 5 { 1 + case / 20 } else { 1 + case % 3 };
+            let mut draw = |len: usize, coarse: bool| -> Vec<f64> {
+                (0..len)
+                    .map(|_| {
+                        let v = next();
+                        if coarse {
+                            (v % 4) as f64 * 0.5 - 1.0
+                        } else {
+                            v as f64 / 1e9
+                        }
+                    })
+                    .collect()
+            };
+            let x: Vec<Vec<f64>> = (0..tasks)
+                .map(|t| {
+                    draw(
+                        if case % 10 == 5 {
+                            1 + case / 20
+                        } else {
+                            1 + (case * 7 + t) % 17
+                        },
+                        case % 2 == 0,
+                    )
+                })
+                .collect();
+            let mut y: Vec<Vec<f64>> = (0..tasks)
+                .map(|t| draw(1 + (case * 5 + t) % 13, case % 4 == 0))
+                .collect();
+            if case % 10 == 3 {
+                y[0][0] = f64::NAN;
+            }
+            if case % 10 == 5 {
+                y[0][0] = -0.0;
+                y = x.clone();
+            }
+            let b = Bootstrap {
+                resamples: if case % 10 == 5 {
+                    1000
+                } else {
+                    [1, 15, 16, 17, 333][case % 5]
+                },
+                level: 0.9,
+                seed: case as u64,
+            };
+            let subset = case as u64 * 3;
+            let sizes: Vec<usize> = x.iter().chain(&y).map(Vec::len).collect();
+            let want_idx: Vec<Vec<u32>> = (0..b.resamples)
+                .map(|r| reference_indices(&b, subset, &sizes, r))
+                .collect();
+            for redraw in [false, true] {
+                let mut got = Vec::new();
+                for_each_resample_with(&b, subset, &sizes, redraw, |idx, lanes| {
+                    for l in 0..lanes {
+                        got.push(idx.iter().map(|k| k[l]).collect::<Vec<u32>>());
+                    }
+                });
+                assert_eq!(got, want_idx, "case {case} redraw {redraw}");
+            }
+            let x_draws: usize = x.iter().map(Vec::len).sum();
+            let mut stats: Vec<f64> = want_idx
+                .iter()
+                .map(|ix| {
+                    let (ix, iy) = ix.split_at(x_draws);
+                    let (mut i, mut j) = (0, 0);
+                    let per: Vec<f64> = x
+                        .iter()
+                        .zip(&y)
+                        .map(|(a, c)| {
+                            let ra: Vec<f64> = ix[i..i + a.len()].iter().map(|&k| a[k as usize]).collect();
+                            let rc: Vec<f64> = iy[j..j + c.len()].iter().map(|&k| c[k as usize]).collect();
+                            i += a.len();
+                            j += c.len();
+                            probability_of_improvement(&[ra], &[rc])
+                        })
+                        .collect();
+                    mean(&per)
+                })
+                .collect();
+            stats.sort_by(f64::total_cmp);
+            let tail = (1.0 - b.level) / 2.0 * 100.0;
+            let want = (percentile_sorted(&stats, tail), percentile_sorted(&stats, 100.0 - tail));
+            let (_, got) = poi_interval(&x, &y, &b, subset).expect("poi");
+            assert_eq!(
+                (got.0.to_bits(), got.1.to_bits()),
+                (want.0.to_bits(), want.1.to_bits()),
+                "case {case}: {got:?} {want:?}"
+            );
+            assert_eq!(
+                stratified_bootstrap_mean(&x, &b, subset).expect("fast"),
+                stratified_bootstrap(&x, mean_tasks, &b, subset).expect("general")
+            );
+        }
+    }
+
     #[test]
     fn bootstrap_of_the_mean_equals_the_general_one() {
         let tasks = vec![vec![0.1, 0.5, 0.3, 0.9, 0.2], vec![1.0, 1.5, 0.7], vec![0.4]];
