@@ -4,7 +4,9 @@
 //! against a baseline.
 //!
 //! `COMPARE_BENCH_ONCE=1 cargo bench -p lethe-analysis --bench compare` times one run of each case instead of
-//! criterion's samples (`COMPARE_BENCH_ONCE=baseline`: only the cases whose name holds that word).
+//! criterion's samples (`COMPARE_BENCH_ONCE=baseline`: only the cases whose name holds that word);
+//! `COMPARE_BENCH_TABLE=FILE` also writes the runs table there (the page's bench builds the same one,
+//! bench/web/compare-table.mjs).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use lethe_analysis::analyses::{CompareRequest, TextInput, run_compare};
@@ -67,6 +69,10 @@ fn run(req: &CompareRequest) -> usize {
 fn bench(c: &mut Criterion) {
     let (methods, metrics, resamples) = sizes();
     let text = table(methods, metrics);
+    // The table itself, to check the page bench's copy (bench/web/compare-table.mjs) against it.
+    if let Some(path) = std::env::var_os("COMPARE_BENCH_TABLE") {
+        std::fs::write(path, &text).expect("write the table");
+    }
     let cases = [
         ("50x10x20_all_pairs", request(&text, None, metrics, resamples)),
         (

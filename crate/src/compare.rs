@@ -398,17 +398,7 @@ fn for_each_resample_with(
             streams.group(start as u64, c as u64, block);
         }
         let mut suspect = [u32::from(redraw_all); GROUP];
-        for (d, (row, &bound)) in idx.iter_mut().zip(&bounds).enumerate() {
-            let words = &blocks[d / 16][d % 16];
-            for l in 0..GROUP {
-                let m = u64::from(words[l]) * u64::from(bound);
-                #[allow(clippy::cast_possible_truncation)]
-                {
-                    row[l] = (m >> 32) as u32;
-                    suspect[l] |= u32::from((m as u32) < bound);
-                }
-            }
-        }
+        draw_rows(&blocks, &bounds, &mut idx, &mut suspect);
         for (l, _) in suspect.iter().enumerate().take(lanes).filter(|(_, s)| **s != 0) {
             let mut words = streams.words((start + l) as u64, &[]);
             for (row, &bound) in idx.iter_mut().zip(&bounds) {
@@ -417,6 +407,63 @@ fn for_each_resample_with(
         }
         f(&idx, lanes);
         start += lanes;
+    }
+}
+
+/// Lemire's draw of every lane of every row at once: `idx[d][l]` from word `d` of lane `l` and `bounds[d]`, and
+/// `suspect[l]` set where a product's low half is below its bound (where a rejection is possible). Compiled for
+/// AVX-512 or AVX2 where the CPU has them (the same integer arithmetic, more lanes at a time).
+fn draw_rows(blocks: &[[[u32; GROUP]; 16]], bounds: &[u32], idx: &mut [[u32; GROUP]], suspect: &mut [u32; GROUP]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F (checked just above).
+            unsafe { draw_rows_avx512(blocks, bounds, idx, suspect) };
+            return;
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            unsafe { draw_rows_avx2(blocks, bounds, idx, suspect) };
+            return;
+        }
+    }
+    draw_rows_lanes(blocks, bounds, idx, suspect);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn draw_rows_avx512(
+    blocks: &[[[u32; GROUP]; 16]],
+    bounds: &[u32],
+    idx: &mut [[u32; GROUP]],
+    suspect: &mut [u32; GROUP],
+) {
+    draw_rows_lanes(blocks, bounds, idx, suspect);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn draw_rows_avx2(blocks: &[[[u32; GROUP]; 16]], bounds: &[u32], idx: &mut [[u32; GROUP]], suspect: &mut [u32; GROUP]) {
+    draw_rows_lanes(blocks, bounds, idx, suspect);
+}
+
+#[inline(always)]
+fn draw_rows_lanes(
+    blocks: &[[[u32; GROUP]; 16]],
+    bounds: &[u32],
+    idx: &mut [[u32; GROUP]],
+    suspect: &mut [u32; GROUP],
+) {
+    for (d, (row, &bound)) in idx.iter_mut().zip(bounds).enumerate() {
+        let words = &blocks[d / 16][d % 16];
+        for l in 0..GROUP {
+            let m = u64::from(words[l]) * u64::from(bound);
+            #[allow(clippy::cast_possible_truncation)]
+            {
+                row[l] = (m >> 32) as u32;
+                suspect[l] |= u32::from((m as u32) < bound);
+            }
+        }
     }
 }
 
@@ -454,20 +501,22 @@ pub fn poi_interval(x: &[Vec<f64>], y: &[Vec<f64>], b: &Bootstrap, subset: u64) 
         let (n, m) = (a.len(), c.len());
         let mut ix = Vec::with_capacity(n);
         let mut iy = Vec::with_capacity(m);
+        // The statistic of a resample whose x and y are equal arrays (as in the general path below).
+        let equal_stat = mean(&[0.5]);
         for_each_resample(b, subset, &sizes, |idx, lanes| {
             for l in 0..lanes {
-                let v = if t.may_be_equal && n == m && {
+                let equal = t.may_be_equal && n == m && {
                     ix.clear();
                     iy.clear();
                     ix.extend(idx[..n].iter().map(|k| k[l]));
                     iy.extend(idx[n..].iter().map(|k| k[l]));
                     ix.iter().zip(&iy).all(|(&i, &j)| a[i as usize] == c[j as usize])
-                } {
-                    0.5
-                } else {
-                    packed.twice_u(idx, l) as f64 / 2.0 / (n * m) as f64
                 };
-                stats.push(mean(std::slice::from_ref(&v)));
+                stats.push(if equal {
+                    equal_stat
+                } else {
+                    packed.stat[packed.twice_u(idx, l) as usize]
+                });
             }
         });
         return Ok((point, percentile_interval(stats, b.level)));
@@ -502,18 +551,29 @@ pub fn poi_interval(x: &[Vec<f64>], y: &[Vec<f64>], b: &Bootstrap, subset: u64) 
 /// if equal, else 0). The sum of `table` over a resample's y indices holds in field `i` the share of `x_i` against
 /// that whole resample (at most `2 n_y`, so fields never carry into each other); adding up the fields of the
 /// resample's x indices gives twice U, the integer [`PoiTask::resampled`] counts.
+///
+/// Twice U takes one of `2 n_x n_y + 1` values, so the resample's statistic is read from `stat`, where each was
+/// computed once as the general path computes it (`mean` of the one task's `twice / 2 / (n_x n_y)`).
 struct PoiPacked {
     table: Vec<u64>,
     width: u32,
     mask: u64,
+    stat: Vec<f64>,
 }
+
+/// The most values of twice U [`PoiPacked`] tabulates the statistic of.
+const POI_STATS_MAX: usize = 1 << 16;
 
 impl PoiPacked {
     fn new(x: &[f64], y: &[f64]) -> Option<Self> {
         let width = u64::BITS - (2 * y.len() as u64).leading_zeros();
-        if x.len() * width as usize > 64 || x.iter().chain(y).any(|v| v.is_nan()) {
+        let pairs = x.len().checked_mul(y.len())?;
+        if x.len() * width as usize > 64 || pairs >= POI_STATS_MAX / 2 || x.iter().chain(y).any(|v| v.is_nan()) {
             return None;
         }
+        let stat = (0..=2 * pairs as u64)
+            .map(|twice| mean(&[twice as f64 / 2.0 / pairs as f64]))
+            .collect();
         let table = y
             .iter()
             .map(|&b| {
@@ -526,6 +586,7 @@ impl PoiPacked {
             table,
             width,
             mask: (1u64 << width) - 1,
+            stat,
         })
     }
 
@@ -753,12 +814,84 @@ fn binomial(n: u64, k: u64) -> u64 {
 /// # Errors
 /// An empty sample.
 pub fn permutation_test(x: &[f64], y: &[f64], resamples: usize, seed: u64) -> Result<PermutationTest> {
-    permutation_test_with(x, y, resamples, seed, true)
+    permutation_test_with(x, y, resamples, seed, true, &mut PermutationMemo::default())
+}
+
+/// [`permutation_test`], keeping the sorted subset sums of each half it splits the pooled values into in `memo`
+/// for later tests with the same half (comparing one method with many others: its runs are a half of every
+/// split of two equal-sized samples). The same result as [`permutation_test`].
+///
+/// # Errors
+/// An empty sample.
+pub fn permutation_test_memo(
+    x: &[f64],
+    y: &[f64],
+    resamples: usize,
+    seed: u64,
+    memo: &mut PermutationMemo,
+) -> Result<PermutationTest> {
+    permutation_test_with(x, y, resamples, seed, true, memo)
+}
+
+/// Halves [`permutation_test_memo`] has seen: per half (its values' bits), its subset sums (by mask) and those
+/// sums grouped by subset size, each group sorted.
+#[derive(Debug, Default)]
+pub struct PermutationMemo {
+    halves: std::collections::HashMap<Vec<u64>, std::rc::Rc<HalfSums>>,
+}
+
+#[derive(Debug)]
+struct HalfSums {
+    by_mask: Vec<f64>,
+    by_size: Vec<Vec<f64>>,
+}
+
+impl PermutationMemo {
+    fn half(&mut self, half: &[f64]) -> std::rc::Rc<HalfSums> {
+        let key: Vec<u64> = half.iter().map(|v| v.to_bits()).collect();
+        self.halves
+            .entry(key)
+            .or_insert_with(|| std::rc::Rc::new(HalfSums::new(half)))
+            .clone()
+    }
+}
+
+impl HalfSums {
+    fn new(half: &[f64]) -> Self {
+        let mut by_mask = vec![0.0; 1 << half.len()];
+        for mask in 1usize..by_mask.len() {
+            let low = mask.trailing_zeros() as usize;
+            by_mask[mask] = by_mask[mask & (mask - 1)] + half[low];
+        }
+        let mut by_size: Vec<Vec<f64>> = (0..=half.len())
+            .map(|k| Vec::with_capacity(binomial(half.len() as u64, k as u64) as usize))
+            .collect();
+        for (mask, &s) in by_mask.iter().enumerate() {
+            by_size[mask.count_ones() as usize].push(s);
+        }
+        // `total_cmp`'s order is the order of these integer keys; equal keys are equal bits, so any sort of the
+        // keys gives the one sequence a stable sort by `total_cmp` gives.
+        #[allow(clippy::cast_possible_wrap, clippy::cast_sign_loss)]
+        for v in &mut by_size {
+            let mut keys: Vec<i64> = v.iter().map(|x| total_key(x.to_bits() as i64)).collect();
+            keys.sort_unstable();
+            v.clear();
+            v.extend(keys.into_iter().map(key_value));
+        }
+        Self { by_mask, by_size }
+    }
 }
 
 /// [`permutation_test`]; `halves`: count an exact test's tails by [`exact_tails`] where the sample is short enough
 /// (else, and in the tests that check it against them, split by split).
-fn permutation_test_with(x: &[f64], y: &[f64], resamples: usize, seed: u64, halves: bool) -> Result<PermutationTest> {
+fn permutation_test_with(
+    x: &[f64],
+    y: &[f64],
+    resamples: usize,
+    seed: u64,
+    halves: bool,
+    memo: &mut PermutationMemo,
+) -> Result<PermutationTest> {
     if x.is_empty() || y.is_empty() {
         return Err(invalid(
             "samples",
@@ -783,7 +916,7 @@ fn permutation_test_with(x: &[f64], y: &[f64], resamples: usize, seed: u64, halv
     let split_stat = |a: &[f64], b: &[f64]| mean(a) - mean(b);
     let exact = total <= EXACT_SPLITS;
     if exact && halves && n <= 2 * MITM_HALF_MAX {
-        let (less, greater) = exact_tails(&pooled, nx, observed, gamma);
+        let (less, greater) = exact_tails(&pooled, nx, observed, gamma, memo);
         let c = total as f64;
         let p = (2.0 * (less as f64 / c).min(greater as f64 / c)).min(1.0);
         return Ok(PermutationTest {
@@ -869,7 +1002,7 @@ const MITM_HALF_MAX: usize = 14;
 /// instead of `C(n, n_x)` splits; the statistic the counts compare is `f` of the split's sum, with the observed
 /// split's own `f` standing for `observed` (so the observed split and exact ties count as scipy's tolerance
 /// means them to).
-fn exact_tails(pooled: &[f64], nx: usize, observed: f64, gamma: f64) -> (u64, u64) {
+fn exact_tails(pooled: &[f64], nx: usize, observed: f64, gamma: f64, memo: &mut PermutationMemo) -> (u64, u64) {
     let n = pooled.len();
     let ny = n - nx;
     let h = n / 2;
@@ -877,51 +1010,57 @@ fn exact_tails(pooled: &[f64], nx: usize, observed: f64, gamma: f64) -> (u64, u6
     let total = crate::numpy::sum(pooled);
     let (fx, fy) = (nx as f64, ny as f64);
     let f = |s: f64| s / fx - (total - s) / fy;
-    // Subset sums of a half, grouped by subset size; also the sum of the first `take` values (the observed split).
-    let sums = |half: &[f64]| -> Vec<f64> {
-        let mut out = vec![0.0; 1 << half.len()];
-        for mask in 1usize..out.len() {
-            let low = mask.trailing_zeros() as usize;
-            out[mask] = out[mask & (mask - 1)] + half[low];
-        }
-        out
-    };
-    let (ls, rs) = (sums(left), sums(right));
-    let by_size = |sums: &[f64], len: usize| -> Vec<Vec<f64>> {
-        let mut by: Vec<Vec<f64>> = vec![Vec::new(); len + 1];
-        for (mask, &s) in sums.iter().enumerate() {
-            by[mask.count_ones() as usize].push(s);
-        }
-        for v in &mut by {
-            v.sort_by(f64::total_cmp);
-        }
-        by
-    };
-    let (left_by_size, right_by_size) = (by_size(&ls, left.len()), by_size(&rs, right.len()));
+    // Subset sums of a half, grouped by subset size and sorted; by mask for the observed split.
+    let (lh, rh) = (memo.half(left), memo.half(right));
+    let (ls, rs) = (&lh.by_mask, &rh.by_mask);
+    let (left_by_size, right_by_size) = (&lh.by_size, &rh.by_size);
     // The observed split: x is the first n_x pooled values.
     let xl = nx.min(h);
     let (xmask_l, xmask_r) = ((1usize << xl) - 1, (1usize << (nx - xl)) - 1);
     let obs = f(ls[xmask_l] + rs[xmask_r]);
     let _ = observed;
     let (hi_bound, lo_bound) = (obs + gamma, obs - gamma);
+    // `f` is non-decreasing in the sum (each rounding step is monotone), so `f(s) ≤ hi_bound` holds exactly for
+    // the sums at or below one float, and `f(s) < lo_bound` for those at or below another: found once by bisection,
+    // they replace the two divisions a comparison of `f`'s with a comparison of sums (the same counts). Where a
+    // value or a sum is not finite, `f` is compared as it is.
+    let finite = total.is_finite() && ls.iter().chain(rs.iter()).all(|v| v.is_finite());
+    let (l, r) = (left_by_size.as_slice(), right_by_size.as_slice());
+    if finite {
+        let s_hi = last_true(|s| f(s) <= hi_bound);
+        let s_lo = last_true(|s| f(s) < lo_bound);
+        tail_walk(l, r, nx, |s| s <= s_hi, |s| s <= s_lo)
+    } else {
+        tail_walk(l, r, nx, |s| f(s) <= hi_bound, |s| f(s) < lo_bound)
+    }
+}
+
+/// [`exact_tails`]' counts: the splits whose sum `s` (a left subset's plus a right one's, `n_x` values in all)
+/// satisfies `at_most_hi(s)`, and those that fail `below_lo(s)`; both predicates hold up to some sum and fail after.
+fn tail_walk(
+    left_by_size: &[Vec<f64>],
+    right_by_size: &[Vec<f64>],
+    nx: usize,
+    at_most_hi: impl Fn(f64) -> bool,
+    below_lo: impl Fn(f64) -> bool,
+) -> (u64, u64) {
+    let right_len = right_by_size.len() - 1;
     // For a left sum `l`, the right sums completing a split at or below `hi_bound` are a prefix of the sorted ones
     // (`f(l + v)` is non-decreasing in `v`), and that prefix can only shorten as `l` grows (`f(l + v)` is
     // non-decreasing in `l` too): so the left sums of each size, in ascending order, walk one pointer down the
     // right sums of the complementary size (each count the binary search `partition_point` would give).
     let (mut less, mut greater) = (0u64, 0u64);
     for (k, lefts) in left_by_size.iter().enumerate() {
-        if k > nx || nx - k > right.len() {
+        if k > nx || nx - k > right_len {
             continue;
         }
         let r = &right_by_size[nx - k];
         let (mut at_most, mut below) = (r.len(), r.len());
         for &l in lefts {
-            // The predicates `partition_point` searched with.
-            let (at_most_hi, below_lo) = (|v: f64| f(l + v) <= hi_bound, |v: f64| f(l + v) < lo_bound);
-            while at_most > 0 && !at_most_hi(r[at_most - 1]) {
+            while at_most > 0 && !at_most_hi(l + r[at_most - 1]) {
                 at_most -= 1;
             }
-            while below > 0 && !below_lo(r[below - 1]) {
+            while below > 0 && !below_lo(l + r[below - 1]) {
                 below -= 1;
             }
             less += at_most as u64;
@@ -929,6 +1068,32 @@ fn exact_tails(pooled: &[f64], nx: usize, observed: f64, gamma: f64) -> (u64, u6
         }
     }
     (less, greater)
+}
+
+/// The largest finite float where `p`, a predicate that holds up to some point and fails after it (on finite floats
+/// in `total_cmp`'s order, −0 and +0 alike), holds; −∞ where it holds nowhere, +∞ where it holds everywhere (so
+/// that `s <= last_true(p)` is `p(s)` for every finite `s`).
+fn last_true(p: impl Fn(f64) -> bool) -> f64 {
+    #[allow(clippy::cast_possible_wrap)]
+    let key = |v: f64| total_key(v.to_bits() as i64);
+    let (mut lo, mut hi) = (key(f64::MIN), key(f64::MAX));
+    if !p(f64::MIN) {
+        return f64::NEG_INFINITY;
+    }
+    if p(f64::MAX) {
+        return f64::INFINITY;
+    }
+    // p(lo) holds, p(hi) fails (the keys span more than i64's range: their midpoint is taken in i128).
+    while i128::from(hi) - i128::from(lo) > 1 {
+        #[allow(clippy::cast_possible_truncation)]
+        let mid = ((i128::from(lo) + i128::from(hi)) / 2) as i64;
+        if p(key_value(mid)) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    key_value(lo)
 }
 
 /// The two one-sided tests of equivalence.
@@ -1215,6 +1380,7 @@ mod tests {
     /// a coarse decimal grid tie often and do not add exactly in binary), equal and unequal sizes.
     #[test]
     fn exact_tails_equal_every_split_enumerated() {
+        let mut memo = PermutationMemo::default();
         let mut s: u64 = 7;
         let mut next = || {
             s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -1228,14 +1394,28 @@ mod tests {
                 };
                 let x: Vec<f64> = (0..nx).map(|_| draw(0.2)).collect();
                 let y: Vec<f64> = (0..ny).map(|_| draw(0.0)).collect();
-                let fast = permutation_test_with(&x, &y, 0, 0, true).expect("halves");
-                let slow = permutation_test_with(&x, &y, 0, 0, false).expect("splits");
-                assert!(fast.exact && slow.exact);
-                assert_eq!(fast.splits, slow.splits, "{nx}+{ny}");
-                assert_eq!(fast.p_value, slow.p_value, "{nx}+{ny} grid {grid}: {x:?} {y:?}");
-                assert_eq!(fast.statistic, slow.statistic);
+                let x2: Vec<f64> = (0..nx).map(|_| draw(-0.1)).collect();
+                // Both orders, and a second x against the same y: halves the memo has seen.
+                for (a, b) in [(&x, &y), (&y, &x), (&x2, &y), (&x, &y)] {
+                    check(a, b, &mut memo);
+                }
             }
         }
+        // Sums of zero, of either sign, and a total of zero.
+        check(&[0.5, -0.5, 0.0, -0.0], &[-0.0, 0.25, -0.25, 0.0], &mut memo);
+        check(&[0.0, -0.0], &[-0.0, 0.0, 0.0], &mut memo);
+        check(&[-0.0; 4], &[-0.0; 4], &mut memo);
+    }
+
+    fn check(x: &[f64], y: &[f64], memo: &mut PermutationMemo) {
+        let fast = permutation_test_with(x, y, 0, 0, true, memo).expect("halves");
+        let alone = permutation_test(x, y, 0, 0).expect("halves, no memo");
+        let slow = permutation_test_with(x, y, 0, 0, false, memo).expect("splits");
+        assert!(fast.exact && slow.exact);
+        assert_eq!(fast, alone);
+        assert_eq!(fast.splits, slow.splits, "{x:?} {y:?}");
+        assert_eq!(fast.p_value, slow.p_value, "{x:?} {y:?}");
+        assert_eq!(fast.statistic, slow.statistic);
     }
 
     /// The percentile interval by selection equals the sorted one.

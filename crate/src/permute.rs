@@ -343,10 +343,77 @@ fn group_avx2(s: &SubStreams, first: u64, counter: u64, out: &mut [[u32; GROUP];
     chacha8_group::<8>(s, first, counter, out, 8);
 }
 
+/// [`chacha8_group`] for all 16 lanes in AVX-512 registers, written out a word (one register) at a time: the generic
+/// code's arrays were spilled and its output gathered and scattered by the compiler.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
+#[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
 fn group_avx512(s: &SubStreams, first: u64, counter: u64, out: &mut [[u32; GROUP]; 16]) {
-    chacha8_group::<16>(s, first, counter, out, 0);
+    use std::arch::x86_64::{
+        __m512i, _mm512_add_epi32, _mm512_loadu_si512, _mm512_rol_epi32, _mm512_set1_epi32, _mm512_storeu_si512,
+        _mm512_xor_si512,
+    };
+    let splat = |v: u32| _mm512_set1_epi32(v as i32);
+    let (mut lo, mut hi) = ([0u32; GROUP], [0u32; GROUP]);
+    for l in 0..GROUP {
+        let nonce = s.nonce(first.wrapping_add(l as u64));
+        lo[l] = nonce as u32;
+        hi[l] = (nonce >> 32) as u32;
+    }
+    // SAFETY: `lo` and `hi` are 16 u32 each, the 64 bytes an unaligned load reads.
+    let (lo, hi) = unsafe {
+        (
+            _mm512_loadu_si512(lo.as_ptr().cast::<__m512i>()),
+            _mm512_loadu_si512(hi.as_ptr().cast::<__m512i>()),
+        )
+    };
+    let k = &s.key;
+    let c = &CHACHA_CONSTANTS;
+    let init: [__m512i; 16] = [
+        splat(c[0]),
+        splat(c[1]),
+        splat(c[2]),
+        splat(c[3]),
+        splat(k[0]),
+        splat(k[1]),
+        splat(k[2]),
+        splat(k[3]),
+        splat(k[4]),
+        splat(k[5]),
+        splat(k[6]),
+        splat(k[7]),
+        splat(counter as u32),
+        splat((counter >> 32) as u32),
+        lo,
+        hi,
+    ];
+    let mut x = init;
+    macro_rules! quarter {
+        ($a:expr, $b:expr, $c:expr, $d:expr) => {
+            x[$a] = _mm512_add_epi32(x[$a], x[$b]);
+            x[$d] = _mm512_rol_epi32::<16>(_mm512_xor_si512(x[$d], x[$a]));
+            x[$c] = _mm512_add_epi32(x[$c], x[$d]);
+            x[$b] = _mm512_rol_epi32::<12>(_mm512_xor_si512(x[$b], x[$c]));
+            x[$a] = _mm512_add_epi32(x[$a], x[$b]);
+            x[$d] = _mm512_rol_epi32::<8>(_mm512_xor_si512(x[$d], x[$a]));
+            x[$c] = _mm512_add_epi32(x[$c], x[$d]);
+            x[$b] = _mm512_rol_epi32::<7>(_mm512_xor_si512(x[$b], x[$c]));
+        };
+    }
+    for _ in 0..4 {
+        quarter!(0, 4, 8, 12);
+        quarter!(1, 5, 9, 13);
+        quarter!(2, 6, 10, 14);
+        quarter!(3, 7, 11, 15);
+        quarter!(0, 5, 10, 15);
+        quarter!(1, 6, 11, 12);
+        quarter!(2, 7, 8, 13);
+        quarter!(3, 4, 9, 14);
+    }
+    for (o, (w, i)) in out.iter_mut().zip(x.iter().zip(&init)) {
+        // SAFETY: `o` is 16 u32, the 64 bytes an unaligned store writes.
+        unsafe { _mm512_storeu_si512(o.as_mut_ptr().cast::<__m512i>(), _mm512_add_epi32(*w, *i)) };
+    }
 }
 
 #[inline(always)]
