@@ -238,9 +238,11 @@ fn tails(v: &[f64], k_low: usize, k_high: usize) -> ((f64, f64), (f64, f64)) {
     use std::collections::BinaryHeap;
     let mut small: BinaryHeap<i64> = BinaryHeap::with_capacity(k_low);
     let mut large: BinaryHeap<Reverse<i64>> = BinaryHeap::with_capacity(k_high);
-    for &x in v {
-        #[allow(clippy::cast_possible_wrap)]
-        let k = total_key(x.to_bits() as i64);
+    #[allow(clippy::cast_possible_wrap)]
+    let key = |x: f64| total_key(x.to_bits() as i64);
+    let head = k_low.max(k_high).min(v.len());
+    for &x in &v[..head] {
+        let k = key(x);
         if small.len() < k_low {
             small.push(k);
         } else if let Some(mut top) = small.peek_mut()
@@ -254,6 +256,25 @@ fn tails(v: &[f64], k_low: usize, k_high: usize) -> ((f64, f64), (f64, f64)) {
             && k > top.0
         {
             *top = Reverse(k);
+        }
+    }
+    // Both heaps full: most values fall between their tops and touch neither (the tops kept in locals).
+    if let (Some(&s0), Some(&Reverse(l0))) = (small.peek(), large.peek()) {
+        let (mut small_top, mut large_top) = (s0, l0);
+        for &x in &v[head..] {
+            let k = key(x);
+            if k < small_top {
+                if let Some(mut top) = small.peek_mut() {
+                    *top = k;
+                }
+                small_top = small.peek().copied().unwrap_or(k);
+            }
+            if k > large_top {
+                if let Some(mut top) = large.peek_mut() {
+                    *top = Reverse(k);
+                }
+                large_top = large.peek().map_or(k, |r| r.0);
+            }
         }
     }
     let two = |first: Option<i64>, next: Option<i64>| {
@@ -336,20 +357,70 @@ pub fn stratified_bootstrap_mean(tasks: &[Vec<f64>], b: &Bootstrap, subset: u64)
     check_tasks(tasks)?;
     let sizes: Vec<usize> = tasks.iter().map(Vec::len).collect();
     let total: usize = sizes.iter().sum();
-    let mut flat = Vec::with_capacity(total);
+    // Draw `d` redraws a run of task `of_row[d]`.
+    let of_row: Vec<&[f64]> = tasks
+        .iter()
+        .flat_map(|t| std::iter::repeat_n(t.as_slice(), t.len()))
+        .collect();
+    let mut vals = vec![[0.0; GROUP]; total];
     let mut stats = Vec::with_capacity(b.resamples);
     for_each_resample(b, subset, &sizes, |idx, lanes| {
-        for l in 0..lanes {
-            flat.clear();
-            let mut i = 0;
-            for t in tasks {
-                flat.extend(idx[i..i + t.len()].iter().map(|k| t[k[l] as usize]));
-                i += t.len();
+        for ((v, k), t) in vals.iter_mut().zip(idx).zip(&of_row) {
+            for l in 0..GROUP {
+                // Lanes past `lanes` hold indices drawn for resamples past the last: in range, never read.
+                v[l] = t[k[l] as usize];
             }
-            stats.push(crate::numpy::sum(&flat) / total as f64);
         }
+        let sums = sum_lanes(&vals);
+        stats.extend(sums[..lanes].iter().map(|s| s / total as f64));
     });
     Ok(percentile_interval(stats, b.level))
+}
+
+/// `numpy::sum` of every lane's values (`vals[d][l]`: value `d` of lane `l`), the lanes abreast: each lane goes
+/// through the same additions in the same order as `numpy::sum` of its values alone, so each sum is the same.
+fn sum_lanes(vals: &[[f64; GROUP]]) -> [f64; GROUP] {
+    let p = pairwise_lanes(vals);
+    std::array::from_fn(|l| 0.0 + p[l])
+}
+
+/// numpy's pairwise summation (`crate::numpy`'s `pairwise`) lane by lane.
+#[allow(clippy::needless_range_loop)]
+fn pairwise_lanes(a: &[[f64; GROUP]]) -> [f64; GROUP] {
+    let n = a.len();
+    if n < 8 {
+        let mut acc = [0.0; GROUP];
+        for row in a {
+            for l in 0..GROUP {
+                acc[l] += row[l];
+            }
+        }
+        acc
+    } else if n <= crate::numpy::PW_BLOCKSIZE {
+        let mut r: [[f64; GROUP]; 8] = std::array::from_fn(|j| a[j]);
+        let body = n - n % 8;
+        for chunk in a[8..body].chunks_exact(8) {
+            for (acc, v) in r.iter_mut().zip(chunk) {
+                for l in 0..GROUP {
+                    acc[l] += v[l];
+                }
+            }
+        }
+        let mut res: [f64; GROUP] = std::array::from_fn(|l| {
+            ((r[0][l] + r[1][l]) + (r[2][l] + r[3][l])) + ((r[4][l] + r[5][l]) + (r[6][l] + r[7][l]))
+        });
+        for v in &a[body..] {
+            for l in 0..GROUP {
+                res[l] += v[l];
+            }
+        }
+        res
+    } else {
+        let mut n2 = n / 2;
+        n2 -= n2 % 8;
+        let (x, y) = (pairwise_lanes(&a[..n2]), pairwise_lanes(&a[n2..]));
+        std::array::from_fn(|l| x[l] + y[l])
+    }
 }
 
 fn check_tasks(tasks: &[Vec<f64>]) -> Result<()> {
@@ -454,6 +525,8 @@ fn draw_rows_lanes(
     idx: &mut [[u32; GROUP]],
     suspect: &mut [u32; GROUP],
 ) {
+    // Flags gathered in a local (kept in a register), not through the caller's array row after row.
+    let mut flags = *suspect;
     for (d, (row, &bound)) in idx.iter_mut().zip(bounds).enumerate() {
         let words = &blocks[d / 16][d % 16];
         for l in 0..GROUP {
@@ -461,10 +534,11 @@ fn draw_rows_lanes(
             #[allow(clippy::cast_possible_truncation)]
             {
                 row[l] = (m >> 32) as u32;
-                suspect[l] |= u32::from((m as u32) < bound);
+                flags[l] |= u32::from((m as u32) < bound);
             }
         }
     }
+    *suspect = flags;
 }
 
 /// The IQM of every run of every task (rliable's `aggregate_iqm` on a runs × tasks matrix).
@@ -555,7 +629,9 @@ pub fn poi_interval(x: &[Vec<f64>], y: &[Vec<f64>], b: &Bootstrap, subset: u64) 
 /// Twice U takes one of `2 n_x n_y + 1` values, so the resample's statistic is read from `stat`, where each was
 /// computed once as the general path computes it (`mean` of the one task's `twice / 2 / (n_x n_y)`).
 struct PoiPacked {
+    /// Per y index (padded with zeros to a power of two), the packed shares.
     table: Vec<u64>,
+    nx: usize,
     width: u32,
     mask: u64,
     stat: Vec<f64>,
@@ -574,7 +650,7 @@ impl PoiPacked {
         let stat = (0..=2 * pairs as u64)
             .map(|twice| mean(&[twice as f64 / 2.0 / pairs as f64]))
             .collect();
-        let table = y
+        let mut table: Vec<u64> = y
             .iter()
             .map(|&b| {
                 x.iter().enumerate().fold(0u64, |acc, (i, &a)| {
@@ -582,8 +658,10 @@ impl PoiPacked {
                 })
             })
             .collect();
+        table.resize(y.len().next_power_of_two(), 0);
         Some(Self {
             table,
+            nx: x.len(),
             width,
             mask: (1u64 << width) - 1,
             stat,
@@ -593,9 +671,10 @@ impl PoiPacked {
     /// Twice U of resample lane `l` of `idx` (x's `n_x` draws, then y's).
     #[inline(always)]
     fn twice_u(&self, idx: &[[u32; GROUP]], l: usize) -> u64 {
-        let nx = idx.len() - self.table.len();
-        let (ix, iy) = idx.split_at(nx);
-        let s: u64 = iy.iter().map(|k| self.table[k[l] as usize]).sum();
+        let (ix, iy) = idx.split_at(self.nx);
+        // Indices are below n_y; the mask (the table is padded to a power of two) spares the bounds checks.
+        let last = self.table.len() - 1;
+        let s: u64 = iy.iter().map(|k| self.table[k[l] as usize & last]).sum();
         ix.iter().map(|k| (s >> (self.width * k[l])) & self.mask).sum()
     }
 }
@@ -1603,6 +1682,27 @@ mod tests {
                 stratified_bootstrap_mean(&x, &b, subset).expect("fast"),
                 stratified_bootstrap(&x, mean_tasks, &b, subset).expect("general")
             );
+        }
+    }
+
+    /// The lanes' pairwise sums are `numpy::sum` of each lane's values, for every branch of the pairwise
+    /// summation (short, one block, split in halves), with values whose sums round differently in each order.
+    #[test]
+    fn lane_sums_equal_numpy_sums() {
+        let mut s: u64 = 3;
+        let mut next = move || {
+            s = s
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 10f64.powi((s % 17) as i32 - 8)
+        };
+        for n in [1usize, 7, 8, 9, 15, 16, 17, 127, 128, 129, 300, 1000] {
+            let vals: Vec<[f64; GROUP]> = (0..n).map(|_| std::array::from_fn(|_| next())).collect();
+            let got = sum_lanes(&vals);
+            for l in 0..GROUP {
+                let col: Vec<f64> = vals.iter().map(|v| v[l]).collect();
+                assert_eq!(got[l].to_bits(), crate::numpy::sum(&col).to_bits(), "n {n} lane {l}");
+            }
         }
     }
 
