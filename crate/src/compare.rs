@@ -456,7 +456,7 @@ fn for_each_resample_with(
     redraw_all: bool,
     mut f: impl FnMut(&[[u32; GROUP]], usize),
 ) {
-    let streams = SubStreams::new(b.seed ^ subset.wrapping_mul(0x9E37_79B9_7F4A_7C15), Stream::Split);
+    let streams = resample_streams(b, subset);
     #[allow(clippy::cast_possible_truncation)]
     let bounds: Vec<u32> = sizes.iter().flat_map(|&n| std::iter::repeat_n(n as u32, n)).collect();
     let draws = bounds.len();
@@ -479,6 +479,11 @@ fn for_each_resample_with(
         f(&idx, lanes);
         start += lanes;
     }
+}
+
+/// The sub-streams of an interval's resamples (resample `r`: sub-stream `r`).
+fn resample_streams(b: &Bootstrap, subset: u64) -> SubStreams {
+    SubStreams::new(b.seed ^ subset.wrapping_mul(0x9E37_79B9_7F4A_7C15), Stream::Split)
 }
 
 /// Lemire's draw of every lane of every row at once: `idx[d][l]` from word `d` of lane `l` and `bounds[d]`, and
@@ -559,6 +564,17 @@ pub fn mean_tasks(tasks: &[Vec<f64>]) -> f64 {
 /// # Errors
 /// Bad settings; tasks that do not pair up; an empty task.
 pub fn poi_interval(x: &[Vec<f64>], y: &[Vec<f64>], b: &Bootstrap, subset: u64) -> Result<(f64, (f64, f64))> {
+    poi_interval_with(x, y, b, subset, false)
+}
+
+/// [`poi_interval`]; `redraw_all`: draw every resample word by word (the tests' check of that path).
+fn poi_interval_with(
+    x: &[Vec<f64>],
+    y: &[Vec<f64>],
+    b: &Bootstrap,
+    subset: u64,
+    redraw_all: bool,
+) -> Result<(f64, (f64, f64))> {
     check_bootstrap(b)?;
     if x.len() != y.len() || x.is_empty() || x.iter().chain(y).any(Vec::is_empty) {
         return Err(invalid("tasks", "both methods need runs on the same tasks"));
@@ -573,6 +589,41 @@ pub fn poi_interval(x: &[Vec<f64>], y: &[Vec<f64>], b: &Bootstrap, subset: u64) 
     {
         // One task, few runs: U of every resample from one table of packed counts (same numbers).
         let (n, m) = (a.len(), c.len());
+        #[cfg(target_arch = "x86_64")]
+        if !t.may_be_equal && n <= 16 && m <= 16 && std::arch::is_x86_feature_detected!("avx512f") {
+            // No resample can be two equal arrays: every one is its twice U, 16 at a time from the words.
+            let streams = resample_streams(b, subset);
+            let mut blocks = vec![[[0u32; GROUP]; 16]; (n + m).div_ceil(16)];
+            let mut start = 0;
+            while start < b.resamples {
+                let lanes = (b.resamples - start).min(GROUP);
+                for (k, block) in blocks.iter_mut().enumerate() {
+                    streams.group(start as u64, k as u64, block);
+                }
+                let mut twice = [0u64; GROUP];
+                // SAFETY: the CPU has AVX-512F (checked above); n, m ≤ 16 and n + m draws' blocks are computed.
+                let mut suspect = unsafe { packed.twice_u_avx512(&blocks, m, &mut twice) };
+                if redraw_all {
+                    suspect = u32::MAX;
+                }
+                suspect &= (1u32 << lanes) - 1;
+                while suspect != 0 {
+                    // A draw may have been rejected: this resample drawn word by word, as the generator draws it.
+                    let l = suspect.trailing_zeros() as usize;
+                    suspect &= suspect - 1;
+                    let mut words = streams.words((start + l) as u64, &[]);
+                    let mut col = [[0u32; GROUP]; 32];
+                    #[allow(clippy::cast_possible_truncation)]
+                    for (d, row) in col.iter_mut().enumerate().take(n + m) {
+                        row[0] = words.index_below(if d < n { n as u32 } else { m as u32 });
+                    }
+                    twice[l] = packed.twice_u(&col[..n + m], 0);
+                }
+                stats.extend(twice[..lanes].iter().map(|&t| packed.stat[t as usize]));
+                start += lanes;
+            }
+            return Ok((point, percentile_interval(stats, b.level)));
+        }
         let mut ix = Vec::with_capacity(n);
         let mut iy = Vec::with_capacity(m);
         // The statistic of a resample whose x and y are equal arrays (as in the general path below).
@@ -666,6 +717,66 @@ impl PoiPacked {
             mask: (1u64 << width) - 1,
             stat,
         })
+    }
+
+    /// Twice U of the 16 resamples of `blocks` (their words, [`SubStreams::group`]'s layout: x's `n_x` draws,
+    /// then y's `m`), each draw Lemire's from its word as [`draw_rows`] computes it, 8 resamples to a register:
+    /// the table is two registers (`m ≤ 16`) read by a permutation, each x index a variable shift. Returns the
+    /// lanes (bits) where a draw may have been rejected, whose `out` is to be recomputed.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; `n_x, m ≤ 16`; `blocks` holds at least `n_x + m` words.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    #[allow(clippy::cast_possible_wrap)]
+    unsafe fn twice_u_avx512(&self, blocks: &[[[u32; GROUP]; 16]], m: usize, out: &mut [u64; GROUP]) -> u32 {
+        use std::arch::x86_64::{
+            __m256i, __m512i, _mm256_loadu_si256, _mm512_add_epi64, _mm512_and_si512, _mm512_cmplt_epu64_mask,
+            _mm512_cvtepu32_epi64, _mm512_mul_epu32, _mm512_permutex2var_epi64, _mm512_set1_epi64,
+            _mm512_setzero_si512, _mm512_srli_epi64, _mm512_srlv_epi64, _mm512_storeu_si512,
+        };
+        let n = self.nx;
+        let mut table = [0u64; 16];
+        table[..self.table.len()].copy_from_slice(&self.table);
+        // SAFETY: `table` is 16 u64, two unaligned 64-byte loads.
+        let (t_lo, t_hi) = unsafe {
+            (
+                std::arch::x86_64::_mm512_loadu_si512(table.as_ptr().cast::<__m512i>()),
+                std::arch::x86_64::_mm512_loadu_si512(table.as_ptr().add(8).cast::<__m512i>()),
+            )
+        };
+        let low32 = _mm512_set1_epi64(0xFFFF_FFFF);
+        let (bound_x, bound_y) = (_mm512_set1_epi64(n as i64), _mm512_set1_epi64(m as i64));
+        let width = _mm512_set1_epi64(i64::from(self.width));
+        let mask = _mm512_set1_epi64(self.mask as i64);
+        let mut suspect = 0u32;
+        for half in 0..2 {
+            // Draw `d` of the 8 resamples of this half: its index (as u64 lanes) and the lanes that may reject.
+            let draw = |d: usize, bound: __m512i| {
+                let words = &blocks[d / 16][d % 16][half * 8..half * 8 + 8];
+                // SAFETY: 8 u32, one unaligned 32-byte load.
+                let w = _mm512_cvtepu32_epi64(unsafe { _mm256_loadu_si256(words.as_ptr().cast::<__m256i>()) });
+                let product = _mm512_mul_epu32(w, bound);
+                let may_reject = _mm512_cmplt_epu64_mask(_mm512_and_si512(product, low32), bound);
+                (_mm512_srli_epi64::<32>(product), u32::from(may_reject) << (half * 8))
+            };
+            let mut s = _mm512_setzero_si512();
+            for d in n..n + m {
+                let (j, flags) = draw(d, bound_y);
+                suspect |= flags;
+                s = _mm512_add_epi64(s, _mm512_permutex2var_epi64(t_lo, j, t_hi));
+            }
+            let mut twice = _mm512_setzero_si512();
+            for d in 0..n {
+                let (i, flags) = draw(d, bound_x);
+                suspect |= flags;
+                let field = _mm512_and_si512(_mm512_srlv_epi64(s, _mm512_mul_epu32(i, width)), mask);
+                twice = _mm512_add_epi64(twice, field);
+            }
+            // SAFETY: `out[half·8 ..]` is 8 u64, one unaligned 64-byte store.
+            unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(half * 8).cast::<__m512i>(), twice) };
+        }
+        suspect
     }
 
     /// Twice U of resample lane `l` of `idx` (x's `n_x` draws, then y's).
@@ -1672,12 +1783,14 @@ mod tests {
             stats.sort_by(f64::total_cmp);
             let tail = (1.0 - b.level) / 2.0 * 100.0;
             let want = (percentile_sorted(&stats, tail), percentile_sorted(&stats, 100.0 - tail));
-            let (_, got) = poi_interval(&x, &y, &b, subset).expect("poi");
-            assert_eq!(
-                (got.0.to_bits(), got.1.to_bits()),
-                (want.0.to_bits(), want.1.to_bits()),
-                "case {case}: {got:?} {want:?}"
-            );
+            for redraw in [false, true] {
+                let (_, got) = poi_interval_with(&x, &y, &b, subset, redraw).expect("poi");
+                assert_eq!(
+                    (got.0.to_bits(), got.1.to_bits()),
+                    (want.0.to_bits(), want.1.to_bits()),
+                    "case {case} redraw {redraw}: {got:?} {want:?}"
+                );
+            }
             assert_eq!(
                 stratified_bootstrap_mean(&x, &b, subset).expect("fast"),
                 stratified_bootstrap(&x, mean_tasks, &b, subset).expect("general")
