@@ -5,7 +5,8 @@
 //!
 //! `COMPARE_BENCH_ONCE=1 cargo bench -p lethe-analysis --bench compare` times one run of each case instead of
 //! criterion's samples (`COMPARE_BENCH_ONCE=baseline`: only the cases whose name holds that word);
-//! `COMPARE_BENCH_TABLE=FILE` also writes the runs table there (the page's bench builds the same one,
+//! `COMPARE_BENCH_REPORT=PREFIX` also writes each timed case's JSON report (not timed) to `PREFIX<case>.json`;
+//! `COMPARE_BENCH_TABLE=FILE` writes the runs table there (the page's bench builds the same one,
 //! bench/web/compare-table.mjs).
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -66,6 +67,17 @@ fn run(req: &CompareRequest) -> usize {
     r.result.comparisons.len()
 }
 
+/// `COMPARE_BENCH_REPORT=PREFIX`: each case's JSON report to `PREFIX<case>.json` (to compare the numbers of two
+/// builds at this size byte for byte).
+fn write_report(req: &CompareRequest, name: &str) {
+    if let Some(prefix) = std::env::var_os("COMPARE_BENCH_REPORT") {
+        let mut ws = Workspace::new();
+        let r = run_compare(&mut ws, req).expect("compare");
+        let path = format!("{}{name}.json", prefix.to_string_lossy());
+        std::fs::write(path, serde_json::to_string(&r).expect("json")).expect("write the report");
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let (methods, metrics, resamples) = sizes();
     let text = table(methods, metrics);
@@ -86,6 +98,7 @@ fn bench(c: &mut Criterion) {
             let t = std::time::Instant::now();
             let n = run(req);
             println!("{name}: {:.3} s (one run, {n} comparisons)", t.elapsed().as_secs_f64());
+            write_report(req, name);
         }
         return;
     }

@@ -628,7 +628,7 @@ fn poi_interval_with(
         let mut iy = Vec::with_capacity(m);
         // The statistic of a resample whose x and y are equal arrays (as in the general path below).
         let equal_stat = mean(&[0.5]);
-        for_each_resample(b, subset, &sizes, |idx, lanes| {
+        for_each_resample_with(b, subset, &sizes, redraw_all, |idx, lanes| {
             for l in 0..lanes {
                 let equal = t.may_be_equal && n == m && {
                     ix.clear();
@@ -650,7 +650,7 @@ fn poi_interval_with(
     let mut counts = Vec::new();
     let mut ix = Vec::with_capacity(x_draws);
     let mut iy = Vec::with_capacity(sizes.iter().sum::<usize>() - x_draws);
-    for_each_resample(b, subset, &sizes, |idx, lanes| {
+    for_each_resample_with(b, subset, &sizes, redraw_all, |idx, lanes| {
         let (idx_x, idx_y) = idx.split_at(x_draws);
         for l in 0..lanes {
             ix.clear();

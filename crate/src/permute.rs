@@ -529,6 +529,7 @@ mod tests {
     /// the nonce differs between lanes) and wrap at 2^64, counters past 2^32; and the 4-lane kernel the page's
     /// wasm runs, called directly.
     #[test]
+    #[allow(clippy::needless_range_loop)]
     fn groups_are_the_blocks_word_major() {
         for (seed, stream) in [(0u64, Stream::Split), (9, Stream::Shuffles)] {
             let subs = SubStreams::new(seed, stream);
