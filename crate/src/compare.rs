@@ -261,20 +261,37 @@ fn tails(v: &[f64], k_low: usize, k_high: usize) -> ((f64, f64), (f64, f64)) {
     // Both heaps full: most values fall between their tops and touch neither (the tops kept in locals).
     if let (Some(&s0), Some(&Reverse(l0))) = (small.peek(), large.peek()) {
         let (mut small_top, mut large_top) = (s0, l0);
-        for &x in &v[head..] {
-            let k = key(x);
-            if k < small_top {
+        let mut update = |k: i64, small_top: &mut i64, large_top: &mut i64| {
+            if k < *small_top {
                 if let Some(mut top) = small.peek_mut() {
                     *top = k;
                 }
-                small_top = small.peek().copied().unwrap_or(k);
+                *small_top = small.peek().copied().unwrap_or(k);
             }
-            if k > large_top {
+            if k > *large_top {
                 if let Some(mut top) = large.peek_mut() {
                     *top = Reverse(k);
                 }
-                large_top = large.peek().map_or(k, |r| r.0);
+                *large_top = large.peek().map_or(k, |r| r.0);
             }
+        };
+        // Eight values at a time, without a branch per value: only a chunk holding a value beyond either top is
+        // gone through value by value (the same updates in the same order).
+        let chunks = v[head..].chunks_exact(8);
+        let rest = chunks.remainder();
+        for chunk in chunks {
+            let (st, lt) = (small_top, large_top);
+            if chunk.iter().fold(false, |any, &x| {
+                let k = key(x);
+                any | (k < st) | (k > lt)
+            }) {
+                for &x in chunk {
+                    update(key(x), &mut small_top, &mut large_top);
+                }
+            }
+        }
+        for &x in rest {
+            update(key(x), &mut small_top, &mut large_top);
         }
     }
     let two = |first: Option<i64>, next: Option<i64>| {
