@@ -198,7 +198,7 @@ impl Default for Bootstrap {
 /// Only the (at most four) order statistics the two percentiles interpolate between are found, without a sort:
 /// the `k`-th value in `f64::total_cmp`'s order is one bit pattern however it is found, so the interval equals
 /// the sorted one bit for bit. Narrow tails (the usual 2.5% of 10,000 resamples) keep the few smallest and
-/// largest values in two heaps in one pass; wide ones select (`select_nth_unstable_by`, linear time).
+/// largest values in a pass per tail (see `smallest_two`); wide ones select (`select_nth_unstable_by`, linear time).
 fn percentile_interval(mut stats: Vec<f64>, level: f64) -> (f64, f64) {
     let tail = (1.0 - level) / 2.0 * 100.0;
     let n = stats.len();
@@ -231,78 +231,44 @@ fn key_value(key: i64) -> f64 {
     f64::from_bits(total_key(key) as u64)
 }
 
-/// In one pass over `v` (`1 ≤ k_low, k_high ≤ v.len()`), in `total_cmp`'s order: the `k_low`-th smallest value
-/// and the one before it (the same again where `k_low = 1`), and the `k_high`-th largest and the one before it.
+/// In a pass over `v` per tail (`1 ≤ k_low, k_high ≤ v.len()`), in `total_cmp`'s order: the `k_low`-th smallest
+/// value and the one before it (the same again where `k_low = 1`), and the `k_high`-th largest and the one before it.
 fn tails(v: &[f64], k_low: usize, k_high: usize) -> ((f64, f64), (f64, f64)) {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    let mut small: BinaryHeap<i64> = BinaryHeap::with_capacity(k_low);
-    let mut large: BinaryHeap<Reverse<i64>> = BinaryHeap::with_capacity(k_high);
     #[allow(clippy::cast_possible_wrap)]
-    let key = |x: f64| total_key(x.to_bits() as i64);
-    let head = k_low.max(k_high).min(v.len());
-    for &x in &v[..head] {
-        let k = key(x);
-        if small.len() < k_low {
-            small.push(k);
-        } else if let Some(mut top) = small.peek_mut()
-            && k < *top
-        {
-            *top = k;
-        }
-        if large.len() < k_high {
-            large.push(Reverse(k));
-        } else if let Some(mut top) = large.peek_mut()
-            && k > top.0
-        {
-            *top = Reverse(k);
-        }
-    }
-    // Both heaps full: most values fall between their tops and touch neither (the tops kept in locals).
-    if let (Some(&s0), Some(&Reverse(l0))) = (small.peek(), large.peek()) {
-        let (mut small_top, mut large_top) = (s0, l0);
-        let mut update = |k: i64, small_top: &mut i64, large_top: &mut i64| {
-            if k < *small_top {
-                if let Some(mut top) = small.peek_mut() {
-                    *top = k;
-                }
-                *small_top = small.peek().copied().unwrap_or(k);
-            }
-            if k > *large_top {
-                if let Some(mut top) = large.peek_mut() {
-                    *top = Reverse(k);
-                }
-                *large_top = large.peek().map_or(k, |r| r.0);
-            }
-        };
-        // Eight values at a time, without a branch per value: only a chunk holding a value beyond either top is
-        // gone through value by value (the same updates in the same order).
-        let chunks = v[head..].chunks_exact(8);
-        let rest = chunks.remainder();
-        for chunk in chunks {
-            let (st, lt) = (small_top, large_top);
-            if chunk.iter().fold(false, |any, &x| {
-                let k = key(x);
-                any | (k < st) | (k > lt)
-            }) {
-                for &x in chunk {
-                    update(key(x), &mut small_top, &mut large_top);
-                }
-            }
-        }
-        for &x in rest {
-            update(key(x), &mut small_top, &mut large_top);
-        }
-    }
+    let keys = v.iter().map(|x| total_key(x.to_bits() as i64));
+    let (s1, s2) = smallest_two(keys.clone(), k_low);
+    // The largest are the smallest of the negated keys (`!k` reverses i64's order without overflow).
+    let (l1, l2) = smallest_two(keys.map(|k| !k), k_high);
     let two = |first: Option<i64>, next: Option<i64>| {
         let a = first.map_or(f64::NAN, key_value);
         (a, next.map_or(a, key_value))
     };
-    let s1 = small.pop();
-    let s2 = small.pop();
-    let l1 = large.pop().map(|r| r.0);
-    let l2 = large.pop().map(|r| r.0);
-    (two(s1, s2), two(l1, l2))
+    (two(s1, s2), two(l1.map(|k| !k), l2.map(|k| !k)))
+}
+
+/// The `k`-th smallest key (`k ≥ 1`) and the one before it (`None` where `k = 1`), in one pass: keys below a
+/// threshold gather in a buffer of `2k`; a full buffer keeps its `k` smallest (selected in linear time) and their
+/// largest becomes the threshold, so the `k` smallest so far are always in the buffer.
+fn smallest_two(keys: impl Iterator<Item = i64>, k: usize) -> (Option<i64>, Option<i64>) {
+    let mut buf: Vec<i64> = Vec::with_capacity(2 * k);
+    let mut threshold = i64::MAX;
+    let mut full = false;
+    for key in keys {
+        if !full || key < threshold {
+            buf.push(key);
+            if buf.len() == 2 * k {
+                buf.select_nth_unstable(k - 1);
+                buf.truncate(k);
+                threshold = buf[k - 1];
+                full = true;
+            }
+        }
+    }
+    if buf.len() < k {
+        return (None, None);
+    }
+    let (before, &mut kth, _) = buf.select_nth_unstable(k - 1);
+    (Some(kth), before.iter().copied().max())
 }
 
 /// [`percentile_sorted`] of unsorted values, by selecting the two order statistics it reads (reorders `v`).
@@ -1649,8 +1615,8 @@ mod tests {
         }
     }
 
-    /// The percentile interval by heaps (narrow tails) and by selection equals the one read off the sorted values,
-    /// with ties, negative zeros and both signs.
+    /// The percentile interval by the tails' buffers (narrow tails) and by selection equals the one read off the
+    /// sorted values, with ties, negative zeros and both signs.
     #[test]
     fn percentile_interval_equals_the_sorted_one() {
         let mut s: u64 = 13;
