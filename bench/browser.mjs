@@ -1,5 +1,6 @@
 // Runs a benchmark plan on lethe_bench.wasm in headless Chromium, in a dedicated worker (bench/web/; `poolJob`
-// tasks on a pool of workers, bench/web/pool.mjs), served from 127.0.0.1 by this script (data files under /data/).
+// tasks on a pool of workers, bench/web/pool.mjs; `compare` tasks on the page's module pkg/lethe_web.js in a
+// worker of their own, bench/web/compare.mjs), served from 127.0.0.1 by this script (data files under /data/).
 // Flags as in docs/toolchain.md (Playwright gives each launch a fresh profile); --enable-unsafe-webgpu is not needed
 // (CPU wasm only).
 //   node bench/browser.mjs WASM PLAN.json DATA_DIR OUT.json
@@ -11,11 +12,19 @@ import { chromium } from 'playwright-core';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const [wasmPath, planPath, dataDir, outPath] = process.argv.slice(2);
+const pkgDir = process.env.LETHE_PKG || path.join(here, '..', 'pkg');
 const files = {
   '/bench.html': [path.join(here, 'web/bench.html'), 'text/html'],
   '/worker.mjs': [path.join(here, 'web/worker.mjs'), 'text/javascript'],
   '/pool.mjs': [path.join(here, 'web/pool.mjs'), 'text/javascript'],
   '/pool-worker.mjs': [path.join(here, 'web/pool-worker.mjs'), 'text/javascript'],
+  '/compare.mjs': [path.join(here, 'web/compare.mjs'), 'text/javascript'],
+  '/compare-worker.mjs': [path.join(here, 'web/compare-worker.mjs'), 'text/javascript'],
+  '/compare-table.mjs': [path.join(here, 'web/compare-table.mjs'), 'text/javascript'],
+  // The page's full module, for the plan's `compare` tasks (LETHE_PKG: another build's pkg/ folder).
+  '/pkg/lethe_web.js': [path.join(pkgDir, 'lethe_web.js'), 'text/javascript'],
+  '/pkg/lethe_web_bg.wasm': [path.join(pkgDir, 'lethe_web_bg.wasm'), 'application/wasm'],
+  '/pkg/lethe_web_relaxed_bg.wasm': [path.join(pkgDir, 'lethe_web_relaxed_bg.wasm'), 'application/wasm'],
   '/lethe-wasm.mjs': [path.join(here, 'lethe-wasm.mjs'), 'text/javascript'],
   '/plan.json': [planPath, 'application/json'],
   '/lethe_bench.wasm': [wasmPath, 'application/wasm'],

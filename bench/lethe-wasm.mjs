@@ -131,13 +131,14 @@ export async function runPlan(wasmBytes, plan, load, log = () => {}) {
       const best = runs.reduce((a, b) => (b.ms < a.ms ? b : a));
       Object.assign(r, { ms: best.ms, all_ms: runs.map((j) => j.ms), prepare_ms: best.prepareMs, score_ms: best.scoreMs, otr: best.otr, subsets: best.subsets });
       if (task.keepValues) r.values = best.values;
-    } else if (task.kind === 'poolJob') {
-      // Needs Web Workers: bench/web/bench.html runs these in the page once this plan is done.
+    } else if (task.kind === 'poolJob' || task.kind === 'compare') {
+      // Needs Web Workers (poolJob) or the page's module (compare): bench/web/bench.html runs these in the page
+      // once this plan is done.
       r.pending = true;
     } else {
       throw new Error(`unknown task ${task.kind}`);
     }
-    if (task.kind !== 'job' && task.kind !== 'poolJob') log(`${task.kind} ${JSON.stringify(task)}: ${r.ms !== undefined ? r.ms.toFixed(3) + ' ms' : ''} ${r.gflops ? r.gflops.toFixed(1) + ' GFLOP/s' : ''}`);
+    if (task.kind !== 'job' && task.kind !== 'poolJob' && task.kind !== 'compare') log(`${task.kind} ${JSON.stringify(task)}: ${r.ms !== undefined ? r.ms.toFixed(3) + ' ms' : ''} ${r.gflops ? r.gflops.toFixed(1) + ' GFLOP/s' : ''}`);
     out.push(r);
   }
   return out;

@@ -186,6 +186,12 @@ for j in jobs:
             tasks.append({"kind": "poolJob", "workers": 2, "name": name, "dir": name, "draws": int(draws),
                           "size": int(size), "shuffles": int(shuffles), "f32": f32, "seed": 0, "keepValues": True,
                           "repeat": repeat})
+# Issue 23's page target: `lethe compare` on 50 methods × 10 seeds × 20 metrics, 10,000 resamples, in one worker
+# with the page's module (pkg/lethe_web.js, built by ./build.sh wasm_pkg; headless Chromium only; bench/web/compare.mjs).
+for baseline in (None, "method0"):
+    tasks.append({"kind": "compare", "name": "compare_50x10x20_" + ("vs_baseline" if baseline else "all_pairs"),
+                  "methods": 50, "seeds": 10, "metrics": 20, "resamples": 10000, "baseline": baseline,
+                  "repeat": repeat})
 json.dump({"tasks": tasks}, open(out, "w"))
 # The relaxed-SIMD build: its ceiling, the f32 kernels and the f32 Table jobs on one worker (f64 is unchanged).
 relaxed = [t for t in tasks if t["kind"] in ("peak", "exp") or (t["kind"] in ("gram", "prepare", "score") and t.get("f32")

@@ -4,7 +4,10 @@
 //! against a baseline.
 //!
 //! `COMPARE_BENCH_ONCE=1 cargo bench -p lethe-analysis --bench compare` times one run of each case instead of
-//! criterion's samples (`COMPARE_BENCH_ONCE=baseline`: only the cases whose name holds that word).
+//! criterion's samples (`COMPARE_BENCH_ONCE=baseline`: only the cases whose name holds that word);
+//! `COMPARE_BENCH_REPORT=PREFIX` also writes each timed case's JSON report (not timed) to `PREFIX<case>.json`;
+//! `COMPARE_BENCH_TABLE=FILE` writes the runs table there (the page's bench builds the same one,
+//! bench/web/compare-table.mjs).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use lethe_analysis::analyses::{CompareRequest, TextInput, run_compare};
@@ -64,9 +67,24 @@ fn run(req: &CompareRequest) -> usize {
     r.result.comparisons.len()
 }
 
+/// `COMPARE_BENCH_REPORT=PREFIX`: each case's JSON report to `PREFIX<case>.json` (to compare the numbers of two
+/// builds at this size byte for byte).
+fn write_report(req: &CompareRequest, name: &str) {
+    if let Some(prefix) = std::env::var_os("COMPARE_BENCH_REPORT") {
+        let mut ws = Workspace::new();
+        let r = run_compare(&mut ws, req).expect("compare");
+        let path = format!("{}{name}.json", prefix.to_string_lossy());
+        std::fs::write(path, serde_json::to_string(&r).expect("json")).expect("write the report");
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let (methods, metrics, resamples) = sizes();
     let text = table(methods, metrics);
+    // The table itself, to check the page bench's copy (bench/web/compare-table.mjs) against it.
+    if let Some(path) = std::env::var_os("COMPARE_BENCH_TABLE") {
+        std::fs::write(path, &text).expect("write the table");
+    }
     let cases = [
         ("50x10x20_all_pairs", request(&text, None, metrics, resamples)),
         (
@@ -80,6 +98,7 @@ fn bench(c: &mut Criterion) {
             let t = std::time::Instant::now();
             let n = run(req);
             println!("{name}: {:.3} s (one run, {n} comparisons)", t.elapsed().as_secs_f64());
+            write_report(req, name);
         }
         return;
     }

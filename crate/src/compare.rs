@@ -30,7 +30,7 @@ use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF, StudentsT};
 
 use crate::error::{Error, Result};
-use crate::permute::{Permutations, Stream, SubStreams};
+use crate::permute::{GROUP, Permutations, Stream, SubStreams};
 use crate::rank::{ndtr, rank_average};
 
 /// The most splits the exact permutation test enumerates (C(20, 10) = 184 756 fits; C(24, 12) = 2.7e6 does not).
@@ -198,7 +198,7 @@ impl Default for Bootstrap {
 /// Only the (at most four) order statistics the two percentiles interpolate between are found, without a sort:
 /// the `k`-th value in `f64::total_cmp`'s order is one bit pattern however it is found, so the interval equals
 /// the sorted one bit for bit. Narrow tails (the usual 2.5% of 10,000 resamples) keep the few smallest and
-/// largest values in two heaps in one pass; wide ones select (`select_nth_unstable_by`, linear time).
+/// largest values in a pass per tail (see `smallest_two`); wide ones select (`select_nth_unstable_by`, linear time).
 fn percentile_interval(mut stats: Vec<f64>, level: f64) -> (f64, f64) {
     let tail = (1.0 - level) / 2.0 * 100.0;
     let n = stats.len();
@@ -231,40 +231,44 @@ fn key_value(key: i64) -> f64 {
     f64::from_bits(total_key(key) as u64)
 }
 
-/// In one pass over `v` (`1 ≤ k_low, k_high ≤ v.len()`), in `total_cmp`'s order: the `k_low`-th smallest value
-/// and the one before it (the same again where `k_low = 1`), and the `k_high`-th largest and the one before it.
+/// In a pass over `v` per tail (`1 ≤ k_low, k_high ≤ v.len()`), in `total_cmp`'s order: the `k_low`-th smallest
+/// value and the one before it (the same again where `k_low = 1`), and the `k_high`-th largest and the one before it.
 fn tails(v: &[f64], k_low: usize, k_high: usize) -> ((f64, f64), (f64, f64)) {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    let mut small: BinaryHeap<i64> = BinaryHeap::with_capacity(k_low);
-    let mut large: BinaryHeap<Reverse<i64>> = BinaryHeap::with_capacity(k_high);
-    for &x in v {
-        #[allow(clippy::cast_possible_wrap)]
-        let k = total_key(x.to_bits() as i64);
-        if small.len() < k_low {
-            small.push(k);
-        } else if let Some(mut top) = small.peek_mut()
-            && k < *top
-        {
-            *top = k;
-        }
-        if large.len() < k_high {
-            large.push(Reverse(k));
-        } else if let Some(mut top) = large.peek_mut()
-            && k > top.0
-        {
-            *top = Reverse(k);
-        }
-    }
+    #[allow(clippy::cast_possible_wrap)]
+    let keys = v.iter().map(|x| total_key(x.to_bits() as i64));
+    let (s1, s2) = smallest_two(keys.clone(), k_low);
+    // The largest are the smallest of the negated keys (`!k` reverses i64's order without overflow).
+    let (l1, l2) = smallest_two(keys.map(|k| !k), k_high);
     let two = |first: Option<i64>, next: Option<i64>| {
         let a = first.map_or(f64::NAN, key_value);
         (a, next.map_or(a, key_value))
     };
-    let s1 = small.pop();
-    let s2 = small.pop();
-    let l1 = large.pop().map(|r| r.0);
-    let l2 = large.pop().map(|r| r.0);
-    (two(s1, s2), two(l1, l2))
+    (two(s1, s2), two(l1.map(|k| !k), l2.map(|k| !k)))
+}
+
+/// The `k`-th smallest key (`k ≥ 1`) and the one before it (`None` where `k = 1`), in one pass: keys below a
+/// threshold gather in a buffer of `2k`; a full buffer keeps its `k` smallest (selected in linear time) and their
+/// largest becomes the threshold, so the `k` smallest so far are always in the buffer.
+fn smallest_two(keys: impl Iterator<Item = i64>, k: usize) -> (Option<i64>, Option<i64>) {
+    let mut buf: Vec<i64> = Vec::with_capacity(2 * k);
+    let mut threshold = i64::MAX;
+    let mut full = false;
+    for key in keys {
+        if !full || key < threshold {
+            buf.push(key);
+            if buf.len() == 2 * k {
+                buf.select_nth_unstable(k - 1);
+                buf.truncate(k);
+                threshold = buf[k - 1];
+                full = true;
+            }
+        }
+    }
+    if buf.len() < k {
+        return (None, None);
+    }
+    let (before, &mut kth, _) = buf.select_nth_unstable(k - 1);
+    (Some(kth), before.iter().copied().max())
 }
 
 /// [`percentile_sorted`] of unsorted values, by selecting the two order statistics it reads (reorders `v`).
@@ -311,14 +315,16 @@ pub fn stratified_bootstrap(
     let sizes: Vec<usize> = tasks.iter().map(Vec::len).collect();
     let mut boot: Vec<Vec<f64>> = tasks.iter().map(|t| Vec::with_capacity(t.len())).collect();
     let mut stats = Vec::with_capacity(b.resamples);
-    for_each_resample(b, subset, &sizes, |idx| {
-        let mut i = 0;
-        for (t, out) in tasks.iter().zip(boot.iter_mut()) {
-            out.clear();
-            out.extend(idx[i..i + t.len()].iter().map(|&k| t[k as usize]));
-            i += t.len();
+    for_each_resample(b, subset, &sizes, |idx, lanes| {
+        for l in 0..lanes {
+            let mut i = 0;
+            for (t, out) in tasks.iter().zip(boot.iter_mut()) {
+                out.clear();
+                out.extend(idx[i..i + t.len()].iter().map(|k| t[k[l] as usize]));
+                i += t.len();
+            }
+            stats.push(stat(&boot));
         }
-        stats.push(stat(&boot));
     });
     Ok(percentile_interval(stats, b.level))
 }
@@ -334,18 +340,70 @@ pub fn stratified_bootstrap_mean(tasks: &[Vec<f64>], b: &Bootstrap, subset: u64)
     check_tasks(tasks)?;
     let sizes: Vec<usize> = tasks.iter().map(Vec::len).collect();
     let total: usize = sizes.iter().sum();
-    let mut flat = Vec::with_capacity(total);
+    // Draw `d` redraws a run of task `of_row[d]`.
+    let of_row: Vec<&[f64]> = tasks
+        .iter()
+        .flat_map(|t| std::iter::repeat_n(t.as_slice(), t.len()))
+        .collect();
+    let mut vals = vec![[0.0; GROUP]; total];
     let mut stats = Vec::with_capacity(b.resamples);
-    for_each_resample(b, subset, &sizes, |idx| {
-        flat.clear();
-        let mut i = 0;
-        for t in tasks {
-            flat.extend(idx[i..i + t.len()].iter().map(|&k| t[k as usize]));
-            i += t.len();
+    for_each_resample(b, subset, &sizes, |idx, lanes| {
+        for ((v, k), t) in vals.iter_mut().zip(idx).zip(&of_row) {
+            for l in 0..GROUP {
+                // Lanes past `lanes` hold indices drawn for resamples past the last: in range, never read.
+                v[l] = t[k[l] as usize];
+            }
         }
-        stats.push(crate::numpy::sum(&flat) / total as f64);
+        let sums = sum_lanes(&vals);
+        stats.extend(sums[..lanes].iter().map(|s| s / total as f64));
     });
     Ok(percentile_interval(stats, b.level))
+}
+
+/// `numpy::sum` of every lane's values (`vals[d][l]`: value `d` of lane `l`), the lanes abreast: each lane goes
+/// through the same additions in the same order as `numpy::sum` of its values alone, so each sum is the same.
+fn sum_lanes(vals: &[[f64; GROUP]]) -> [f64; GROUP] {
+    let p = pairwise_lanes(vals);
+    std::array::from_fn(|l| 0.0 + p[l])
+}
+
+/// numpy's pairwise summation (`crate::numpy`'s `pairwise`) lane by lane.
+#[allow(clippy::needless_range_loop)]
+fn pairwise_lanes(a: &[[f64; GROUP]]) -> [f64; GROUP] {
+    let n = a.len();
+    if n < 8 {
+        let mut acc = [0.0; GROUP];
+        for row in a {
+            for l in 0..GROUP {
+                acc[l] += row[l];
+            }
+        }
+        acc
+    } else if n <= crate::numpy::PW_BLOCKSIZE {
+        let mut r: [[f64; GROUP]; 8] = std::array::from_fn(|j| a[j]);
+        let body = n - n % 8;
+        for chunk in a[8..body].chunks_exact(8) {
+            for (acc, v) in r.iter_mut().zip(chunk) {
+                for l in 0..GROUP {
+                    acc[l] += v[l];
+                }
+            }
+        }
+        let mut res: [f64; GROUP] = std::array::from_fn(|l| {
+            ((r[0][l] + r[1][l]) + (r[2][l] + r[3][l])) + ((r[4][l] + r[5][l]) + (r[6][l] + r[7][l]))
+        });
+        for v in &a[body..] {
+            for l in 0..GROUP {
+                res[l] += v[l];
+            }
+        }
+        res
+    } else {
+        let mut n2 = n / 2;
+        n2 -= n2 % 8;
+        let (x, y) = (pairwise_lanes(&a[..n2]), pairwise_lanes(&a[n2..]));
+        std::array::from_fn(|l| x[l] + y[l])
+    }
 }
 
 fn check_tasks(tasks: &[Vec<f64>]) -> Result<()> {
@@ -358,45 +416,117 @@ fn check_tasks(tasks: &[Vec<f64>]) -> Result<()> {
     Ok(())
 }
 
-/// How many ChaCha8 blocks [`for_each_resample`] computes abreast before it reads them (16 KB).
-const BATCH_BLOCKS: usize = 256;
+/// Resamples `0..b.resamples` of a stratified bootstrap, in order, [`GROUP`] at a time. Resample `r` draws from its
+/// own sub-stream, `Permutations::for_subset(b.seed ^ subset · φ, Split, r)` (so resample `r` is the same whatever
+/// else is computed and on every thread count): for each `n` in `sizes` in turn, `n` indices below `n` (a task's
+/// runs redrawn with replacement). `f(idx, lanes)` gets resamples `r₀ .. r₀ + lanes` (the next ones in order):
+/// `idx[d][l]` is draw `d` of resample `r₀ + l`, group after group.
+///
+/// The words are [`SubStreams::group`]'s, 16 resamples' blocks computed abreast and read where the lanes left
+/// them. Draw `d` reads word `d` unless an earlier draw of that resample was rejected (Lemire's draw rejects a
+/// word whose product with the bound has its low half below `2^32 mod bound`, probability < bound / 2^32): a
+/// resample where any product's low half is below the bound itself is drawn again word by word, exactly as
+/// [`Permutations::index_below`] draws it, so every index is the generator's.
+fn for_each_resample(b: &Bootstrap, subset: u64, sizes: &[usize], f: impl FnMut(&[[u32; GROUP]], usize)) {
+    for_each_resample_with(b, subset, sizes, false, f);
+}
 
-/// Resamples `0..b.resamples` of a stratified bootstrap, in order. Resample `r` draws from its own sub-stream,
-/// `Permutations::for_subset(b.seed ^ subset · φ, Split, r)` (so resample `r` is the same whatever else is
-/// computed and on every thread count): for each `n` in `sizes` in turn, `n` indices below `n` (a task's runs
-/// redrawn with replacement). `f` gets each resample's indices, group after group in one slice. The draws are
-/// [`SubStreams`]': the same words as a generator per resample, several resamples' blocks computed abreast.
-fn for_each_resample(b: &Bootstrap, subset: u64, sizes: &[usize], mut f: impl FnMut(&[u32])) {
-    let streams = SubStreams::new(b.seed ^ subset.wrapping_mul(0x9E37_79B9_7F4A_7C15), Stream::Split);
-    let draws: usize = sizes.iter().sum();
-    // The blocks a resample reads when no draw is rejected (Lemire's draw rejects with probability < n / 2^32;
-    // a rejection reads on into blocks computed then).
-    let ahead = draws.div_ceil(16).max(1);
-    let batch = (BATCH_BLOCKS / ahead).max(1);
-    let mut jobs: Vec<(u64, u64)> = Vec::with_capacity(batch * ahead);
-    let mut blocks = vec![[0u32; 16]; batch * ahead];
-    let mut idx = vec![0u32; draws];
+/// [`for_each_resample`]; `redraw_all`: draw every resample word by word (the tests' check of that path).
+fn for_each_resample_with(
+    b: &Bootstrap,
+    subset: u64,
+    sizes: &[usize],
+    redraw_all: bool,
+    mut f: impl FnMut(&[[u32; GROUP]], usize),
+) {
+    let streams = resample_streams(b, subset);
+    #[allow(clippy::cast_possible_truncation)]
+    let bounds: Vec<u32> = sizes.iter().flat_map(|&n| std::iter::repeat_n(n as u32, n)).collect();
+    let draws = bounds.len();
+    let mut blocks = vec![[[0u32; GROUP]; 16]; draws.div_ceil(16).max(1)];
+    let mut idx = vec![[0u32; GROUP]; draws];
     let mut start = 0;
     while start < b.resamples {
-        let end = (start + batch).min(b.resamples);
-        jobs.clear();
-        jobs.extend((start as u64..end as u64).flat_map(|r| (0..ahead as u64).map(move |c| (r, c))));
-        streams.blocks(&jobs, &mut blocks);
-        for (k, r) in (start..end).enumerate() {
-            let mut words = streams.words(r as u64, &blocks[k * ahead..(k + 1) * ahead]);
-            let mut i = 0;
-            for &n in sizes {
-                #[allow(clippy::cast_possible_truncation)]
-                let bound = n as u32;
-                for v in &mut idx[i..i + n] {
-                    *v = words.index_below(bound);
-                }
-                i += n;
-            }
-            f(&idx);
+        let lanes = (b.resamples - start).min(GROUP);
+        for (c, block) in blocks.iter_mut().enumerate() {
+            streams.group(start as u64, c as u64, block);
         }
-        start = end;
+        let mut suspect = [u32::from(redraw_all); GROUP];
+        draw_rows(&blocks, &bounds, &mut idx, &mut suspect);
+        for (l, _) in suspect.iter().enumerate().take(lanes).filter(|(_, s)| **s != 0) {
+            let mut words = streams.words((start + l) as u64, &[]);
+            for (row, &bound) in idx.iter_mut().zip(&bounds) {
+                row[l] = words.index_below(bound);
+            }
+        }
+        f(&idx, lanes);
+        start += lanes;
     }
+}
+
+/// The sub-streams of an interval's resamples (resample `r`: sub-stream `r`).
+fn resample_streams(b: &Bootstrap, subset: u64) -> SubStreams {
+    SubStreams::new(b.seed ^ subset.wrapping_mul(0x9E37_79B9_7F4A_7C15), Stream::Split)
+}
+
+/// Lemire's draw of every lane of every row at once: `idx[d][l]` from word `d` of lane `l` and `bounds[d]`, and
+/// `suspect[l]` set where a product's low half is below its bound (where a rejection is possible). Compiled for
+/// AVX-512 or AVX2 where the CPU has them (the same integer arithmetic, more lanes at a time).
+fn draw_rows(blocks: &[[[u32; GROUP]; 16]], bounds: &[u32], idx: &mut [[u32; GROUP]], suspect: &mut [u32; GROUP]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F (checked just above).
+            unsafe { draw_rows_avx512(blocks, bounds, idx, suspect) };
+            return;
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            unsafe { draw_rows_avx2(blocks, bounds, idx, suspect) };
+            return;
+        }
+    }
+    draw_rows_lanes(blocks, bounds, idx, suspect);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn draw_rows_avx512(
+    blocks: &[[[u32; GROUP]; 16]],
+    bounds: &[u32],
+    idx: &mut [[u32; GROUP]],
+    suspect: &mut [u32; GROUP],
+) {
+    draw_rows_lanes(blocks, bounds, idx, suspect);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn draw_rows_avx2(blocks: &[[[u32; GROUP]; 16]], bounds: &[u32], idx: &mut [[u32; GROUP]], suspect: &mut [u32; GROUP]) {
+    draw_rows_lanes(blocks, bounds, idx, suspect);
+}
+
+#[inline(always)]
+fn draw_rows_lanes(
+    blocks: &[[[u32; GROUP]; 16]],
+    bounds: &[u32],
+    idx: &mut [[u32; GROUP]],
+    suspect: &mut [u32; GROUP],
+) {
+    // Flags gathered in a local (kept in a register), not through the caller's array row after row.
+    let mut flags = *suspect;
+    for (d, (row, &bound)) in idx.iter_mut().zip(bounds).enumerate() {
+        let words = &blocks[d / 16][d % 16];
+        for l in 0..GROUP {
+            let m = u64::from(words[l]) * u64::from(bound);
+            #[allow(clippy::cast_possible_truncation)]
+            {
+                row[l] = (m >> 32) as u32;
+                flags[l] |= u32::from((m as u32) < bound);
+            }
+        }
+    }
+    *suspect = flags;
 }
 
 /// The IQM of every run of every task (rliable's `aggregate_iqm` on a runs × tasks matrix).
@@ -417,6 +547,17 @@ pub fn mean_tasks(tasks: &[Vec<f64>]) -> f64 {
 /// # Errors
 /// Bad settings; tasks that do not pair up; an empty task.
 pub fn poi_interval(x: &[Vec<f64>], y: &[Vec<f64>], b: &Bootstrap, subset: u64) -> Result<(f64, (f64, f64))> {
+    poi_interval_with(x, y, b, subset, false)
+}
+
+/// [`poi_interval`]; `redraw_all`: draw every resample word by word (the tests' check of that path).
+fn poi_interval_with(
+    x: &[Vec<f64>],
+    y: &[Vec<f64>],
+    b: &Bootstrap,
+    subset: u64,
+    redraw_all: bool,
+) -> Result<(f64, (f64, f64))> {
     check_bootstrap(b)?;
     if x.len() != y.len() || x.is_empty() || x.iter().chain(y).any(Vec::is_empty) {
         return Err(invalid("tasks", "both methods need runs on the same tasks"));
@@ -426,21 +567,210 @@ pub fn poi_interval(x: &[Vec<f64>], y: &[Vec<f64>], b: &Bootstrap, subset: u64) 
     let x_draws: usize = x.iter().map(Vec::len).sum();
     let tables: Vec<PoiTask> = x.iter().zip(y).map(|(a, b)| PoiTask::new(a, b)).collect();
     let mut stats = Vec::with_capacity(b.resamples);
+    if let ([t], [a], [c]) = (&tables[..], x, y)
+        && let Some(packed) = PoiPacked::new(a, c)
+    {
+        // One task, few runs: U of every resample from one table of packed counts (same numbers).
+        let (n, m) = (a.len(), c.len());
+        #[cfg(target_arch = "x86_64")]
+        if !t.may_be_equal && n <= 16 && m <= 16 && std::arch::is_x86_feature_detected!("avx512f") {
+            // No resample can be two equal arrays: every one is its twice U, 16 at a time from the words.
+            let streams = resample_streams(b, subset);
+            let mut blocks = vec![[[0u32; GROUP]; 16]; (n + m).div_ceil(16)];
+            let mut start = 0;
+            while start < b.resamples {
+                let lanes = (b.resamples - start).min(GROUP);
+                for (k, block) in blocks.iter_mut().enumerate() {
+                    streams.group(start as u64, k as u64, block);
+                }
+                let mut twice = [0u64; GROUP];
+                // SAFETY: the CPU has AVX-512F (checked above); n, m ≤ 16 and n + m draws' blocks are computed.
+                let mut suspect = unsafe { packed.twice_u_avx512(&blocks, m, &mut twice) };
+                if redraw_all {
+                    suspect = u32::MAX;
+                }
+                suspect &= (1u32 << lanes) - 1;
+                while suspect != 0 {
+                    // A draw may have been rejected: this resample drawn word by word, as the generator draws it.
+                    let l = suspect.trailing_zeros() as usize;
+                    suspect &= suspect - 1;
+                    let mut words = streams.words((start + l) as u64, &[]);
+                    let mut col = [[0u32; GROUP]; 32];
+                    #[allow(clippy::cast_possible_truncation)]
+                    for (d, row) in col.iter_mut().enumerate().take(n + m) {
+                        row[0] = words.index_below(if d < n { n as u32 } else { m as u32 });
+                    }
+                    twice[l] = packed.twice_u(&col[..n + m], 0);
+                }
+                stats.extend(twice[..lanes].iter().map(|&t| packed.stat[t as usize]));
+                start += lanes;
+            }
+            return Ok((point, percentile_interval(stats, b.level)));
+        }
+        let mut ix = Vec::with_capacity(n);
+        let mut iy = Vec::with_capacity(m);
+        // The statistic of a resample whose x and y are equal arrays (as in the general path below).
+        let equal_stat = mean(&[0.5]);
+        for_each_resample_with(b, subset, &sizes, redraw_all, |idx, lanes| {
+            for l in 0..lanes {
+                let equal = t.may_be_equal && n == m && {
+                    ix.clear();
+                    iy.clear();
+                    ix.extend(idx[..n].iter().map(|k| k[l]));
+                    iy.extend(idx[n..].iter().map(|k| k[l]));
+                    ix.iter().zip(&iy).all(|(&i, &j)| a[i as usize] == c[j as usize])
+                };
+                stats.push(if equal {
+                    equal_stat
+                } else {
+                    packed.stat[packed.twice_u(idx, l) as usize]
+                });
+            }
+        });
+        return Ok((point, percentile_interval(stats, b.level)));
+    }
     let mut per = Vec::with_capacity(x.len());
     let mut counts = Vec::new();
-    for_each_resample(b, subset, &sizes, |idx| {
-        let (ix, iy) = idx.split_at(x_draws);
-        per.clear();
-        let (mut i, mut j) = (0, 0);
-        for (t, (a, b)) in tables.iter().zip(x.iter().zip(y)) {
-            let (n, m) = (a.len(), b.len());
-            per.push(t.resampled(a, b, &ix[i..i + n], &iy[j..j + m], &mut counts));
-            i += n;
-            j += m;
+    let mut ix = Vec::with_capacity(x_draws);
+    let mut iy = Vec::with_capacity(sizes.iter().sum::<usize>() - x_draws);
+    for_each_resample_with(b, subset, &sizes, redraw_all, |idx, lanes| {
+        let (idx_x, idx_y) = idx.split_at(x_draws);
+        for l in 0..lanes {
+            ix.clear();
+            iy.clear();
+            ix.extend(idx_x.iter().map(|k| k[l]));
+            iy.extend(idx_y.iter().map(|k| k[l]));
+            per.clear();
+            let (mut i, mut j) = (0, 0);
+            for (t, (a, b)) in tables.iter().zip(x.iter().zip(y)) {
+                let (n, m) = (a.len(), b.len());
+                per.push(t.resampled(a, b, &ix[i..i + n], &iy[j..j + m], &mut counts));
+                i += n;
+                j += m;
+            }
+            stats.push(mean(&per));
         }
-        stats.push(mean(&per));
     });
     Ok((point, percentile_interval(stats, b.level)))
+}
+
+/// One task's twice-U for [`poi_interval`] in a few operations a resample, where `n_x` fields of `w` bits (`2 n_y
+/// < 2^w`) fit in 64: `table[j]` holds, in field `i`, the pair (x_i, y_j)'s share of twice U (2 if `x_i > y_j`, 1
+/// if equal, else 0). The sum of `table` over a resample's y indices holds in field `i` the share of `x_i` against
+/// that whole resample (at most `2 n_y`, so fields never carry into each other); adding up the fields of the
+/// resample's x indices gives twice U, the integer [`PoiTask::resampled`] counts.
+///
+/// Twice U takes one of `2 n_x n_y + 1` values, so the resample's statistic is read from `stat`, where each was
+/// computed once as the general path computes it (`mean` of the one task's `twice / 2 / (n_x n_y)`).
+struct PoiPacked {
+    /// Per y index (padded with zeros to a power of two), the packed shares.
+    table: Vec<u64>,
+    nx: usize,
+    width: u32,
+    mask: u64,
+    stat: Vec<f64>,
+}
+
+/// The most values of twice U [`PoiPacked`] tabulates the statistic of.
+const POI_STATS_MAX: usize = 1 << 16;
+
+impl PoiPacked {
+    fn new(x: &[f64], y: &[f64]) -> Option<Self> {
+        let width = u64::BITS - (2 * y.len() as u64).leading_zeros();
+        let pairs = x.len().checked_mul(y.len())?;
+        if x.len() * width as usize > 64 || pairs >= POI_STATS_MAX / 2 || x.iter().chain(y).any(|v| v.is_nan()) {
+            return None;
+        }
+        let stat = (0..=2 * pairs as u64)
+            .map(|twice| mean(&[twice as f64 / 2.0 / pairs as f64]))
+            .collect();
+        let mut table: Vec<u64> = y
+            .iter()
+            .map(|&b| {
+                x.iter().enumerate().fold(0u64, |acc, (i, &a)| {
+                    acc | ((2 * u64::from(a > b) + u64::from(a == b)) << (width as usize * i))
+                })
+            })
+            .collect();
+        table.resize(y.len().next_power_of_two(), 0);
+        Some(Self {
+            table,
+            nx: x.len(),
+            width,
+            mask: (1u64 << width) - 1,
+            stat,
+        })
+    }
+
+    /// Twice U of the 16 resamples of `blocks` (their words, [`SubStreams::group`]'s layout: x's `n_x` draws,
+    /// then y's `m`), each draw Lemire's from its word as [`draw_rows`] computes it, 8 resamples to a register:
+    /// the table is two registers (`m ≤ 16`) read by a permutation, each x index a variable shift. Returns the
+    /// lanes (bits) where a draw may have been rejected, whose `out` is to be recomputed.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; `n_x, m ≤ 16`; `blocks` holds at least `n_x + m` words.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    #[allow(clippy::cast_possible_wrap)]
+    unsafe fn twice_u_avx512(&self, blocks: &[[[u32; GROUP]; 16]], m: usize, out: &mut [u64; GROUP]) -> u32 {
+        use std::arch::x86_64::{
+            __m256i, __m512i, _mm256_loadu_si256, _mm512_add_epi64, _mm512_and_si512, _mm512_cmplt_epu64_mask,
+            _mm512_cvtepu32_epi64, _mm512_mul_epu32, _mm512_permutex2var_epi64, _mm512_set1_epi64,
+            _mm512_setzero_si512, _mm512_srli_epi64, _mm512_srlv_epi64, _mm512_storeu_si512,
+        };
+        let n = self.nx;
+        let mut table = [0u64; 16];
+        table[..self.table.len()].copy_from_slice(&self.table);
+        // SAFETY: `table` is 16 u64, two unaligned 64-byte loads.
+        let (t_lo, t_hi) = unsafe {
+            (
+                std::arch::x86_64::_mm512_loadu_si512(table.as_ptr().cast::<__m512i>()),
+                std::arch::x86_64::_mm512_loadu_si512(table.as_ptr().add(8).cast::<__m512i>()),
+            )
+        };
+        let low32 = _mm512_set1_epi64(0xFFFF_FFFF);
+        let (bound_x, bound_y) = (_mm512_set1_epi64(n as i64), _mm512_set1_epi64(m as i64));
+        let width = _mm512_set1_epi64(i64::from(self.width));
+        let mask = _mm512_set1_epi64(self.mask as i64);
+        let mut suspect = 0u32;
+        for half in 0..2 {
+            // Draw `d` of the 8 resamples of this half: its index (as u64 lanes) and the lanes that may reject.
+            let draw = |d: usize, bound: __m512i| {
+                let words = &blocks[d / 16][d % 16][half * 8..half * 8 + 8];
+                // SAFETY: 8 u32, one unaligned 32-byte load.
+                let w = _mm512_cvtepu32_epi64(unsafe { _mm256_loadu_si256(words.as_ptr().cast::<__m256i>()) });
+                let product = _mm512_mul_epu32(w, bound);
+                let may_reject = _mm512_cmplt_epu64_mask(_mm512_and_si512(product, low32), bound);
+                (_mm512_srli_epi64::<32>(product), u32::from(may_reject) << (half * 8))
+            };
+            let mut s = _mm512_setzero_si512();
+            for d in n..n + m {
+                let (j, flags) = draw(d, bound_y);
+                suspect |= flags;
+                s = _mm512_add_epi64(s, _mm512_permutex2var_epi64(t_lo, j, t_hi));
+            }
+            let mut twice = _mm512_setzero_si512();
+            for d in 0..n {
+                let (i, flags) = draw(d, bound_x);
+                suspect |= flags;
+                let field = _mm512_and_si512(_mm512_srlv_epi64(s, _mm512_mul_epu32(i, width)), mask);
+                twice = _mm512_add_epi64(twice, field);
+            }
+            // SAFETY: `out[half·8 ..]` is 8 u64, one unaligned 64-byte store.
+            unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(half * 8).cast::<__m512i>(), twice) };
+        }
+        suspect
+    }
+
+    /// Twice U of resample lane `l` of `idx` (x's `n_x` draws, then y's).
+    #[inline(always)]
+    fn twice_u(&self, idx: &[[u32; GROUP]], l: usize) -> u64 {
+        let (ix, iy) = idx.split_at(self.nx);
+        // Indices are below n_y; the mask (the table is padded to a power of two) spares the bounds checks.
+        let last = self.table.len() - 1;
+        let s: u64 = iy.iter().map(|k| self.table[k[l] as usize & last]).sum();
+        ix.iter().map(|k| (s >> (self.width * k[l])) & self.mask).sum()
+    }
 }
 
 /// One task of [`poi_interval`]: a resample's `U / (n_x n_y)` from the indices it drew, in `O(n_x + n_y)`
@@ -657,12 +987,84 @@ fn binomial(n: u64, k: u64) -> u64 {
 /// # Errors
 /// An empty sample.
 pub fn permutation_test(x: &[f64], y: &[f64], resamples: usize, seed: u64) -> Result<PermutationTest> {
-    permutation_test_with(x, y, resamples, seed, true)
+    permutation_test_with(x, y, resamples, seed, true, &mut PermutationMemo::default())
+}
+
+/// [`permutation_test`], keeping the sorted subset sums of each half it splits the pooled values into in `memo`
+/// for later tests with the same half (comparing one method with many others: its runs are a half of every
+/// split of two equal-sized samples). The same result as [`permutation_test`].
+///
+/// # Errors
+/// An empty sample.
+pub fn permutation_test_memo(
+    x: &[f64],
+    y: &[f64],
+    resamples: usize,
+    seed: u64,
+    memo: &mut PermutationMemo,
+) -> Result<PermutationTest> {
+    permutation_test_with(x, y, resamples, seed, true, memo)
+}
+
+/// Halves [`permutation_test_memo`] has seen: per half (its values' bits), its subset sums (by mask) and those
+/// sums grouped by subset size, each group sorted.
+#[derive(Debug, Default)]
+pub struct PermutationMemo {
+    halves: std::collections::HashMap<Vec<u64>, std::rc::Rc<HalfSums>>,
+}
+
+#[derive(Debug)]
+struct HalfSums {
+    by_mask: Vec<f64>,
+    by_size: Vec<Vec<f64>>,
+}
+
+impl PermutationMemo {
+    fn half(&mut self, half: &[f64]) -> std::rc::Rc<HalfSums> {
+        let key: Vec<u64> = half.iter().map(|v| v.to_bits()).collect();
+        self.halves
+            .entry(key)
+            .or_insert_with(|| std::rc::Rc::new(HalfSums::new(half)))
+            .clone()
+    }
+}
+
+impl HalfSums {
+    fn new(half: &[f64]) -> Self {
+        let mut by_mask = vec![0.0; 1 << half.len()];
+        for mask in 1usize..by_mask.len() {
+            let low = mask.trailing_zeros() as usize;
+            by_mask[mask] = by_mask[mask & (mask - 1)] + half[low];
+        }
+        let mut by_size: Vec<Vec<f64>> = (0..=half.len())
+            .map(|k| Vec::with_capacity(binomial(half.len() as u64, k as u64) as usize))
+            .collect();
+        for (mask, &s) in by_mask.iter().enumerate() {
+            by_size[mask.count_ones() as usize].push(s);
+        }
+        // `total_cmp`'s order is the order of these integer keys; equal keys are equal bits, so any sort of the
+        // keys gives the one sequence a stable sort by `total_cmp` gives.
+        #[allow(clippy::cast_possible_wrap, clippy::cast_sign_loss)]
+        for v in &mut by_size {
+            let mut keys: Vec<i64> = v.iter().map(|x| total_key(x.to_bits() as i64)).collect();
+            keys.sort_unstable();
+            v.clear();
+            v.extend(keys.into_iter().map(key_value));
+        }
+        Self { by_mask, by_size }
+    }
 }
 
 /// [`permutation_test`]; `halves`: count an exact test's tails by [`exact_tails`] where the sample is short enough
 /// (else, and in the tests that check it against them, split by split).
-fn permutation_test_with(x: &[f64], y: &[f64], resamples: usize, seed: u64, halves: bool) -> Result<PermutationTest> {
+fn permutation_test_with(
+    x: &[f64],
+    y: &[f64],
+    resamples: usize,
+    seed: u64,
+    halves: bool,
+    memo: &mut PermutationMemo,
+) -> Result<PermutationTest> {
     if x.is_empty() || y.is_empty() {
         return Err(invalid(
             "samples",
@@ -687,7 +1089,7 @@ fn permutation_test_with(x: &[f64], y: &[f64], resamples: usize, seed: u64, halv
     let split_stat = |a: &[f64], b: &[f64]| mean(a) - mean(b);
     let exact = total <= EXACT_SPLITS;
     if exact && halves && n <= 2 * MITM_HALF_MAX {
-        let (less, greater) = exact_tails(&pooled, nx, observed, gamma);
+        let (less, greater) = exact_tails(&pooled, nx, observed, gamma, memo);
         let c = total as f64;
         let p = (2.0 * (less as f64 / c).min(greater as f64 / c)).min(1.0);
         return Ok(PermutationTest {
@@ -773,7 +1175,7 @@ const MITM_HALF_MAX: usize = 14;
 /// instead of `C(n, n_x)` splits; the statistic the counts compare is `f` of the split's sum, with the observed
 /// split's own `f` standing for `observed` (so the observed split and exact ties count as scipy's tolerance
 /// means them to).
-fn exact_tails(pooled: &[f64], nx: usize, observed: f64, gamma: f64) -> (u64, u64) {
+fn exact_tails(pooled: &[f64], nx: usize, observed: f64, gamma: f64, memo: &mut PermutationMemo) -> (u64, u64) {
     let n = pooled.len();
     let ny = n - nx;
     let h = n / 2;
@@ -781,51 +1183,57 @@ fn exact_tails(pooled: &[f64], nx: usize, observed: f64, gamma: f64) -> (u64, u6
     let total = crate::numpy::sum(pooled);
     let (fx, fy) = (nx as f64, ny as f64);
     let f = |s: f64| s / fx - (total - s) / fy;
-    // Subset sums of a half, grouped by subset size; also the sum of the first `take` values (the observed split).
-    let sums = |half: &[f64]| -> Vec<f64> {
-        let mut out = vec![0.0; 1 << half.len()];
-        for mask in 1usize..out.len() {
-            let low = mask.trailing_zeros() as usize;
-            out[mask] = out[mask & (mask - 1)] + half[low];
-        }
-        out
-    };
-    let (ls, rs) = (sums(left), sums(right));
-    let by_size = |sums: &[f64], len: usize| -> Vec<Vec<f64>> {
-        let mut by: Vec<Vec<f64>> = vec![Vec::new(); len + 1];
-        for (mask, &s) in sums.iter().enumerate() {
-            by[mask.count_ones() as usize].push(s);
-        }
-        for v in &mut by {
-            v.sort_by(f64::total_cmp);
-        }
-        by
-    };
-    let (left_by_size, right_by_size) = (by_size(&ls, left.len()), by_size(&rs, right.len()));
+    // Subset sums of a half, grouped by subset size and sorted; by mask for the observed split.
+    let (lh, rh) = (memo.half(left), memo.half(right));
+    let (ls, rs) = (&lh.by_mask, &rh.by_mask);
+    let (left_by_size, right_by_size) = (&lh.by_size, &rh.by_size);
     // The observed split: x is the first n_x pooled values.
     let xl = nx.min(h);
     let (xmask_l, xmask_r) = ((1usize << xl) - 1, (1usize << (nx - xl)) - 1);
     let obs = f(ls[xmask_l] + rs[xmask_r]);
     let _ = observed;
     let (hi_bound, lo_bound) = (obs + gamma, obs - gamma);
+    // `f` is non-decreasing in the sum (each rounding step is monotone), so `f(s) ≤ hi_bound` holds exactly for
+    // the sums at or below one float, and `f(s) < lo_bound` for those at or below another: found once by bisection,
+    // they replace the two divisions a comparison of `f`'s with a comparison of sums (the same counts). Where a
+    // value or a sum is not finite, `f` is compared as it is.
+    let finite = total.is_finite() && ls.iter().chain(rs.iter()).all(|v| v.is_finite());
+    let (l, r) = (left_by_size.as_slice(), right_by_size.as_slice());
+    if finite {
+        let s_hi = last_true(|s| f(s) <= hi_bound);
+        let s_lo = last_true(|s| f(s) < lo_bound);
+        tail_walk(l, r, nx, |s| s <= s_hi, |s| s <= s_lo)
+    } else {
+        tail_walk(l, r, nx, |s| f(s) <= hi_bound, |s| f(s) < lo_bound)
+    }
+}
+
+/// [`exact_tails`]' counts: the splits whose sum `s` (a left subset's plus a right one's, `n_x` values in all)
+/// satisfies `at_most_hi(s)`, and those that fail `below_lo(s)`; both predicates hold up to some sum and fail after.
+fn tail_walk(
+    left_by_size: &[Vec<f64>],
+    right_by_size: &[Vec<f64>],
+    nx: usize,
+    at_most_hi: impl Fn(f64) -> bool,
+    below_lo: impl Fn(f64) -> bool,
+) -> (u64, u64) {
+    let right_len = right_by_size.len() - 1;
     // For a left sum `l`, the right sums completing a split at or below `hi_bound` are a prefix of the sorted ones
     // (`f(l + v)` is non-decreasing in `v`), and that prefix can only shorten as `l` grows (`f(l + v)` is
     // non-decreasing in `l` too): so the left sums of each size, in ascending order, walk one pointer down the
     // right sums of the complementary size (each count the binary search `partition_point` would give).
     let (mut less, mut greater) = (0u64, 0u64);
     for (k, lefts) in left_by_size.iter().enumerate() {
-        if k > nx || nx - k > right.len() {
+        if k > nx || nx - k > right_len {
             continue;
         }
         let r = &right_by_size[nx - k];
         let (mut at_most, mut below) = (r.len(), r.len());
         for &l in lefts {
-            // The predicates `partition_point` searched with.
-            let (at_most_hi, below_lo) = (|v: f64| f(l + v) <= hi_bound, |v: f64| f(l + v) < lo_bound);
-            while at_most > 0 && !at_most_hi(r[at_most - 1]) {
+            while at_most > 0 && !at_most_hi(l + r[at_most - 1]) {
                 at_most -= 1;
             }
-            while below > 0 && !below_lo(r[below - 1]) {
+            while below > 0 && !below_lo(l + r[below - 1]) {
                 below -= 1;
             }
             less += at_most as u64;
@@ -833,6 +1241,32 @@ fn exact_tails(pooled: &[f64], nx: usize, observed: f64, gamma: f64) -> (u64, u6
         }
     }
     (less, greater)
+}
+
+/// The largest finite float where `p`, a predicate that holds up to some point and fails after it (on finite floats
+/// in `total_cmp`'s order, −0 and +0 alike), holds; −∞ where it holds nowhere, +∞ where it holds everywhere (so
+/// that `s <= last_true(p)` is `p(s)` for every finite `s`).
+fn last_true(p: impl Fn(f64) -> bool) -> f64 {
+    #[allow(clippy::cast_possible_wrap)]
+    let key = |v: f64| total_key(v.to_bits() as i64);
+    let (mut lo, mut hi) = (key(f64::MIN), key(f64::MAX));
+    if !p(f64::MIN) {
+        return f64::NEG_INFINITY;
+    }
+    if p(f64::MAX) {
+        return f64::INFINITY;
+    }
+    // p(lo) holds, p(hi) fails (the keys span more than i64's range: their midpoint is taken in i128).
+    while i128::from(hi) - i128::from(lo) > 1 {
+        #[allow(clippy::cast_possible_truncation)]
+        let mid = ((i128::from(lo) + i128::from(hi)) / 2) as i64;
+        if p(key_value(mid)) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    key_value(lo)
 }
 
 /// The two one-sided tests of equivalence.
@@ -1119,6 +1553,7 @@ mod tests {
     /// a coarse decimal grid tie often and do not add exactly in binary), equal and unequal sizes.
     #[test]
     fn exact_tails_equal_every_split_enumerated() {
+        let mut memo = PermutationMemo::default();
         let mut s: u64 = 7;
         let mut next = || {
             s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -1132,14 +1567,28 @@ mod tests {
                 };
                 let x: Vec<f64> = (0..nx).map(|_| draw(0.2)).collect();
                 let y: Vec<f64> = (0..ny).map(|_| draw(0.0)).collect();
-                let fast = permutation_test_with(&x, &y, 0, 0, true).expect("halves");
-                let slow = permutation_test_with(&x, &y, 0, 0, false).expect("splits");
-                assert!(fast.exact && slow.exact);
-                assert_eq!(fast.splits, slow.splits, "{nx}+{ny}");
-                assert_eq!(fast.p_value, slow.p_value, "{nx}+{ny} grid {grid}: {x:?} {y:?}");
-                assert_eq!(fast.statistic, slow.statistic);
+                let x2: Vec<f64> = (0..nx).map(|_| draw(-0.1)).collect();
+                // Both orders, and a second x against the same y: halves the memo has seen.
+                for (a, b) in [(&x, &y), (&y, &x), (&x2, &y), (&x, &y)] {
+                    check(a, b, &mut memo);
+                }
             }
         }
+        // Sums of zero, of either sign, and a total of zero.
+        check(&[0.5, -0.5, 0.0, -0.0], &[-0.0, 0.25, -0.25, 0.0], &mut memo);
+        check(&[0.0, -0.0], &[-0.0, 0.0, 0.0], &mut memo);
+        check(&[-0.0; 4], &[-0.0; 4], &mut memo);
+    }
+
+    fn check(x: &[f64], y: &[f64], memo: &mut PermutationMemo) {
+        let fast = permutation_test_with(x, y, 0, 0, true, memo).expect("halves");
+        let alone = permutation_test(x, y, 0, 0).expect("halves, no memo");
+        let slow = permutation_test_with(x, y, 0, 0, false, memo).expect("splits");
+        assert!(fast.exact && slow.exact);
+        assert_eq!(fast, alone);
+        assert_eq!(fast.splits, slow.splits, "{x:?} {y:?}");
+        assert_eq!(fast.p_value, slow.p_value, "{x:?} {y:?}");
+        assert_eq!(fast.statistic, slow.statistic);
     }
 
     /// The percentile interval by selection equals the sorted one.
@@ -1166,8 +1615,8 @@ mod tests {
         }
     }
 
-    /// The percentile interval by heaps (narrow tails) and by selection equals the one read off the sorted values,
-    /// with ties, negative zeros and both signs.
+    /// The percentile interval by the tails' buffers (narrow tails) and by selection equals the one read off the
+    /// sorted values, with ties, negative zeros and both signs.
     #[test]
     fn percentile_interval_equals_the_sorted_one() {
         let mut s: u64 = 13;
@@ -1206,6 +1655,153 @@ mod tests {
     }
 
     /// The allocation-free bootstrap of the mean gives the closure's interval bit for bit.
+    /// Resample `r`'s indices as the definition draws them: a generator of its own sub-stream, draw after draw.
+    fn reference_indices(b: &Bootstrap, subset: u64, sizes: &[usize], r: usize) -> Vec<u32> {
+        let mut g = Permutations::for_subset(
+            b.seed ^ subset.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            Stream::Split,
+            r as u64,
+        );
+        sizes
+            .iter()
+            .flat_map(|&n| std::iter::repeat_n(n, n))
+            .map(|n| g.index_below(n as u32))
+            .collect()
+    }
+
+    /// The grouped draws (and the word-by-word redraw) give every resample the definition's indices, and the
+    /// probability of improvement's interval (packed counts for one task of few runs, counts by sorted order
+    /// otherwise) and the mean's equal the definition's: each resample's U over every pair (`u_pairs`), its mean,
+    /// the interval read off the sorted statistics. Ties, −0, NaN, sizes 1 to 17 (packed and not), several tasks,
+    /// resample counts that leave a partial group.
+    #[test]
+    fn grouped_resamples_equal_the_definition() {
+        let mut s: u64 = 11;
+        let mut next = move || {
+            s = s
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            s >> 33
+        };
+        for case in 0..40 {
+            // Every tenth case from the fifth compares a method with itself (resamples that can be equal arrays).
+            let tasks = if case % 10 == 5 { 1 + case / 20 } else { 1 + case % 3 };
+            let mut draw = |len: usize, coarse: bool| -> Vec<f64> {
+                (0..len)
+                    .map(|_| {
+                        let v = next();
+                        if coarse {
+                            (v % 4) as f64 * 0.5 - 1.0
+                        } else {
+                            v as f64 / 1e9
+                        }
+                    })
+                    .collect()
+            };
+            let x: Vec<Vec<f64>> = (0..tasks)
+                .map(|t| {
+                    draw(
+                        if case % 10 == 5 {
+                            1 + case / 20
+                        } else {
+                            1 + (case * 7 + t) % 17
+                        },
+                        case % 2 == 0,
+                    )
+                })
+                .collect();
+            let mut y: Vec<Vec<f64>> = (0..tasks)
+                .map(|t| draw(1 + (case * 5 + t) % 13, case % 4 == 0))
+                .collect();
+            if case % 10 == 3 {
+                y[0][0] = f64::NAN;
+            }
+            if case % 10 == 5 {
+                y[0][0] = -0.0;
+                y = x.clone();
+            }
+            let b = Bootstrap {
+                resamples: if case % 10 == 5 {
+                    1000
+                } else {
+                    [1, 15, 16, 17, 333][case % 5]
+                },
+                level: 0.9,
+                seed: case as u64,
+            };
+            let subset = case as u64 * 3;
+            let sizes: Vec<usize> = x.iter().chain(&y).map(Vec::len).collect();
+            let want_idx: Vec<Vec<u32>> = (0..b.resamples)
+                .map(|r| reference_indices(&b, subset, &sizes, r))
+                .collect();
+            for redraw in [false, true] {
+                let mut got = Vec::new();
+                for_each_resample_with(&b, subset, &sizes, redraw, |idx, lanes| {
+                    for l in 0..lanes {
+                        got.push(idx.iter().map(|k| k[l]).collect::<Vec<u32>>());
+                    }
+                });
+                assert_eq!(got, want_idx, "case {case} redraw {redraw}");
+            }
+            let x_draws: usize = x.iter().map(Vec::len).sum();
+            let mut stats: Vec<f64> = want_idx
+                .iter()
+                .map(|ix| {
+                    let (ix, iy) = ix.split_at(x_draws);
+                    let (mut i, mut j) = (0, 0);
+                    let per: Vec<f64> = x
+                        .iter()
+                        .zip(&y)
+                        .map(|(a, c)| {
+                            let ra: Vec<f64> = ix[i..i + a.len()].iter().map(|&k| a[k as usize]).collect();
+                            let rc: Vec<f64> = iy[j..j + c.len()].iter().map(|&k| c[k as usize]).collect();
+                            i += a.len();
+                            j += c.len();
+                            probability_of_improvement(&[ra], &[rc])
+                        })
+                        .collect();
+                    mean(&per)
+                })
+                .collect();
+            stats.sort_by(f64::total_cmp);
+            let tail = (1.0 - b.level) / 2.0 * 100.0;
+            let want = (percentile_sorted(&stats, tail), percentile_sorted(&stats, 100.0 - tail));
+            for redraw in [false, true] {
+                let (_, got) = poi_interval_with(&x, &y, &b, subset, redraw).expect("poi");
+                assert_eq!(
+                    (got.0.to_bits(), got.1.to_bits()),
+                    (want.0.to_bits(), want.1.to_bits()),
+                    "case {case} redraw {redraw}: {got:?} {want:?}"
+                );
+            }
+            assert_eq!(
+                stratified_bootstrap_mean(&x, &b, subset).expect("fast"),
+                stratified_bootstrap(&x, mean_tasks, &b, subset).expect("general")
+            );
+        }
+    }
+
+    /// The lanes' pairwise sums are `numpy::sum` of each lane's values, for every branch of the pairwise
+    /// summation (short, one block, split in halves), with values whose sums round differently in each order.
+    #[test]
+    fn lane_sums_equal_numpy_sums() {
+        let mut s: u64 = 3;
+        let mut next = move || {
+            s = s
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 10f64.powi((s % 17) as i32 - 8)
+        };
+        for n in [1usize, 7, 8, 9, 15, 16, 17, 127, 128, 129, 300, 1000] {
+            let vals: Vec<[f64; GROUP]> = (0..n).map(|_| std::array::from_fn(|_| next())).collect();
+            let got = sum_lanes(&vals);
+            for l in 0..GROUP {
+                let col: Vec<f64> = vals.iter().map(|v| v[l]).collect();
+                assert_eq!(got[l].to_bits(), crate::numpy::sum(&col).to_bits(), "n {n} lane {l}");
+            }
+        }
+    }
+
     #[test]
     fn bootstrap_of_the_mean_equals_the_general_one() {
         let tasks = vec![vec![0.1, 0.5, 0.3, 0.9, 0.2], vec![1.0, 1.5, 0.7], vec![0.4]];

@@ -12,7 +12,7 @@
 //!   `step = (stop − start)/(num − 1)`, the last point set to `stop`; when `step == 0`, `(i/(num − 1))·delta + start`.
 
 /// Values per leaf block of numpy's pairwise summation.
-const PW_BLOCKSIZE: usize = 128;
+pub(crate) const PW_BLOCKSIZE: usize = 128;
 
 fn pairwise(a: &[f64]) -> f64 {
     let n = a.len();

@@ -173,6 +173,28 @@ impl SubStreams {
         blocks_lanes::<4>(self, jobs, out);
     }
 
+    /// Block `counter` of the [`GROUP`] sub-streams `first, first + 1, …, first + 15`, word-major: `out[w][l]` is
+    /// word `w` of that block of sub-stream `first + l` (what [`SubStreams::block`]`(first + l, counter)[w]` gives).
+    /// Laid out as the SIMD lanes compute it, so nothing is transposed on the way out.
+    pub fn group(&self, first: u64, counter: u64, out: &mut [[u32; GROUP]; 16]) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU has AVX-512F (checked just above).
+                unsafe { group_avx512(self, first, counter, out) };
+                return;
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2 (checked just above).
+                unsafe { group_avx2(self, first, counter, out) };
+                return;
+            }
+        }
+        for off in (0..GROUP).step_by(4) {
+            chacha8_group::<4>(self, first, counter, out, off);
+        }
+    }
+
     /// The words of sub-stream `subset` from its start, as [`Permutations::for_subset`] draws them; `pre`: its
     /// first blocks, already computed by [`SubStreams::blocks`] (the rest are computed when read).
     pub fn words<'a>(&'a self, subset: u64, pre: &'a [[u32; 16]]) -> Words<'a> {
@@ -269,6 +291,128 @@ fn chacha8_lanes<const L: usize>(s: &SubStreams, jobs: &[(u64, u64)], out: &mut 
         for (i, w) in o.iter_mut().enumerate() {
             *w = x[i][l].wrapping_add(init[i][l]);
         }
+    }
+}
+
+/// How many sub-streams [`SubStreams::group`] computes at once.
+pub const GROUP: usize = 16;
+
+/// [`SubStreams::group`]'s lanes `off .. off + L`: block `counter` of sub-streams `first + off + l`, word-major.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+fn chacha8_group<const L: usize>(s: &SubStreams, first: u64, counter: u64, out: &mut [[u32; GROUP]; 16], off: usize) {
+    let mut init = [[0u32; L]; 16];
+    for (i, c) in CHACHA_CONSTANTS.iter().enumerate() {
+        init[i] = [*c; L];
+    }
+    for (i, k) in s.key.iter().enumerate() {
+        init[4 + i] = [*k; L];
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    {
+        init[12] = [counter as u32; L];
+        init[13] = [(counter >> 32) as u32; L];
+        for l in 0..L {
+            let nonce = s.nonce(first.wrapping_add((off + l) as u64));
+            init[14][l] = nonce as u32;
+            init[15][l] = (nonce >> 32) as u32;
+        }
+    }
+    let mut x = init;
+    for _ in 0..4 {
+        quarter(&mut x, 0, 4, 8, 12);
+        quarter(&mut x, 1, 5, 9, 13);
+        quarter(&mut x, 2, 6, 10, 14);
+        quarter(&mut x, 3, 7, 11, 15);
+        quarter(&mut x, 0, 5, 10, 15);
+        quarter(&mut x, 1, 6, 11, 12);
+        quarter(&mut x, 2, 7, 8, 13);
+        quarter(&mut x, 3, 4, 9, 14);
+    }
+    for i in 0..16 {
+        for l in 0..L {
+            out[i][off + l] = x[i][l].wrapping_add(init[i][l]);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn group_avx2(s: &SubStreams, first: u64, counter: u64, out: &mut [[u32; GROUP]; 16]) {
+    chacha8_group::<8>(s, first, counter, out, 0);
+    chacha8_group::<8>(s, first, counter, out, 8);
+}
+
+/// [`chacha8_group`] for all 16 lanes in AVX-512 registers, written out a word (one register) at a time: the generic
+/// code's arrays were spilled and its output gathered and scattered by the compiler.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+fn group_avx512(s: &SubStreams, first: u64, counter: u64, out: &mut [[u32; GROUP]; 16]) {
+    use std::arch::x86_64::{
+        __m512i, _mm512_add_epi32, _mm512_loadu_si512, _mm512_rol_epi32, _mm512_set1_epi32, _mm512_storeu_si512,
+        _mm512_xor_si512,
+    };
+    let splat = |v: u32| _mm512_set1_epi32(v as i32);
+    let (mut lo, mut hi) = ([0u32; GROUP], [0u32; GROUP]);
+    for l in 0..GROUP {
+        let nonce = s.nonce(first.wrapping_add(l as u64));
+        lo[l] = nonce as u32;
+        hi[l] = (nonce >> 32) as u32;
+    }
+    // SAFETY: `lo` and `hi` are 16 u32 each, the 64 bytes an unaligned load reads.
+    let (lo, hi) = unsafe {
+        (
+            _mm512_loadu_si512(lo.as_ptr().cast::<__m512i>()),
+            _mm512_loadu_si512(hi.as_ptr().cast::<__m512i>()),
+        )
+    };
+    let k = &s.key;
+    let c = &CHACHA_CONSTANTS;
+    let init: [__m512i; 16] = [
+        splat(c[0]),
+        splat(c[1]),
+        splat(c[2]),
+        splat(c[3]),
+        splat(k[0]),
+        splat(k[1]),
+        splat(k[2]),
+        splat(k[3]),
+        splat(k[4]),
+        splat(k[5]),
+        splat(k[6]),
+        splat(k[7]),
+        splat(counter as u32),
+        splat((counter >> 32) as u32),
+        lo,
+        hi,
+    ];
+    let mut x = init;
+    macro_rules! quarter {
+        ($a:expr, $b:expr, $c:expr, $d:expr) => {
+            x[$a] = _mm512_add_epi32(x[$a], x[$b]);
+            x[$d] = _mm512_rol_epi32::<16>(_mm512_xor_si512(x[$d], x[$a]));
+            x[$c] = _mm512_add_epi32(x[$c], x[$d]);
+            x[$b] = _mm512_rol_epi32::<12>(_mm512_xor_si512(x[$b], x[$c]));
+            x[$a] = _mm512_add_epi32(x[$a], x[$b]);
+            x[$d] = _mm512_rol_epi32::<8>(_mm512_xor_si512(x[$d], x[$a]));
+            x[$c] = _mm512_add_epi32(x[$c], x[$d]);
+            x[$b] = _mm512_rol_epi32::<7>(_mm512_xor_si512(x[$b], x[$c]));
+        };
+    }
+    for _ in 0..4 {
+        quarter!(0, 4, 8, 12);
+        quarter!(1, 5, 9, 13);
+        quarter!(2, 6, 10, 14);
+        quarter!(3, 7, 11, 15);
+        quarter!(0, 5, 10, 15);
+        quarter!(1, 6, 11, 12);
+        quarter!(2, 7, 8, 13);
+        quarter!(3, 4, 9, 14);
+    }
+    for (o, (w, i)) in out.iter_mut().zip(x.iter().zip(&init)) {
+        // SAFETY: `o` is 16 u32, the 64 bytes an unaligned store writes.
+        unsafe { _mm512_storeu_si512(o.as_mut_ptr().cast::<__m512i>(), _mm512_add_epi32(*w, *i)) };
     }
 }
 
@@ -374,6 +518,35 @@ mod tests {
                             want.index_below(bound),
                             "seed {seed} subset {subset} draw {i} bound {bound} ({pre_blocks} blocks ahead)"
                         );
+                    }
+                }
+            }
+        }
+    }
+
+    /// `SubStreams::group` gives, word-major, the blocks `SubStreams::block` gives one by one (so the words
+    /// `Permutations::for_subset` draws, by the test above): groups whose stream numbers cross 2^32 (word 15 of
+    /// the nonce differs between lanes) and wrap at 2^64, counters past 2^32; and the 4-lane kernel the page's
+    /// wasm runs, called directly.
+    #[test]
+    #[allow(clippy::needless_range_loop)]
+    fn groups_are_the_blocks_word_major() {
+        for (seed, stream) in [(0u64, Stream::Split), (9, Stream::Shuffles)] {
+            let subs = SubStreams::new(seed, stream);
+            for first in [0u64, 16, 1 << 30, (1 << 30) - 7, u64::MAX - 5] {
+                for counter in [0u64, 1, 3, 1 << 32] {
+                    let mut got = [[0u32; GROUP]; 16];
+                    subs.group(first, counter, &mut got);
+                    let mut four = [[0u32; GROUP]; 16];
+                    for off in (0..GROUP).step_by(4) {
+                        chacha8_group::<4>(&subs, first, counter, &mut four, off);
+                    }
+                    assert_eq!(got, four, "first {first} counter {counter}");
+                    for l in 0..GROUP {
+                        let want = subs.block(first.wrapping_add(l as u64), counter);
+                        for w in 0..16 {
+                            assert_eq!(got[w][l], want[w], "first {first} counter {counter} lane {l} word {w}");
+                        }
                     }
                 }
             }

@@ -968,9 +968,18 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                     .flat_map(|(i, a)| compared[i + 1..].iter().map(move |b| (*a, *b)))
                     .collect(),
             };
+            // Each compared method's runs on this task, read once (not once per pair); the permutation tests'
+            // memo keeps each method's sorted subset sums for its other comparisons.
+            let runs: std::collections::HashMap<&String, Vec<(String, f64)>> = compared
+                .iter()
+                .map(|m| {
+                    let by = runs_of(&table, std::slice::from_ref(t), m, *col);
+                    (*m, by.into_iter().next().map(|(_, v)| v).unwrap_or_default())
+                })
+                .collect();
+            let mut memo = core::PermutationMemo::default();
             for (a, b) in pairs {
-                let ra = &runs_of(&table, std::slice::from_ref(t), a, *col)[0].1;
-                let rb = &runs_of(&table, std::slice::from_ref(t), b, *col)[0].1;
+                let (ra, rb) = (&runs[a], &runs[b]);
                 if ra.is_empty() || rb.is_empty() {
                     continue;
                 }
@@ -985,6 +994,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                     &boot,
                     subset,
                     all_intervals || req.baseline.is_some(),
+                    &mut memo,
                 )?);
             }
         }
@@ -1235,6 +1245,7 @@ fn compare_pair(
     boot: &Bootstrap,
     subset: u64,
     poi_bootstrap: bool,
+    memo: &mut core::PermutationMemo,
 ) -> Result<Comparison> {
     let (name_a, runs_a, sa) = a;
     let (name_b, runs_b, sb) = b;
@@ -1242,7 +1253,7 @@ fn compare_pair(
     let difference = core::mean(sa) - core::mean(sb);
     let enough = na >= 2 && nb >= 2;
     let welch = if enough { core::welch(sa, sb).ok() } else { None };
-    let permutation = core::permutation_test(sa, sb, 9999, boot.seed).ok();
+    let permutation = core::permutation_test_memo(sa, sb, 9999, boot.seed, memo).ok();
     let mann_whitney = mann_whitney::mann_whitney_u(sa, sb, Alternative::TwoSided, PValueMethod::Auto, true)
         .ok()
         .map(|m| RankTest {
