@@ -441,7 +441,10 @@ async function handle(m) {
       // other analyses take milliseconds, so they run and only their warnings are kept.
       // Nothing is computed, so the backend does not matter (the page's `auto` is resolved only for runs).
       if (m.analysis === 'sde' || m.analysis === 'calibrate') return call((w) => w.check(m.analysis, { ...m.request, backend: 'cpu' }));
-      const out = await call((w) => w.run(m.analysis, m.request, () => true));
+      // compare's warnings come from the runs, not its bootstrap: one resample instead of 10,000 (a check of a
+      // 50-method table would otherwise cost as much as the run it precedes).
+      const req = m.analysis === 'compare' ? { ...m.request, resamples: 1 } : m.request;
+      const out = await call((w) => w.run(m.analysis, req, () => true));
       return { warnings: out.warnings || [] };
     }
     case 'synthetic':
