@@ -261,7 +261,7 @@ function methodsSource(ctx, onFiles) {
       const kept = r.files.filter((id) => ctx.store.get(id));
       const gone = kept.length !== r.files.length;
       r.files = kept;
-      if (!kept.length) r.folder = null;
+      if (gone && !kept.length) r.folder = null;
       r.render();
       if (gone) changed('a result file was removed from the inputs');
     }
