@@ -4,7 +4,8 @@
 // tasks draws the critical-difference diagram; each chart downloads as SVG and PNG; at 375 px no chart text runs
 // past its SVG; a runs table with a NaN, or with a method and seed twice, gets the layer's message (the CLI's).
 // Result files grouped by method, as a new user gives them (a folder of methods' seedN folders chosen, files
-// chosen): the report equals `lethe compare --method NAME=FILE,… --json`, and the CLI line the panel shows is that.
+// chosen): the report equals `lethe compare --method NAME=FILE,… --json`, and the CLI line the panel shows is that;
+// the folder is sent whole and the analysis layer picks its result files (the page holds no copy of the rule).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -85,16 +86,16 @@ export const tests = [
       const dir = workdir();
       const files = resultFiles(dir);
       // As a new user: result files grouped by method; the folder above the methods' folders into the first method
-      // (one method per folder, named after it), GradAscent's files chosen into another, named by hand.
+      // (sent whole: the layer picks its result files and makes a method of each folder, named after it),
+      // GradAscent's files chosen into another, named by hand.
       await panel.locator('[data-role="compare-input"]').selectOption('methods');
       await panel.locator('[data-role="method-dir"]').first().setInputFiles(path.join(dir, 'runs'));
       const names = panel.locator('[data-role="method-name"]');
+      await panel.locator('[data-method="1"] [data-value="method-files"] li[data-folder="runs"]').waitFor();
+      eq(await panel.locator('[data-method="1"] [data-value="method-files"] li').textContent(), 'runs/ 40 file(s) ×', 'the folder, all its files');
+      await names.nth(1).fill('GradAscent');
+      await panel.locator('[data-method="2"] [data-role="method-files"]').setInputFiles(files.GradAscent.map((f) => path.join(dir, f)));
       await panel.locator('[data-method="2"] [data-value="method-files"] li').nth(4).waitFor();
-      eq(JSON.stringify(await names.evaluateAll((els) => els.map((e) => e.value))), JSON.stringify(['GradDiff', 'NPO']), 'the methods named after their folders, in the folders’ order');
-      await panel.locator('[data-action="add-method"]').click();
-      await names.nth(2).fill('GradAscent');
-      await panel.locator('[data-method="3"] [data-role="method-files"]').setInputFiles(files.GradAscent.map((f) => path.join(dir, f)));
-      await panel.locator('[data-method="3"] [data-value="method-files"] li').nth(4).waitFor();
       await panel.locator('[data-param="baseline"]').fill('NPO');
       await panel.locator('[data-action="run"]').click();
       const t = await waitRun(panel);
@@ -103,7 +104,10 @@ export const tests = [
       const args = ['compare', ...['GradDiff', 'NPO', 'GradAscent'].flatMap((m) => ['--method', `${m}=${files[m].join(',')}`]), '--baseline', 'NPO', '--resamples', '10000', '--seed', '0'];
       const want = cli(args, dir);
       eq(JSON.stringify(report.headline), JSON.stringify(want.headline), 'headline');
-      eq(JSON.stringify(report.warnings), JSON.stringify(want.warnings), 'warnings');
+      // The layer's warnings, and what it passed over in the folder (the explicit files pass nothing over).
+      const passed = report.warnings.find((w) => w.code === 'files_passed_over');
+      assert(passed && passed.message.includes('`runs` (methods `GradDiff`, `NPO`): 10 result files, 30 other files passed over'), `passed over: ${passed?.message}`);
+      eq(JSON.stringify(report.warnings.filter((w) => w !== passed)), JSON.stringify(want.warnings), 'warnings');
       assert(want.warnings.some((w) => w.code === 'metrics_left_out'), 'forget_truth_ratio left out, with a warning');
       eq(await panel.locator('[data-value="headline.text"]').textContent(), want.headline.text, 'the headline shown');
       const r = compare(report.result, want.result, { rel: 1e-12, at: 'result' });
@@ -124,7 +128,11 @@ export const tests = [
       const got = spawnSync(CLI, [...folders, '--json'], { cwd: dir, encoding: 'utf8' });
       assert(got.status === 0 || /is a directory/.test(got.stderr), `the CLI on the folders: ${got.stderr}`);
       const byFolder = got.status === 0 ? JSON.parse(got.stdout) : null;
-      if (byFolder) eq(inputs(byFolder), inputs(want), 'the CLI’s folders');
+      if (byFolder) {
+        eq(inputs(byFolder), inputs(want), 'the CLI’s folders');
+        const note = byFolder.warnings.find((w) => w.code === 'files_passed_over');
+        assert(note && note.message.includes('`runs/NPO` (method `NPO`): 5 result files, 15 other files passed over'), `the CLI’s note: ${note?.message}`);
+      }
       // Charts: a forest plot and a PoI matrix per metric.
       eq(await panel.locator('svg.lethe-plot[aria-label^="Forest plot"]').count(), want.result.metrics.length, 'forest plots');
       mkdirSync(SHOTS, { recursive: true });
@@ -135,23 +143,24 @@ export const tests = [
       });
       await page.screenshot({ path: path.join(SHOTS, 'compare-methods-panel.png'), fullPage: true, clip });
       // Renaming a method leaves the results out of date, their downloads disabled.
-      await names.nth(2).fill('GA');
+      await names.nth(1).fill('GA');
       await panel.locator('[data-value="stale"]').waitFor();
       assert(await panel.locator('[data-action="export-json"]').isDisabled(), 'export disabled while out of date');
       // A method without a name: the layer's message, under the methods.
-      await names.nth(2).fill('');
+      await names.nth(1).fill('');
       await panel.locator('[data-action="run"]').click();
       assert(/failed/.test(await waitRun(panel)), 'a method without a name was run');
       const msg = await panel.locator('[data-error-for="methods"]').textContent();
       assert(/needs its method.s name/.test(msg), `the page says “${msg}”`);
-      // One method's folder: the method named after it, its SUMMARY files its runs, the rest passed over.
-      await panel.locator('[data-action="add-method"]').click();
-      const row = panel.locator('[data-method="4"]');
-      await row.locator('[data-role="method-dir"]').setInputFiles(path.join(dir, 'runs/NPO'));
-      await row.locator('[data-value="method-files"] li').nth(4).waitFor();
-      eq(await row.locator('[data-role="method-name"]').inputValue(), 'NPO', 'the method named after its folder');
-      eq(JSON.stringify(await row.locator('[data-value="method-files"] code').allTextContents()), JSON.stringify(files.NPO.map((f) => f.replace(/^runs\//, ''))), 'its files');
-      eq(await row.locator('[data-value="method-note"]').textContent(), '5 result file(s) from NPO/ (15 other file(s) passed over)', 'the note');
+      // One method's folder named by hand, with the folder above it: the layer refuses it as the CLI refuses
+      // `--method x=runs` (two runs of one seed), its message under the methods.
+      await names.nth(1).fill('GradAscent');
+      await names.nth(0).fill('x');
+      await panel.locator('[data-action="run"]').click();
+      assert(/failed/.test(await waitRun(panel)), 'a named folder of several methods was run');
+      const two = await panel.locator('[data-error-for="methods"]').textContent();
+      const cliTwo = spawnSync(CLI, ['compare', '--method', 'x=runs', '--json'], { cwd: dir, encoding: 'utf8' });
+      assert(/two runs with seed 0/.test(two) && (cliTwo.status !== 0), `the page says “${two}”; the CLI “${cliTwo.stderr}”`);
       assert(page.errors.length === 0, page.errors.join('; '));
       return `“${want.headline.text.slice(0, 80)}…”; ${r.compared} numbers equal the CLI's (max rel ${r.maxRel.toExponential(1)}); ${report.inputs.length} files; folders ${byFolder ? 'picked as the CLI picks them' : 'not checked: this CLI reads no folders'}`;
     },

@@ -565,6 +565,8 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         )));
     }
     // The runs: a runs table, or result files grouped by method. `file` names where the runs come from in messages.
+    // A folder's files given as sources: the result files picked among them, as a folder read by path.
+    let (groups, picked) = super::compare_files::resolve_folders(ws, &req.methods)?;
     let (file, name, table, recs, mut warnings) = match (&req.runs, req.methods.is_empty()) {
         (Some(_), false) => {
             return Err(Error::at(
@@ -584,7 +586,8 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                 .iter()
                 .map(|s| s.split_once(':').map_or(s.as_str(), |(n, _)| n).trim().to_string())
                 .collect();
-            let (table, recs, warnings) = super::compare_files::read_methods(ws, &req.methods, &wanted)?;
+            let (table, recs, mut warnings) = super::compare_files::read_methods(ws, &groups, &wanted)?;
+            warnings.splice(0..0, picked);
             ("the result files".to_string(), None, table, recs, warnings)
         }
         (None, true) => {
@@ -1160,7 +1163,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         runs: name,
         methods: {
             let mut paths = recs.iter().map(|r| r.path.as_str());
-            req.methods
+            groups
                 .iter()
                 .map(|g| {
                     let files: Vec<&str> = paths.by_ref().take(g.files.len()).collect();

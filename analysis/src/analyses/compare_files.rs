@@ -33,6 +33,22 @@ use serde_json::Value;
 pub struct MethodFiles {
     pub method: String,
     pub files: Vec<TextInput>,
+    /// `files` are the contents of this folder, each source named by its path (`NPO/seed0/TOFU_SUMMARY.json`), as a
+    /// page gives a chosen or dropped folder: the result files among them are picked by the rule a folder given by
+    /// path is read with ([`pick_result_files`]), the other files passed over. With an empty `method`, the method
+    /// is named after the folder, or, where it holds several methods' folders (one seed in several of them), each
+    /// of those is a method named after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+    /// How many files of the folder were passed over before the request was made (a folder read from disk: only
+    /// its picked files are opened), counted with those passed over here.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub passed_over: usize,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The role every result file is recorded and named under.
@@ -626,26 +642,39 @@ pub fn compare_methods(ws: &mut Workspace, v: Value) -> Result<Value> {
     };
     let mut out = Vec::with_capacity(groups.len());
     for (method, files) in groups {
+        // A method's files: those given, each folder's picked by the rule (its other files not even opened);
+        // each folder a group of its own, so that the run says what it passed over.
         let mut fs = Vec::with_capacity(files.len());
         for f in files {
             match f {
-                Value::String(path) => {
-                    let path = std::path::Path::new(&path);
-                    // A folder: the result files the tools wrote in it, one run each.
-                    let paths = if path.is_dir() {
-                        files_in_folder(method.trim(), path)?
-                    } else {
-                        vec![path.to_path_buf()]
-                    };
+                Value::String(path) if std::path::Path::new(&path).is_dir() => {
+                    let dir = std::path::Path::new(&path);
+                    let (paths, other) = files_in_folder(method.trim(), dir)?;
+                    let mut ids = Vec::with_capacity(paths.len());
                     for p in paths {
                         let id = ws.add_path("methods", &p)?;
-                        fs.push(serde_json::json!({"kind": "source", "source": id}));
+                        ids.push(serde_json::json!({"kind": "source", "source": id}));
                     }
+                    if !fs.is_empty() {
+                        out.push(serde_json::json!({"method": method, "files": std::mem::take(&mut fs)}));
+                    }
+                    out.push(serde_json::json!({
+                        "method": method,
+                        "files": ids,
+                        "folder": dir.display().to_string(),
+                        "passed_over": other,
+                    }));
+                }
+                Value::String(path) => {
+                    let id = ws.add_path("methods", std::path::Path::new(&path))?;
+                    fs.push(serde_json::json!({"kind": "source", "source": id}));
                 }
                 other => fs.push(other),
             }
         }
-        out.push(serde_json::json!({"method": method, "files": fs}));
+        if !fs.is_empty() || !out.iter().any(|g| g["method"] == method.as_str()) {
+            out.push(serde_json::json!({"method": method, "files": fs}));
+        }
     }
     Ok(Value::Array(out))
 }
@@ -666,26 +695,145 @@ fn split_files(v: Value) -> Vec<Value> {
 }
 
 /// What a folder's result files are looked for as, in the refusals' words.
-#[cfg(not(target_arch = "wasm32"))]
 const LOOKED_FOR: &str = "open-unlearning's *_SUMMARY.json or *_EVAL.json, Lethe's JSON reports (`--json`) and \
                           `lethe merge` tables";
 
-/// The result files the tools wrote in `dir` and the folders under it, one run each, by path: open-unlearning's
-/// `<BENCHMARK>_SUMMARY.json` (its `<BENCHMARK>_EVAL.json` of the same run, beside it, holds the same numbers and
-/// is skipped) or `<BENCHMARK>_EVAL.json`, Lethe's JSON reports and `lethe merge` tables (known by their content).
-/// Other files (a model's `config.json`, logs, Hydra's configs) are not runs and are passed over.
+/// A path's folders and name, whichever separator it was written with (a page's relative path, a Windows path).
+fn segments(p: &str) -> Vec<&str> {
+    p.split(['/', '\\']).filter(|s| !s.is_empty()).collect()
+}
+
+/// The one rule a folder's result files are picked by, for every front end (a folder read from disk by path, or a
+/// folder's files given as sources by a page): among `files` (each its path inside the folder, which the rule reads,
+/// and its path as messages show it), open-unlearning's `<BENCHMARK>_SUMMARY.json` (its `<BENCHMARK>_EVAL.json` of
+/// the same run, beside it, holds the same numbers and is passed over) or `<BENCHMARK>_EVAL.json`, Lethe's JSON
+/// reports and `lethe merge` tables (known by their content: `kind_of(i)`, [`lethe_kind_of`] of the file's text,
+/// asked only of the JSON and CSV files the names leave open). Files in hidden folders (Hydra's `.hydra/`), a
+/// model's `config.json`, logs and the rest are not runs and are passed over. The picked files' indices, in path
+/// order (folder by folder).
 ///
 /// # Errors
 /// No result file in the folder (naming it and what was looked for); files of several kinds (open-unlearning's
 /// and Lethe's, two benchmarks, two Lethe analyses), or two runs with one seed (several methods' folders): which
 /// of them is this method's runs is the user's to say.
+pub fn pick_result_files(
+    method: &str,
+    shown: &str,
+    files: &[(String, String)],
+    mut kind_of: impl FnMut(usize) -> Option<String>,
+) -> Result<Vec<usize>> {
+    let mut order: Vec<usize> = (0..files.len())
+        .filter(|&i| !segments(&files[i].0).iter().any(|s| s.starts_with('.')))
+        .collect();
+    order.sort_by(|&a, &b| segments(&files[a].0).cmp(&segments(&files[b].0)));
+    let rel = |i: usize| segments(&files[i].0).join("/");
+    let all: std::collections::HashSet<String> = order.iter().map(|&i| rel(i)).collect();
+    // Each file's kind: open-unlearning's by its name (`TOFU_SUMMARY.json` → "TOFU"), Lethe's by its content.
+    let mut found: Vec<(usize, String)> = Vec::new();
+    let mut npz: Vec<usize> = Vec::new();
+    for &i in &order {
+        let p = rel(i);
+        let name = p.rsplit('/').next().unwrap_or_default();
+        let kind = if let Some(bench) = name.strip_suffix("_SUMMARY.json") {
+            Some(format!("open-unlearning {bench}"))
+        } else if let Some(bench) = name.strip_suffix("_EVAL.json") {
+            // The SUMMARY beside it holds the same numbers: one run, not two.
+            let summary = format!("{}{bench}_SUMMARY.json", &p[..p.len() - name.len()]);
+            (!all.contains(&summary)).then(|| format!("open-unlearning {bench}"))
+        } else if name.ends_with(".npz") {
+            npz.push(i);
+            None
+        } else if name.ends_with(".json") || name.ends_with(".csv") {
+            kind_of(i)
+        } else {
+            None
+        };
+        if let Some(k) = kind {
+            found.push((i, k));
+        }
+    }
+    let show = |i: usize| files[i].1.as_str();
+    if found.is_empty() {
+        let pm = npz
+            .first()
+            .map(|&i| {
+                format!(
+                    ". It holds .npz files (`{}`, …): if they are ML Privacy Meter attack results, {}",
+                    show(i),
+                    audit_first(show(i))
+                )
+            })
+            .unwrap_or_default();
+        return Err(Error::refused(
+            "no_result_files",
+            Some(ROLE),
+            format!(
+                "the folder `{shown}` (method `{method}`) holds no result file Lethe reads: looked for {LOOKED_FOR}, \
+                 in it and every folder under it{pm}. Give the result files' paths"
+            ),
+        ));
+    }
+    let mut distinct: Vec<&str> = found.iter().map(|(_, k)| k.as_str()).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() > 1 {
+        let example = |k: &str| {
+            found
+                .iter()
+                .find(|(_, x)| x == k)
+                .map(|&(i, _)| show(i))
+                .unwrap_or_default()
+        };
+        let list: Vec<String> = distinct.iter().map(|k| format!("{k} (`{}`)", example(k))).collect();
+        return Err(Error::refused(
+            "ambiguous_result_files",
+            Some(ROLE),
+            format!(
+                "the folder `{shown}` (method `{method}`) holds result files of {} kinds: {}; each run is one \
+                 evaluation of the method, so which files are its runs is yours to say: give those files' paths, or \
+                 the folder that holds only them",
+                distinct.len(),
+                list.join(", ")
+            ),
+        ));
+    }
+    // Two files with one seed in their paths: runs of several methods (the folder above the methods' folders).
+    for (k, &(a, _)) in found.iter().enumerate() {
+        let sa = seed_in_path(show(a));
+        if let Some(&(b, _)) = sa.as_ref().and_then(|s| {
+            found[..k]
+                .iter()
+                .find(|&&(b, _)| seed_in_path(show(b)).as_ref() == Some(s))
+        }) {
+            return Err(Error::refused(
+                "ambiguous_result_files",
+                Some(ROLE),
+                format!(
+                    "the folder `{shown}` (method `{method}`) holds two runs with seed {} (`{}` and `{}`): it may \
+                     hold several methods' runs. Give the folder of this method's runs only, or its files' paths",
+                    sa.as_deref().unwrap_or(""),
+                    show(b),
+                    show(a)
+                ),
+            ));
+        }
+    }
+    Ok(found.into_iter().map(|(i, _)| i).collect())
+}
+
+/// The result files the tools wrote in `dir` and the folders under it, one run each, by path, as
+/// [`pick_result_files`] picks them; and how many other files the folder holds (passed over).
+///
+/// # Errors
+/// A folder that cannot be read or holds more than 100000 files; those of [`pick_result_files`].
 #[cfg(not(target_arch = "wasm32"))]
-pub fn files_in_folder(method: &str, dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>> {
+pub fn files_in_folder(method: &str, dir: &std::path::Path) -> Result<(Vec<std::path::PathBuf>, usize)> {
     use std::path::PathBuf;
     let shown = dir.display().to_string();
     let mut all: Vec<PathBuf> = Vec::new();
     let mut todo = vec![dir.to_path_buf()];
-    // Folders are walked breadth-first; a deep tree (a whole disk given by mistake) is cut off.
+    // A deep tree (a whole disk given by mistake) is cut off. Hidden folders are listed as a page lists them (the
+    // rule passes them over); nothing in them is read.
     let mut seen = 0usize;
     while let Some(d) = todo.pop() {
         let entries = std::fs::read_dir(&d).map_err(|e| {
@@ -705,113 +853,23 @@ pub fn files_in_folder(method: &str, dir: &std::path::Path) -> Result<Vec<std::p
                     ),
                 ));
             }
-            let p = e.path();
-            let name = e.file_name().to_string_lossy().to_string();
-            if name.starts_with('.') {
-                continue;
-            }
             match e.file_type() {
-                Ok(t) if t.is_dir() => todo.push(p),
-                Ok(t) if t.is_file() => all.push(p),
+                Ok(t) if t.is_dir() => todo.push(e.path()),
+                Ok(t) if t.is_file() => all.push(e.path()),
                 _ => {}
             }
         }
     }
-    all.sort();
-    // Each file's kind: open-unlearning's by its name (`TOFU_SUMMARY.json` → "TOFU"), Lethe's by its content.
-    let mut found: Vec<(PathBuf, String)> = Vec::new();
-    let mut npz: Vec<PathBuf> = Vec::new();
-    for p in &all {
-        let name = p
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default();
-        let kind = if let Some(bench) = name.strip_suffix("_SUMMARY.json") {
-            Some(format!("open-unlearning {bench}"))
-        } else if let Some(bench) = name.strip_suffix("_EVAL.json") {
-            // The SUMMARY beside it holds the same numbers: one run, not two.
-            let summary = p.with_file_name(format!("{bench}_SUMMARY.json"));
-            (!all.contains(&summary)).then(|| format!("open-unlearning {bench}"))
-        } else if name.ends_with(".npz") {
-            npz.push(p.clone());
-            None
-        } else if name.ends_with(".json") || name.ends_with(".csv") {
-            lethe_kind(p)
-        } else {
-            None
-        };
-        if let Some(k) = kind {
-            found.push((p.clone(), k));
-        }
-    }
-    if found.is_empty() {
-        let pm = npz
-            .first()
-            .map(|p| {
-                format!(
-                    ". It holds .npz files (`{}`, …): if they are ML Privacy Meter attack results, {}",
-                    p.display(),
-                    audit_first(&p.display().to_string())
-                )
-            })
-            .unwrap_or_default();
-        return Err(Error::refused(
-            "no_result_files",
-            Some(ROLE),
-            format!(
-                "the folder `{shown}` (method `{method}`) holds no result file Lethe reads: looked for {LOOKED_FOR}, \
-                 in it and every folder under it{pm}. Give the result files' paths"
-            ),
-        ));
-    }
-    let mut kinds: Vec<&str> = found.iter().map(|(_, k)| k.as_str()).collect();
-    kinds.dedup();
-    let mut distinct = kinds.clone();
-    distinct.sort_unstable();
-    distinct.dedup();
-    if distinct.len() > 1 {
-        let example = |k: &str| {
-            found
-                .iter()
-                .find(|(_, x)| x == k)
-                .map(|(p, _)| p.display().to_string())
-                .unwrap_or_default()
-        };
-        let list: Vec<String> = distinct.iter().map(|k| format!("{k} (`{}`)", example(k))).collect();
-        return Err(Error::refused(
-            "ambiguous_result_files",
-            Some(ROLE),
-            format!(
-                "the folder `{shown}` (method `{method}`) holds result files of {} kinds: {}; each run is one \
-                 evaluation of the method, so which files are its runs is yours to say: give those files' paths, or \
-                 the folder that holds only them",
-                distinct.len(),
-                list.join(", ")
-            ),
-        ));
-    }
-    // Two files with one seed in their paths: runs of several methods (the folder above the methods' folders).
-    for (i, (a, _)) in found.iter().enumerate() {
-        let sa = seed_in_path(&a.display().to_string());
-        if let Some((b, _)) = sa.as_ref().and_then(|s| {
-            found[..i]
-                .iter()
-                .find(|(b, _)| seed_in_path(&b.display().to_string()).as_ref() == Some(s))
-        }) {
-            return Err(Error::refused(
-                "ambiguous_result_files",
-                Some(ROLE),
-                format!(
-                    "the folder `{shown}` (method `{method}`) holds two runs with seed {} (`{}` and `{}`): it may \
-                     hold several methods' runs. Give the folder of this method's runs only, or its files' paths",
-                    sa.as_deref().unwrap_or(""),
-                    b.display(),
-                    a.display()
-                ),
-            ));
-        }
-    }
-    Ok(found.into_iter().map(|(p, _)| p).collect())
+    let files: Vec<(String, String)> = all
+        .iter()
+        .map(|p| {
+            let rel = p.strip_prefix(dir).unwrap_or(p);
+            (rel.to_string_lossy().to_string(), p.display().to_string())
+        })
+        .collect();
+    let picked = pick_result_files(method, &shown, &files, |i| lethe_kind(&all[i]))?;
+    let other = all.len() - picked.len();
+    Ok((picked.into_iter().map(|i| all[i].clone()).collect(), other))
 }
 
 /// How an ML Privacy Meter attack result (`attack_result_0.npz`, binary) comes to a comparison: audited first, as
@@ -826,21 +884,21 @@ fn audit_first(path: &str) -> String {
     )
 }
 
-/// The kind of a JSON or CSV file Lethe wrote (its report: "Lethe `mia` report"; "lethe merge table"), read from its
-/// first bytes; `None` for any other file.
-#[cfg(not(target_arch = "wasm32"))]
-fn lethe_kind(p: &std::path::Path) -> Option<String> {
-    use std::io::Read as _;
-    let mut head = Vec::new();
-    std::fs::File::open(p).ok()?.take(1 << 20).read_to_end(&mut head).ok()?;
-    let text = String::from_utf8_lossy(&head);
+/// How much of a file's beginning tells whether Lethe wrote it.
+const HEAD_BYTES: usize = 1 << 20;
+
+/// The kind of a JSON or CSV file Lethe wrote (its report: "Lethe `mia` report"; "lethe merge table"), from its
+/// first [`HEAD_BYTES`] (`head`; `whole()`: its whole text, read only when the head says it is a report); `None`
+/// for any other file.
+pub fn lethe_kind_of(head: &[u8], whole: impl FnOnce() -> Option<String>) -> Option<String> {
+    let text = String::from_utf8_lossy(head);
     let t = text.trim_start_matches('\u{feff}').trim_start();
     if t.starts_with('{') {
         // A report is small: read whole only when its head says it is one.
         if !t.contains("\"lethe_version\"") {
             return None;
         }
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok()?;
+        let v: Value = serde_json::from_str(whole()?.trim_start_matches('\u{feff}')).ok()?;
         let command = v.get("command")?.as_str()?;
         v.get("result")?;
         Some(format!("Lethe `{command}` report"))
@@ -850,6 +908,172 @@ fn lethe_kind(p: &std::path::Path) -> Option<String> {
         (names.iter().any(|n| n == "cell") && names.iter().any(|n| n == "command"))
             .then(|| "lethe merge table".to_string())
     }
+}
+
+/// [`lethe_kind_of`] a file on disk.
+#[cfg(not(target_arch = "wasm32"))]
+fn lethe_kind(p: &std::path::Path) -> Option<String> {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    std::fs::File::open(p)
+        .ok()?
+        .take(HEAD_BYTES as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    lethe_kind_of(&head, || std::fs::read_to_string(p).ok())
+}
+
+/// [`lethe_kind_of`] a source.
+fn source_kind(ws: &Workspace, id: u32) -> Option<String> {
+    let src = ws.source(id).ok()?;
+    let read = |n: u64| {
+        let mut b = vec![0u8; usize::try_from(n).ok()?];
+        src.data.read_at(0, &mut b).ok()?;
+        Some(b)
+    };
+    let len = src.data.len();
+    let head = read(len.min(HEAD_BYTES as u64))?;
+    lethe_kind_of(&head, || {
+        (len <= lethe::data::DEFAULT_MAX_BYTES)
+            .then(|| read(len))
+            .flatten()
+            .and_then(|b| String::from_utf8(b).ok())
+    })
+}
+
+/// The methods of a request with each folder's files (a group with `folder`) replaced by the result files picked
+/// among them ([`pick_result_files`], the rule of a folder read by path), a group without a name named after its
+/// folder or split into its methods' folders; and the warning that says what was passed over.
+///
+/// # Errors
+/// Those of [`pick_result_files`]; a folder's file that is no longer loaded.
+pub fn resolve_folders(ws: &Workspace, groups: &[MethodFiles]) -> Result<(Vec<MethodFiles>, Vec<Warning>)> {
+    let mut out: Vec<MethodFiles> = Vec::with_capacity(groups.len());
+    let mut notes: Vec<String> = Vec::new();
+    for g in groups {
+        let Some(folder) = &g.folder else {
+            match out.last_mut() {
+                Some(last) if last.method.trim() == g.method.trim() && !g.method.trim().is_empty() => {
+                    last.files.extend(g.files.iter().cloned());
+                }
+                _ => out.push(g.clone()),
+            }
+            continue;
+        };
+        let shown = folder.trim_end_matches(['/', '\\']).to_string();
+        let root = segments(&shown);
+        // Each file: its path inside the folder (its name without the folder's), and its name.
+        let mut files: Vec<(String, String)> = Vec::with_capacity(g.files.len());
+        for f in &g.files {
+            let name = match f {
+                TextInput::Source { source } => {
+                    ws.source(*source).map_err(|e| Error::at(ROLE, e.message))?.name.clone()
+                }
+                TextInput::Text { .. } => super::PASTED.to_string(),
+            };
+            let s = segments(&name);
+            let rel = if s.len() > root.len() && s[..root.len()] == root[..] {
+                s[root.len()..].join("/")
+            } else {
+                s.join("/")
+            };
+            files.push((rel, name));
+        }
+        let kind = |i: usize| match &g.files[i] {
+            TextInput::Source { source } => source_kind(ws, *source),
+            TextInput::Text { .. } => None,
+        };
+        let method = g.method.trim();
+        let folder_name = root.last().copied().unwrap_or("the folder").to_string();
+        let named = if method.is_empty() {
+            folder_name.as_str()
+        } else {
+            method
+        };
+        let picked = match pick_result_files(named, &shown, &files, kind) {
+            Ok(p) => vec![(named.to_string(), p)],
+            Err(e) if method.is_empty() && e.code.as_deref() == Some("ambiguous_result_files") => {
+                // The folder above several methods' folders: each of its folders one method, named after it.
+                let mut subs: Vec<&str> = files
+                    .iter()
+                    .filter_map(|(rel, _)| {
+                        let s = segments(rel);
+                        (s.len() > 1 && !s[0].starts_with('.')).then_some(s[0])
+                    })
+                    .collect();
+                subs.sort_unstable();
+                subs.dedup();
+                if subs.len() < 2 {
+                    return Err(e);
+                }
+                // A result file beside the methods' folders belongs to none of them.
+                let top: Vec<(String, String)> = files
+                    .iter()
+                    .filter(|(rel, _)| segments(rel).len() == 1)
+                    .cloned()
+                    .collect();
+                if pick_result_files(named, &shown, &top, |_| None).is_ok() {
+                    return Err(e);
+                }
+                let mut split = Vec::new();
+                for sub in subs {
+                    let idx: Vec<usize> = (0..files.len())
+                        .filter(|&i| segments(&files[i].0).first() == Some(&sub))
+                        .collect();
+                    let these: Vec<(String, String)> = idx
+                        .iter()
+                        .map(|&i| (segments(&files[i].0)[1..].join("/"), files[i].1.clone()))
+                        .collect();
+                    let at = format!("{shown}/{sub}");
+                    let p = pick_result_files(sub, &at, &these, |k| kind(idx[k]))?;
+                    split.push((sub.to_string(), p.into_iter().map(|k| idx[k]).collect()));
+                }
+                split
+            }
+            Err(e) => return Err(e),
+        };
+        let n: usize = picked.iter().map(|(_, p)| p.len()).sum();
+        let other = g.files.len() - n + g.passed_over;
+        if other > 0 {
+            let names: Vec<String> = picked.iter().map(|(m, _)| format!("`{m}`")).collect();
+            notes.push(format!(
+                "`{shown}` ({} {}): {n} result file{}, {other} other file{} passed over",
+                if names.len() == 1 { "method" } else { "methods" },
+                names.join(", "),
+                if n == 1 { "" } else { "s" },
+                if other == 1 { "" } else { "s" },
+            ));
+        }
+        for (m, p) in picked {
+            // A method's folder and its other files (the command line's `NAME=FOLDER,FILE`): one method.
+            if let Some(last) = out.last_mut().filter(|l: &&mut MethodFiles| l.method.trim() == m) {
+                last.files.extend(p.into_iter().map(|i| g.files[i].clone()));
+                continue;
+            }
+            out.push(MethodFiles {
+                method: m,
+                files: p.into_iter().map(|i| g.files[i].clone()).collect(),
+                folder: None,
+                passed_over: 0,
+            });
+        }
+    }
+    let warnings = if notes.is_empty() {
+        Vec::new()
+    } else {
+        vec![Warning::new(
+            "files_passed_over",
+            Some(ROLE),
+            format!(
+                "result files picked from the methods' folders, one run each; the other files passed over: {} (an \
+                 EVAL file beside its run's SUMMARY holds the same numbers; configs, logs and hidden folders are not \
+                 runs)",
+                notes.join("; ")
+            ),
+            Some("if a run is missing, give its result file's path among the method's files".into()),
+        )]
+    };
+    Ok((out, warnings))
 }
 
 /// `NAME=FILE,FILE,…` as the method and its files.
@@ -910,6 +1134,8 @@ mod tests {
                 .map(|(m, ix)| MethodFiles {
                     method: (*m).to_string(),
                     files: ix.iter().map(|&i| TextInput::Source { source: i as u32 + 1 }).collect(),
+                    folder: None,
+                    passed_over: 0,
                 })
                 .collect(),
             resamples: 200,
@@ -1520,6 +1746,8 @@ mod tests {
             methods: vec![MethodFiles {
                 method: "finetune".into(),
                 files: vec![TextInput::Source { source: 1 }],
+                folder: None,
+                passed_over: 0,
             }],
             ..CompareRequest::default()
         };
@@ -1532,6 +1760,166 @@ mod tests {
             "{cli}"
         );
         assert!(!e.message.contains("UTF-8"), "{}", e.message);
+    }
+
+    /// The page's compare panel copied the folder rule into JavaScript (which files of a chosen or dropped folder
+    /// are runs; the seed in a path). A folder's files given as sources, named by their paths in it, are now picked
+    /// by the rule a folder read from disk is: the same files, the same refusals, the same note of what was passed
+    /// over; a folder without a method's name is named after it, or split into its methods' folders.
+    #[test]
+    fn a_folders_files_given_as_sources_are_picked_as_the_folder_on_disk() {
+        let s = |q: f64| summary(&[("forget_quality", q), ("model_utility", 0.5 + q / 10.0)]);
+        let eval = r#"{"forget_quality": {"agg_value": 0.5}}"#;
+        let report = r#"{"lethe_version": "0.1.0", "command": "mia", "result": {"summary": {"auc": 0.5}}}"#;
+        let mut files: Vec<(String, String)> = Vec::new();
+        for (m, q) in [("NPO", 0.9), ("GA", 0.01)] {
+            for k in 0..3 {
+                files.push((format!("runs/{m}/seed{k}/TOFU_SUMMARY.json"), s(q + 0.01 * k as f64)));
+                files.push((format!("runs/{m}/seed{k}/TOFU_EVAL.json"), eval.to_string()));
+                files.push((format!("runs/{m}/seed{k}/.hydra/config.yaml"), "a: 1".into()));
+                files.push((format!("runs/{m}/seed{k}/config.json"), r#"{"hidden_size": 8}"#.into()));
+            }
+        }
+        let disk = folder(
+            "sources",
+            &files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect::<Vec<_>>(),
+        );
+        // As a page gives them: every file a source named by its path in the chosen folder.
+        let as_sources = |prefix: &str| {
+            let owned: Vec<(u32, &str, &[u8])> = files
+                .iter()
+                .enumerate()
+                .filter(|(_, (p, _))| p.starts_with(prefix))
+                .map(|(i, (p, t))| (i as u32 + 1, p.as_str(), t.as_bytes()))
+                .collect();
+            let ids: Vec<TextInput> = owned.iter().map(|(i, _, _)| TextInput::Source { source: *i }).collect();
+            (ws_with(&owned), ids)
+        };
+        let picked = |ws: &Workspace, groups: &[MethodFiles]| -> Vec<(String, Vec<String>)> {
+            groups
+                .iter()
+                .map(|g| {
+                    let names = g
+                        .files
+                        .iter()
+                        .map(|f| match f {
+                            TextInput::Source { source } => ws.source(*source).expect("source").name.clone(),
+                            TextInput::Text { .. } => String::new(),
+                        })
+                        .collect();
+                    (g.method.clone(), names)
+                })
+                .collect()
+        };
+        // One method's folder: the SUMMARY files, as from disk.
+        let (ws, ids) = as_sources("runs/NPO/");
+        let group = MethodFiles {
+            method: "NPO".into(),
+            files: ids,
+            folder: Some("runs/NPO".into()),
+            passed_over: 0,
+        };
+        let (got, w) = resolve_folders(&ws, std::slice::from_ref(&group)).expect("picked");
+        let npo: Vec<String> = (0..3).map(|k| format!("runs/NPO/seed{k}/TOFU_SUMMARY.json")).collect();
+        assert_eq!(picked(&ws, &got), vec![("NPO".to_string(), npo.clone())]);
+        let (from_disk, other) = files_in_folder("NPO", &disk.join("runs/NPO")).expect("disk");
+        let rel = |p: &std::path::Path| p.strip_prefix(&disk).expect("under").display().to_string();
+        assert_eq!(from_disk.iter().map(|p| rel(p)).collect::<Vec<_>>(), npo);
+        assert_eq!(other, 9);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].code, "files_passed_over");
+        assert!(
+            w[0].message
+                .contains("`runs/NPO` (method `NPO`): 3 result files, 9 other files passed over"),
+            "{}",
+            w[0].message
+        );
+        // The same note from the folder on disk, read by path.
+        let mut dws = Workspace::new();
+        let v = compare_methods(
+            &mut dws,
+            serde_json::json!({"NPO": disk.join("runs/NPO").display().to_string()}),
+        )
+        .expect("disk");
+        let groups: Vec<MethodFiles> = serde_json::from_value(v).expect("request");
+        let (_, dw) = resolve_folders(&dws, &groups).expect("disk picked");
+        let shown = disk.join("runs/NPO").display().to_string();
+        assert_eq!(dw[0].message, w[0].message.replace("runs/NPO", &shown));
+        // The folder above the methods' folders, without a name: a method per folder, named after it.
+        let (ws, ids) = as_sources("runs/");
+        let all = MethodFiles {
+            method: String::new(),
+            files: ids.clone(),
+            folder: Some("runs".into()),
+            passed_over: 0,
+        };
+        let (got, w) = resolve_folders(&ws, std::slice::from_ref(&all)).expect("split");
+        let ga: Vec<String> = (0..3).map(|k| format!("runs/GA/seed{k}/TOFU_SUMMARY.json")).collect();
+        assert_eq!(
+            picked(&ws, &got),
+            vec![("GA".to_string(), ga), ("NPO".to_string(), npo)]
+        );
+        assert!(
+            w[0].message
+                .contains("`runs` (methods `GA`, `NPO`): 6 result files, 18 other files"),
+            "{}",
+            w[0].message
+        );
+        // Named, it is one method's: refused as the folder on disk is.
+        let named = MethodFiles {
+            method: "x".into(),
+            ..all.clone()
+        };
+        let e = resolve_folders(&ws, &[named]).expect_err("two runs of seed 0");
+        let d = files_in_folder("x", &disk.join("runs")).expect_err("disk");
+        assert_eq!(e.code.as_deref(), Some("ambiguous_result_files"));
+        assert_eq!(e.code, d.code);
+        assert!(e.message.contains("two runs with seed 0"), "{}", e.message);
+        // Files of two kinds; no result file: the folder's refusals.
+        let mixed = ws_with(&[
+            (1, "m/seed0/TOFU_SUMMARY.json", s(0.5).as_bytes()),
+            (2, "m/seed1/mia.json", report.as_bytes()),
+        ]);
+        let g = |n: usize, f: &str| MethodFiles {
+            method: "m".into(),
+            files: (1..=n as u32).map(|source| TextInput::Source { source }).collect(),
+            folder: Some(f.into()),
+            passed_over: 0,
+        };
+        let e = resolve_folders(&mixed, &[g(2, "m")]).expect_err("mixed");
+        assert!(
+            e.message.contains("open-unlearning TOFU") && e.message.contains("Lethe `mia` report"),
+            "{}",
+            e.message
+        );
+        let none = ws_with(&[(1, "m/notes.txt", b"x")]);
+        let e = resolve_folders(&none, &[g(1, "m")]).expect_err("none");
+        assert_eq!(e.code.as_deref(), Some("no_result_files"));
+        assert!(e.message.contains("the folder `m` (method `m`)"), "{}", e.message);
+        // The whole run: the picked files' runs, the note among the warnings.
+        let (mut ws, ids) = as_sources("runs/");
+        let r = run_compare(
+            &mut ws,
+            &CompareRequest {
+                methods: vec![MethodFiles {
+                    method: String::new(),
+                    files: ids,
+                    folder: Some("runs".into()),
+                    passed_over: 0,
+                }],
+                resamples: 200,
+                ..CompareRequest::default()
+            },
+        )
+        .expect("run");
+        assert_eq!(r.result.methods, vec!["GA", "NPO"]);
+        assert_eq!(r.inputs.len(), 6);
+        assert_eq!(
+            r.parameters.methods[0],
+            "GA=runs/GA/seed0/TOFU_SUMMARY.json,runs/GA/seed1/TOFU_SUMMARY.json,runs/GA/seed2/TOFU_SUMMARY.json"
+        );
+        assert!(r.warnings.iter().any(|w| w.code == "files_passed_over"));
+        let _ = std::fs::remove_dir_all(disk);
     }
 
     #[test]

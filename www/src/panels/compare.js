@@ -87,84 +87,9 @@ function runsSource(ctx) {
   return slot;
 }
 
-/** A path's folders and name, `/`-separated. */
+/** A path's folders and name, `/`-separated (to name a chosen or dropped folder by its path; which of its files are
+ * runs, and their seeds, the analysis layer decides: `compare_files::pick_result_files`). */
 const segments = (p) => String(p).replace(/\\/g, '/').split('/').filter(Boolean);
-/** Paths ordered folder by folder, as the CLI orders a folder's files (Rust's `PathBuf` order). */
-const byPath = (a, b) => {
-  const x = segments(a.path);
-  const y = segments(b.path);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
-  return x.length - y.length;
-};
-/** The folder every one of `files` ({path}) is in. */
-const commonFolder = (files) => {
-  const dirs = files.map((f) => segments(f.path).slice(0, -1));
-  const out = [];
-  for (let i = 0; dirs.every((d) => i < d.length && d[i] === dirs[0][i]); i++) out.push(dirs[0][i]);
-  return out.join('/');
-};
-/** The seed written in a path: the digits after the last `seed` (the layer's `compare_files::seed_in_path`). */
-const seedIn = (p) => {
-  const all = [...String(p).toLowerCase().matchAll(/seed[_\-= ]*(\d+)/g)];
-  return all.length ? String(Number(all[all.length - 1][1])) : null;
-};
-
-/** Whether a .json or .csv file is one Lethe wrote: a JSON report (`--json`) or a `lethe merge` table. */
-async function letheFile(file) {
-  const head = (await file.slice(0, 1 << 20).text()).replace(/^\ufeff/, '').trimStart();
-  if (head.startsWith('{')) {
-    if (!head.includes('"lethe_version"')) return false;
-    try {
-      const v = JSON.parse(await file.text());
-      return typeof v.command === 'string' && 'result' in v;
-    } catch {
-      return false;
-    }
-  }
-  const names = (head.split(/\r?\n/)[0] || '').split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'));
-  return names.includes('cell') && names.includes('command');
-}
-
-/**
- * The result files of a chosen or dropped folder (`files`: [{file, path}]), one run each, picked as the CLI picks
- * the files of a folder given as a method's file (analysis `compare_files::files_in_folder`): open-unlearning's
- * `*_SUMMARY.json`, a `*_EVAL.json` without the SUMMARY of the same run beside it, Lethe's JSON reports and `lethe
- * merge` tables; a model's config.json, logs and hidden folders (Hydra's .hydra/) are passed over.
- */
-export async function resultFiles(files) {
-  const all = files.filter((f) => !segments(f.path).some((s) => s.startsWith('.'))).sort(byPath);
-  const paths = new Set(all.map((f) => segments(f.path).join('/')));
-  const out = [];
-  for (const f of all) {
-    const p = segments(f.path).join('/');
-    if (/_SUMMARY\.json$/.test(p)) out.push(f);
-    else if (/_EVAL\.json$/.test(p)) {
-      if (!paths.has(p.replace(/_EVAL\.json$/, '_SUMMARY.json'))) out.push(f);
-    } else if (/\.(json|csv)$/i.test(p) && (await letheFile(f.file))) out.push(f);
-  }
-  return out;
-}
-
-/**
- * A folder's result files as methods: one folder of a method's runs (`npo/seed0/…`), named after the folder; or
- * the folder above several methods' folders (`runs/npo/seed0/…`, `runs/ga/seed0/…`: one seed in several of them),
- * one method per folder. `[{method, files}]`.
- */
-function asMethods(picked) {
-  const root = segments(picked[0].path)[0];
-  const groups = new Map();
-  for (const f of picked) {
-    const s = segments(f.path);
-    const g = s.length > 2 ? s[1] : null;
-    if (!groups.has(g)) groups.set(g, []);
-    groups.get(g).push(f);
-  }
-  const twice = (list) => new Set(list.map((f) => seedIn(f.path))).size < list.length;
-  const seeded = picked.every((f) => seedIn(f.path) !== null);
-  if (groups.size > 1 && !groups.has(null) && seeded && twice(picked) && [...groups.values()].every((l) => !twice(l)))
-    return [...groups].map(([method, files]) => ({ method, files }));
-  return [{ method: root, files: picked }];
-}
 
 /** Every file under a dropped entry (a folder is walked), with its path. */
 async function walk(entry, prefix = '') {
@@ -209,29 +134,37 @@ function methodsSource(ctx, onFiles) {
     onFiles();
     changed(`the files of method “${row.name.value.trim() || 'unnamed'}” changed`);
   };
-  /** A chosen or dropped folder's result files: into `row`, or one row per method's folder. */
+  /**
+   * A chosen or dropped folder (`files`: [{file, path}], every file in it): its files added as inputs named by their
+   * paths, sent as the folder's contents; the analysis layer picks the result files among them, as it picks a folder
+   * given to the CLI, names the method after the folder when the row has no name (one method per folder when it
+   * holds several methods' folders), and says what it passed over. Several folders dropped at once: a row each.
+   */
   const takeFolder = async (row, files) => {
     fill(row.note);
-    const picked = await resultFiles(files);
-    if (!picked.length) {
-      const dir = files.length ? segments(files[0].path)[0] : 'the folder';
-      fill(row.note, h('span', { class: 'error', role: 'alert' }, `${dir}/ holds no result file the comparison reads: looked for open-unlearning’s *_SUMMARY.json or *_EVAL.json, Lethe’s JSON reports and lethe merge tables, in it and every folder under it. An ML Privacy Meter attack result (.npz) is audited first in the Membership audit panel, its report then saved as JSON and given here.`));
-      return;
+    const roots = new Map();
+    const loose = [];
+    for (const f of files) {
+      const s = segments(f.path);
+      if (s.length < 2) loose.push(f);
+      else (roots.get(s[0]) || roots.set(s[0], []).get(s[0])).push(f);
     }
-    const groups = asMethods(picked);
-    for (const [k, g] of groups.entries()) {
-      const r = k === 0 ? row : rows.find((x) => x !== row && !x.files.length && !x.name.value.trim()) || addRow();
-      if (!r.name.value.trim() || k > 0) r.name.value = g.method;
-      await addFiles(r, g.files);
-      fill(r.note, `${g.files.length} result file(s) from ${commonFolder(g.files)}/${files.length > picked.length && groups.length === 1 ? ` (${files.length - picked.length} other file(s) passed over)` : ''}`);
+    let k = 0;
+    for (const [root, fs] of roots) {
+      const r = k++ === 0 && (row.folder || !row.files.length) ? row : rows.find((x) => x !== row && !x.files.length && !x.name.value.trim()) || addRow();
+      r.files = [];
+      r.folder = root;
+      await addFiles(r, fs);
+      fill(r.note, `${fs.length} file(s) from ${root}/: the comparison picks the result files among them, one run each (seedN in a path gives the seed), and names the others it passes over${r.name.value.trim() ? '' : '; the method is named after the folder, or a method per folder when it holds several methods’ folders'}`);
     }
+    if (loose.length) await addFiles(row.folder ? rows.find((x) => !x.files.length) || addRow() : row, loose);
   };
 
   let made = 0;
-  function addRow({ method = '', files = [] } = {}) {
+  function addRow({ method = '', files = [], folder = null } = {}) {
     const k = ++made;
     const nameId = nextId('method');
-    const row = { files: [...files] };
+    const row = { files: [...files], folder };
     row.name = h('input', { id: nameId, type: 'text', size: 14, value: method, 'data-role': 'method-name', 'aria-label': `Method ${k}: name`, placeholder: 'e.g. NPO' });
     const picker = h('input', { type: 'file', multiple: true, accept: '.json,.csv', 'data-role': 'method-files', 'aria-label': `Method ${k}: choose its result files` });
     const dir = h('input', { type: 'file', multiple: true, webkitdirectory: true, 'data-role': 'method-dir', 'aria-label': `Method ${k}: choose a folder of its runs` });
@@ -242,14 +175,27 @@ function methodsSource(ctx, onFiles) {
     row.fillSources = () => fill(src, h('option', { value: '' }, '— add a file among the inputs —'), ctx.store.sources().map((i) => h('option', { value: i.id }, ctx.store.label(i))));
     row.render = () => {
       row.fillSources();
+      const drop = (why, f) => () => {
+        f();
+        row.render();
+        changed(why);
+      };
+      if (row.folder) {
+        // A folder: one line, its files all sent; the layer's picks are the report's inputs.
+        fill(shown, row.files.length ? h('li', { 'data-folder': row.folder }, h('code', {}, `${row.folder}/`), h('span', { class: 'muted' }, ` ${row.files.length} file(s)`), ' ',
+          h('button', { type: 'button', class: 'icon-button', 'aria-label': `Remove the folder ${row.folder} from the method`, onclick: drop('a folder was removed', () => {
+            row.files = [];
+            row.folder = null;
+            fill(row.note);
+          }) }, '×')) : []);
+        return;
+      }
       fill(shown, row.files.map((id) => {
         const it = ctx.store.get(id);
-        return h('li', { 'data-source': id }, h('code', {}, it?.name ?? `input ${id}`), seedIn(it?.name) !== null ? h('span', { class: 'muted' }, ` seed ${seedIn(it.name)}`) : null, ' ',
-          h('button', { type: 'button', class: 'icon-button', 'aria-label': `Remove ${it?.name ?? 'this file'} from the method`, onclick: () => {
+        return h('li', { 'data-source': id }, h('code', {}, it?.name ?? `input ${id}`), ' ',
+          h('button', { type: 'button', class: 'icon-button', 'aria-label': `Remove ${it?.name ?? 'this file'} from the method`, onclick: drop('a result file was removed', () => {
             row.files = row.files.filter((x) => x !== id);
-            row.render();
-            changed('a result file was removed');
-          } }, '×'));
+          }) }, '×'));
       }));
     };
     row.el = h(
@@ -265,7 +211,7 @@ function methodsSource(ctx, onFiles) {
     picker.addEventListener('change', () => {
       const fs = [...picker.files].map((file) => ({ file, path: file.name }));
       picker.value = '';
-      addFiles(row, fs).catch((e) => fill(row.note, say(e.message)));
+      addFiles(row.folder ? addRow({ method: row.name.value.trim() }) : row, fs).catch((e) => fill(row.note, say(e.message)));
     });
     dir.addEventListener('change', () => {
       const fs = [...dir.files].map((file) => ({ file, path: file.webkitRelativePath || file.name }));
@@ -276,6 +222,13 @@ function methodsSource(ctx, onFiles) {
       const id = Number(src.value);
       src.value = '';
       if (!id && id !== 0) return;
+      if (row.folder) {
+        // A folder's contents are the folder's: an input chosen beside it makes a group of its own.
+        addRow({ method: row.name.value.trim(), files: [id] });
+        onFiles();
+        changed('a result file was added');
+        return;
+      }
       if (!row.files.includes(id)) row.files.push(id);
       row.render();
       onFiles();
@@ -289,7 +242,7 @@ function methodsSource(ctx, onFiles) {
       const entries = [...(e.dataTransfer?.items || [])].map((i) => i.webkitGetAsEntry?.()).filter(Boolean);
       const fs = entries.length ? (await Promise.all(entries.map((en) => walk(en)))).flat() : [...(e.dataTransfer?.files || [])].map((file) => ({ file, path: file.name }));
       const folder = fs.some((f) => f.path.includes('/'));
-      (folder ? takeFolder(row, fs) : addFiles(row, fs)).catch((err) => fill(row.note, say(err.message)));
+      (folder ? takeFolder(row, fs) : addFiles(row.folder ? addRow({ method: row.name.value.trim() }) : row, fs)).catch((err) => fill(row.note, say(err.message)));
     });
     remove.addEventListener('click', () => {
       rows.splice(rows.indexOf(row), 1);
@@ -308,6 +261,7 @@ function methodsSource(ctx, onFiles) {
       const kept = r.files.filter((id) => ctx.store.get(id));
       const gone = kept.length !== r.files.length;
       r.files = kept;
+      if (gone && !kept.length) r.folder = null;
       r.render();
       if (gone) changed('a result file was removed from the inputs');
     }
@@ -320,13 +274,12 @@ function methodsSource(ctx, onFiles) {
     label: 'result files by method',
     el,
     /** The request's `methods`, or null when no method has files. */
-    get: () => (rows.some((r) => r.files.length) ? used().map((r) => ({ method: r.name.value.trim(), files: r.files.map((id) => ({ kind: 'source', source: id })) })) : null),
-    /** Each method's name and its files' names, as the CLI line gives them. */
-    names: () => used().map((r) => ({ method: r.name.value.trim(), files: r.files.map((id) => ctx.store.get(id)?.name ?? `input-${id}`) })),
-    /** `[{method, files: [{kind: 'source', source} | source id]}]`, replacing every method. */
+    get: () => (rows.some((r) => r.files.length) ? used().map((r) => ({ method: r.name.value.trim(), files: r.files.map((id) => ({ kind: 'source', source: id })), ...(r.folder ? { folder: r.folder } : {}) })) : null),
+    /** `[{method, files: [{kind: 'source', source} | source id], folder?}]`, replacing every method (`folder`: the
+     * files are that folder's contents, named by their paths in it). */
     set: (groups) => {
       for (const r of rows.splice(0)) r.el.remove();
-      for (const g of groups || []) addRow({ method: g.method, files: (g.files || []).map((f) => (typeof f === 'object' ? f.source : f)) });
+      for (const g of groups || []) addRow({ method: g.method, folder: g.folder ?? null, files: (g.files || []).map((f) => (typeof f === 'object' ? f.source : f)) });
       if (!rows.length) addRow();
       changed('the result files changed');
     },
@@ -397,7 +350,8 @@ export function comparePanel(ctx) {
   };
   const report = ({ req, out, name }) => {
     const args = [
-      ...(req.methods ? name.map((g) => ['method', `${g.method}=${g.files.join(',')}`]) : [['_runs', name ?? '(pasted)']]),
+      // Each method's files as the layer read them (a folder's: those it picked), NAME=FILE,….
+      ...(req.methods ? (out.parameters.methods || []).map((m) => ['method', m]) : [['_runs', name ?? '(pasted)']]),
       ['baseline', req.baseline],
       ...req.metrics.map((m) => ['metric', m]),
       ...req.published.map((v) => ['published', v]),
@@ -425,7 +379,7 @@ export function comparePanel(ctx) {
         fill(parts.error, mode.value === 'methods' ? 'Give result files first: for each method its name and its files, or a folder of its runs.' : 'Give a runs table first: choose a file, paste it, or load the built-in example.');
         throw new Error('no input');
       }
-      const name = req.methods ? methods.names() : runs.name();
+      const name = req.methods ? null : runs.name();
       try {
         const out = await ctx.engine.request('run', { analysis: 'compare', request: req }, { signal });
         last = { req, out, name };
