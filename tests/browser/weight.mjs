@@ -41,8 +41,12 @@ import { gzipSync } from 'node:zlib';
  * gate (issue 22) and every position's numbering named (issue 24): the initial page measured 352.6 KB gzipped in the
  * clean-clone run (JS 72 KB + wasm 275 KB + CSS 4 KB + HTML 1 KB), from 345.2 KB (JS 70.5 + wasm 269.7) before
  * those merges. Which of them took the lean wasm's +5 KB was not measured one by one.
+ * 358 KB since the wasm boundary walks the layer's list of browser analyses (issue 26: analysis/src/browser.rs,
+ * SDE's and calibrate's runs behind the layer's Compute interface), calibrate's too-close test in null sds (issue
+ * 22), compare's faster resampling in the core (issue 23) and hosts' reports in the CLI's words (widget.js): 354.3 KB
+ * measured (JS 73 + wasm 277 + CSS 4 + HTML 1), from 352.6 KB; again not measured merge by merge.
  */
-export const BUDGET_BYTES = 354 * 1024;
+export const BUDGET_BYTES = 358 * 1024;
 
 /** Bytes of `file` gzipped at level 9 (each file is served and compressed on its own). */
 export const gzipped = (file) => gzipSync(readFileSync(file), { level: 9 }).length;
