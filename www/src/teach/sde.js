@@ -202,7 +202,7 @@ export function sdeTopic(ctx, { number: nr } = {}) {
     const confidence = t.confidence ? callText(t.confidence) : null;
     fill(
       calText,
-      h('p', { class: `teach-verdict teach-verdict-${t.calibrated === 'in_training' ? 'in' : 'out'}`, 'data-value': 'sde.calibrated' }, `Calibrated verdict: ${callText(t.calibrated)}`),
+      h('p', { class: `teach-verdict teach-verdict-${t.calibrated === 'in_training' ? 'in' : t.calibrated === 'out_of_training' ? 'out' : 'none'}`, 'data-value': 'sde.calibrated' }, `Calibrated verdict: ${callText(t.calibrated)}`),
       h('p', { class: 'teach-plot-note' }, `Same references and rule on simpler statistics: whole-subset kernel dispersion → ${dispersion}${confidence ? `; mean max-softmax confidence → ${confidence}` : ''}.`),
     );
     fill(
