@@ -257,10 +257,10 @@ fn quarter<const L: usize>(x: &mut [[u32; L]; 16], a: usize, b: usize, c: usize,
     }
 }
 
-/// ChaCha8 blocks for up to `L` (sub-stream, block counter) pairs abreast, word `i` of every lane in one array so
-/// that each step of the rounds is one SIMD operation over the lanes.
+/// The first eight words of every lane's ChaCha state (the constants and the key); the counter and nonce words are
+/// zero, for the caller to fill.
 #[inline(always)]
-fn chacha8_lanes<const L: usize>(s: &SubStreams, jobs: &[(u64, u64)], out: &mut [[u32; 16]]) {
+fn keyed<const L: usize>(s: &SubStreams) -> [[u32; L]; 16] {
     let mut init = [[0u32; L]; 16];
     for (i, c) in CHACHA_CONSTANTS.iter().enumerate() {
         init[i] = [*c; L];
@@ -268,14 +268,12 @@ fn chacha8_lanes<const L: usize>(s: &SubStreams, jobs: &[(u64, u64)], out: &mut 
     for (i, k) in s.key.iter().enumerate() {
         init[4 + i] = [*k; L];
     }
-    #[allow(clippy::cast_possible_truncation)]
-    for (l, &(subset, counter)) in jobs.iter().enumerate().take(L) {
-        let nonce = s.nonce(subset);
-        init[12][l] = counter as u32;
-        init[13][l] = (counter >> 32) as u32;
-        init[14][l] = nonce as u32;
-        init[15][l] = (nonce >> 32) as u32;
-    }
+    init
+}
+
+/// ChaCha8's eight rounds (four double rounds) on every lane of `init`; the block is the result plus `init`.
+#[inline(always)]
+fn chacha8_rounds<const L: usize>(init: [[u32; L]; 16]) -> [[u32; L]; 16] {
     let mut x = init;
     for _ in 0..4 {
         quarter(&mut x, 0, 4, 8, 12);
@@ -287,6 +285,23 @@ fn chacha8_lanes<const L: usize>(s: &SubStreams, jobs: &[(u64, u64)], out: &mut 
         quarter(&mut x, 2, 7, 8, 13);
         quarter(&mut x, 3, 4, 9, 14);
     }
+    x
+}
+
+/// ChaCha8 blocks for up to `L` (sub-stream, block counter) pairs abreast, word `i` of every lane in one array so
+/// that each step of the rounds is one SIMD operation over the lanes.
+#[inline(always)]
+fn chacha8_lanes<const L: usize>(s: &SubStreams, jobs: &[(u64, u64)], out: &mut [[u32; 16]]) {
+    let mut init = keyed::<L>(s);
+    #[allow(clippy::cast_possible_truncation)]
+    for (l, &(subset, counter)) in jobs.iter().enumerate().take(L) {
+        let nonce = s.nonce(subset);
+        init[12][l] = counter as u32;
+        init[13][l] = (counter >> 32) as u32;
+        init[14][l] = nonce as u32;
+        init[15][l] = (nonce >> 32) as u32;
+    }
+    let x = chacha8_rounds(init);
     for (l, o) in out.iter_mut().enumerate().take(L.min(jobs.len())) {
         for (i, w) in o.iter_mut().enumerate() {
             *w = x[i][l].wrapping_add(init[i][l]);
@@ -301,13 +316,7 @@ pub const GROUP: usize = 16;
 #[inline(always)]
 #[allow(clippy::needless_range_loop)]
 fn chacha8_group<const L: usize>(s: &SubStreams, first: u64, counter: u64, out: &mut [[u32; GROUP]; 16], off: usize) {
-    let mut init = [[0u32; L]; 16];
-    for (i, c) in CHACHA_CONSTANTS.iter().enumerate() {
-        init[i] = [*c; L];
-    }
-    for (i, k) in s.key.iter().enumerate() {
-        init[4 + i] = [*k; L];
-    }
+    let mut init = keyed::<L>(s);
     #[allow(clippy::cast_possible_truncation)]
     {
         init[12] = [counter as u32; L];
@@ -318,17 +327,7 @@ fn chacha8_group<const L: usize>(s: &SubStreams, first: u64, counter: u64, out: 
             init[15][l] = (nonce >> 32) as u32;
         }
     }
-    let mut x = init;
-    for _ in 0..4 {
-        quarter(&mut x, 0, 4, 8, 12);
-        quarter(&mut x, 1, 5, 9, 13);
-        quarter(&mut x, 2, 6, 10, 14);
-        quarter(&mut x, 3, 7, 11, 15);
-        quarter(&mut x, 0, 5, 10, 15);
-        quarter(&mut x, 1, 6, 11, 12);
-        quarter(&mut x, 2, 7, 8, 13);
-        quarter(&mut x, 3, 4, 9, 14);
-    }
+    let x = chacha8_rounds(init);
     for i in 0..16 {
         for l in 0..L {
             out[i][off + l] = x[i][l].wrapping_add(init[i][l]);
