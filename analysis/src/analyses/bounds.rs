@@ -673,38 +673,12 @@ pub fn m_gen(ws: &mut Workspace, req: &BoundsRequest) -> Result<leakage::General
 /// `lethe bounds` in the registry ([`crate::registry`]).
 pub struct Bounds;
 
-impl InBrowser for Bounds {
-    const NAME: &'static str = "bounds";
-    type Request = BoundsRequest;
-    type Job = BoundsOutput;
-    type Output = BoundsOutput;
-    fn prepare(ws: &mut Workspace, req: BoundsRequest) -> Result<BoundsOutput> {
-        bounds(ws, &req)
-    }
-    async fn finish<C: Compute, M: Monitor>(out: BoundsOutput, _: &mut C, _: &mut M) -> Result<BoundsOutput> {
-        Ok(out)
-    }
-}
+in_browser_at_once!(Bounds, "bounds", BoundsRequest => BoundsOutput, bounds);
 
 /// The page's generalized leakage bound for its plot (`lethe bounds`' request; not a command of its own).
 pub struct MGen;
 
-impl InBrowser for MGen {
-    const NAME: &'static str = "mgen";
-    type Request = BoundsRequest;
-    type Job = leakage::GeneralLeakageBound;
-    type Output = leakage::GeneralLeakageBound;
-    fn prepare(ws: &mut Workspace, req: BoundsRequest) -> Result<leakage::GeneralLeakageBound> {
-        m_gen(ws, &req)
-    }
-    async fn finish<C: Compute, M: Monitor>(
-        out: leakage::GeneralLeakageBound,
-        _: &mut C,
-        _: &mut M,
-    ) -> Result<leakage::GeneralLeakageBound> {
-        Ok(out)
-    }
-}
+in_browser_at_once!(MGen, "mgen", BoundsRequest => leakage::GeneralLeakageBound, m_gen);
 
 registered! {
 impl crate::registry::Analysis for Bounds {

@@ -1780,18 +1780,7 @@ fn upper_first(s: &str) -> String {
 /// `lethe compare` in the registry ([`crate::registry`]).
 pub struct Compare;
 
-impl InBrowser for Compare {
-    const NAME: &'static str = "compare";
-    type Request = CompareRequest;
-    type Job = CompareOutput;
-    type Output = CompareOutput;
-    fn prepare(ws: &mut Workspace, req: CompareRequest) -> Result<CompareOutput> {
-        compare_output(ws, &req)
-    }
-    async fn finish<C: Compute, M: Monitor>(out: CompareOutput, _: &mut C, _: &mut M) -> Result<CompareOutput> {
-        Ok(out)
-    }
-}
+in_browser_at_once!(Compare, "compare", CompareRequest => CompareOutput, compare_output);
 
 registered! {
 impl crate::registry::Analysis for Compare {

@@ -592,18 +592,7 @@ fn no_input() -> Error {
 /// `lethe eps-lower` in the registry ([`crate::registry`]).
 pub struct EpsAudit;
 
-impl InBrowser for EpsAudit {
-    const NAME: &'static str = "eps-lower";
-    type Request = EpsAuditRequest;
-    type Job = EpsAuditReport;
-    type Output = EpsAuditReport;
-    fn prepare(ws: &mut Workspace, req: EpsAuditRequest) -> Result<EpsAuditReport> {
-        eps_audit(ws, &req)
-    }
-    async fn finish<C: Compute, M: Monitor>(out: EpsAuditReport, _: &mut C, _: &mut M) -> Result<EpsAuditReport> {
-        Ok(out)
-    }
-}
+in_browser_at_once!(EpsAudit, "eps-lower", EpsAuditRequest => EpsAuditReport, eps_audit);
 
 registered! {
 impl crate::registry::Analysis for EpsAudit {

@@ -982,18 +982,7 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
 /// `lethe epsilon` in the registry ([`crate::registry`]).
 pub struct Epsilon;
 
-impl InBrowser for Epsilon {
-    const NAME: &'static str = "epsilon";
-    type Request = EpsilonRequest;
-    type Job = EpsilonOutput;
-    type Output = EpsilonOutput;
-    fn prepare(ws: &mut Workspace, req: EpsilonRequest) -> Result<EpsilonOutput> {
-        epsilon(ws, &req)
-    }
-    async fn finish<C: Compute, M: Monitor>(out: EpsilonOutput, _: &mut C, _: &mut M) -> Result<EpsilonOutput> {
-        Ok(out)
-    }
-}
+in_browser_at_once!(Epsilon, "epsilon", EpsilonRequest => EpsilonOutput, epsilon);
 
 registered! {
 impl crate::registry::Analysis for Epsilon {

@@ -39,6 +39,30 @@ macro_rules! registered {
     };
 }
 
+/// The page's entry ([`crate::browser::InBrowser`]) of an analysis it computes in one step: `prepare` runs it
+/// (`$run(ws, &request)`), and `finish` hands its output on as it is.
+macro_rules! in_browser_at_once {
+    ($ty:ty, $name:literal, $req:ty => $out:ty, $run:path $(, lean = $lean:literal)?) => {
+        impl $crate::browser::InBrowser for $ty {
+            const NAME: &'static str = $name;
+            $(const LEAN: bool = $lean;)?
+            type Request = $req;
+            type Job = $out;
+            type Output = $out;
+            fn prepare(ws: &mut $crate::workspace::Workspace, req: $req) -> $crate::error::Result<$out> {
+                $run(ws, &req)
+            }
+            async fn finish<C: $crate::browser::Compute, M: lethe::progress::Monitor>(
+                out: $out,
+                _: &mut C,
+                _: &mut M,
+            ) -> $crate::error::Result<$out> {
+                Ok(out)
+            }
+        }
+    };
+}
+
 /// The compute backend a request names: `cpu`, or `webgpu` (wasm32 builds with the `gpu` feature; the worker
 /// resolves the page's `auto` to one of the two before asking).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

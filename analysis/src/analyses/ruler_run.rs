@@ -1424,19 +1424,7 @@ pub fn flat_ruler_runs(map: &mut serde_json::Map<String, serde_json::Value>) -> 
 /// `lethe ruler` in the registry ([`crate::registry`]).
 pub struct Ruler;
 
-impl InBrowser for Ruler {
-    const NAME: &'static str = "ruler";
-    const LEAN: bool = true;
-    type Request = RulerRequest;
-    type Job = RulerOutput;
-    type Output = RulerOutput;
-    fn prepare(ws: &mut Workspace, req: RulerRequest) -> Result<RulerOutput> {
-        ruler(ws, &req)
-    }
-    async fn finish<C: Compute, M: Monitor>(out: RulerOutput, _: &mut C, _: &mut M) -> Result<RulerOutput> {
-        Ok(out)
-    }
-}
+in_browser_at_once!(Ruler, "ruler", RulerRequest => RulerOutput, ruler, lean = true);
 
 registered! {
 impl crate::registry::Analysis for Ruler {

@@ -919,59 +919,9 @@ pub struct Privleak;
 /// `lethe tool-rouge` in the registry ([`crate::registry`]).
 pub struct ToolRouge;
 
-impl InBrowser for ForgetQuality {
-    const NAME: &'static str = "forget-quality";
-    type Request = ForgetQualityRequest;
-    type Job = Report<ForgetQualityParameters, ForgetQualityResult>;
-    type Output = Report<ForgetQualityParameters, ForgetQualityResult>;
-    fn prepare(
-        ws: &mut Workspace,
-        req: ForgetQualityRequest,
-    ) -> Result<Report<ForgetQualityParameters, ForgetQualityResult>> {
-        run_forget_quality(ws, &req)
-    }
-    async fn finish<C: Compute, M: Monitor>(
-        out: Report<ForgetQualityParameters, ForgetQualityResult>,
-        _: &mut C,
-        _: &mut M,
-    ) -> Result<Report<ForgetQualityParameters, ForgetQualityResult>> {
-        Ok(out)
-    }
-}
-
-impl InBrowser for Privleak {
-    const NAME: &'static str = "privleak";
-    type Request = PrivleakRequest;
-    type Job = Report<PrivleakParameters, PrivleakResult>;
-    type Output = Report<PrivleakParameters, PrivleakResult>;
-    fn prepare(ws: &mut Workspace, req: PrivleakRequest) -> Result<Report<PrivleakParameters, PrivleakResult>> {
-        run_privleak(ws, &req)
-    }
-    async fn finish<C: Compute, M: Monitor>(
-        out: Report<PrivleakParameters, PrivleakResult>,
-        _: &mut C,
-        _: &mut M,
-    ) -> Result<Report<PrivleakParameters, PrivleakResult>> {
-        Ok(out)
-    }
-}
-
-impl InBrowser for ToolRouge {
-    const NAME: &'static str = "tool-rouge";
-    type Request = ToolRougeRequest;
-    type Job = Report<ToolRougeParameters, ToolRougeResult>;
-    type Output = Report<ToolRougeParameters, ToolRougeResult>;
-    fn prepare(ws: &mut Workspace, req: ToolRougeRequest) -> Result<Report<ToolRougeParameters, ToolRougeResult>> {
-        run_tool_rouge(ws, &req)
-    }
-    async fn finish<C: Compute, M: Monitor>(
-        out: Report<ToolRougeParameters, ToolRougeResult>,
-        _: &mut C,
-        _: &mut M,
-    ) -> Result<Report<ToolRougeParameters, ToolRougeResult>> {
-        Ok(out)
-    }
-}
+in_browser_at_once!(ForgetQuality, "forget-quality", ForgetQualityRequest => Report<ForgetQualityParameters, ForgetQualityResult>, run_forget_quality);
+in_browser_at_once!(Privleak, "privleak", PrivleakRequest => Report<PrivleakParameters, PrivleakResult>, run_privleak);
+in_browser_at_once!(ToolRouge, "tool-rouge", ToolRougeRequest => Report<ToolRougeParameters, ToolRougeResult>, run_tool_rouge);
 
 registered! {
 impl crate::registry::Analysis for ForgetQuality {
