@@ -1117,6 +1117,14 @@ mod tests {
     }
 
     /// Runs `compare` on files (path, contents) grouped by method (method, the files' indices).
+    /// The report's warning with stable code `code` (the test fails when there is none).
+    fn warning<'a>(r: &'a CompareReport, code: &str) -> &'a crate::report::Warning {
+        r.warnings
+            .iter()
+            .find(|w| w.code == code)
+            .unwrap_or_else(|| panic!("no {code} warning: {:?}", r.warnings))
+    }
+
     fn compare(
         files: &[(&str, String)],
         groups: &[(&str, &[usize])],
@@ -1182,11 +1190,7 @@ mod tests {
         assert_eq!(r.result.methods, vec!["npo", "grad_ascent"]);
         let names: Vec<&str> = r.result.metrics.iter().map(|m| m.metric.as_str()).collect();
         assert_eq!(names, vec!["forget_quality", "model_utility"]);
-        let left = r
-            .warnings
-            .iter()
-            .find(|w| w.code == "metrics_left_out")
-            .expect("left out");
+        let left = warning(&r, "metrics_left_out");
         assert!(left.message.contains("forget_Q_A_Prob"), "{}", left.message);
         assert_eq!(r.inputs.len(), 6);
         assert_eq!(r.inputs[0].spec, "npo=npo/seed0/TOFU_SUMMARY.json");
@@ -1265,11 +1269,7 @@ mod tests {
             |_| {},
         )
         .expect("run");
-        let w = r
-            .warnings
-            .iter()
-            .find(|w| w.code == "metrics_left_out")
-            .expect("warning");
+        let w = warning(&r, "metrics_left_out");
         assert!(
             w.message
                 .contains("forget_quality (not in `npo/seed2/TOFU_SUMMARY.json`"),
@@ -1414,11 +1414,7 @@ mod tests {
         let r = compare(&refs(&files), &[("a", &[0, 1, 2]), ("b", &[3, 4, 5])], |_| {}).expect("mia reports");
         assert_eq!(r.result.metrics.len(), 1, "{:?}", r.warnings);
         assert_eq!(r.result.comparisons.len(), 1);
-        let w = r
-            .warnings
-            .iter()
-            .find(|w| w.code == "metrics_left_out")
-            .expect("warning");
+        let w = warning(&r, "metrics_left_out");
         assert!(
             w.message
                 .contains("counted once: summary.auc (the same value as delong.auc in every run)"),
@@ -1451,11 +1447,7 @@ mod tests {
             q.metrics = vec!["forget_Q_A_Prob:lower".into(), "forget_truth_ratio:higher".into()];
         })
         .expect("run");
-        let w = r
-            .warnings
-            .iter()
-            .find(|w| w.code == "examples_not_seeds")
-            .expect("warning");
+        let w = warning(&r, "examples_not_seeds");
         assert!(
             w.message.contains("npo on forget_Q_A_Prob (40 examples)"),
             "{}",
@@ -1673,7 +1665,7 @@ mod tests {
             |_| {},
         )
         .expect("run");
-        let w = |code: &str| r.warnings.iter().find(|w| w.code == code).expect(code);
+        let w = |code: &str| warning(&r, code);
         let few = w("few_seeds");
         assert_eq!(few.input, None);
         assert!(
@@ -1696,7 +1688,7 @@ mod tests {
             },
         )
         .expect("table");
-        let few = t.warnings.iter().find(|w| w.code == "few_seeds").expect("few");
+        let few = warning(&t, "few_seeds");
         assert_eq!(few.input.as_deref(), Some("runs"));
         assert!(few.message.contains("b (1)"), "{}", few.message);
     }
@@ -1719,11 +1711,7 @@ mod tests {
             }
         }
         let r = compare(&refs(&files), &[("a", &[0, 1, 2]), ("b", &[3, 4, 5])], |_| {}).expect("run");
-        let w = r
-            .warnings
-            .iter()
-            .find(|w| w.code == "metrics_left_out")
-            .expect("warning");
+        let w = warning(&r, "metrics_left_out");
         assert!(
             w.message.contains(
                 "without a known direction: 21 metrics, sub_metric_00, sub_metric_01, sub_metric_02, sub_metric_03, …"
