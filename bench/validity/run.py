@@ -187,13 +187,14 @@ def lethe(cli, args):
     if out.returncode != 0:
         REFUSALS.append((args[0], out.stderr.strip()[:300]))
         return {"headline": {"call": "refused", "text": out.stderr.strip()[:300]}}
+    report = json.loads(out.stdout)
     keep = os.environ.get("LETHE_VALIDITY_REPORTS")  # a folder: every report kept, to study the calls afterwards
     if keep:
         os.makedirs(keep, exist_ok=True)
         n = len(os.listdir(keep))
         with open(os.path.join(keep, f"{n:05d}-{args[0]}.json"), "w") as f:
-            json.dump({"args": args, "report": json.loads(out.stdout)}, f)
-    return json.loads(out.stdout)
+            json.dump({"args": args, "report": report}, f)
+    return report
 
 
 def run(cli, quick, log, only=None, seeds=None):
