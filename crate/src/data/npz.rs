@@ -284,6 +284,32 @@ pub fn load<T: Scalar>(input: &str, src: &dyn ByteSource, opts: &LoadOptions) ->
     finish(Format::Npz, &label, &plan, data, info, warnings)
 }
 
+/// The value of the 0-d (scalar) member `name` of an .npz archive, as float64 (numpy's `float(arr)`): what
+/// `np.savez(f, auc=0.62)` stores (ML Privacy Meter's `auc`, `one_tenth_fpr`, `zero_fpr`), which [`load`] refuses
+/// (a scalar is no data matrix). `None` when the archive has no member `name`, or it is not 0-d, or its dtype is
+/// not one Lethe reads. The member's CRC-32 is checked, as for [`load`].
+///
+/// # Errors
+/// As [`inspect`], and a member whose data fails its CRC-32 check or is cut short.
+pub fn scalar(input: &str, src: &dyn ByteSource, name: &str) -> Result<Option<f64>, DataError> {
+    let mut zip = open(input, src)?;
+    let list = members(input, &zip, &mut Vec::new())?;
+    let Some(m) = list.into_iter().find(|m| m.name == name && m.unreadable.is_none()) else {
+        return Ok(None);
+    };
+    let label = label(input, &m);
+    let (h, _, mut reader) = member_header(&label, &mut zip, &m)?;
+    let Some(layout) = h.layout().filter(|l| l.shape.is_empty()) else {
+        return Ok(None);
+    };
+    let mut bytes = vec![0u8; layout.dtype.size];
+    reader.read_exact(&mut bytes).map_err(|e| member_error(&label, &e))?;
+    verify_to_end(&label, &mut reader)?;
+    let mut out = [0f64];
+    super::dtype::decode(layout.dtype, &bytes, &mut out);
+    Ok(Some(out[0]))
+}
+
 /// Reads the rest of a member, so that the zip reader compares its CRC-32 with the archive's.
 fn verify_to_end(label: &str, reader: &mut dyn Read) -> Result<(), DataError> {
     match std::io::copy(reader, &mut std::io::sink()) {
@@ -361,6 +387,24 @@ mod tests {
             msg.contains("`x.npz:a.npy`") && msg.contains("CRC-32") && msg.contains("download the file again"),
             "{msg}"
         );
+    }
+
+    /// ML Privacy Meter's attack result (tests/fixtures/tools/privacy_meter, written by its `audit.py`
+    /// `get_audit_results`): the 0-d `auc`, `one_tenth_fpr` and `zero_fpr` read as numpy's `float(z[name])` gives
+    /// them (`auc` as in stored_auc.json, the others read back with numpy: 0.23333333333333334); an array, or a member
+    /// the archive lacks, is no scalar.
+    #[test]
+    fn privacy_meters_stored_scalars_read_as_numpy_reads_them() {
+        let f = include_bytes!("../../../tests/fixtures/tools/privacy_meter/log/report/exp/attack_result_0.npz");
+        let b: &[u8] = f;
+        assert_eq!(scalar("a.npz", &b, "auc").unwrap(), Some(0.756_388_888_888_888_8));
+        assert_eq!(
+            scalar("a.npz", &b, "one_tenth_fpr").unwrap(),
+            Some(0.233_333_333_333_333_34)
+        );
+        assert_eq!(scalar("a.npz", &b, "zero_fpr").unwrap(), Some(0.233_333_333_333_333_34));
+        assert_eq!(scalar("a.npz", &b, "scores").unwrap(), None);
+        assert_eq!(scalar("a.npz", &b, "eps").unwrap(), None);
     }
 
     /// One flipped data byte of a stored member: numpy refuses the file, and so does every way Lethe reads it —
