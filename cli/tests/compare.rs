@@ -316,3 +316,110 @@ fn a_methods_folder_compares_as_its_files() {
         .expect("few_seeds");
     assert!(few.contains("retain (1: `") && !few.contains("-->"), "{err}");
 }
+
+/// Every number of two JSON values within `tol`, everything else equal; the path of the first difference.
+fn same_json(a: &Value, b: &Value, tol: f64, at: &str) -> Result<(), String> {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            if (x - y).abs() <= tol {
+                Ok(())
+            } else {
+                Err(format!("{at}: {x} vs {y}"))
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .try_for_each(|(i, (x, y))| same_json(x, y, tol, &format!("{at}[{i}]"))),
+        (Value::Object(x), Value::Object(y)) if x.len() == y.len() => x.iter().try_for_each(|(k, v)| {
+            y.get(k)
+                .ok_or_else(|| format!("{at}.{k} missing"))
+                .and_then(|w| same_json(v, w, tol, &format!("{at}.{k}")))
+        }),
+        _ if a == b => Ok(()),
+        _ => Err(format!("{at}: {a} vs {b}")),
+    }
+}
+
+/// Issue 23: ML Privacy Meter's `report/exp/attack_result_0.npz` was refused by compare ("is a NumPy archive …
+/// audit each first"). A method's folder of privacy-meter seed folders (tests/fixtures/compare_privacy_meter,
+/// written by privacy-meter's own audit.py; PROVENANCE.md there) now compares as the `lethe mia --json` reports
+/// made from the same archives (`--scores FILE#scores --labels FILE#memberships`) do: the same headline, every
+/// number of the result within 1e-12; and through batch, as the CLI.
+#[test]
+fn privacy_meter_folders_compare_as_the_clis_mia_reports() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/compare_privacy_meter");
+    let dir = tempfile::tempdir().unwrap();
+    for m in ["finetune", "retrain"] {
+        for s in ["201", "202", "203"] {
+            let npz = fixture.join(format!("{m}/seed{s}/report/exp/attack_result_0.npz"));
+            let f = npz.to_str().unwrap();
+            let out = lethe(&[
+                "mia",
+                "--scores",
+                &format!("{f}#scores"),
+                "--labels",
+                &format!("{f}#memberships"),
+                "--json",
+            ]);
+            assert!(out.status.success(), "{}", text(&out.stderr));
+            let d = dir.path().join(format!("{m}/seed{s}"));
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("mia.json"), &out.stdout).unwrap();
+        }
+    }
+    let compare = |root: &std::path::Path| {
+        let at = |m: &str| format!("{m}={}", root.join(m).to_str().unwrap());
+        let out = lethe(&[
+            "compare",
+            "--method",
+            &at("finetune"),
+            "--method",
+            &at("retrain"),
+            "--resamples",
+            "500",
+            "--json",
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_str::<Value>(&text(&out.stdout)).unwrap()
+    };
+    let npz = compare(&fixture);
+    let json = compare(dir.path());
+    assert_eq!(npz["headline"], json["headline"]);
+    if let Err(d) = same_json(&npz["result"], &json["result"], 1e-12, "result") {
+        panic!("{d}");
+    }
+    assert_eq!(npz["inputs"].as_array().unwrap().len(), 6);
+    assert_eq!(npz["inputs"][0]["format"], "ML Privacy Meter attack result");
+    assert!(
+        npz["result"]["metrics"][0]["metric"]
+            .as_str()
+            .unwrap()
+            .ends_with(".auc"),
+        "{}",
+        npz["result"]["metrics"][0]
+    );
+    let codes: Vec<&str> = npz["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["code"].as_str().unwrap())
+        .collect();
+    assert!(!codes.contains(&"stored_value_differs"), "{codes:?}");
+    // Through batch, with the CLI's NAME=FOLDER strings: the same report.
+    let manifest = dir.path().join("m.jsonl");
+    let groups: Vec<String> = ["finetune", "retrain"]
+        .iter()
+        .map(|m| format!("{m}={}", fixture.join(m).to_str().unwrap()))
+        .collect();
+    let line = serde_json::json!({"command": "compare", "inputs": {"methods": groups}, "options": {"resamples": 500}});
+    std::fs::write(&manifest, format!("{line}\n")).unwrap();
+    let b = lethe(&["batch", manifest.to_str().unwrap()]);
+    assert!(b.status.success(), "batch: {}", text(&b.stderr));
+    let cell: Value = serde_json::from_str(text(&b.stdout).lines().next().expect("one cell")).unwrap();
+    assert!(cell.get("error").is_none(), "{cell}");
+    assert_eq!(cell["report"]["result"], npz["result"]);
+    assert_eq!(cell["report"]["headline"], npz["headline"]);
+}

@@ -115,7 +115,8 @@ pub struct CompareRequest {
     #[cfg_attr(feature = "clap", arg(skip))]
     pub runs: Option<TextInput>,
     /// Or result files grouped by method, one run a file (a `lethe merge` table: a run a row): open-unlearning's
-    /// TOFU/MUSE EVAL and SUMMARY files, a JSON object of metrics (MUSE's auc.json), Lethe's own JSON reports and
+    /// TOFU/MUSE EVAL and SUMMARY files, a JSON object of metrics (MUSE's auc.json), ML Privacy Meter's attack
+    /// results (attack_result_0.npz: its scores audited as `lethe mia` audits them), Lethe's own JSON reports and
     /// `lethe merge` tables; the seed is the number after `seed` in a file's path (see `compare_files`).
     #[cfg_attr(feature = "clap", arg(skip))]
     pub methods: Vec<MethodFiles>,

@@ -17,7 +17,11 @@
 //!   by its dotted path without `result.` (`summary.auc`), as [`crate::report::report_columns`] names them for
 //!   `lethe merge`;
 //! * a `lethe merge` table (CSV or JSON, columns `cell`, `id`, `command`, …): one run a row, its `id` the seed,
-//!   the `result.…` columns the metrics by the same names.
+//!   the `result.…` columns the metrics by the same names;
+//! * ML Privacy Meter's attack result (`report/exp/attack_result_0.npz`, a NumPy archive): its `scores` and
+//!   `memberships` audited as `lethe mia --scores FILE#scores --labels FILE#memberships` audits them, the report's
+//!   numbers by the names a `lethe mia --json` report gives them, privacy-meter's stored `auc`, `one_tenth_fpr` and
+//!   `zero_fpr` checked against them ([`super::compare_pm`]).
 //!
 //! A run's seed is the number after `seed` in the file's path (`npo/seed3/TOFU_SUMMARY.json`, `run_seed-3.json`), or
 //! the merge table's `id`; otherwise the file's position in its method's list (such runs are not paired by seed).
@@ -55,7 +59,7 @@ fn is_zero(n: &usize) -> bool {
 pub const ROLE: &str = "methods";
 
 /// A metric of one run: its name, value and per-example values.
-type FileMetric = (String, Option<f64>, Option<Vec<f64>>);
+pub(super) type FileMetric = (String, Option<f64>, Option<Vec<f64>>);
 
 /// One run read from a file: where, its seed, its metrics.
 struct FileRun {
@@ -104,7 +108,7 @@ fn finite(place: &str, method: &str, metric: &str, v: f64) -> Result<f64> {
 }
 
 /// The metrics of one of Lethe's reports (or a merge table's row), by their dotted path without `result.`.
-fn report_metrics(cols: &serde_json::Map<String, Value>) -> Vec<FileMetric> {
+pub(super) fn report_metrics(cols: &serde_json::Map<String, Value>) -> Vec<FileMetric> {
     cols.iter()
         .filter_map(|(k, v)| {
             let name = k.strip_prefix("result.")?;
@@ -364,15 +368,21 @@ fn read_text(ws: &mut Workspace, method: &str, t: &TextInput) -> Result<(String,
             src.data
                 .read_at(0, &mut bytes)
                 .map_err(|e| Error::at(ROLE, format!("`{name}`: {e}")))?;
-            let npz = bytes.starts_with(b"PK\x03\x04") || name.ends_with(".npz");
+            // An archive (ML Privacy Meter's attack result) is read by the full module; the full module reads
+            // a zip archive before it comes here, so an `.npz` here is no zip archive.
+            if bytes.starts_with(b"PK\x03\x04") {
+                return Err(Error::needs_full(format!(
+                    "`{name}` (method `{method}`) is a NumPy archive: the full module reads it"
+                )));
+            }
             let text = String::from_utf8(bytes).map_err(|_| {
                 Error::at(
                     ROLE,
-                    if npz {
+                    if name.to_ascii_lowercase().ends_with(".npz") {
                         format!(
-                            "`{name}` (method `{method}`) is a NumPy archive, not a result file Lethe compares: if it \
-                             is an ML Privacy Meter attack result, {}",
-                            audit_first(&name)
+                            "`{name}` (method `{method}`) is named as a NumPy archive but is not one (a .npz is a zip \
+                             archive; this one was cut short or is another file): give ML Privacy Meter's \
+                             attack_result_0.npz as its audit wrote it"
                         )
                     } else {
                         format!(
@@ -424,6 +434,7 @@ pub fn read_methods(
     wanted: &[String],
 ) -> Result<(RunsTable, Vec<InputRecord>, Vec<Warning>)> {
     let mut records = Vec::new();
+    let mut warnings = Vec::new();
     let mut runs: Vec<(String, FileRun)> = Vec::new();
     for g in groups {
         let method = g.method.trim();
@@ -439,10 +450,27 @@ pub fn read_methods(
         }
         let mut k = 0usize;
         for f in &g.files {
-            let (name, text, mut rec) = read_text(ws, method, f)?;
-            let found = read_file(&name, method, &text)?;
-            rec.rows_used = found.len();
-            records.push(rec);
+            let (name, found) = match f {
+                #[cfg(feature = "full")]
+                TextInput::Source { source } if super::compare_pm::is_npz(ws, *source) => {
+                    let (name, metrics, rec) =
+                        super::compare_pm::read_attack_result(ws, method, *source, &mut warnings)?;
+                    records.push(rec);
+                    let run = FileRun {
+                        place: format!("`{name}`"),
+                        seed: None,
+                        metrics,
+                    };
+                    (name, vec![run])
+                }
+                _ => {
+                    let (name, text, mut rec) = read_text(ws, method, f)?;
+                    let found = read_file(&name, method, &text)?;
+                    rec.rows_used = found.len();
+                    records.push(rec);
+                    (name, found)
+                }
+            };
             for mut r in found {
                 if r.seed.is_none() {
                     r.seed = seed_in_path(&name);
@@ -471,7 +499,6 @@ pub fn read_methods(
     }
     // The metrics: those asked for, each in every run; else those every run has with a known direction.
     let has = |r: &FileRun, name: &str| r.metrics.iter().any(|(n, v, _)| n == name && v.is_some());
-    let mut warnings = Vec::new();
     let metrics: Vec<String> = if wanted.is_empty() {
         let mut all: Vec<String> = Vec::new();
         for (_, r) in &runs {
@@ -534,7 +561,8 @@ pub fn read_methods(
                     "the result files have no metric that every run has and whose direction is known{}: name the \
                      metrics to compare, each with its direction, e.g. forget_quality:higher",
                     warnings
-                        .first()
+                        .iter()
+                        .find(|w| w.code == "metrics_left_out")
                         .map_or(" (they hold no numbers Lethe reads as metrics)".to_string(), |w| {
                             format!(" ({})", w.message)
                         })
@@ -695,8 +723,20 @@ fn split_files(v: Value) -> Vec<Value> {
 }
 
 /// What a folder's result files are looked for as, in the refusals' words.
-const LOOKED_FOR: &str = "open-unlearning's *_SUMMARY.json or *_EVAL.json, Lethe's JSON reports (`--json`) and \
-                          `lethe merge` tables";
+const LOOKED_FOR: &str = "open-unlearning's *_SUMMARY.json or *_EVAL.json, ML Privacy Meter's \
+                          attack_result_<N>.npz, Lethe's JSON reports (`--json`) and `lethe merge` tables";
+
+/// The kind of ML Privacy Meter's per-model attack results, as the refusals name it.
+const PRIVACY_METER: &str = "ML Privacy Meter attack result";
+
+/// Whether a file name is ML Privacy Meter's result for one target model: `attack_result_<N>.npz` (its audit.py
+/// `get_audit_results`), not `attack_result_average.npz` (the target models' scores pooled, which the per-model
+/// files beside it already hold) nor `attack_result_average_dp.npz` (a DP audit's counts).
+fn is_attack_result(name: &str) -> bool {
+    name.strip_prefix("attack_result_")
+        .and_then(|r| r.strip_suffix(".npz"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
 
 /// A path's folders and name, whichever separator it was written with (a page's relative path, a Windows path).
 fn segments(p: &str) -> Vec<&str> {
@@ -706,8 +746,9 @@ fn segments(p: &str) -> Vec<&str> {
 /// The one rule a folder's result files are picked by, for every front end (a folder read from disk by path, or a
 /// folder's files given as sources by a page): among `files` (each its path inside the folder, which the rule reads,
 /// and its path as messages show it), open-unlearning's `<BENCHMARK>_SUMMARY.json` (its `<BENCHMARK>_EVAL.json` of
-/// the same run, beside it, holds the same numbers and is passed over) or `<BENCHMARK>_EVAL.json`, Lethe's JSON
-/// reports and `lethe merge` tables (known by their content: `kind_of(i)`, [`lethe_kind_of`] of the file's text,
+/// the same run, beside it, holds the same numbers and is passed over) or `<BENCHMARK>_EVAL.json`, ML Privacy
+/// Meter's `attack_result_<N>.npz` (one target model's; its `attack_result_average.npz` is passed over), Lethe's
+/// JSON reports and `lethe merge` tables (known by their content: `kind_of(i)`, [`lethe_kind_of`] of the file's text,
 /// asked only of the JSON and CSV files the names leave open). Files in hidden folders (Hydra's `.hydra/`), a
 /// model's `config.json`, logs and the rest are not runs and are passed over. The picked files' indices, in path
 /// order (folder by folder).
@@ -740,6 +781,8 @@ pub fn pick_result_files(
             // The SUMMARY beside it holds the same numbers: one run, not two.
             let summary = format!("{}{bench}_SUMMARY.json", &p[..p.len() - name.len()]);
             (!all.contains(&summary)).then(|| format!("open-unlearning {bench}"))
+        } else if is_attack_result(name) {
+            Some(PRIVACY_METER.to_string())
         } else if name.ends_with(".npz") {
             npz.push(i);
             None
@@ -758,9 +801,10 @@ pub fn pick_result_files(
             .first()
             .map(|&i| {
                 format!(
-                    ". It holds .npz files (`{}`, …): if they are ML Privacy Meter attack results, {}",
+                    ". It holds .npz files (`{}`, …), but none named as ML Privacy Meter names one target model's \
+                     attack result (report/exp/attack_result_0.npz; attack_result_average.npz, the target models \
+                     pooled, is passed over): to compare an archive as a run, give its path",
                     show(i),
-                    audit_first(show(i))
                 )
             })
             .unwrap_or_default();
@@ -870,18 +914,6 @@ pub fn files_in_folder(method: &str, dir: &std::path::Path) -> Result<(Vec<std::
     let picked = pick_result_files(method, &shown, &files, |i| lethe_kind(&all[i]))?;
     let other = all.len() - picked.len();
     Ok((picked.into_iter().map(|i| all[i].clone()).collect(), other))
-}
-
-/// How an ML Privacy Meter attack result (`attack_result_0.npz`, binary) comes to a comparison: audited first, as
-/// the inspector offers for it, its report then given as the run's file.
-fn audit_first(path: &str) -> String {
-    let file = if path.contains(['{', '}']) { "FILE" } else { path };
-    format!(
-        "audit each first into a report of its own ({} {} {}, the report saved as JSON) and give those reports here",
-        crate::words::cmd("mia"),
-        crate::words::opt_is("scores", &format!("{file}#scores")),
-        crate::words::opt_is("labels", &format!("{file}#memberships")),
-    )
 }
 
 /// How much of a file's beginning tells whether Lethe wrote it.
@@ -1130,10 +1162,20 @@ mod tests {
         groups: &[(&str, &[usize])],
         f: impl FnOnce(&mut CompareRequest),
     ) -> Result<CompareReport> {
+        let bytes: Vec<(&str, &[u8])> = files.iter().map(|(n, t)| (*n, t.as_bytes())).collect();
+        compare_bytes(&bytes, groups, f)
+    }
+
+    /// [`compare`] of files given as bytes (archives).
+    fn compare_bytes(
+        files: &[(&str, &[u8])],
+        groups: &[(&str, &[usize])],
+        f: impl FnOnce(&mut CompareRequest),
+    ) -> Result<CompareReport> {
         let owned: Vec<(u32, &str, &[u8])> = files
             .iter()
             .enumerate()
-            .map(|(i, (n, t))| (i as u32 + 1, *n, t.as_bytes()))
+            .map(|(i, (n, t))| (i as u32 + 1, *n, *t))
             .collect();
         let mut ws = ws_with(&owned);
         let mut req = CompareRequest {
@@ -1530,7 +1572,6 @@ mod tests {
                 ("GA/seed0/TOFU_EVAL.json", &g0),
                 ("retain/TOFU_EVAL.json", &s(0.99)),
                 ("empty/notes.txt", "nothing"),
-                ("pm/attack_result_0.npz", "PK\u{3}\u{4}"),
             ],
         );
         let at = |p: &str| root.join(p).display().to_string();
@@ -1584,17 +1625,43 @@ mod tests {
             "{}",
             e.message
         );
-        // Only privacy-meter archives: the step that makes them reports.
-        let e = compare_methods(&mut Workspace::new(), serde_json::json!({"x": at("pm")})).expect_err("npz");
+        // ML Privacy Meter's folder: each target model's attack_result_<N>.npz a run, the average of them and its
+        // plots passed over; an archive under another name is named in the refusal, with how to give it.
+        let pm = folder(
+            "pm",
+            &[
+                ("seed1/report/exp/attack_result_0.npz", "PK\u{3}\u{4}"),
+                ("seed1/report/exp/ROC_0.png", "png"),
+                ("seed2/report/exp/attack_result_0.npz", "PK\u{3}\u{4}"),
+                ("seed2/report/attack_result_average.npz", "PK\u{3}\u{4}"),
+                ("seed2/report/attack_result_average_dp.npz", "PK\u{3}\u{4}"),
+                ("other/scores.npz", "PK\u{3}\u{4}"),
+            ],
+        );
+        let mut ws = Workspace::new();
+        let v = compare_methods(&mut ws, serde_json::json!({"x": pm.join("seed1").display().to_string(), "y": pm.join("seed2").display().to_string()}))
+            .expect("npz");
+        assert_eq!(
+            opened(&ws, &v, &pm),
+            vec![
+                want("x", &["seed1/report/exp/attack_result_0.npz"]),
+                want("y", &["seed2/report/exp/attack_result_0.npz"])
+            ]
+        );
+        let e = compare_methods(
+            &mut Workspace::new(),
+            serde_json::json!({"x": pm.join("other").display().to_string()}),
+        )
+        .expect_err("npz");
+        assert_eq!(e.code.as_deref(), Some("no_result_files"));
         assert!(
-            e.message.contains(&crate::words::cmd("mia"))
-                && e.message.contains(&crate::words::opt_is(
-                    "labels",
-                    &format!("{}#memberships", at("pm/attack_result_0.npz"))
-                )),
+            e.message.contains("scores.npz")
+                && e.message.contains("attack_result_0.npz")
+                && e.message.contains("give its path"),
             "{}",
             e.message
         );
+        let _ = std::fs::remove_dir_all(pm);
         // The folder above the methods' folders: runs of one seed twice.
         let e = compare_methods(
             &mut Workspace::new(),
@@ -1723,31 +1790,311 @@ mod tests {
     }
 
     /// Found trying compare with ML Privacy Meter's `attack_result_0.npz` given as a method's file: "is not UTF-8
-    /// text: give the JSON or CSV file the tool wrote", though that is the file the tool wrote. The refusal now
-    /// names the step that makes it a run's report.
+    /// text", then a refusal naming the `lethe mia` step, though that is the file the tool wrote. It is now read as a
+    /// run: its scores and memberships audited as `lethe mia` audits them, privacy-meter's stored numbers checked
+    /// against theirs. tests/fixtures/tools/privacy_meter (its audit.py wrote them; PROVENANCE.md there): two target
+    /// models, stored AUCs in stored_auc.json, `one_tenth_fpr` and `zero_fpr` of model 0 both 0.23333333333333334
+    /// (read back with numpy). A damaged archive is refused naming the file.
+    #[cfg(feature = "full")]
     #[test]
-    fn a_privacy_meter_archive_is_refused_with_the_audit_that_reads_it() {
-        let mut bytes = b"PK\x03\x04".to_vec();
-        bytes.extend([0xff, 0xfe, 0x00, 0x80]);
-        let mut ws = ws_with(&[(1, "pm/attack_result_0.npz", &bytes)]);
-        let req = CompareRequest {
-            methods: vec![MethodFiles {
-                method: "finetune".into(),
-                files: vec![TextInput::Source { source: 1 }],
-                folder: None,
-                passed_over: 0,
-            }],
-            ..CompareRequest::default()
+    fn a_privacy_meter_archive_is_read_as_a_run_its_stored_numbers_checked() {
+        let a: &[u8] = include_bytes!("../../../tests/fixtures/tools/privacy_meter/log/report/exp/attack_result_0.npz");
+        let b: &[u8] = include_bytes!("../../../tests/fixtures/tools/privacy_meter/log/report/exp/attack_result_1.npz");
+        let files = [("pm/attack_result_0.npz", a), ("pm/attack_result_1.npz", b)];
+        let mean = |r: &CompareReport, metric: &str, method: &str| {
+            r.result
+                .metrics
+                .iter()
+                .find(|m| m.metric == metric)
+                .and_then(|m| m.summaries.iter().find(|x| x.method == method))
+                .map(|x| x.mean)
+                .unwrap_or_else(|| panic!("{metric} {method}"))
         };
-        let e = run_compare(&mut ws, &req).expect_err("npz");
-        let cli = crate::words::cli(&e.message);
+        let r = compare_bytes(&files, &[("m0", &[0]), ("m1", &[1])], |_| {}).expect("run");
         assert!(
-            cli.contains(
-                "`lethe mia` --scores pm/attack_result_0.npz#scores --labels pm/attack_result_0.npz#memberships"
-            ),
-            "{cli}"
+            r.warnings.iter().all(|w| w.code != "stored_value_differs"),
+            "{:?}",
+            r.warnings
+        );
+        let names: Vec<&str> = r.result.metrics.iter().map(|m| m.metric.as_str()).collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        assert!(names[0].ends_with(".auc"), "{names:?}");
+        assert!((mean(&r, names[0], "m0") - 0.756_388_888_888_888_8).abs() <= 1e-12);
+        assert!((mean(&r, names[0], "m1") - 0.669_166_666_666_666_7).abs() <= 1e-12);
+        assert_eq!(r.inputs[0].format, "ML Privacy Meter attack result");
+        let left = warning(&r, "metrics_left_out");
+        assert!(
+            left.message.contains("one_tenth_fpr") && left.message.contains("zero_fpr"),
+            "{}",
+            left.message
+        );
+        // Asked for, privacy-meter's TPR at 0.1% FPR is compared: the value its audit logs and stores.
+        let r = compare_bytes(&files, &[("m0", &[0]), ("m1", &[1])], |q| {
+            q.metrics = vec!["one_tenth_fpr:lower".into()];
+        })
+        .expect("tpr");
+        assert!((mean(&r, "one_tenth_fpr", "m0") - 0.233_333_333_333_333_34).abs() <= 1e-12);
+        // Not a zip archive that numpy reads.
+        let e = compare_bytes(
+            &[("pm/attack_result_0.npz", b"PK\x03\x04\xff\xfe\x00\x80".as_slice())],
+            &[("finetune", &[0])],
+            |_| {},
+        )
+        .expect_err("damaged");
+        assert_eq!(e.code.as_deref(), Some("not_a_result_file"));
+        assert!(
+            e.message.contains("`pm/attack_result_0.npz` (method `finetune`)")
+                && e.message.contains("attack_result_0.npz, written by its audit"),
+            "{}",
+            e.message
         );
         assert!(!e.message.contains("UTF-8"), "{}", e.message);
+    }
+
+    /// The archives of tests/fixtures/compare_privacy_meter (finetune and retrain × seeds 201–203), each as its
+    /// path in the fixture's folder and its bytes.
+    #[cfg(feature = "full")]
+    fn privacy_meter_runs() -> Vec<(&'static str, &'static [u8])> {
+        macro_rules! pm {
+            ($m:literal, $s:literal) => {
+                (
+                    concat!($m, "/seed", $s, "/report/exp/attack_result_0.npz"),
+                    include_bytes!(concat!(
+                        "../../../tests/fixtures/compare_privacy_meter/",
+                        $m,
+                        "/seed",
+                        $s,
+                        "/report/exp/attack_result_0.npz"
+                    ))
+                    .as_slice(),
+                )
+            };
+        }
+        vec![
+            pm!("finetune", "201"),
+            pm!("finetune", "202"),
+            pm!("finetune", "203"),
+            pm!("retrain", "201"),
+            pm!("retrain", "202"),
+            pm!("retrain", "203"),
+        ]
+    }
+
+    /// Every number of two JSON values within `tol`, everything else equal; the path of the first difference.
+    #[cfg(feature = "full")]
+    fn same_json(a: &Value, b: &Value, tol: f64, at: &str) -> std::result::Result<(), String> {
+        match (a, b) {
+            (Value::Number(x), Value::Number(y)) => {
+                let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+                if (x - y).abs() <= tol {
+                    Ok(())
+                } else {
+                    Err(format!("{at}: {x} vs {y}"))
+                }
+            }
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+                .iter()
+                .zip(y)
+                .enumerate()
+                .try_for_each(|(i, (x, y))| same_json(x, y, tol, &format!("{at}[{i}]"))),
+            (Value::Object(x), Value::Object(y)) if x.len() == y.len() => x.iter().try_for_each(|(k, v)| {
+                y.get(k)
+                    .ok_or_else(|| format!("{at}.{k} missing"))
+                    .and_then(|w| same_json(v, w, tol, &format!("{at}.{k}")))
+            }),
+            _ if a == b => Ok(()),
+            _ => Err(format!("{at}: {a} vs {b}")),
+        }
+    }
+
+    /// The issue's check: ML Privacy Meter's attack results (tests/fixtures/compare_privacy_meter, written by its own
+    /// audit.py; PROVENANCE.md there), each method a folder of seed folders given as the page gives a folder (every
+    /// file by its path, a plot among them), compare as the `lethe mia` JSON reports made from the same archives
+    /// (`lethe mia --scores FILE#scores --labels FILE#memberships --json`, one per seed folder) do: the same metrics,
+    /// every number of the result to 1e-12, the same headline. privacy-meter's stored AUCs (scikit-learn's; PROVENANCE.md)
+    /// are the ones compared: no `stored_value_differs`, and each method's mean is theirs.
+    #[cfg(feature = "full")]
+    #[test]
+    fn privacy_meter_folders_compare_as_the_lethe_mia_reports_made_from_them() {
+        let npz = privacy_meter_runs();
+        let mut files: Vec<(String, Vec<u8>)> = npz.iter().map(|(p, b)| ((*p).to_string(), b.to_vec())).collect();
+        files.push(("finetune/seed201/report/exp/ROC_0.png".into(), b"\x89PNG".to_vec()));
+        // The `lethe mia --json` report of each archive, as the CLI writes it, in a seed folder of its own.
+        let mut ws = ws_with(
+            &npz.iter()
+                .enumerate()
+                .map(|(i, (p, b))| (i as u32 + 1, *p, *b))
+                .collect::<Vec<_>>(),
+        );
+        for (i, (p, _)) in npz.iter().enumerate() {
+            let input = |t: &str| {
+                Some(InputRef {
+                    source: i as u32 + 1,
+                    tensor: Some(t.into()),
+                    rows: Rows::All,
+                })
+            };
+            let req = crate::analyses::MiaRequest {
+                scores: input("scores"),
+                labels: input("memberships"),
+                ..crate::analyses::MiaRequest::default()
+            };
+            let r = crate::analyses::prepare_mia(&mut ws, &req)
+                .expect("mia")
+                .run(1, &mut |_, _| true)
+                .expect("run");
+            let json = serde_json::to_string_pretty(&r).expect("json");
+            files.push((
+                format!("reports/{}", p.replace("report/exp/attack_result_0.npz", "mia.json")),
+                json.into_bytes(),
+            ));
+        }
+        let mut ws = ws_with(
+            &files
+                .iter()
+                .enumerate()
+                .map(|(i, (p, b))| (i as u32 + 1, p.as_str(), b.as_slice()))
+                .collect::<Vec<_>>(),
+        );
+        let group = |folder: &str| MethodFiles {
+            method: String::new(),
+            files: files
+                .iter()
+                .enumerate()
+                .filter(|(_, (p, _))| p.starts_with(&format!("{folder}/")))
+                .map(|(i, _)| TextInput::Source { source: i as u32 + 1 })
+                .collect(),
+            folder: Some(folder.into()),
+            passed_over: 0,
+        };
+        let run = |ws: &mut Workspace, groups: Vec<MethodFiles>| {
+            run_compare(
+                ws,
+                &CompareRequest {
+                    methods: groups,
+                    resamples: 500,
+                    ..CompareRequest::default()
+                },
+            )
+            .expect("compare")
+        };
+        let from_npz = run(&mut ws, vec![group("finetune"), group("retrain")]);
+        let from_json = run(&mut ws, vec![group("reports/finetune"), group("reports/retrain")]);
+        assert_eq!(from_npz.result.methods, vec!["finetune", "retrain"]);
+        assert_eq!(from_json.result.methods, vec!["finetune", "retrain"]);
+        assert_eq!(from_npz.inputs.len(), 6);
+        assert!(
+            from_npz
+                .inputs
+                .iter()
+                .all(|r| r.format == "ML Privacy Meter attack result")
+        );
+        // One run per seed folder, paired by seed.
+        let c = &from_npz.result.comparisons[0];
+        assert_eq!((c.n_a, c.n_b), (3, 3));
+        assert!(c.wilcoxon_by_seed.is_some(), "{c:?}");
+        assert_eq!(from_npz.headline.text, from_json.headline.text);
+        assert_eq!(from_npz.headline.call, from_json.headline.call);
+        let (a, b) = (
+            serde_json::to_value(&from_npz.result).expect("json"),
+            serde_json::to_value(&from_json.result).expect("json"),
+        );
+        if let Err(d) = same_json(&a, &b, 1e-12, "result") {
+            panic!("{d}");
+        }
+        assert!(
+            from_npz.warnings.iter().all(|w| w.code != "stored_value_differs"),
+            "{:?}",
+            from_npz.warnings
+        );
+        let auc = &from_npz.result.metrics[0];
+        assert!(auc.metric.ends_with(".auc"), "{}", auc.metric);
+        for (m, stored) in [
+            ("finetune", [0.5825, 0.619_687_5, 0.624_375]),
+            ("retrain", [0.519_062_5, 0.505, 0.449_375]),
+        ] {
+            let s = auc.summaries.iter().find(|x| x.method == m).expect("method");
+            assert!(
+                (s.mean - stored.iter().sum::<f64>() / 3.0).abs() <= 1e-12,
+                "{m}: {}",
+                s.mean
+            );
+        }
+        // The plot was passed over, and said so.
+        assert!(warning(&from_npz, "files_passed_over").message.contains("1 other file"));
+    }
+
+    /// A privacy-meter archive that its audit would not have written is refused naming the file and the fix
+    /// (tests/fixtures/compare_privacy_meter/broken, cut from a real one by make_broken.py); one whose stored AUC
+    /// is not its scores' is compared on its scores', with a warning naming the file and both values.
+    #[cfg(feature = "full")]
+    #[test]
+    fn broken_privacy_meter_archives_are_refused_naming_the_file() {
+        macro_rules! broken {
+            ($f:literal) => {
+                include_bytes!(concat!(
+                    "../../../tests/fixtures/compare_privacy_meter/broken/",
+                    $f
+                ))
+                .as_slice()
+            };
+        }
+        for (file, bytes, code, says) in [
+            (
+                "no_memberships.npz",
+                broken!("no_memberships.npz"),
+                "not_a_result_file",
+                &[
+                    "without a `memberships` array (it holds `fpr`, `tpr`, `auc`, `scores`)",
+                    "attack_result_0.npz",
+                ][..],
+            ),
+            (
+                "lengths_differ.npz",
+                broken!("lengths_differ.npz"),
+                "labels_length",
+                &["holds 12 scores but 10 memberships", "write it again"][..],
+            ),
+            (
+                "one_class.npz",
+                broken!("one_class.npz"),
+                "one_class_empty",
+                &[
+                    "every one of the 12 samples",
+                    "members (memberships all 1)",
+                    "never saw",
+                ][..],
+            ),
+        ] {
+            let name = format!("pm/seed1/{file}");
+            let e = compare_bytes(&[(name.as_str(), bytes)], &[("finetune", &[0])], |_| {}).expect_err(file);
+            assert_eq!(e.code.as_deref(), Some(code), "{file}: {}", e.message);
+            assert!(
+                e.message.contains(&format!("`{name}` (method `finetune`)")),
+                "{}",
+                e.message
+            );
+            for w in says {
+                assert!(e.message.contains(w), "{file}: {w}: {}", e.message);
+            }
+        }
+        let off: &[u8] = broken!("stored_auc_off.npz");
+        let good = privacy_meter_runs()[1].1;
+        let r = compare_bytes(
+            &[("a/seed1/off.npz", off), ("b/seed1/good.npz", good)],
+            &[("a", &[0]), ("b", &[1])],
+            |_| {},
+        )
+        .expect("run");
+        let w = warning(&r, "stored_value_differs");
+        assert!(
+            w.message.contains("`a/seed1/off.npz` (method `a`) stores auc = 0.592")
+                && w.message.contains("give AUC = 0.5825"),
+            "{}",
+            w.message
+        );
+        let s = &r.result.metrics[0].summaries[0];
+        assert!((s.mean - 0.5825).abs() <= 1e-12, "{}", s.mean);
     }
 
     /// The page's compare panel copied the folder rule into JavaScript (which files of a chosen or dropped folder

@@ -180,6 +180,8 @@ mod bounds;
 mod calibrate;
 mod compare;
 mod compare_files;
+#[cfg(feature = "full")]
+mod compare_pm;
 mod compare_runs;
 mod eps_audit;
 mod epsilon;
