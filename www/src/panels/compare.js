@@ -1,6 +1,6 @@
 // Compare methods (issue 23): a runs table — one row per run, columns method, seed, optional task, one per metric —
-// or result files grouped by method (one run a file: open-unlearning's EVAL/SUMMARY files, Lethe's JSON reports,
-// `lethe merge` tables; each file named by its path inside a chosen or dropped folder, so that `seedN` folders give
+// or result files grouped by method (one run a file: open-unlearning's EVAL/SUMMARY files, ML Privacy Meter's
+// attack_result_0.npz, Lethe's JSON reports, `lethe merge` tables; each file named by its path inside a chosen or dropped folder, so that `seedN` folders give
 // the seeds), compared by the analysis layer's `compare` request (analyses/compare.rs): per method and metric the mean with its t
 // and bootstrap intervals, the probability of improvement, pairwise tests corrected as one family, Friedman with
 // Nemenyi's critical difference across tasks, and reproduction checks of published values. The report is the same as
@@ -120,7 +120,7 @@ function methodsSource(ctx, onFiles) {
     'div',
     { class: 'slot', 'data-slot': 'methods' },
     h('div', { class: 'slot-label' }, 'Result files grouped by method: one file per run'),
-    h('p', { class: 'muted' }, 'open-unlearning’s TOFU/MUSE EVAL or SUMMARY files, Lethe’s JSON reports, lethe merge tables. Choose or drop a folder of a method’s runs (seed0/, seed1/, …: each run’s seed is read from its path), or the folder above several methods’ folders (one method each).'),
+    h('p', { class: 'muted' }, 'open-unlearning’s TOFU/MUSE EVAL or SUMMARY files, ML Privacy Meter’s attack results (report/exp/attack_result_0.npz), Lethe’s JSON reports, lethe merge tables. Choose or drop a folder of a method’s runs (seed0/, seed1/, …: each run’s seed is read from its path), or the folder above several methods’ folders (one method each).'),
     list,
     h('div', { class: 'row' }, addBtn),
     error,
@@ -166,7 +166,7 @@ function methodsSource(ctx, onFiles) {
     const nameId = nextId('method');
     const row = { files: [...files], folder };
     row.name = h('input', { id: nameId, type: 'text', size: 14, value: method, 'data-role': 'method-name', 'aria-label': `Method ${k}: name`, placeholder: 'e.g. NPO' });
-    const picker = h('input', { type: 'file', multiple: true, accept: '.json,.csv', 'data-role': 'method-files', 'aria-label': `Method ${k}: choose its result files` });
+    const picker = h('input', { type: 'file', multiple: true, accept: '.json,.csv,.npz', 'data-role': 'method-files', 'aria-label': `Method ${k}: choose its result files` });
     const dir = h('input', { type: 'file', multiple: true, webkitdirectory: true, 'data-role': 'method-dir', 'aria-label': `Method ${k}: choose a folder of its runs` });
     const src = h('select', { 'data-role': 'method-source', 'aria-label': `Method ${k}: add a file among the inputs` });
     const shown = h('ul', { class: 'method-files', 'data-value': 'method-files' });
