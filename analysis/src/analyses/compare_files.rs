@@ -842,22 +842,30 @@ pub fn pick_result_files(
         ));
     }
     // Two files with one seed in their paths: runs of several methods (the folder above the methods' folders).
-    for (k, &(a, _)) in found.iter().enumerate() {
-        let sa = seed_in_path(show(a));
+    for (k, (a, kind)) in found.iter().enumerate() {
+        let sa = seed_in_path(show(*a));
         if let Some(&(b, _)) = sa.as_ref().and_then(|s| {
             found[..k]
                 .iter()
                 .find(|&&(b, _)| seed_in_path(show(b)).as_ref() == Some(s))
         }) {
+            // privacy-meter audits each target model of a run into its own attack_result_<N>.npz.
+            let models = if kind == PRIVACY_METER {
+                " or several target models of one ML Privacy Meter run (each a run of the method: give them in a \
+                 folder without a seed in its path, or give one per seed)"
+            } else {
+                ""
+            };
             return Err(Error::refused(
                 "ambiguous_result_files",
                 Some(ROLE),
                 format!(
                     "the folder `{shown}` (method `{method}`) holds two runs with seed {} (`{}` and `{}`): it may \
-                     hold several methods' runs. Give the folder of this method's runs only, or its files' paths",
+                     hold several methods' runs{models}. Give the folder of this method's runs only, or its files' \
+                     paths",
                     sa.as_deref().unwrap_or(""),
                     show(b),
-                    show(a)
+                    show(*a)
                 ),
             ));
         }
@@ -1636,6 +1644,8 @@ mod tests {
                 ("seed2/report/attack_result_average.npz", "PK\u{3}\u{4}"),
                 ("seed2/report/attack_result_average_dp.npz", "PK\u{3}\u{4}"),
                 ("other/scores.npz", "PK\u{3}\u{4}"),
+                ("seed3/report/exp/attack_result_0.npz", "PK\u{3}\u{4}"),
+                ("seed3/report/exp/attack_result_1.npz", "PK\u{3}\u{4}"),
             ],
         );
         let mut ws = Workspace::new();
@@ -1658,6 +1668,19 @@ mod tests {
             e.message.contains("scores.npz")
                 && e.message.contains("attack_result_0.npz")
                 && e.message.contains("give its path"),
+            "{}",
+            e.message
+        );
+        // Two target models of one privacy-meter run under one seed: which are the method's runs is the user's to say.
+        let e = compare_methods(
+            &mut Workspace::new(),
+            serde_json::json!({"x": pm.join("seed3").display().to_string()}),
+        )
+        .expect_err("two models");
+        assert_eq!(e.code.as_deref(), Some("ambiguous_result_files"));
+        assert!(
+            e.message.contains("two runs with seed 3")
+                && e.message.contains("several target models of one ML Privacy Meter run"),
             "{}",
             e.message
         );
