@@ -107,6 +107,30 @@ fn finite(place: &str, method: &str, metric: &str, v: f64) -> Result<f64> {
     }
 }
 
+/// Whether a result file's number describes the data or the test rather than how well the method did: a row count
+/// (`n_members`), the level, an interval's ends, a variance or standard error, the ROC curve's size, a threshold, a
+/// rank statistic (Lethe's own reports hold all of these beside their metrics). Such numbers are never compared
+/// unless named, and the warning on metrics left out does not list them (a new user read "17 metrics left out:
+/// delong.alpha, curve.points, …" above a result on the one metric an audit report has).
+fn describes_the_test(name: &str) -> bool {
+    let last = name.rsplit('.').next().unwrap_or(name);
+    last.starts_with("n_")
+        || matches!(
+            last,
+            "alpha"
+                | "level"
+                | "lo"
+                | "hi"
+                | "variance"
+                | "standard_error"
+                | "points"
+                | "distinct_thresholds"
+                | "balanced_threshold"
+                | "mann_whitney_u"
+                | "auc_flipped"
+        )
+}
+
 /// The metrics of one of Lethe's reports (or a merge table's row), by their dotted path without `result.`.
 pub(super) fn report_metrics(cols: &serde_json::Map<String, Value>) -> Vec<FileMetric> {
     cols.iter()
@@ -513,7 +537,7 @@ pub fn read_methods(
         let mut twins = Vec::new();
         let mut keep: Vec<String> = Vec::new();
         let value = |r: &FileRun, name: &str| r.metrics.iter().find(|x| x.0 == name).and_then(|x| x.1);
-        for n in all {
+        for n in all.into_iter().filter(|n| !describes_the_test(n)) {
             if let Some((m, r)) = runs.iter().find(|(_, r)| !has(r, &n)) {
                 lacking.push(format!("{n} (not in {}, method `{m}`)", r.place));
             } else if known_direction(&n).is_none() {
@@ -1448,12 +1472,19 @@ mod tests {
         for (t, other) in one.iter().zip(["finetune", "original"]) {
             assert!(t.contains(other) && t.contains("retrain has only 1 run"), "{t}");
         }
+        // Row counts beside m1–m4 are not metrics left out (a new user's trial: "left out: n_forget, n_retain").
+        assert!(
+            !r.warnings.iter().any(|w| w.code == "metrics_left_out"),
+            "{:?}",
+            r.warnings
+        );
         // An MIA report: the DeLong section's AUC is the summary's.
         let mia = |auc: f64| {
             format!(
                 r#"{{"lethe_version": "0.1.0", "command": "mia", "parameters": {{}}, "seed": null, "inputs": [],
                 "headline": {{"call": "leak", "text": "t", "reason": null}}, "warnings": [],
-                "result": {{"delong": {{"auc": {auc}}}, "summary": {{"auc": {auc}}}}}}}"#
+                "result": {{"delong": {{"auc": {auc}, "alpha": 0.05, "interval": {{"lo": 0.4, "hi": 0.8}}}},
+                "summary": {{"auc": {auc}, "n_members": 30, "balanced_accuracy": {auc}}}}}}}"#
             )
         };
         let files: Vec<(String, String)> = [0.5, 0.51, 0.52, 0.7, 0.72, 0.71]
@@ -1471,9 +1502,21 @@ mod tests {
             "{}",
             w.message
         );
+        // A measure of the attack without a direction is listed; the level, the interval's ends and the row count,
+        // which describe the test, are not.
+        assert!(
+            w.message
+                .contains("without a known direction: summary.balanced_accuracy;"),
+            "{}",
+            w.message
+        );
+        for not in ["alpha", "interval", "n_members"] {
+            assert!(!w.message.contains(not), "{not}: {}", w.message);
+        }
         // Reports without a metric name a reason, not an empty "()".
         let empty = mia(0.5).replace(
-            r#"{"delong": {"auc": 0.5}, "summary": {"auc": 0.5}}"#,
+            r#"{"delong": {"auc": 0.5, "alpha": 0.05, "interval": {"lo": 0.4, "hi": 0.8}},
+                "summary": {"auc": 0.5, "n_members": 30, "balanced_accuracy": 0.5}}"#,
             r#"{"runs": []}"#,
         );
         let e = compare(&[("x/seed0/r.json", empty)], &[("a", &[0])], |_| {}).expect_err("no metric");
