@@ -2505,6 +2505,29 @@ mod tests {
     /// job's output on the CPU, written as the output itself (the untagged enum adds nothing), and a pooled part as
     /// the part; its check returns the prepare step's warnings.
     #[test]
+    fn the_precision_is_the_backends_unless_given() {
+        // f64 on the CPU (the reference), f32 on WebGPU (its only precision); one given is kept; f64 asked of WebGPU
+        // is refused as a usage error naming both options (the CLI says `--backend gpu`, `--precision f64`).
+        let req = |backend: &str, precision: Option<&str>| SdeRequest {
+            backend: backend.into(),
+            precision: precision.map(str::to_string),
+            ..SdeRequest::default()
+        };
+        assert_eq!(req("cpu", None).kernel_precision().unwrap(), "f64");
+        assert_eq!(req("webgpu", None).kernel_precision().unwrap(), "f32");
+        assert_eq!(req("cpu", Some("f32")).kernel_precision().unwrap(), "f32");
+        assert_eq!(req("webgpu", Some("f32")).kernel_precision().unwrap(), "f32");
+        let e = req("webgpu", Some("f64")).kernel_precision().unwrap_err();
+        assert!(e.usage);
+        assert_eq!(
+            words::cli(&e.message),
+            "--backend gpu computes in f32 only (WebGPU and Lethe's shaders have no f64): drop --precision f64, or \
+             use --backend cpu"
+        );
+        assert!(req("tpu", None).kernel_precision().is_err());
+    }
+
+    #[test]
     fn the_page_run_writes_the_output_itself() {
         struct Cpu;
         impl Compute for Cpu {
