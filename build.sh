@@ -89,6 +89,8 @@ lint() {
   cargo fmt --all -- --check
   cargo clippy -q --workspace --all-targets -- -D warnings
   cargo clippy -q -p lethe -p lethe-analysis -p lethe-web --target wasm32-unknown-unknown -- -D warnings
+  # The lean module (lethe-web --no-default-features: no `full` feature) compiles other code paths.
+  cargo clippy -q -p lethe-web --target wasm32-unknown-unknown --no-default-features -- -D warnings
 }
 
 wasm_build_check() {

@@ -4,13 +4,14 @@
 # notes), one file per run, into OUT. Run it before and after a change and `cmp` the two folders: a refactor that
 # must not change any report (issue 26) leaves every file byte-identical.
 #   tools/report_identity.sh OUT [LETHE_BINARY]
-# The scratch inputs are written to a fixed folder (/tmp/lethe-report-identity) so the reports' paths are the same
-# on every run.
+# The scratch inputs are written to a fixed folder (/tmp/lethe-report-identity, or LETHE_IDENTITY_TMP) so the
+# reports' paths are the same on every run; give each concurrent user its own. The inputs are read from the tree the
+# script is in, or LETHE_ROOT: the reports hold their paths, so compare two binaries on one tree.
 set -u
 out=${1:?usage: tools/report_identity.sh OUT [LETHE_BINARY]}
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=${LETHE_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 bin=${2:-$root/target/debug/lethe}
-tmp=/tmp/lethe-report-identity
+tmp=${LETHE_IDENTITY_TMP:-/tmp/lethe-report-identity}
 rm -rf "$tmp" && mkdir -p "$tmp" "$out"
 demo=$root/examples/data/digits
 tools=$root/tests/fixtures/tools

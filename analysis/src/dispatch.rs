@@ -132,7 +132,7 @@ fn parse<T: serde::de::DeserializeOwned>(command: &str, request: &Value) -> Resu
 }
 
 /// The defaults of the CLI's subcommands that `command`'s request type does not have (calibrate's `size`, rouge's
-/// `bounds`, eps-lower's `method`: each analysis's own). Keys already set are kept.
+/// `bounds`: each analysis's own). Keys already set are kept.
 pub fn defaults(command: &str, request: &mut Value) {
     if let (Ok(entry), Value::Object(m)) = (registry::lookup(command), request) {
         (entry.defaults)(m);

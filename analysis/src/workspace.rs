@@ -527,12 +527,11 @@ impl Workspace {
         // A tool's `#KEY` (issue 14: `attack_result_0.npz#members`, `rmia_signals.npy#model=3`) is read by its
         // reader; every other name is the ordinary loader's.
         #[cfg(feature = "full")]
-        let tool = lethe::tools::load_key::<S>(&name, &*data, &opts);
+        let loaded =
+            lethe::tools::load_key::<S>(&name, &*data, &opts).unwrap_or_else(|| data::load::<S>(&name, &*data, &opts));
         #[cfg(not(feature = "full"))]
-        let tool = None;
-        let mut loaded = tool
-            .unwrap_or_else(|| data::load::<S>(&name, &*data, &opts))
-            .map_err(|e| Error::data(role, "", &e))?;
+        let loaded = data::load::<S>(&name, &*data, &opts);
+        let mut loaded = loaded.map_err(|e| Error::data(role, "", &e))?;
         if self.name_not_utf8(input.source) {
             loaded.warnings.push(not_utf8_note(&name));
         }

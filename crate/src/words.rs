@@ -10,6 +10,7 @@
 //! | `{opt:fdr}`               | `--fdr`                     | `fdr=`                      | “FDR level (across runs)”   |
 //! | `{opt:equal_size=true}`   | `--equal-size`              | `equal_size=True`           | “Equal-size subsets”        |
 //! | `{opt:sd_method=lp}`      | `--sd-method lp`            | `sd_method="lp"`            | “SD bound”: lp              |
+//! | `{opt:backend=webgpu}`    | `--backend gpu`             | `backend="webgpu"`          | “Backend”: webgpu           |
 //! | `{cmd:calibrate}`         | `` `lethe calibrate` ``     | `` `lethe.calibrate(…)` ``  | the calibrated verdict      |
 //!
 //! The marks hold no `"` or `\`, so a report's JSON carries them unescaped and a front end may render a whole
@@ -91,6 +92,8 @@ pub fn cli(text: &str) -> String {
             let flag = format!("--{}", name.replace('_', "-"));
             match value {
                 None | Some("true") => flag,
+                // The command line's name of the wgpu backend (the page's WebGPU): `--backend gpu`.
+                Some("webgpu") if name == "backend" => format!("{flag} gpu"),
                 Some(v) => format!("{flag} {v}"),
             }
         }
@@ -138,6 +141,9 @@ mod tests {
              `lethe.eps_lower(…)`"
         );
         assert_eq!(python(&opt_is("alpha", "0.05")), "alpha=0.05");
+        // The command line calls the wgpu backend `gpu`.
+        assert_eq!(cli(&opt_is("backend", "webgpu")), "--backend gpu");
+        assert_eq!(cli(&opt_is("backend", "cpu")), "--backend cpu");
         let names = render(&text, |m| format!("<{m:?}>"));
         assert!(names.contains("<Opt { name: \"fdr\", value: None }>") && names.contains("<Cmd(\"eps-lower\")>"));
     }

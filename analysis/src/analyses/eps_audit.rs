@@ -44,8 +44,8 @@ pub struct CountsArg {
     pub fn_: u64,
 }
 
-/// `lethe eps-lower`'s options. With the `clap` feature (the CLI's), the options from `rule` on are the subcommand's
-/// arguments, declared here once (the CLI reads the inputs, the counts and the method itself).
+/// `lethe eps-lower`'s options. With the `clap` feature (the CLI's), the options from `method` on are the
+/// subcommand's arguments, declared here once (the CLI reads the inputs and the counts itself).
 #[derive(Clone, Debug, Deserialize)]
 #[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
@@ -64,9 +64,11 @@ pub struct EpsAuditRequest {
     pub counts: Option<CountsArg>,
     #[cfg_attr(feature = "clap", arg(skip))]
     pub one_run: Option<OneRunCounts>,
-    /// `clopper-pearson`, `one-run` or `gdp` (jax-privacy's GDP estimate, scores only).
-    #[cfg_attr(feature = "clap", arg(skip = EpsAuditRequest::default().method))]
-    pub method: String,
+    /// clopper-pearson (default; Bonferroni over the thresholds tried), one-run (Steinke, Nasr, Jagielski 2023;
+    /// privacy-meter's get_eps_audit) or gdp (jax-privacy's epsilon_from_gdp as fixed after its PR 270; scores, δ > 0)
+    // `None`: decided here ([`EpsAuditRequest::method`]), for every front end.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["clopper-pearson", "one-run", "gdp"]))]
+    pub method: Option<String>,
     /// Clopper–Pearson rule: jax-privacy (epsilon_clopper_pearson, default) or privacy-estimates (compute_eps_lo)
     #[cfg_attr(feature = "clap", arg(long, value_parser = ["jax-privacy", "privacy-estimates"], default_value = "jax-privacy"))]
     pub rule: String,
@@ -101,13 +103,26 @@ impl Default for EpsAuditRequest {
             lower_is_member: false,
             counts: None,
             one_run: None,
-            method: "clopper-pearson".into(),
+            method: None,
             rule: CpRule::JaxPrivacy.name().into(),
             significance: 0.05,
             delta: 0.0,
             two_sided: false,
             guess_members: None,
             guess_non_members: 0,
+        }
+    }
+}
+
+impl EpsAuditRequest {
+    /// The method: the one asked for, else the one-run audit when its counts (m, r, v) or guesses are given, else
+    /// Clopper–Pearson.
+    #[must_use]
+    pub fn method(&self) -> &str {
+        match &self.method {
+            Some(m) => m,
+            None if self.one_run.is_some() || self.guess_members.is_some() => "one-run",
+            None => "clopper-pearson",
         }
     }
 }
@@ -268,7 +283,7 @@ fn cp_params(req: &EpsAuditRequest) -> Result<CpParams> {
 /// parameters out of range (significance outside (0, 0.5) for Clopper–Pearson, (0, 1) for the one-run audit; δ
 /// outside [0, 1); counts that do not add up).
 pub fn eps_audit(ws: &mut Workspace, req: &EpsAuditRequest) -> Result<EpsAuditReport> {
-    let (one_run, gdp) = match req.method.as_str() {
+    let (one_run, gdp) = match req.method() {
         "clopper-pearson" => (false, false),
         "one-run" => (true, false),
         "gdp" => (false, true),
@@ -562,7 +577,7 @@ pub fn eps_audit(ws: &mut Workspace, req: &EpsAuditRequest) -> Result<EpsAuditRe
         lower_is_member: req.lower_is_member,
         counts: req.counts,
         one_run: req.one_run,
-        method: req.method.clone(),
+        method: req.method().to_string(),
         two_sided: parameters_rule.as_ref().map(|_| req.two_sided),
         rule: parameters_rule,
         significance: req.significance,
@@ -599,18 +614,6 @@ impl crate::registry::Analysis for EpsAudit {
     const NAME: &'static str = <Self as crate::browser::InBrowser>::NAME;
     type Request = EpsAuditRequest;
     const ROLES: Roles = Roles::inputs(&["members", "non_members", "scores", "labels"]);
-    /// `lethe eps-lower`'s method: the one-run audit when its counts or guesses are given, else Clopper–Pearson.
-    fn defaults(m: &mut serde_json::Map<String, serde_json::Value>) {
-        if !m.contains_key("method") {
-            let one_run = ["one_run", "guess_members"]
-                .iter()
-                .any(|k| m.get(*k).is_some_and(|v| !v.is_null()));
-            m.insert(
-                "method".into(),
-                serde_json::Value::from(if one_run { "one-run" } else { "clopper-pearson" }),
-            );
-        }
-    }
     fn run(ws: &mut Workspace, req: &EpsAuditRequest, _: &mut Control<'_>) -> Result<serde_json::Value> {
         report(&eps_audit(ws, req)?)
     }
@@ -663,7 +666,7 @@ mod tests {
         let ok = eps_audit(&mut ws, &counts(n, 0, n, 0)).unwrap();
         assert!(ok.result.epsilon > 0.0 && ok.result.examples_needed.is_none());
         let mut one = EpsAuditRequest {
-            method: "one-run".into(),
+            method: Some("one-run".into()),
             one_run: Some(OneRunCounts { m: 4, r: 4, v: 4 }),
             ..EpsAuditRequest::default()
         };
@@ -684,10 +687,46 @@ mod tests {
     }
 
     #[test]
+    fn the_method_is_decided_here_when_none_is_given() {
+        // The one-run audit when its counts or guesses are given, else Clopper–Pearson; one asked for is kept.
+        let one_run = EpsAuditRequest {
+            one_run: Some(OneRunCounts { m: 1, r: 1, v: 1 }),
+            ..EpsAuditRequest::default()
+        };
+        assert_eq!(one_run.method(), "one-run");
+        let guesses = EpsAuditRequest {
+            guess_members: Some(3),
+            ..EpsAuditRequest::default()
+        };
+        assert_eq!(guesses.method(), "one-run");
+        assert_eq!(counts(1, 1, 1, 1).method(), "clopper-pearson");
+        let gdp = EpsAuditRequest {
+            method: Some("gdp".into()),
+            ..guesses
+        };
+        assert_eq!(gdp.method(), "gdp");
+        // And a run records what it decided.
+        let mut ws = Workspace::new();
+        let r = eps_audit(
+            &mut ws,
+            &EpsAuditRequest {
+                one_run: Some(OneRunCounts {
+                    m: 1000,
+                    r: 100,
+                    v: 100,
+                }),
+                ..EpsAuditRequest::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(r.parameters.method, "one-run");
+    }
+
+    #[test]
     fn malformed_requests_are_usage_errors() {
         let mut ws = Workspace::new();
         let mut req = counts(1, 1, 1, 1);
-        req.method = "magic".into();
+        req.method = Some("magic".into());
         assert!(eps_audit(&mut ws, &req).unwrap_err().usage);
         let mut req = counts(1, 1, 1, 1);
         req.one_run = Some(OneRunCounts { m: 1, r: 1, v: 1 });

@@ -2,6 +2,8 @@
 //! every front end gets (subsets of one size, enough rows, finite values named in the file's own rows) and the one
 //! headline that reconciles the paper's rule with the exact shuffle means.
 
+#[cfg(feature = "clap")]
+use super::stats::checked;
 use super::*;
 use crate::report::{Headline, Warning};
 use crate::words;
@@ -11,38 +13,81 @@ pub use lethe::sde::placebo::{PlaceboClass, PlaceboTarget, Placebos};
 pub(super) use lethe::sde::placebo::{null_sd, t95};
 use placebo::{NoPlacebos, PlaceboCheck, PlaceboWords};
 
-/// `lethe sde`'s options (same names and defaults) plus the backend.
+/// `lethe sde`'s options (same names and defaults) plus the backend. With the `clap` feature (the CLI's), the
+/// options are `lethe sde`'s arguments, declared here once, in the order `lethe sde --help` lists them (the CLI
+/// reads the inputs itself).
 #[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
 pub struct SdeRequest {
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub in_training: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub out_of_training: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub target: Vec<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub target_in: Vec<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub target_out: Vec<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub draw_from: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub draw_in: Option<InputRef>,
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub draw_out: Option<InputRef>,
+    /// Number of targets drawn from each pool
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = SdeRequest::default().draw))]
     pub draw: usize,
+    /// Rows per drawn target
+    #[cfg_attr(feature = "clap", arg(long))]
     pub size: Option<usize>,
-    pub sigma: String,
-    pub shuffles: usize,
-    pub seed: u64,
-    pub split: String,
-    pub bins: usize,
-    pub precision: String,
-    pub baselines: bool,
-    pub backend: String,
-    /// Subsets of different sizes are refused (HSIC's shuffle mean tracks the subset size); with this, every
-    /// subset larger than the smallest is replaced by a seeded draw of that many of its rows instead.
+    /// Subsets of different sizes are refused (HSIC's shuffle mean tracks the size); with this, the smallest size
+    /// is drawn (seeded) from every larger subset instead
+    #[cfg_attr(feature = "clap", arg(long))]
     pub equal_size: bool,
+    /// Bandwidth: sqrt_dim (paper default), median, or a number
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<Bandwidth>, default_value_t = SdeRequest::default().sigma))]
+    pub sigma: String,
+    /// Shuffles of the second half per subset (T)
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = SdeRequest::default().shuffles))]
+    pub shuffles: usize,
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = SdeRequest::default().seed))]
+    pub seed: u64,
+    #[cfg_attr(feature = "clap", arg(long, value_parser = ["first", "random"], default_value_t = SdeRequest::default().split))]
+    pub split: String,
+    /// Histogram bins of the JSD
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = SdeRequest::default().bins))]
+    pub bins: usize,
+    /// Kernel storage: f64 or f32 [default: f64 on the CPU; the GPU computes in f32 only]
+    // `None`: the backend's, decided here ([`SdeRequest::kernel_precision`]), so that every front end runs a request
+    // that names no precision the same way.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = checked::<Precision>))]
+    pub precision: Option<String>,
+    /// Compute backend: cpu, or gpu (lethe-gpu through wgpu: Vulkan or GL; f32 only, one device, no --threads)
+    // `cpu` or `webgpu` (wgpu: the page's WebGPU, the CLI's lethe-gpu); the command line calls the latter `gpu`.
+    #[cfg_attr(feature = "clap", arg(long, value_parser = cli_backend(), default_value = "cpu"))]
+    pub backend: String,
+    /// Also compute the MMD and Wasserstein-1 baseline verdicts
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub baselines: bool,
     /// One worker's part of a pooled run: the subsets (0, 1: references; 2 + i: target i) to compute. Pooled runs
     /// happen in the full module only (this and `assemble` keep their reading code out of the lean one).
     #[cfg(feature = "full")]
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub part: Option<Vec<u64>>,
     /// The parts of a pooled run, to assemble into its report.
     #[cfg(feature = "full")]
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub assemble: Option<Vec<PartSubset>>,
+}
+
+/// `--backend`'s values: the command line's `cpu` and `gpu`, the latter the request's `webgpu` (the same wgpu
+/// backend; the CLI runs it natively through lethe-gpu).
+#[cfg(feature = "clap")]
+fn cli_backend() -> impl clap::builder::TypedValueParser<Value = String> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(["cpu", "gpu"]).map(|b| if b == "gpu" { "webgpu".to_string() } else { b })
 }
 
 impl Default for SdeRequest {
@@ -59,19 +104,42 @@ impl Default for SdeRequest {
             draw_out: None,
             draw: 10,
             size: None,
+            equal_size: false,
             sigma: "sqrt_dim".into(),
             shuffles: p.shuffles,
             seed: p.seed,
             split: "first".into(),
             bins: p.bins,
-            precision: "f64".into(),
-            baselines: p.baselines,
+            precision: None,
             backend: "cpu".into(),
-            equal_size: false,
+            baselines: p.baselines,
             #[cfg(feature = "full")]
             part: None,
             #[cfg(feature = "full")]
             assemble: None,
+        }
+    }
+}
+
+impl SdeRequest {
+    /// The kernels' storage precision, as given (`f64` or `f32`), else the backend's: f64 on the CPU (the
+    /// reference), f32 on WebGPU (its only precision: WebGPU and Lethe's shaders have no f64).
+    ///
+    /// # Errors
+    /// f64 asked of WebGPU, an unknown backend (usage errors).
+    pub fn kernel_precision(&self) -> Result<&str> {
+        let gpu = backend_choice(&self.backend)? == BackendChoice::WebGpu;
+        match (gpu, self.precision.as_deref()) {
+            (true, Some(p)) if p.parse::<Precision>().is_ok_and(|p| p == Precision::F64) => Err(Error::msg(format!(
+                "{} computes in f32 only (WebGPU and Lethe's shaders have no f64): drop {}, or use {}",
+                words::opt_is("backend", "webgpu"),
+                words::opt_is("precision", "f64"),
+                words::opt_is("backend", "cpu")
+            ))
+            .usage()),
+            (_, Some(p)) => Ok(p),
+            (true, None) => Ok("f32"),
+            (false, None) => Ok("f64"),
         }
     }
 }
@@ -585,7 +653,7 @@ pub fn prepare_sde_exact_f32(ws: &mut Workspace, req: &SdeRequest) -> Result<Sde
 }
 
 fn prepare(ws: &mut Workspace, req: &SdeRequest, f32: bool) -> Result<SdeJob> {
-    check_backend(&req.backend)?;
+    let precision = req.kernel_precision()?;
     // The baselines (MMD, Wasserstein-1) are the full module's: the lean one leaves their code out.
     if !cfg!(feature = "full") && req.baselines {
         return Err(Error::needs_full("the baselines are computed by the full module"));
@@ -680,7 +748,7 @@ fn prepare(ws: &mut Workspace, req: &SdeRequest, f32: bool) -> Result<SdeJob> {
             other => return Err(Error::msg(format!("split `{other}` is not one of first, random")).usage()),
         },
         bins: req.bins,
-        precision: parse::<Precision>(&req.precision)?,
+        precision: parse::<Precision>(precision)?,
         baselines: req.baselines,
     };
     let loaded: Vec<(&str, &Input)> = roles
@@ -726,7 +794,7 @@ fn prepare(ws: &mut Workspace, req: &SdeRequest, f32: bool) -> Result<SdeJob> {
         seed: req.seed,
         split: req.split.clone(),
         bins: req.bins,
-        precision: req.precision.clone(),
+        precision: precision.to_string(),
         backend: (req.backend != "cpu" && !req.backend.is_empty()).then(|| req.backend.clone()),
         baselines: req.baselines,
         equal_size: req.equal_size,
@@ -2436,6 +2504,29 @@ mod tests {
     /// The page's SDE run through [`InBrowser`] (issue 26) returns what the wasm module returned before it did: the
     /// job's output on the CPU, written as the output itself (the untagged enum adds nothing), and a pooled part as
     /// the part; its check returns the prepare step's warnings.
+    #[test]
+    fn the_precision_is_the_backends_unless_given() {
+        // f64 on the CPU (the reference), f32 on WebGPU (its only precision); one given is kept; f64 asked of WebGPU
+        // is refused as a usage error naming both options (the CLI says `--backend gpu`, `--precision f64`).
+        let req = |backend: &str, precision: Option<&str>| SdeRequest {
+            backend: backend.into(),
+            precision: precision.map(str::to_string),
+            ..SdeRequest::default()
+        };
+        assert_eq!(req("cpu", None).kernel_precision().unwrap(), "f64");
+        assert_eq!(req("webgpu", None).kernel_precision().unwrap(), "f32");
+        assert_eq!(req("cpu", Some("f32")).kernel_precision().unwrap(), "f32");
+        assert_eq!(req("webgpu", Some("f32")).kernel_precision().unwrap(), "f32");
+        let e = req("webgpu", Some("f64")).kernel_precision().unwrap_err();
+        assert!(e.usage);
+        assert_eq!(
+            words::cli(&e.message),
+            "--backend gpu computes in f32 only (WebGPU and Lethe's shaders have no f64): drop --precision f64, or \
+             use --backend cpu"
+        );
+        assert!(req("tpu", None).kernel_precision().is_err());
+    }
+
     #[test]
     fn the_page_run_writes_the_output_itself() {
         struct Cpu;

@@ -32,10 +32,6 @@ pub struct EpsLowerArgs {
     #[arg(long, value_delimiter = ',', value_name = "M,R,V",
           conflicts_with_all = ["members", "non_members", "scores"])]
     one_run: Option<Vec<u64>>,
-    /// clopper-pearson (default; Bonferroni over the thresholds tried), one-run (Steinke, Nasr, Jagielski 2023;
-    /// privacy-meter's get_eps_audit) or gdp (jax-privacy's epsilon_from_gdp as fixed after its PR 270; scores, δ > 0)
-    #[arg(long, value_parser = ["clopper-pearson", "one-run", "gdp"])]
-    method: Option<String>,
     // The options, declared once on the layer's request (its `clap::Args`).
     #[command(flatten)]
     options: EpsAuditRequest,
@@ -89,13 +85,6 @@ pub(super) fn eps_lower_cmd(a: EpsLowerArgs) -> Result<(), CliError> {
         r: v[1],
         v: v[2],
     });
-    let method = a.method.clone().unwrap_or_else(|| {
-        if one_run.is_some() || a.options.guess_members.is_some() {
-            "one-run".into()
-        } else {
-            "clopper-pearson".into()
-        }
-    });
     let mut req = EpsAuditRequest {
         lower_is_member: a.lower_is_member,
         counts: a.counts.as_ref().map(|v| CountsArg {
@@ -105,7 +94,6 @@ pub(super) fn eps_lower_cmd(a: EpsLowerArgs) -> Result<(), CliError> {
             fn_: v[3],
         }),
         one_run,
-        method,
         ..a.options
     };
     for (role, arg) in &named {

@@ -4,9 +4,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use lethe::backend::Precision;
 use lethe::competition;
-use lethe::kernel::Bandwidth;
 use lethe::leakage;
 use lethe::sde;
 use serde::Serialize;
@@ -159,13 +157,7 @@ pub(super) fn thread_count(s: &str) -> Result<usize, String> {
     }
 }
 
-/// A value parser that checks an option's text with the core's own parser (so a bad value is a usage error, exit
-/// status 2, before anything is loaded) and keeps the text as typed: the report's parameters record it so.
-pub(super) fn checked<T: std::str::FromStr<Err = lethe::Error>>(s: &str) -> Result<String, String> {
-    s.parse::<T>().map(|_| s.to_string()).map_err(|e| e.to_string())
-}
-
-/// `--backend cpu|gpu` (sde, hsic).
+/// `--backend cpu|gpu` (hsic; sde's is declared on its request).
 #[derive(Args, Serialize)]
 pub struct BackendChoice {
     /// Compute backend: cpu, or gpu (lethe-gpu through wgpu: Vulkan or GL; f32 only, one device, no --threads)

@@ -37,37 +37,9 @@ pub struct SdeArgs {
     /// Draw --draw targets labelled out-of-training from this pool (controlled experiment)
     #[arg(long)]
     draw_out: Option<InputSpecArg>,
-    /// Number of targets drawn from each pool
-    #[arg(long, default_value_t = 10)]
-    draw: usize,
-    /// Rows per drawn target
-    #[arg(long)]
-    size: Option<usize>,
-    /// Subsets of different sizes are refused (HSIC's shuffle mean tracks the size); with this, the smallest size
-    /// is drawn (seeded) from every larger subset instead
-    #[arg(long)]
-    equal_size: bool,
-    /// Bandwidth: sqrt_dim (paper default), median, or a number
-    #[arg(long, value_parser = checked::<Bandwidth>, default_value = "sqrt_dim")]
-    sigma: String,
-    /// Shuffles of the second half per subset (T)
-    #[arg(long, default_value_t = 200)]
-    shuffles: usize,
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    #[arg(long, value_enum, default_value = "first")]
-    split: SplitArg,
-    /// Histogram bins of the JSD
-    #[arg(long, default_value_t = 30)]
-    bins: usize,
-    /// Kernel storage: f64 or f32 [default: f64 on the CPU; the GPU computes in f32 only]
-    #[arg(long, value_parser = checked::<Precision>)]
-    precision: Option<String>,
+    // The options, declared once on the layer's request (its `clap::Args`).
     #[command(flatten)]
-    backend: BackendChoice,
-    /// Also compute the MMD and Wasserstein-1 baseline verdicts
-    #[arg(long)]
-    baselines: bool,
+    options: SdeRequest,
     #[command(flatten)]
     in_place: InPlaceArg,
     #[command(flatten)]
@@ -116,22 +88,6 @@ pub struct CalibrateArgs {
     out: Out,
 }
 
-#[derive(Clone, Copy, ValueEnum, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub(super) enum SplitArg {
-    First,
-    Random,
-}
-
-impl SplitArg {
-    fn name(self) -> &'static str {
-        match self {
-            SplitArg::First => "first",
-            SplitArg::Random => "random",
-        }
-    }
-}
-
 /// A workspace as the CLI uses it: files from disk, every file hashed, `--in-place` as given.
 fn workspace(policy: InPlacePolicy) -> Workspace {
     let mut ws = Workspace::new();
@@ -140,9 +96,11 @@ fn workspace(policy: InPlacePolicy) -> Workspace {
     ws
 }
 
-pub(super) fn sde_cmd(mut a: SdeArgs) -> Result<(), CliError> {
-    a.backend.precision(&mut a.precision)?;
-    let gpu = a.backend.gpu();
+pub(super) fn sde_cmd(a: SdeArgs) -> Result<(), CliError> {
+    // The layer decides the precision by backend; a refusal (f64 on the GPU) is told before any input is read.
+    a.options.kernel_precision().map_err(|e| layer_error(e, &[]))?;
+    let gpu =
+        layer::backend_choice(&a.options.backend).map_err(|e| layer_error(e, &[]))? == layer::BackendChoice::WebGpu;
     // Role → file, for messages that concern an input.
     let mut files: Vec<(&str, String)> = vec![("in_training", path_of(&a.it)), ("out_of_training", path_of(&a.oot))];
     for (role, list) in [
@@ -182,18 +140,7 @@ pub(super) fn sde_cmd(mut a: SdeArgs) -> Result<(), CliError> {
         draw_from: draw_from.into_iter().next(),
         draw_in: draw_in.into_iter().next(),
         draw_out: draw_out.into_iter().next(),
-        draw: a.draw,
-        size: a.size,
-        sigma: a.sigma.clone(),
-        shuffles: a.shuffles,
-        seed: a.seed,
-        split: a.split.name().into(),
-        bins: a.bins,
-        precision: a.precision.clone().unwrap_or_else(|| "f64".into()),
-        baselines: a.baselines,
-        backend: "cpu".into(),
-        equal_size: a.equal_size,
-        ..SdeRequest::default()
+        ..a.options
     };
     // Inputs whose stored values f32 holds exactly are held as f32: the same numbers, half the memory.
     let job = layer::prepare_sde_exact_f32(&mut ws, &req).map_err(err)?;
@@ -206,6 +153,7 @@ pub(super) fn sde_cmd(mut a: SdeArgs) -> Result<(), CliError> {
         job.run_threaded(a.threads.count()?).map_err(err)?
     };
     if gpu {
+        // The report records the backend as the command line names it.
         out.parameters.backend = Some("gpu".into());
     }
     let report = out.report();
