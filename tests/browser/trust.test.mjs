@@ -431,6 +431,9 @@ export const tests = [
   {
     name: 'messages after common mistakes name inputs by their labels, with no words from the code',
     async fn({ context, base }) {
+      // Only a marked role (the layer's `{role:NAME}`) is said as its input's label: a compare method or an array that is
+      // called like a role stays as it is (say() used to turn any backticked `retain` into “Retain rows”).
+      eq(say('`f.json` (method `retain`), `original` and {role:retain}, `{role:target[2]}`'), '`f.json` (method `retain`), `original` and “Retain rows”, “Target set[2]”', 'roles are marked, not guessed from backticks');
       const dir = workdir();
       const page = await open(context, base, '/');
       await waitExample(page);
