@@ -237,8 +237,7 @@ mod tests {
         let Value::Object(map) = &mut bad else { unreachable!() };
         let e = crate::analyses::flat_ruler_runs(map).unwrap_err();
         assert!(
-            e.message
-                .contains("`oracle` was given 1 time(s) but `unlearned` 2 time(s)"),
+            crate::words::cli(&e.message).contains("`oracle` was given 1 time(s) but `unlearned` 2 time(s)"),
             "{}",
             e.message
         );

@@ -123,11 +123,17 @@ impl From<lethe::data::DataError> for Error {
 /// Result alias of the analysis layer.
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// The first name the core put in backticks in `message` (core messages name their inputs as `` `name` ``).
+/// The first name the core put in backticks in `message` (core messages name their inputs as `` `name` ``, a role
+/// marked as `` `{role:name}` ``: the name).
 pub fn named_input(message: &str) -> Option<&str> {
     let start = message.find('`')? + 1;
     let len = message[start..].find('`')?;
-    Some(&message[start..start + len])
+    let name = &message[start..start + len];
+    Some(
+        name.strip_prefix("{role:")
+            .and_then(|r| r.strip_suffix('}'))
+            .unwrap_or(name),
+    )
 }
 
 #[cfg(test)]
@@ -137,6 +143,7 @@ mod tests {
     #[test]
     fn finds_the_first_backticked_name() {
         assert_eq!(named_input("input `target[0]` has 3 rows"), Some("target[0]"));
+        assert_eq!(named_input("input `{role:target[0]}` has 3 rows"), Some("target[0]"));
         assert_eq!(named_input("no names here"), None);
         assert_eq!(named_input("one ` tick"), None);
     }

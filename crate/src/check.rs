@@ -658,6 +658,7 @@ pub(crate) mod tests {
             "use fewer rows",
         );
         let e = b.check_within(&at(u64::MAX, WORK_STEPS)).unwrap_err().to_string();
+        let e = crate::words::cli(&e);
         assert!(
             e.starts_with("input `x` is too large: the assignment problem of 30000 rows needs about 2.7e13 steps")
                 && e.contains("(about 7.5 hours")
@@ -679,6 +680,7 @@ pub(crate) mod tests {
         let e = kernel_memory("t", 1 << 20, 3, 8, "a split half")
             .unwrap_err()
             .to_string();
+        let e = crate::words::cli(&e);
         assert!(
             e.starts_with("input `t` is too large: a split half of 1048576 rows needs about 24576.0 GiB"),
             "{e}"

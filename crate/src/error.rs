@@ -25,13 +25,15 @@ pub enum Error {
         expected: String,
     },
 
-    /// An input has no rows / no values.
-    #[error("input `{input}` is empty: {fix}")]
+    /// An input has no rows / no values. (These errors name their input as a marked role, `words::role`: each front
+    /// end says it its own way.)
+    #[error("input `{}` is empty: {fix}", crate::words::role(.input))]
     Empty { input: String, fix: String },
 
     /// An input contains NaN or ±inf.
     #[error(
-        "input `{input}` contains a non-finite value ({value}) at {location}; remove or impute non-finite values first"
+        "input `{}` contains a non-finite value ({value}) at {location}; remove or impute non-finite values first",
+        crate::words::role(.input)
     )]
     NonFinite {
         input: String,
@@ -40,7 +42,7 @@ pub enum Error {
     },
 
     /// An input has too few observations for the requested procedure.
-    #[error("input `{input}` has {got} {unit}, but {procedure} needs at least {need}")]
+    #[error("input `{}` has {got} {unit}, but {procedure} needs at least {need}", crate::words::role(.input))]
     TooSmall {
         input: String,
         got: usize,
@@ -51,7 +53,7 @@ pub enum Error {
 
     /// An input needs more memory or work than one computation may take (e.g. kernels of too many rows; see
     /// [`crate::check::limits`]). `detail` says how much it needs and the limit, `fix` what would make it fit.
-    #[error("input `{input}` is too large: {detail}; {fix}")]
+    #[error("input `{}` is too large: {detail}; {fix}", crate::words::role(.input))]
     TooLarge { input: String, detail: String, fix: String },
 
     /// A parameter asks for more memory or work than one computation may take (e.g. too many shuffles or grid
@@ -70,7 +72,7 @@ pub enum Error {
     ShapeMismatch { message: String },
 
     /// A value is outside the domain the procedure is defined on (e.g. a score outside [0, 1]).
-    #[error("input `{input}` has value {value} at {location}, outside {domain}")]
+    #[error("input `{}` has value {value} at {location}, outside {domain}", crate::words::role(.input))]
     OutOfDomain {
         input: String,
         value: f64,

@@ -699,6 +699,7 @@ mod tests {
         let e = hsic_test(nan.view(), x.view(), &HsicTestParams::default())
             .unwrap_err()
             .to_string();
+        let e = crate::words::cli(&e);
         assert!(e.contains("`x`") && e.contains("row 3"), "{e}");
     }
 

@@ -138,6 +138,7 @@ mod tests {
         let x = Matrix::from_vec(100_000, 1, vec![0.25; 100_000]).unwrap();
         let e = mmd(x.view(), x.view(), Bandwidth::Median, MmdEstimator::Biased).unwrap_err();
         let m = e.to_string();
+        let m = crate::words::cli(&m);
         assert!(matches!(e, Error::TooLarge { .. }), "{m}");
         assert!(
             m.starts_with("input `x` is too large: MMD of 100000 and 100000 rows needs about"),

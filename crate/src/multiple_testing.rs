@@ -476,7 +476,7 @@ mod tests {
         for bad in [f64::NAN, -0.1, 1.5] {
             let e = benjamini_hochberg(&[0.1, bad], 0.05).expect_err("must fail");
             assert!(
-                e.to_string().contains("`p`") && e.to_string().contains("position 1"),
+                crate::words::cli(&e.to_string()).contains("`p`") && e.to_string().contains("position 1"),
                 "{e}"
             );
         }
@@ -495,6 +495,7 @@ mod tests {
         };
         hommel_budget(800).check_within(&small).expect("fits");
         let e = hommel_budget(1000).check_within(&small).unwrap_err().to_string();
+        let e = crate::words::cli(&e);
         assert!(
             e.starts_with("input `p` is too large: Hommel's procedure on 1000 p-values"),
             "{e}"

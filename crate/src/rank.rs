@@ -325,6 +325,7 @@ mod tests {
     fn nan_is_a_named_error() {
         let e = rankdata_average(&[1.0, f64::NAN]).expect_err("NaN must fail");
         let msg = e.to_string();
+        let msg = crate::words::cli(&msg);
         assert!(msg.contains("`x`") && msg.contains("position 1"), "{msg}");
     }
 

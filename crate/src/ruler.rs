@@ -578,6 +578,7 @@ mod tests {
             let e = nn_percentile_rank(forget.view(), retain.view(), TieRule::AtMost)
                 .unwrap_err()
                 .to_string();
+            let e = crate::words::cli(&e);
             assert!(
                 e.starts_with("input `retain` is too large: the nearest-neighbour search"),
                 "{e}"

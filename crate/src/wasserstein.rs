@@ -298,6 +298,7 @@ mod tests {
         assert!(e.to_string().contains("steps of work"), "{e}");
         let big = crate::Matrix::from_vec(1_000_000, 2, vec![0.5; 2_000_000]).unwrap();
         let e = wasserstein1(big.view(), big.view()).unwrap_err().to_string();
+        let e = crate::words::cli(&e);
         assert!(
             e.starts_with("input `x` is too large: the assignment problem of 1000000 rows"),
             "{e}"
@@ -314,6 +315,7 @@ mod tests {
         let x = crate::Matrix::from_rows(&[[0.0, 2.0], [-1e300, 1.0], [0.0, 2.0]]).unwrap();
         let y = crate::Matrix::from_rows(&[[-1e300, 0.0], [1e300, 1.0], [3.0, 2.0]]).unwrap();
         let e = wasserstein1(x.view(), y.view()).unwrap_err().to_string();
+        let e = crate::words::cli(&e);
         assert!(
             e.starts_with("input `x` has value -1000000")
                 && e.contains("at row 1, column 0 (both counting from 0), outside values whose"),

@@ -12,6 +12,16 @@
 //! | `{opt:sd_method=lp}`      | `--sd-method lp`            | `sd_method="lp"`            | “SD bound”: lp              |
 //! | `{opt:backend=webgpu}`    | `--backend gpu`             | `backend="webgpu"`          | “Backend”: webgpu           |
 //! | `{cmd:calibrate}`         | `` `lethe calibrate` ``     | `` `lethe.calibrate(…)` ``  | the calibrated verdict      |
+//! | `{role:in_training}`      | `in_training`               | `in_training`               | “In-training reference”     |
+//! | `{role:target[0]}`        | `target[0]`                 | `target[0]`                 | “Target set[0]”             |
+//! | `{pick:one-column}`       | pick the column with `#columns=NAME` (CSV/TSV) or the tensor with `#NAME` | (as the CLI) | the slot's column and rows controls |
+//! | `{pick:all-columns=t.csv}`| on the command line: `` `t.csv#columns=all` `` | (as the CLI)     | choose “columns: all” under the input |
+//! | `{pick:rows=SCORES@f.txt}`| `SCORES@f.txt`              | (as the CLI)                | the rows in f.txt (“rows” under the input) |
+//! | `{pick:same-rows}`        | ` (or select the same rows of each with PATH@ROWS)` | (as the CLI) | nothing (no row choice there) |
+//!
+//! A role mark ([`role`]) names an input as the request does; the CLI and Python name inputs so (`--in-training`'s
+//! role, `in_training=`), the page by its slot's label. Only what is marked is a role: a compare method or an array
+//! that happens to be called `retain` or `target` stays as it is.
 //!
 //! The marks hold no `"` or `\`, so a report's JSON carries them unescaped and a front end may render a whole
 //! serialized report at once. The page's renderer (`www/src/panels/common.js`, `say`) reads the same marks.
@@ -31,6 +41,46 @@ pub fn cmd(name: &str) -> String {
     format!("{{cmd:{name}}}")
 }
 
+/// The mark of an input, by its role as the request names it (`in_training`), with `[k]` for the k-th of a list
+/// (`target[0]`). A name a mark cannot hold (a caller's own subset name, `my set`) is written as it is.
+pub fn role(name: &str) -> String {
+    let mark = format!("{{role:{name}}}");
+    if matches!(next_mark(&mark), Some((0, end, Mark::Role(_))) if end == mark.len()) {
+        mark
+    } else {
+        name.to_string()
+    }
+}
+
+/// The mark of a choice within an input file ([`PICKS`]: which columns, arrays or rows to read), which each front end
+/// says as its own controls; `value` is the file or row spec it names, if any. A value a mark cannot hold (a path with
+/// `{` or `}`) is written as the command line says it.
+pub fn pick(what: &str, value: Option<&str>) -> String {
+    let mark = match value {
+        Some(v) => format!("{{pick:{what}={v}}}"),
+        None => format!("{{pick:{what}}}"),
+    };
+    if matches!(next_mark(&mark), Some((0, end, Mark::Pick { .. })) if end == mark.len()) {
+        mark
+    } else {
+        pick_cli(what, value).unwrap_or(mark)
+    }
+}
+
+/// The choices [`pick`] names, and what the command line (and Python, which reads the same file specs) says for each.
+pub const PICKS: [&str; 4] = ["one-column", "all-columns", "rows", "same-rows"];
+
+/// A [`pick`] mark as the command line says it.
+fn pick_cli(what: &str, value: Option<&str>) -> Option<String> {
+    Some(match (what, value) {
+        ("one-column", None) => "pick the column with `#columns=NAME` (CSV/TSV) or the tensor with `#NAME`".to_string(),
+        ("all-columns", Some(path)) => format!("on the command line: `{path}#columns=all`"),
+        ("rows", Some(spec)) => spec.to_string(),
+        ("same-rows", None) => " (or select the same rows of each with PATH@ROWS)".to_string(),
+        _ => return None,
+    })
+}
+
 /// What a mark names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mark<'a> {
@@ -38,6 +88,10 @@ pub enum Mark<'a> {
     Opt { name: &'a str, value: Option<&'a str> },
     /// An analysis, by its name.
     Cmd(&'a str),
+    /// An input, by its role (`target[0]`: the first of a list).
+    Role(&'a str),
+    /// A choice within an input file ([`pick`]).
+    Pick { what: &'a str, value: Option<&'a str> },
 }
 
 /// The first mark in `text`: its byte range and what it names.
@@ -60,6 +114,20 @@ fn next_mark(text: &str) -> Option<(usize, usize, Mark<'_>)> {
                 };
                 (name_ok(name) && !value.is_some_and(|v| v.is_empty() || v.contains('{')))
                     .then_some(Mark::Opt { name, value })
+            } else if let Some(r) = body.strip_prefix("role:") {
+                // `name` or `name[k]`.
+                let (name, index) = r.split_once('[').unwrap_or((r, ""));
+                let index_ok = index.is_empty()
+                    || index
+                        .strip_suffix(']')
+                        .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
+                (name_ok(name) && index_ok).then_some(Mark::Role(r))
+            } else if let Some(p) = body.strip_prefix("pick:") {
+                let (what, value) = match p.split_once('=') {
+                    Some((w, v)) => (w, Some(v)),
+                    None => (p, None),
+                };
+                pick_cli(what, value).is_some().then_some(Mark::Pick { what, value })
             } else {
                 body.strip_prefix("cmd:").filter(|c| name_ok(c)).map(Mark::Cmd)
             };
@@ -98,6 +166,8 @@ pub fn cli(text: &str) -> String {
             }
         }
         Mark::Cmd(c) => format!("`lethe {c}`"),
+        Mark::Role(r) => r.to_string(),
+        Mark::Pick { what, value } => pick_cli(what, value).unwrap_or_default(),
     })
 }
 
@@ -115,6 +185,8 @@ pub fn python(text: &str) -> String {
             }
         }
         Mark::Cmd(c) => format!("`lethe.{}(…)`", c.replace('-', "_")),
+        Mark::Role(r) => r.to_string(),
+        Mark::Pick { what, value } => pick_cli(what, value).unwrap_or_default(),
     })
 }
 
@@ -144,8 +216,44 @@ mod tests {
         // The command line calls the wgpu backend `gpu`.
         assert_eq!(cli(&opt_is("backend", "webgpu")), "--backend gpu");
         assert_eq!(cli(&opt_is("backend", "cpu")), "--backend cpu");
+        // A role is named as the request names it, in both: the same words as before it was marked.
+        let roles = format!("`{}` and {}", role("in_training"), role("target[1]"));
+        assert_eq!(cli(&roles), "`in_training` and target[1]");
+        assert_eq!(python(&roles), "`in_training` and target[1]");
+        assert!(render(&roles, |m| format!("<{m:?}>")).contains("<Role(\"target[1]\")>"));
+        assert_eq!(role("my set"), "my set");
         let names = render(&text, |m| format!("<{m:?}>"));
         assert!(names.contains("<Opt { name: \"fdr\", value: None }>") && names.contains("<Cmd(\"eps-lower\")>"));
+    }
+
+    #[test]
+    fn a_choice_within_a_file_is_said_as_the_file_specs_say_it() {
+        let text = format!(
+            "load every column ({}); e.g. {}; one per row: {}. Export them{}",
+            pick("all-columns", Some("d/t.csv")),
+            pick("rows", Some("SCORES@forget.txt")),
+            pick("one-column", None),
+            pick("same-rows", None)
+        );
+        let said = "load every column (on the command line: `d/t.csv#columns=all`); e.g. SCORES@forget.txt; one per \
+                    row: pick the column with `#columns=NAME` (CSV/TSV) or the tensor with `#NAME`. Export them (or \
+                    select the same rows of each with PATH@ROWS)";
+        assert_eq!(cli(&text), said);
+        assert_eq!(python(&text), said);
+        assert!(
+            render(&text, |m| format!("<{m:?}>"))
+                .contains("<Pick { what: \"rows\", value: Some(\"SCORES@forget.txt\") }>")
+        );
+        // A path a mark cannot hold is said as the command line says it, unmarked.
+        assert_eq!(
+            pick("all-columns", Some("a{1}.csv")),
+            "on the command line: `a{1}.csv#columns=all`"
+        );
+        assert!(
+            PICKS
+                .iter()
+                .all(|p| pick_cli(p, None).or_else(|| pick_cli(p, Some("x"))).is_some())
+        );
     }
 
     #[test]
@@ -153,6 +261,8 @@ mod tests {
         for t in [
             "log(Σ_{j≠y} p_j)",
             "a {b} {opt:} {opt:X} {cmd:} {opt:a=} {",
+            "{role:} {role:a[]} {role:a[x]} {role:a[1} {role:A}",
+            "{pick:} {pick:rows} {pick:one-column=x} {pick:nothing}",
             "a -- b, --5, x--y, `lethe` alone",
             "",
         ] {

@@ -431,6 +431,9 @@ export const tests = [
   {
     name: 'messages after common mistakes name inputs by their labels, with no words from the code',
     async fn({ context, base }) {
+      // Only a marked role (the layer's `{role:NAME}`) is said as its input's label: a compare method or an array that is
+      // called like a role stays as it is (say() used to turn any backticked `retain` into “Retain rows”).
+      eq(say('`f.json` (method `retain`), `original` and {role:retain}, `{role:target[2]}`'), '`f.json` (method `retain`), `original` and “Retain rows”, “Target set[2]”', 'roles are marked, not guessed from backticks');
       const dir = workdir();
       const page = await open(context, base, '/');
       await waitExample(page);
@@ -448,6 +451,15 @@ export const tests = [
       await slot(b, 'scores').pick(write(dir, 'nan.csv', '0.1\n0.4\nnan\n0.2\n'));
       await b.locator('[data-action="run"]').click();
       await waitRun(b);
+      // A table where one score per row is expected (the layer's `{pick:one-column}`): the fix in the page's controls,
+      // not the CLI's FILE#columns=NAME (the page rewrote "shape mismatch: … takes a 1-D sample … pass one column").
+      await slot(b, 'scores').pick(write(dir, 'wide.csv', '0.1,0.2\n0.3,0.4\n0.5,0.6\n'));
+      await slot(b, 'scores').status().filter({ hasText: 'wide.csv' }).waitFor();
+      await b.locator('[data-action="run"]').click();
+      await waitRun(b);
+      await page.waitForTimeout(500);
+      const wide = await b.locator('[data-error-for="scores"]').textContent();
+      assert(/3×2/.test(wide) && /one number per row/.test(wide) && /columns: only these/.test(wide) && !/#columns=|`#|1-D/.test(wide), `the fix in the page's words: ${wide}`);
       // Five scores: the SD bound says it carries no information, with the panel's field as the fix and the bound
       // as the page shows numbers (it said "1.2443223127878038 … (sd-method lp)").
       await slot(b, 'scores').pick(write(dir, 'five.csv', '0.2\n0.3\n0.3\n0.2\n0.4\n'));

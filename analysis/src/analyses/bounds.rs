@@ -243,7 +243,10 @@ fn text_lines(ws: &mut Workspace, role: &str, t: &TextInput) -> Result<(Vec<Stri
         }
     };
     if lines.is_empty() {
-        return Err(Error::at(role, format!("input `{role}` is empty: one item per line")));
+        return Err(Error::at(
+            role,
+            format!("input `{}` is empty: one item per line", crate::words::role(role)),
+        ));
     }
     let record = match t {
         // Pasted text has no file name; its digest is of the UTF-8 text as pasted, so a report still says which

@@ -277,8 +277,8 @@ pub(super) const EPS_ROLES: [&str; 7] = [
 ];
 
 /// What the score expects, in a user's words (the headline and the probability guardrail say it).
-pub const CONFIDENCE_UNIT: &str = "logit-scaled confidences log(p_y) − log(Σ_{j≠y} p_j) of the true class y, \
-                                   one per model and example (metric.py's compute_logit_scaled_confidence)";
+pub const CONFIDENCE_UNIT: &str = "logit-scaled confidences log p(true class) − log Σ p(other classes), one per \
+                                   model and example, as the competition's metric.py computes them";
 
 /// Each model's row of `examples × classes` logits (or probabilities) → logit-scaled confidences.
 fn confidences_of(
@@ -469,9 +469,10 @@ fn note_warnings(r: &CompetitionResult, seen: &mut Vec<String>, probabilities: b
                      outputs"
                     .into()
             }),
-            NoteKind::NoBuckets => {
-                Some("use more models (N ≥ 3), or a fixed bucket cut-off (eps-max, e.g. 6.5)".into())
-            }
+            NoteKind::NoBuckets => Some(format!(
+                "use more models (N ≥ 3), or a fixed bucket cut-off ({}, e.g. 6.5)",
+                words::opt("eps_max")
+            )),
             _ => None,
         };
         out.push(Warning::new(w.code(), None, w.message.clone(), fix));
@@ -739,12 +740,13 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
     let eps_max = if req.eps_max.trim() == "official" {
         EpsMax::Official
     } else {
-        EpsMax::Fixed(
-            req.eps_max
-                .trim()
-                .parse()
-                .map_err(|_| Error::msg("the bucket cut-off (eps-max) takes `official` or a number").usage())?,
-        )
+        EpsMax::Fixed(req.eps_max.trim().parse().map_err(|_| {
+            Error::msg(format!(
+                "the bucket cut-off ({}) takes `official` or a number",
+                words::opt("eps_max")
+            ))
+            .usage()
+        })?)
     };
     let variants: Vec<Variant> = match req.variant.as_str() {
         "official" => vec![Variant::Official],
@@ -793,9 +795,11 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
         let names = ["RA_unlearned", "RA_retrained", "TA_unlearned", "TA_retrained"];
         if let Some(k) = (0..4).find(|&k| !(0.0..=1.0).contains(&v[k]) || (k % 2 == 1 && v[k] == 0.0)) {
             return Err(Error::msg(format!(
-                "the accuracies (accuracies) are RA_unlearned, RA_retrained, TA_unlearned, TA_retrained, each between \
-                 0 and 1 and the retrained ones above 0 (they divide the score); {} is {}",
-                names[k], v[k]
+                "the accuracies ({}) are RA_unlearned, RA_retrained, TA_unlearned, TA_retrained, each between 0 and 1 \
+                 and the retrained ones above 0 (they divide the score); {} is {}",
+                words::opt("accuracies"),
+                names[k],
+                v[k]
             ))
             .usage());
         }
@@ -910,7 +914,10 @@ pub fn epsilon(ws: &mut Workspace, req: &EpsilonRequest) -> Result<EpsilonOutput
                  main.py takes it: RA_unlearned {}, RA_retrained {}, TA_unlearned {}, TA_retrained {}",
                 a[0], a[1], a[2], a[3]
             ),
-            Some("give the accuracies (accuracies) to use others".into()),
+            Some(format!(
+                "give the accuracies ({}) to use others",
+                words::opt("accuracies")
+            )),
         ));
     }
     let mut seen = Vec::new();

@@ -185,11 +185,11 @@ fn load_vector(ws: &mut Workspace, role: &'static str, r: &InputRef, what: &str)
         return Err(Error::at(
             role,
             format!(
-                "`{}` is {}×{}, but {what} are one number per row: pick the column with `#columns=NAME` (CSV/TSV) \
-                 or the tensor with `#NAME`",
+                "`{}` is {}×{}, but {what} are one number per row: {}",
                 input.record.spec,
                 m.rows(),
-                m.cols()
+                m.cols(),
+                crate::words::pick("one-column", None)
             ),
         ));
     }
@@ -273,8 +273,11 @@ fn shared_rows(ws: &mut Workspace, m: &Vector, n: &Vector) -> Result<Option<Warn
             format!(
                 "the members' and the non-members' scores are the same {shared} rows of {same} (`{}` and `{}`): the \
                  audit would compare the scores with themselves, an AUC of 0.5 by construction. Give the members' \
-                 rows and the non-members' rows, e.g. SCORES@forget.txt and SCORES@test.txt",
-                rm.spec, rn.spec
+                 rows and the non-members' rows, e.g. {} and {}",
+                rm.spec,
+                rn.spec,
+                crate::words::pick("rows", Some("SCORES@forget.txt")),
+                crate::words::pick("rows", Some("SCORES@test.txt"))
             ),
         ));
     }

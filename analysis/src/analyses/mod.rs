@@ -129,9 +129,11 @@ fn load_vector(ws: &mut Workspace, role: &str, r: &InputRef) -> Result<(Vec<f64>
         return Err(Error::at(
             role,
             format!(
-                "shape mismatch: this analysis takes a 1-D sample, but the input is {}×{}; pass one column (or select a tensor/column)",
+                "`{}` is {}×{}, but this analysis takes one number per row: {}",
+                input.record.spec,
                 m.rows(),
-                m.cols()
+                m.cols(),
+                crate::words::pick("one-column", None)
             ),
         ));
     }

@@ -1024,11 +1024,11 @@ pub fn ruler(ws: &mut Workspace, req: &RulerRequest) -> Result<RulerOutput> {
                     format!(
                         "`{}` has {} rows but the unlearned model's `{}` has {n}: RULER compares the same records \
                          row by row across the models, so every model's file must hold the same records in the \
-                         same order. Export each model's embeddings of the same records (or select the same rows \
-                         of each with PATH@ROWS)",
+                         same order. Export each model's embeddings of the same records{}",
                         o.record.path,
                         o.matrix.rows(),
-                        unlearned.record.path
+                        unlearned.record.path,
+                        words::pick("same-rows", None)
                     ),
                 ));
             }
@@ -1396,8 +1396,10 @@ pub fn flat_ruler_runs(map: &mut serde_json::Map<String, serde_json::Value>) -> 
             return Err(Error::at(
                 *k,
                 format!(
-                    "`{k}` was given {} time(s) but `unlearned` {runs} time(s); give one per run",
-                    v.len()
+                    "`{}` was given {} time(s) but `{}` {runs} time(s); give one per run",
+                    words::role(k),
+                    v.len(),
+                    words::role("unlearned")
                 ),
             )
             .usage());

@@ -491,7 +491,10 @@ fn draw_targets(
     let size = size.ok_or_else(|| {
         Error::at(
             role,
-            format!("drawing targets from `{role}` needs a target size (rows per drawn target)"),
+            format!(
+                "drawing targets from `{}` needs a target size (rows per drawn target)",
+                crate::words::role(role)
+            ),
         )
         .usage()
     })?;

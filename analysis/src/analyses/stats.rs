@@ -410,7 +410,7 @@ pub(super) fn place(ws: &mut Workspace, role: &str, rows: &Rows, m: &Matrix, k: 
 }
 
 fn load(ws: &mut Workspace, role: &'static str, r: Option<&InputRef>) -> Result<Loaded> {
-    let r = r.ok_or_else(|| Error::at(role, format!("choose the input `{role}`")).usage())?;
+    let r = r.ok_or_else(|| Error::at(role, format!("choose the input `{}`", crate::words::role(role))).usage())?;
     let input = ws.load(role, r)?;
     Ok(Loaded {
         role,

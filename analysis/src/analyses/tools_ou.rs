@@ -67,7 +67,12 @@ struct ToolInput {
 }
 
 fn read_source(ws: &mut Workspace, role: &str, input: Option<&InputRef>) -> Result<ToolInput> {
-    let input = input.ok_or_else(|| Error::at(role, format!("`{role}` is required: give the result file")))?;
+    let input = input.ok_or_else(|| {
+        Error::at(
+            role,
+            format!("`{}` is required: give the result file", crate::words::role(role)),
+        )
+    })?;
     let (name, data) = {
         let src = ws.source(input.source)?;
         (src.name.clone(), Arc::clone(&src.data))

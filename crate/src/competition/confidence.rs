@@ -36,8 +36,10 @@ pub fn logit_scaled_confidence<T: Scalar + Exp>(logits: MatrixRef<'_, T>, labels
     if labels.len() != logits.rows() {
         return Err(Error::ShapeMismatch {
             message: format!(
-                "`labels` has {} entries but `logits` has {} rows; pass one label per row",
+                "`{}` has {} entries but `{}` has {} rows; pass one label per row",
+                crate::words::role("labels"),
                 labels.len(),
+                crate::words::role("logits"),
                 logits.rows()
             ),
         });

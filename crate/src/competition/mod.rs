@@ -284,8 +284,10 @@ pub fn forget_score(
     if retrained.cols() != unlearned.cols() {
         return Err(Error::ShapeMismatch {
             message: format!(
-                "`retrained` has {} examples (columns) but `unlearned` has {}; both must be models × the same forget-set examples",
+                "`{}` has {} examples (columns) but `{}` has {}; both must be models × the same forget-set examples",
+                crate::words::role("retrained"),
                 retrained.cols(),
+                crate::words::role("unlearned"),
                 unlearned.cols()
             ),
         });

@@ -1124,18 +1124,19 @@ fn parse<T: Scalar>(
                 NoteKind::LabelColumn,
                 format!(
                 "`{input}`: column {} (counting from 1) has no name and holds the row numbers 0, 1, 2, … (pandas writes its index so), \
-                 so it was left out of the features; to use it as a feature, load every column (on the command \
-                 line: `{input}#columns=all`)",
-                c.col + 1
+                 so it was left out of the features; to use it as a feature, load every column ({})",
+                c.col + 1,
+                crate::words::pick("all-columns", Some(input))
             ),
             )),
             _ if c.left_out() => warnings.push(Note::new(
                 NoteKind::LabelColumn,
                 format!(
                 "`{input}`: {} holds {} and is named like a label or ID column, so it was left out of the \
-                 features; to use it as a feature, load every column (on the command line: `{input}#columns=all`)",
+                 features; to use it as a feature, load every column ({})",
                 file(c),
-                if c.text.is_some() { "text" } else { "whole numbers" }
+                if c.text.is_some() { "text" } else { "whole numbers" },
+                crate::words::pick("all-columns", Some(input))
             ),
             )),
             Named::Unnamed => {
@@ -1520,6 +1521,7 @@ mod tests {
             .map(|w| w.message.as_str())
             .collect::<Vec<_>>()
             .join("\n");
+        let w = crate::words::cli(&w);
         assert!(
             w.contains("column 1 (`id`, counting from 1)") && w.contains("column 4 (`label`, counting from 1)"),
             "{w}"

@@ -213,7 +213,7 @@ pub fn variance_bounds(samples: &[f64], params: &VarianceParams) -> Result<Varia
         warnings.push(Note::new(
             NoteKind::SdBoundUninformative,
             format!(
-            "the variance bound {upper} exceeds 1/4, the largest variance of any distribution on [0, 1]; it carries \
+            "the variance bound {upper:.6} exceeds 1/4, the largest variance of any distribution on [0, 1]; it carries \
              no information (more samples, a coarser grid or the LP method tighten it)"
         ),
         ));

@@ -371,8 +371,10 @@ pub fn rouge_lsum_pairs<R: AsRef<str>, P: AsRef<str>>(
     if references.len() != predictions.len() {
         return Err(Error::ShapeMismatch {
             message: format!(
-                "`references` has {} texts but `predictions` has {}; pass one reference per prediction",
+                "`{}` has {} texts but `{}` has {}; pass one reference per prediction",
+                crate::words::role("references"),
                 references.len(),
+                crate::words::role("predictions"),
                 predictions.len()
             ),
         });
@@ -473,9 +475,11 @@ pub fn rouge_l_pairs<R: AsRef<str>, P: AsRef<str>>(
     if references.len() != predictions.len() {
         return Err(Error::ShapeMismatch {
             message: format!(
-                "`references` has {} texts but `predictions` has {}; pass one reference per prediction (or use \
+                "`{}` has {} texts but `{}` has {}; pass one reference per prediction (or use \
                  rouge_l_against for a single reference)",
+                crate::words::role("references"),
                 references.len(),
+                crate::words::role("predictions"),
                 predictions.len()
             ),
         });

@@ -1181,6 +1181,7 @@ mod tests {
             label: None,
         }];
         let e = calibrated(m.view(), &it, &oot, &huge, &p).unwrap_err().to_string();
+        let e = crate::words::cli(&e);
         assert!(
             e.starts_with("input `huge` is too large: a subset of 1000000 rows needs about"),
             "{e}"

@@ -803,8 +803,9 @@ pub fn check_subsets_on<S: Scalar>(
         if cols != d {
             return Err(Error::ShapeMismatch {
                 message: format!(
-                    "`{name}` has {cols} columns but `{}` has {d}; all subsets must be activations of the same layer",
-                    in_training.name
+                    "`{}` has {cols} columns but `{}` has {d}; all subsets must be activations of the same layer",
+                    crate::words::role(name),
+                    crate::words::role(in_training.name)
                 ),
             });
         }
@@ -817,11 +818,12 @@ pub fn check_subsets_on<S: Scalar>(
     let all: Vec<&RowSubset<'_, S>> = [in_training, out_of_training].into_iter().chain(targets).collect();
     check_size(&all, params, threads)?;
     let mut warnings = Vec::new();
-    let odd: Vec<&str> = [in_training, out_of_training]
+    // Named as marked roles (`words::role`): each front end says them its own way.
+    let odd: Vec<String> = [in_training, out_of_training]
         .into_iter()
         .chain(targets)
         .filter(|t| t.len() % 2 == 1)
-        .map(|t| t.name)
+        .map(|t| crate::words::role(t.name))
         .collect();
     if !odd.is_empty() {
         warnings.push(Note::new(

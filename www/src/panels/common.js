@@ -30,23 +30,56 @@ export const OPTION_LABELS = {
   variant: 'LiRA score', 'variant=online-fixed-variance': 'LiRA score: online, fixed variance',
   'variant=offline-fixed-variance': 'LiRA score: offline, fixed variance',
   eps_max: 'ε_max', fdr: 'FDR level (across runs)', sd_method: 'SD bound', 'sd_method=lp': 'SD bound: exact LP', atom_at_zero: 'mass at 0 in the first cell',
-  'confidences=logit-scaled': 'These values are logit-scaled confidences already',
+  'confidences=logit-scaled': 'These values are logit-scaled confidences already', accuracies: 'Accuracies for the final score',
   baseline: 'Baseline method',
 };
 /** The analyses the layer's messages name (`{cmd:NAME}`), as the page offers them. */
 const COMMAND_WORDS = { calibrate: 'the calibrated verdict', sde: 'the SDE panel' };
 
 /**
- * The layer's marked options and commands (analysis `words.rs`: `{opt:NAME}`, `{opt:NAME=VALUE}`, `{cmd:NAME}`, in
- * backticks or not) in a front end's words: `opt(name, value)` and `cmd(name)` say each; the rest of `text` is kept.
+ * The choices within a file the layer's messages name (words.rs `pick`: `{pick:WHAT}`, `{pick:WHAT=VALUE}`) as the
+ * command line and Python say them (words.rs `pick_cli`, word for word: a downloaded report is the CLI's).
  */
-export const renderMarks = (text, { opt, cmd }) =>
-  String(text ?? '').replace(/(`?)\{(opt|cmd):([a-z0-9_-]+)(?:=([^{}]+))?\}\1/g, (m, tick, kind, name, value) => {
-    if (kind === 'cmd') return value === undefined ? cmd(name) : m;
-    return opt(name, value, tick);
-  });
+const PICK_CLI = {
+  'one-column': (v) => v === undefined && 'pick the column with `#columns=NAME` (CSV/TSV) or the tensor with `#NAME`',
+  'all-columns': (path) => path !== undefined && `on the command line: \`${path}#columns=all\``,
+  rows: (spec) => spec,
+  'same-rows': (v) => v === undefined && ' (or select the same rows of each with PATH@ROWS)',
+};
+/** The same choices as the page's controls. */
+const PICK_PAGE = {
+  'one-column': () =>
+    'choose the one column that holds them (a CSV/TSV table: “columns: only these…” under the input; an .npz or .safetensors archive: its array beside the file), or one row of it (“rows”), or save them as a 1-d array',
+  'all-columns': () => 'choose “columns: all” under the input',
+  // An example of rows (`SCORES@forget.txt`) as the rows control that gives them.
+  rows: (spec) => `the rows in ${spec.slice(spec.lastIndexOf('@') + 1)} (“rows” under the input)`,
+  // The inputs that ask for it (RULER's models) have no row choice on the page.
+  'same-rows': () => '',
+};
 
-/** The page's words for the marks: an option as its field's label, in quotes; an analysis as its panel. */
+/**
+ * The layer's marks (analysis `words.rs`: `{opt:NAME}`, `{opt:NAME=VALUE}`, `{cmd:NAME}`, `{role:NAME}` or
+ * `{role:NAME[k]}`, `{pick:WHAT}` or `{pick:WHAT=VALUE}`, in backticks or not) in a front end's words:
+ * `opt(name, value, tick)`, `cmd(name)`, `role(name, k, tick)` and `pick(what, value)` say each (a role is named as
+ * the request names it, a choice as the command line says it, where the front end gives no words of its own); the
+ * rest of `text` is kept.
+ */
+export const renderMarks = (text, { opt, cmd, role, pick }) =>
+  String(text ?? '')
+    .replace(/\{pick:([a-z-]+)(?:=([^{}]+))?\}/g, (m, what, value) => {
+      const cli = PICK_CLI[what] && PICK_CLI[what](value);
+      if (typeof cli !== 'string') return m;
+      return pick ? pick(what, value) : cli;
+    })
+    .replace(/(`?)\{(opt|cmd|role):([a-z0-9_-]+)(\[\d+\])?(?:=([^{}]+))?\}\1/g, (m, tick, kind, name, k, value) => {
+      if (kind === 'role') return value === undefined ? (role ? role(name, k || '', tick) : `${tick}${name}${k || ''}${tick}`) : m;
+      if (k !== undefined) return m;
+      if (kind === 'cmd') return value === undefined ? cmd(name) : m;
+      return opt(name, value, tick);
+    });
+
+/** The page's words for the marks: an option as its field's label, in quotes; an analysis as its panel; an input as
+ * its slot's label. */
 const pageMarks = (labels) => ({
   opt: (name, value) => {
     const own = value !== undefined && OPTION_LABELS[`${name}=${value}`];
@@ -55,30 +88,22 @@ const pageMarks = (labels) => ({
     return value === undefined || value === 'true' ? `“${label}”` : `“${label}”: ${value}`;
   },
   cmd: (name) => COMMAND_WORDS[name] || `the ${name} panel`,
+  role: (name, k) => `“${labels[name] || ROLE_LABELS[name] || name.replace(/_/g, ' ')}${k}”`,
+  pick: (what, value) => PICK_PAGE[what](value),
 });
 
-/** The layer's wordings the marks do not carry, in the page's words. */
-const PHRASES = [
-  // A table's label/ID columns: the slot's column choice.
-  [/\(on the command line: `[^`]*#columns=all`\)/g, '(choose “columns: all” under the input)'],
-  [/`[^`\s]*#columns=all`/g, '“columns: all” under the input'],
-];
-
-/** More of the layer's wordings in the page's words (panels/guard.js adds them once it is loaded). */
+/** The layer's wordings the marks do not carry, in the page's words (panels/guard.js adds them once it is loaded). */
+const PHRASES = [];
 export const addPhrases = (list) => PHRASES.push(...list);
 
 // The notebook widgets speak Python instead (python/widget/report.js sets it).
 let voice = null;
 export const setVoice = (f) => (voice = f);
 
-/** A message in the page's words: the marked options and commands as the page's labels and panels, a role named as
- * the request names it (`in_training`) as its label. */
+/** A message in the page's words: the marked options, commands and inputs as the page's labels and panels. What is
+ * not marked is kept: a compare method or an array called `retain` is not the “Retain rows” input. */
 export const say = (text, labels = {}) =>
-  voice ? voice(String(text ?? '')) : PHRASES.reduce((t, [re, to]) => t.replace(re, to), renderMarks(text, pageMarks(labels)))
-    .replace(/`([a-z_-]+)((?:\[\d+\])?)`/g, (m, role, k) => {
-    const label = labels[role] || ROLE_LABELS[role];
-    return label ? `“${label}${k}”` : m;
-  });
+  voice ? voice(String(text ?? '')) : PHRASES.reduce((t, [re, to]) => t.replace(re, to), renderMarks(text, pageMarks(labels)));
 
 // The files' cards say their readers' notes in the same words.
 setNoteWords((t) => say(t));
@@ -724,7 +749,8 @@ export function plotBlock({ title, draw, filename, heading }) {
 
 /** The layer's marks as the command line says them (analysis words.rs `cli`: `--equal-size`, `lethe calibrate`). */
 const cliMarks = {
-  opt: (name, value, tick) => `${tick}--${name.replace(/_/g, '-')}${value === undefined || value === 'true' ? '' : ` ${value}`}${tick}`,
+  // The command line calls the WebGPU backend `gpu` (words.rs `cli`).
+  opt: (name, value, tick) => `${tick}--${name.replace(/_/g, '-')}${value === undefined || value === 'true' ? '' : ` ${name === 'backend' && value === 'webgpu' ? 'gpu' : value}`}${tick}`,
   cmd: (name) => `\`lethe ${name}\``,
 };
 
