@@ -1589,7 +1589,8 @@ function plotBlock({ title, draw, filename, heading }) {
 
 /** The layer's marks as the command line says them (analysis words.rs `cli`: `--equal-size`, `lethe calibrate`). */
 const cliMarks = {
-  opt: (name, value, tick) => `${tick}--${name.replace(/_/g, '-')}${value === undefined || value === 'true' ? '' : ` ${value}`}${tick}`,
+  // The command line calls the WebGPU backend `gpu` (words.rs `cli`).
+  opt: (name, value, tick) => `${tick}--${name.replace(/_/g, '-')}${value === undefined || value === 'true' ? '' : ` ${name === 'backend' && value === 'webgpu' ? 'gpu' : value}`}${tick}`,
   cmd: (name) => `\`lethe ${name}\``,
 };
 
