@@ -491,11 +491,12 @@ fn not_here(analysis: &str) -> WebError {
     }
 }
 
-/// What a run of `analysis` (those that declare a check, [`InBrowser::CHECK`]: SDE, the calibrated verdict) on
-/// `request` would find before computing: the layer's prepare step (inputs read or opened, rows resolved, targets
-/// drawn, subset sizes compared) and, for SDE, the checks a run makes before its first shuffle (widths, subset
-/// sizes, kernels that fit). Resolves to `{warnings}`; a refusal is thrown as the run would throw it, naming the
-/// input it concerns.
+/// What a run of `analysis` on `request` would find, asked before the run: each analysis declares its check
+/// ([`InBrowser::check`], on the request [`InBrowser::for_check`] makes): SDE and the calibrated verdict stop
+/// before computing (inputs read, rows resolved, targets drawn, subset sizes compared, kernels that fit), compare
+/// runs with one resample, the other quick analyses run. Resolves to `{warnings}`; a refusal is thrown as the run
+/// would throw it, naming the input it concerns. The lean module answers an analysis it does not compute as `run`
+/// does (an error marked `full`).
 #[wasm_bindgen]
 pub async fn check(analysis: String, request: JsValue) -> Result<JsValue, JsValue> {
     struct Find {
@@ -505,8 +506,7 @@ pub async fn check(analysis: String, request: JsValue) -> Result<JsValue, JsValu
     }
     impl Visit for Find {
         fn visit<A: InBrowser + 'static>(&mut self) {
-            if A::CHECK
-                && A::NAME == self.name
+            if A::NAME == self.name
                 && let Some(request) = self.request.take()
             {
                 self.check = Some(Box::pin(check_one::<A>(request)));
@@ -520,10 +520,7 @@ pub async fn check(analysis: String, request: JsValue) -> Result<JsValue, JsValu
     };
     browser::each(&mut find);
     let Some(check) = find.check else {
-        return Err(to_js(WebError::msg(format!(
-            "there is no check for `{}` before a run",
-            find.name
-        ))));
+        return Err(to_js(not_here(&find.name)));
     };
     let warnings = check.await?;
     let o = Object::new();
@@ -532,7 +529,7 @@ pub async fn check(analysis: String, request: JsValue) -> Result<JsValue, JsValu
 }
 
 async fn check_one<A: InBrowser>(request: JsValue) -> Result<JsValue, JsValue> {
-    let req: A::Request = parse(A::NAME, request)?;
+    let req = A::for_check(parse(A::NAME, request)?);
     let job = with_ws(|ws| A::prepare(ws, req)).map_err(to_js)?;
     // A monitor that never reports, of the run's type, so that the lean module holds one copy of the run's code.
     let mut silent = JsMonitor {
@@ -540,7 +537,7 @@ async fn check_one<A: InBrowser>(request: JsValue) -> Result<JsValue, JsValue> {
         start: 0.0,
         last: 0.0,
     };
-    out(&A::check(job, &mut silent).await.map_err(to_js)?)
+    out(&A::check(job, &mut Backends, &mut silent).await.map_err(to_js)?)
 }
 
 /// Which tool wrote each of sources `ids`, and all of them together (a dropped folder; `paths` are its files' paths

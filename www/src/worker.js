@@ -436,16 +436,9 @@ async function handle(m) {
       return value;
     }
     case 'check': {
-      // Before a run: the layer prepares the request as a run would (inputs read, rows resolved, shapes compared)
-      // and says what it would warn about or refuse. SDE and the calibrated verdict stop before computing; the
-      // other analyses take milliseconds, so they run and only their warnings are kept.
-      // Nothing is computed, so the backend does not matter (the page's `auto` is resolved only for runs).
-      if (m.analysis === 'sde' || m.analysis === 'calibrate') return call((w) => w.check(m.analysis, { ...m.request, backend: 'cpu' }));
-      // compare's warnings come from the runs, not its bootstrap: one resample instead of 10,000 (a check of a
-      // 50-method table would otherwise cost as much as the run it precedes).
-      const req = m.analysis === 'compare' ? { ...m.request, resamples: 1 } : m.request;
-      const out = await call((w) => w.run(m.analysis, req, () => true));
-      return { warnings: out.warnings || [] };
+      // Before a run: what it would warn about or refuse. Each analysis declares its check in the layer (SDE and
+      // the calibrated verdict stop before computing, compare runs one resample, the quick ones run).
+      return call((w) => w.check(m.analysis, m.request));
     }
     case 'synthetic':
       return (await loadFull()).synthetic(m.kind, m.seed >>> 0);

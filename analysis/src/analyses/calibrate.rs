@@ -1199,7 +1199,6 @@ impl BackendJob for CalibrateJob {
 impl InBrowser for Calibrate {
     const NAME: &'static str = "calibrate";
     const LEAN: bool = true;
-    const CHECK: bool = true;
     type Request = CalibrateRequest;
     type Job = CalibrateBrowserJob;
     type Output = CalibrateOutput;
@@ -1217,8 +1216,15 @@ impl InBrowser for Calibrate {
     ) -> Result<CalibrateOutput> {
         compute.run(j.choice, j.job, monitor).await
     }
+    /// Nothing is computed, so the backend does not matter: the CPU (the page's `auto` is resolved for runs only).
+    fn for_check(req: CalibrateRequest) -> CalibrateRequest {
+        CalibrateRequest {
+            backend: "cpu".into(),
+            ..req
+        }
+    }
     /// The prepare step's warnings.
-    async fn check<M: Monitor>(j: CalibrateBrowserJob, _: &mut M) -> Result<Vec<Warning>> {
+    async fn check<C: Compute, M: Monitor>(j: CalibrateBrowserJob, _: &mut C, _: &mut M) -> Result<Vec<Warning>> {
         Ok(j.job.warnings().to_vec())
     }
 }

@@ -1781,7 +1781,13 @@ fn upper_first(s: &str) -> String {
 /// `lethe compare` in the registry ([`crate::registry`]).
 pub struct Compare;
 
-in_browser_at_once!(Compare, "compare", CompareRequest => CompareOutput, compare_output);
+in_browser_at_once!(Compare, "compare", CompareRequest => CompareOutput, compare_output, for_check = one_resample);
+
+/// Compare's check before a run: its warnings come from the runs, not the bootstrap, so one resample instead of
+/// 10,000 (a check of a 50-method table would otherwise cost as much as the run it precedes).
+fn one_resample(req: CompareRequest) -> CompareRequest {
+    CompareRequest { resamples: 1, ..req }
+}
 
 registered! {
 impl crate::registry::Analysis for Compare {
@@ -1871,6 +1877,41 @@ mod tests {
 
     fn codes(r: &CompareReport) -> Vec<&str> {
         r.warnings.iter().map(|w| w.code.as_str()).collect()
+    }
+
+    /// The page's check before a run (issue 26: declared here, not in the page's worker): the run's warnings, from
+    /// one bootstrap resample instead of the request's 10,000.
+    #[test]
+    fn the_check_before_a_run_has_the_runs_warnings_from_one_resample() {
+        use crate::browser::{BackendJob, Compute, InBrowser};
+        struct NoBackend;
+        impl Compute for NoBackend {
+            async fn run<J: BackendJob, M: lethe::progress::Monitor>(
+                &mut self,
+                _: BackendChoice,
+                _: J,
+                _: &mut M,
+            ) -> Result<J::Output> {
+                unreachable!("compare computes on no backend")
+            }
+        }
+        let text = table("forget_quality", &[("a", &[0.9, 0.95]), ("b", &[0.1, 0.12])]);
+        let req = CompareRequest {
+            runs: Some(TextInput::Text { text: text.clone() }),
+            ..CompareRequest::default()
+        };
+        assert_eq!(<Compare as InBrowser>::for_check(req.clone()).resamples, 1);
+        let mut ws = Workspace::new();
+        let job = <Compare as InBrowser>::prepare(&mut ws, <Compare as InBrowser>::for_check(req.clone())).unwrap();
+        let (mut none, mut silent) = (NoBackend, lethe::progress::Silent);
+        let mut f = std::pin::pin!(<Compare as InBrowser>::check(job, &mut none, &mut silent));
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let std::task::Poll::Ready(checked) = f.as_mut().poll(&mut cx) else {
+            panic!("compare never waits")
+        };
+        let run = run_compare(&mut Workspace::new(), &req).unwrap();
+        assert!(codes(&run).contains(&"few_seeds"));
+        assert_eq!(checked.unwrap(), run.warnings);
     }
 
     #[test]

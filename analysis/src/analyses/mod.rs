@@ -42,13 +42,16 @@ macro_rules! registered {
 /// The page's entry ([`crate::browser::InBrowser`]) of an analysis it computes in one step: `prepare` runs it
 /// (`$run(ws, &request)`), and `finish` hands its output on as it is.
 macro_rules! in_browser_at_once {
-    ($ty:ty, $name:literal, $req:ty => $out:ty, $run:path $(, lean = $lean:literal)?) => {
+    ($ty:ty, $name:literal, $req:ty => $out:ty, $run:path $(, lean = $lean:literal)? $(, for_check = $quick:path)?) => {
         impl $crate::browser::InBrowser for $ty {
             const NAME: &'static str = $name;
             $(const LEAN: bool = $lean;)?
             type Request = $req;
             type Job = $out;
             type Output = $out;
+            $(fn for_check(req: $req) -> $req {
+                $quick(req)
+            })?
             fn prepare(ws: &mut $crate::workspace::Workspace, req: $req) -> $crate::error::Result<$out> {
                 $run(ws, &req)
             }
