@@ -1758,7 +1758,7 @@ mod tests {
                             i += a.len();
                             j += c.len();
                             (
-                                probability_of_improvement(&[ra.clone()], &[rc.clone()]),
+                                probability_of_improvement(std::slice::from_ref(&ra), std::slice::from_ref(&rc)),
                                 probability_of_improvement(&[rc], &[ra]),
                             )
                         })

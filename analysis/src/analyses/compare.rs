@@ -303,7 +303,7 @@ pub struct PoiCell {
     pub b: String,
     pub probability: f64,
     /// The bootstrap interval: for every pair up to [`POI_INTERVALS_ALL_PAIRS_MAX`] compared methods, else only
-    /// for the pairs with the baseline.
+    /// for the pairs with the baseline. One bootstrap per pair: the cell (b, a) is (1 − hi, 1 − lo) of (a, b).
     pub interval: Option<Interval>,
 }
 
@@ -350,7 +350,8 @@ pub struct Comparison {
     pub hedges_g: Option<f64>,
     pub probability_of_improvement: f64,
     /// Its bootstrap interval: against a baseline, or between all pairs of at most
-    /// [`POI_INTERVALS_ALL_PAIRS_MAX`] compared methods; none otherwise.
+    /// [`POI_INTERVALS_ALL_PAIRS_MAX`] compared methods; none otherwise. The PoI matrix cell's where that cell was
+    /// drawn from the same runs (one task in common).
     pub poi_interval: Option<Interval>,
     /// The smallest difference of means the test would find 80% of the time at this n and spread, at
     /// [`Comparison::detectable_at`]: the level a test alone in its corrected family must reach.
@@ -913,8 +914,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         let all_intervals = compared.len() <= POI_INTERVALS_ALL_PAIRS_MAX;
         let mut poi = Vec::new();
         // The bootstrapped cells by ordered pair, with the runs they were drawn from (for the comparisons).
-        let mut poi_boots: std::collections::HashMap<(&String, &String), (Vec<Vec<f64>>, Vec<Vec<f64>>, Interval)> =
-            std::collections::HashMap::new();
+        let mut poi_boots: std::collections::HashMap<(&String, &String), PoiDrawn> = std::collections::HashMap::new();
         for (a, sa) in scores.iter().filter(|(m, _)| compared.contains(&m)) {
             for (b, sb) in scores.iter().filter(|(m, _)| compared.contains(&m)) {
                 if a == b {
@@ -1267,6 +1267,9 @@ fn summary(
 }
 
 type Side<'a> = (&'a String, &'a Vec<(String, f64)>, &'a Vec<f64>);
+
+/// A bootstrapped PoI matrix cell: the runs it was drawn from (a's and b's, by task) and its interval.
+type PoiDrawn = (Vec<Vec<f64>>, Vec<Vec<f64>>, Interval);
 
 /// A comparison's probability-of-improvement interval: the matrix cell's (drawn from the same runs), its own
 /// bootstrap, or none.
