@@ -12,7 +12,8 @@ const [pkg, which, repeat = '2', dump, methods = '50', metrics = '20', resamples
 const mod = await import(path.resolve(pkg, 'lethe_web.js'));
 mod.initSync({ module: fs.readFileSync(path.resolve(pkg, 'lethe_web_bg.wasm')) });
 const baseline = which === 'baseline' ? 'method0' : null;
-const request = compareRequest(compareTable(+methods, 10, +metrics), { metrics: +metrics, baseline, resamples: +resamples });
+const table = compareTable(+methods, 10, +metrics);
+const request = compareRequest(table, { metrics: +metrics, baseline, resamples: +resamples });
 for (let r = 0; r < +repeat; r++) {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
