@@ -21,6 +21,7 @@ for (let r = 0; r < +repeat; r++) {
   const ms = performance.now() - t0;
   const c = process.cpuUsage(c0);
   const cpu = (c.user + c.system) / 1e6;
-  console.log(`${which}: wall ${(ms / 1e3).toFixed(3)} s, CPU ${cpu.toFixed(3)} s (${out.result.comparisons.length} comparisons)`);
+  const n = out.result.comparisons.length;
+  console.log(`${which}: wall ${(ms / 1e3).toFixed(3)} s, CPU ${cpu.toFixed(3)} s (${n} comparisons)`);
   if (dump && r === 0) fs.writeFileSync(dump, JSON.stringify(out));
 }
