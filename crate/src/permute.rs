@@ -609,8 +609,9 @@ mod tests {
 
     /// `SubStreams::group` gives, word-major, the blocks `SubStreams::block` gives one by one (so the words
     /// `Permutations::for_subset` draws, by the test above): groups whose stream numbers cross 2^32 (word 15 of
-    /// the nonce differs between lanes) and wrap at 2^64, counters past 2^32; and the 4-lane kernel the page's
-    /// wasm runs, called directly.
+    /// the nonce differs between lanes) and wrap at 2^64, counters past 2^32; and the generic 4-lane kernel (wasm
+    /// without simd128), called directly. The page's `group_simd128` is checked in wasm: its compare reports equal
+    /// the generic kernel's byte for byte (BENCHMARKS.md, compare's fourth pass) and the CLI's (browser specs).
     #[test]
     #[allow(clippy::needless_range_loop)]
     fn groups_are_the_blocks_word_major() {
