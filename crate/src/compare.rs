@@ -1744,12 +1744,12 @@ mod tests {
                 assert_eq!(got, want_idx, "case {case} redraw {redraw}");
             }
             let x_draws: usize = x.iter().map(Vec::len).sum();
-            let mut stats: Vec<f64> = want_idx
+            let stats: Vec<(f64, f64)> = want_idx
                 .iter()
                 .map(|ix| {
                     let (ix, iy) = ix.split_at(x_draws);
                     let (mut i, mut j) = (0, 0);
-                    let per: Vec<f64> = x
+                    let per: Vec<(f64, f64)> = x
                         .iter()
                         .zip(&y)
                         .map(|(a, c)| {
@@ -1757,15 +1757,33 @@ mod tests {
                             let rc: Vec<f64> = iy[j..j + c.len()].iter().map(|&k| c[k as usize]).collect();
                             i += a.len();
                             j += c.len();
-                            probability_of_improvement(&[ra], &[rc])
+                            (
+                                probability_of_improvement(std::slice::from_ref(&ra), std::slice::from_ref(&rc)),
+                                probability_of_improvement(&[rc], &[ra]),
+                            )
                         })
                         .collect();
-                    mean(&per)
+                    let (ab, ba): (Vec<f64>, Vec<f64>) = per.into_iter().unzip();
+                    (mean(&ab), mean(&ba))
                 })
                 .collect();
+            let (mut stats, mut reverse): (Vec<f64>, Vec<f64>) = stats.into_iter().unzip();
             stats.sort_by(f64::total_cmp);
+            reverse.sort_by(f64::total_cmp);
             let tail = (1.0 - b.level) / 2.0 * 100.0;
             let want = (percentile_sorted(&stats, tail), percentile_sorted(&stats, 100.0 - tail));
+            // The same resamples' P(y > x) (ties ½, so 1 − P(x > y) each, where no value is NaN): its percentile
+            // interval is the mirror (1 − hi, 1 − lo), as the analysis reports the matrix's cell (y, x), to rounding.
+            let reverse = (
+                percentile_sorted(&reverse, tail),
+                percentile_sorted(&reverse, 100.0 - tail),
+            );
+            if !x.iter().chain(&y).flatten().any(|v| v.is_nan()) {
+                assert!(
+                    (reverse.0 - (1.0 - want.1)).abs() <= 1e-15 && (reverse.1 - (1.0 - want.0)).abs() <= 1e-15,
+                    "case {case}: P(y > x) {reverse:?}, mirrored P(x > y) {want:?}"
+                );
+            }
             for redraw in [false, true] {
                 let (_, got) = poi_interval_with(&x, &y, &b, subset, redraw).expect("poi");
                 assert_eq!(

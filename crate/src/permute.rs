@@ -190,6 +190,11 @@ impl SubStreams {
                 return;
             }
         }
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        {
+            group_simd128(self, first, counter, out);
+        }
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
         for off in (0..GROUP).step_by(4) {
             chacha8_group::<4>(self, first, counter, out, off);
         }
@@ -314,6 +319,7 @@ pub const GROUP: usize = 16;
 
 /// [`SubStreams::group`]'s lanes `off .. off + L`: block `counter` of sub-streams `first + off + l`, word-major.
 #[inline(always)]
+#[cfg_attr(all(target_arch = "wasm32", target_feature = "simd128", not(test)), allow(dead_code))]
 #[allow(clippy::needless_range_loop)]
 fn chacha8_group<const L: usize>(s: &SubStreams, first: u64, counter: u64, out: &mut [[u32; GROUP]; 16], off: usize) {
     let mut init = keyed::<L>(s);
@@ -412,6 +418,84 @@ fn group_avx512(s: &SubStreams, first: u64, counter: u64, out: &mut [[u32; GROUP
     for (o, (w, i)) in out.iter_mut().zip(x.iter().zip(&init)) {
         // SAFETY: `o` is 16 u32, the 64 bytes an unaligned store writes.
         unsafe { _mm512_storeu_si512(o.as_mut_ptr().cast::<__m512i>(), _mm512_add_epi32(*w, *i)) };
+    }
+}
+
+/// [`chacha8_group`] in wasm SIMD (the page's build has simd128): 4 lanes to a `v128`, the rotations by 16 and 8
+/// as byte shuffles, every word stored straight into its row of `out`. The same words as the generic kernel.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[allow(clippy::cast_possible_truncation)]
+fn group_simd128(s: &SubStreams, first: u64, counter: u64, out: &mut [[u32; GROUP]; 16]) {
+    use std::arch::wasm32::{
+        i8x16_shuffle, u32x4, u32x4_add, u32x4_shl, u32x4_shr, u32x4_splat, v128, v128_or, v128_store, v128_xor,
+    };
+    #[inline(always)]
+    fn rol<const L: u32, const R: u32>(v: v128) -> v128 {
+        v128_or(u32x4_shl(v, L), u32x4_shr(v, R))
+    }
+    #[inline(always)]
+    fn rol16(v: v128) -> v128 {
+        i8x16_shuffle::<2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13>(v, v)
+    }
+    #[inline(always)]
+    fn rol8(v: v128) -> v128 {
+        i8x16_shuffle::<3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14>(v, v)
+    }
+    let k = &s.key;
+    let c = &CHACHA_CONSTANTS;
+    for off in (0..GROUP).step_by(4) {
+        let nonce = |l: usize| s.nonce(first.wrapping_add((off + l) as u64));
+        let (n0, n1, n2, n3) = (nonce(0), nonce(1), nonce(2), nonce(3));
+        let init: [v128; 16] = [
+            u32x4_splat(c[0]),
+            u32x4_splat(c[1]),
+            u32x4_splat(c[2]),
+            u32x4_splat(c[3]),
+            u32x4_splat(k[0]),
+            u32x4_splat(k[1]),
+            u32x4_splat(k[2]),
+            u32x4_splat(k[3]),
+            u32x4_splat(k[4]),
+            u32x4_splat(k[5]),
+            u32x4_splat(k[6]),
+            u32x4_splat(k[7]),
+            u32x4_splat(counter as u32),
+            u32x4_splat((counter >> 32) as u32),
+            u32x4(n0 as u32, n1 as u32, n2 as u32, n3 as u32),
+            u32x4(
+                (n0 >> 32) as u32,
+                (n1 >> 32) as u32,
+                (n2 >> 32) as u32,
+                (n3 >> 32) as u32,
+            ),
+        ];
+        let mut x = init;
+        macro_rules! quarter {
+            ($a:expr, $b:expr, $c:expr, $d:expr) => {
+                x[$a] = u32x4_add(x[$a], x[$b]);
+                x[$d] = rol16(v128_xor(x[$d], x[$a]));
+                x[$c] = u32x4_add(x[$c], x[$d]);
+                x[$b] = rol::<12, 20>(v128_xor(x[$b], x[$c]));
+                x[$a] = u32x4_add(x[$a], x[$b]);
+                x[$d] = rol8(v128_xor(x[$d], x[$a]));
+                x[$c] = u32x4_add(x[$c], x[$d]);
+                x[$b] = rol::<7, 25>(v128_xor(x[$b], x[$c]));
+            };
+        }
+        for _ in 0..4 {
+            quarter!(0, 4, 8, 12);
+            quarter!(1, 5, 9, 13);
+            quarter!(2, 6, 10, 14);
+            quarter!(3, 7, 11, 15);
+            quarter!(0, 5, 10, 15);
+            quarter!(1, 6, 11, 12);
+            quarter!(2, 7, 8, 13);
+            quarter!(3, 4, 9, 14);
+        }
+        for (o, (w, i)) in out.iter_mut().zip(x.iter().zip(&init)) {
+            // SAFETY: `o[off..off + 4]` is 4 u32 (off ≤ 12), the 16 bytes a store writes; wasm has no alignment rule.
+            unsafe { v128_store(o.as_mut_ptr().add(off).cast::<v128>(), u32x4_add(*w, *i)) };
+        }
     }
 }
 
@@ -525,8 +609,9 @@ mod tests {
 
     /// `SubStreams::group` gives, word-major, the blocks `SubStreams::block` gives one by one (so the words
     /// `Permutations::for_subset` draws, by the test above): groups whose stream numbers cross 2^32 (word 15 of
-    /// the nonce differs between lanes) and wrap at 2^64, counters past 2^32; and the 4-lane kernel the page's
-    /// wasm runs, called directly.
+    /// the nonce differs between lanes) and wrap at 2^64, counters past 2^32; and the generic 4-lane kernel (wasm
+    /// without simd128), called directly. The page's `group_simd128` is checked in wasm: its compare reports equal
+    /// the generic kernel's byte for byte (BENCHMARKS.md, compare's fourth pass) and the CLI's (browser specs).
     #[test]
     #[allow(clippy::needless_range_loop)]
     fn groups_are_the_blocks_word_major() {

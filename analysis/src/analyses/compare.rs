@@ -304,7 +304,7 @@ pub struct PoiCell {
     pub b: String,
     pub probability: f64,
     /// The bootstrap interval: for every pair up to [`POI_INTERVALS_ALL_PAIRS_MAX`] compared methods, else only
-    /// for the pairs with the baseline.
+    /// for the pairs with the baseline. One bootstrap per pair: the cell (b, a) is (1 − hi, 1 − lo) of (a, b).
     pub interval: Option<Interval>,
 }
 
@@ -351,7 +351,8 @@ pub struct Comparison {
     pub hedges_g: Option<f64>,
     pub probability_of_improvement: f64,
     /// Its bootstrap interval: against a baseline, or between all pairs of at most
-    /// [`POI_INTERVALS_ALL_PAIRS_MAX`] compared methods; none otherwise.
+    /// [`POI_INTERVALS_ALL_PAIRS_MAX`] compared methods; none otherwise. The PoI matrix cell's where that cell was
+    /// drawn from the same runs (one task in common).
     pub poi_interval: Option<Interval>,
     /// The smallest difference of means the test would find 80% of the time at this n and spread, at
     /// [`Comparison::detectable_at`]: the level a test alone in its corrected family must reach.
@@ -907,8 +908,14 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
         }
         // PoI matrix over every task where both have runs. Intervals: see POI_INTERVALS_ALL_PAIRS_MAX. Every
         // cell keeps its subset number whether or not it is bootstrapped, so no other interval depends on it.
+        // One bootstrap per unordered pair: ties count ½, so resample by resample P(b > a) = 1 − P(a > b), and
+        // the cell (b, a) is the percentile interval of those same resamples, (1 − hi, 1 − lo) of the cell (a, b)
+        // computed first (numpy's linear percentiles at q and 100 − q read mirrored order statistics; equal to
+        // rounding, `lethe::compare`'s test `grouped_resamples_equal_the_definition`).
         let all_intervals = compared.len() <= POI_INTERVALS_ALL_PAIRS_MAX;
         let mut poi = Vec::new();
+        // The bootstrapped cells by ordered pair, with the runs they were drawn from (for the comparisons).
+        let mut poi_boots: std::collections::HashMap<(&String, &String), PoiDrawn> = std::collections::HashMap::new();
         for (a, sa) in scores.iter().filter(|(m, _)| compared.contains(&m)) {
             for (b, sb) in scores.iter().filter(|(m, _)| compared.contains(&m)) {
                 if a == b {
@@ -925,11 +932,24 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                 }
                 subset += 1;
                 let with_baseline = req.baseline.as_ref().is_some_and(|m| m == a || m == b);
-                let (p, interval) = if all_intervals || with_baseline {
-                    let (p, (lo, hi)) = core::poi_interval(&xa, &xb, &boot, subset).map_err(Error::from)?;
-                    (p, Some(Interval { lo, hi }))
+                let p = core::probability_of_improvement(&xa, &xb);
+                let interval = if all_intervals || with_baseline {
+                    // (A NaN score, which ties with nothing, would break the identity: then its own bootstrap.)
+                    let nan = xa.iter().chain(&xb).flatten().any(|v| v.is_nan());
+                    let interval = match poi_boots.get(&(b, a)) {
+                        Some((_, _, i)) if !nan => Interval {
+                            lo: 1.0 - i.hi,
+                            hi: 1.0 - i.lo,
+                        },
+                        _ => {
+                            let (_, (lo, hi)) = core::poi_interval(&xa, &xb, &boot, subset).map_err(Error::from)?;
+                            Interval { lo, hi }
+                        }
+                    };
+                    poi_boots.insert((a, b), (xa, xb, interval));
+                    Some(interval)
                 } else {
-                    (core::probability_of_improvement(&xa, &xb), None)
+                    None
                 };
                 poi.push(PoiCell {
                     a: a.clone(),
@@ -990,6 +1010,15 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                 let sa: Vec<f64> = ra.iter().filter_map(|(_, x)| score(*x, ti)).collect();
                 let sb: Vec<f64> = rb.iter().filter_map(|(_, x)| score(*x, ti)).collect();
                 subset += 1;
+                // The matrix cell's interval where it was drawn from exactly these runs (one task in common).
+                let same = |x: &[Vec<f64>], s: &[f64]| {
+                    x.len() == 1 && x[0].len() == s.len() && x[0].iter().zip(s).all(|(u, v)| u.to_bits() == v.to_bits())
+                };
+                let poi_boot = match poi_boots.get(&(a, b)) {
+                    Some((xa, xb, i)) if same(xa, &sa) && same(xb, &sb) => PoiBoot::Given(*i),
+                    _ if all_intervals || req.baseline.is_some() => PoiBoot::Draw,
+                    _ => PoiBoot::None,
+                };
                 comparisons.push(compare_pair(
                     name,
                     table.has_task.then(|| t.clone()),
@@ -997,7 +1026,7 @@ pub fn run_compare(ws: &mut Workspace, req: &CompareRequest) -> Result<CompareRe
                     (b, rb, &sb),
                     &boot,
                     subset,
-                    all_intervals || req.baseline.is_some(),
+                    poi_boot,
                     &mut memo,
                 )?);
             }
@@ -1240,6 +1269,17 @@ fn summary(
 
 type Side<'a> = (&'a String, &'a Vec<(String, f64)>, &'a Vec<f64>);
 
+/// A bootstrapped PoI matrix cell: the runs it was drawn from (a's and b's, by task) and its interval.
+type PoiDrawn = (Vec<Vec<f64>>, Vec<Vec<f64>>, Interval);
+
+/// A comparison's probability-of-improvement interval: the matrix cell's (drawn from the same runs), its own
+/// bootstrap, or none.
+enum PoiBoot {
+    Given(Interval),
+    Draw,
+    None,
+}
+
 #[allow(clippy::too_many_arguments)]
 fn compare_pair(
     metric: &str,
@@ -1248,7 +1288,7 @@ fn compare_pair(
     b: Side<'_>,
     boot: &Bootstrap,
     subset: u64,
-    poi_bootstrap: bool,
+    poi_boot: PoiBoot,
     memo: &mut core::PermutationMemo,
 ) -> Result<Comparison> {
     let (name_a, runs_a, sa) = a;
@@ -1293,17 +1333,13 @@ fn compare_pair(
         (Some(p), None) => (Some("permutation (random splits)".to_string()), fin(p.p_value)),
         _ => (None, None),
     };
-    let boot_poi = if poi_bootstrap {
-        core::poi_interval(std::slice::from_ref(sa), std::slice::from_ref(sb), boot, subset).ok()
-    } else {
-        None
-    };
-    let (poi, poi_interval) = match boot_poi {
-        Some((p, (lo, hi))) => (p, Some(Interval { lo, hi })),
-        None => (
-            core::probability_of_improvement(std::slice::from_ref(sa), std::slice::from_ref(sb)),
-            None,
-        ),
+    let poi = core::probability_of_improvement(std::slice::from_ref(sa), std::slice::from_ref(sb));
+    let poi_interval = match poi_boot {
+        PoiBoot::Given(i) => Some(i),
+        PoiBoot::Draw => core::poi_interval(std::slice::from_ref(sa), std::slice::from_ref(sb), boot, subset)
+            .ok()
+            .map(|(_, (lo, hi))| Interval { lo, hi }),
+        PoiBoot::None => None,
     };
     // The pooled sd (0 for two constant samples); the detectable difference is stated once the family is known.
     let pooled_sd = if enough {
@@ -1912,6 +1948,49 @@ mod tests {
         let run = run_compare(&mut Workspace::new(), &req).unwrap();
         assert!(codes(&run).contains(&"few_seeds"));
         assert_eq!(checked.unwrap(), run.warnings);
+    }
+
+    /// One bootstrap per unordered pair: the PoI matrix's cell (b, a) is the mirror (1 − hi, 1 − lo) of the cell
+    /// (a, b), and each comparison's interval is its matrix cell's (one task: the same runs), with every pair (up
+    /// to POI_INTERVALS_ALL_PAIRS_MAX methods) and against a baseline among more methods. Before, every ordered
+    /// cell and every comparison drew resamples of its own.
+    #[test]
+    fn poi_intervals_are_one_per_pair_mirrored_and_reused() {
+        let rows: Vec<(String, Vec<f64>)> = (0..10)
+            .map(|m| {
+                let v = (0..6)
+                    .map(|s| ((m * 7 + s * 13) % 10) as f64 * 0.01 + m as f64 * 0.004)
+                    .collect();
+                (format!("m{m}"), v)
+            })
+            .collect();
+        let named: Vec<(&str, &[f64])> = rows.iter().map(|(m, v)| (m.as_str(), v.as_slice())).collect();
+        for (methods, baseline) in [(3, None), (10, Some("m4"))] {
+            let r = run(&table("forget_quality", &named[..methods]), |q| {
+                q.baseline = baseline.map(String::from)
+            })
+            .expect("run");
+            let cells = &r.result.metrics[0].probability_of_improvement;
+            let at = |a: &str, b: &str| cells.iter().position(|c| c.a == a && c.b == b).expect("cell");
+            let cell = |a: &str, b: &str| &cells[at(a, b)];
+            let mut mirrored = 0;
+            // The cell of each pair that comes first is drawn; the other is its mirror.
+            for (_, c) in cells.iter().enumerate().filter(|(k, c)| *k < at(&c.b, &c.a)) {
+                let Some(i) = c.interval else { continue };
+                let j = cells[at(&c.b, &c.a)]
+                    .interval
+                    .expect("the mirror cell has an interval too");
+                assert_eq!((j.lo, j.hi), (1.0 - i.hi, 1.0 - i.lo), "{} vs {}", c.a, c.b);
+                assert!(i.lo < i.hi, "{} vs {}: {i:?}", c.a, c.b);
+                mirrored += 1;
+            }
+            assert_eq!(mirrored, if baseline.is_some() { 9 } else { 3 });
+            assert_eq!(r.result.comparisons.len(), if baseline.is_some() { 9 } else { 3 });
+            for c in &r.result.comparisons {
+                let i = c.poi_interval.expect("comparison interval");
+                assert_eq!(Some(i), cell(&c.a, &c.b).interval, "{} vs {}", c.a, c.b);
+            }
+        }
     }
 
     #[test]
