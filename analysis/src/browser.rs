@@ -26,6 +26,9 @@ pub trait InBrowser {
     /// The lean module (.npy, SDE with the calibrated verdict, RULER on the CPU) computes it too; the lean module
     /// answers the others with an error marked `full`, and the worker hands them to the full module.
     const LEAN: bool = false;
+    /// The page's check before a run stops before computing ([`InBrowser::check`]: SDE, the calibrated verdict).
+    /// Without it the check is the run itself, its warnings kept: a quick analysis's run costs what a check would.
+    const CHECK: bool = false;
     /// The request, read from the page's object with serde (the same type as the CLI's).
     type Request: DeserializeOwned;
     /// What the checks leave for the run: the prepared job of a long run, or a quick analysis's output itself.
@@ -54,15 +57,13 @@ pub trait InBrowser {
         req
     }
 
-    /// The warnings a run would raise, and its refusals, asked before the run (the page shows them beside the
-    /// inputs); `silent` is a monitor that never reports. By default the run itself, its warnings kept: a quick
-    /// analysis's run costs what its check would. A long run stops before computing (SDE, the calibrated verdict).
+    /// The warnings a run would raise before computing anything, and the refusals it would make before its first
+    /// step; `silent` is a monitor that never reports. Only called where [`InBrowser::CHECK`] is set.
     ///
     /// # Errors
     /// The run's refusals.
-    async fn check<C: Compute, M: Monitor>(job: Self::Job, compute: &mut C, silent: &mut M) -> Result<Vec<Warning>> {
-        let out = serde_json::to_value(Self::finish(job, compute, silent).await?).unwrap_or_default();
-        Ok(serde_json::from_value(out["warnings"].clone()).unwrap_or_default())
+    async fn check<M: Monitor>(_job: Self::Job, _silent: &mut M) -> Result<Vec<Warning>> {
+        Ok(Vec::new())
     }
 }
 
@@ -153,15 +154,16 @@ mod tests {
     use super::*;
 
     #[derive(Default)]
-    struct Flags(Vec<(&'static str, bool)>);
+    struct Flags(Vec<(&'static str, bool, bool)>);
     impl Visit for Flags {
         fn visit<A: InBrowser + 'static>(&mut self) {
-            self.0.push((A::NAME, A::LEAN));
+            self.0.push((A::NAME, A::LEAN, A::CHECK));
         }
     }
 
     /// The names the wasm module's `run` and `check` answered before they walked this list (issue 26): the full
-    /// module computes these, the lean module SDE, the calibrated verdict and RULER.
+    /// module computes these, the lean module SDE, the calibrated verdict and RULER, and only SDE and the calibrated
+    /// verdict stop their check before computing.
     #[test]
     fn the_page_computes_what_it_computed() {
         let mut f = Flags::default();
@@ -187,6 +189,8 @@ mod tests {
         );
         let lean: Vec<&str> = f.0.iter().filter(|x| x.1).map(|x| x.0).collect();
         assert_eq!(lean, ["sde", "calibrate", "ruler"]);
+        let checked: Vec<&str> = f.0.iter().filter(|x| x.2).map(|x| x.0).collect();
+        assert_eq!(checked, ["sde", "calibrate"]);
         // Every one of them but the page's own `mgen` is a command of the registry.
         let commands = crate::dispatch::browser_commands();
         assert_eq!(commands.len(), names.len() - 1);

@@ -537,7 +537,15 @@ async fn check_one<A: InBrowser>(request: JsValue) -> Result<JsValue, JsValue> {
         start: 0.0,
         last: 0.0,
     };
-    out(&A::check(job, &mut Backends, &mut silent).await.map_err(to_js)?)
+    if A::CHECK {
+        return out(&A::check(job, &mut silent).await.map_err(to_js)?);
+    }
+    // A quick analysis: its run, as the page would read it, and the warnings of that.
+    let v = out(&A::finish(job, &mut Backends, &mut silent).await.map_err(to_js)?)?;
+    Ok(Reflect::get(&v, &"warnings".into())
+        .ok()
+        .filter(|w| w.is_object())
+        .unwrap_or_else(|| js_sys::Array::new().into()))
 }
 
 /// Which tool wrote each of sources `ids`, and all of them together (a dropped folder; `paths` are its files' paths

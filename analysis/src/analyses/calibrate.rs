@@ -1199,6 +1199,7 @@ impl BackendJob for CalibrateJob {
 impl InBrowser for Calibrate {
     const NAME: &'static str = "calibrate";
     const LEAN: bool = true;
+    const CHECK: bool = true;
     type Request = CalibrateRequest;
     type Job = CalibrateBrowserJob;
     type Output = CalibrateOutput;
@@ -1224,7 +1225,7 @@ impl InBrowser for Calibrate {
         }
     }
     /// The prepare step's warnings.
-    async fn check<C: Compute, M: Monitor>(j: CalibrateBrowserJob, _: &mut C, _: &mut M) -> Result<Vec<Warning>> {
+    async fn check<M: Monitor>(j: CalibrateBrowserJob, _: &mut M) -> Result<Vec<Warning>> {
         Ok(j.job.warnings().to_vec())
     }
 }

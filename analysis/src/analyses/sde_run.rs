@@ -2361,6 +2361,7 @@ impl BackendJob for SdeJob {
 impl InBrowser for Sde {
     const NAME: &'static str = "sde";
     const LEAN: bool = true;
+    const CHECK: bool = true;
     type Request = SdeRequest;
     type Job = SdeBrowserJob;
     type Output = SdeBrowserOutput;
@@ -2412,7 +2413,7 @@ impl InBrowser for Sde {
     }
     /// The prepare step's warnings, and a part of no subsets: the run's checks (shapes, sizes, kernels that fit)
     /// and no shuffle computed.
-    async fn check<C: Compute, M: Monitor>(j: SdeBrowserJob, _: &mut C, silent: &mut M) -> Result<Vec<Warning>> {
+    async fn check<M: Monitor>(j: SdeBrowserJob, silent: &mut M) -> Result<Vec<Warning>> {
         let warnings = j.job.warnings().to_vec();
         let mut cpu = CpuBackend::new(j.job.precision());
         j.job.run_part_on(&mut cpu, silent, &[]).await?;
@@ -2575,7 +2576,7 @@ mod tests {
         );
         let warnings = prepare_sde(&mut ws, &req).unwrap().warnings().to_vec();
         let job = <Sde as InBrowser>::prepare(&mut ws, req).unwrap();
-        let checked = now(<Sde as InBrowser>::check(job, &mut Cpu, silent)).unwrap();
+        let checked = now(<Sde as InBrowser>::check(job, silent)).unwrap();
         assert_eq!(
             serde_json::to_value(&checked).unwrap(),
             serde_json::to_value(&warnings).unwrap()
