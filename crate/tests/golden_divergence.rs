@@ -211,8 +211,8 @@ fn jsd_edge_cases() {
     assert_eq!((r.edges[0], r.edges[DEFAULT_JSD_BINS]), (1.5, 2.5));
     // Errors name the input.
     let e = jsd(&[1.0, f64::NAN], &[1.0], 5).expect_err("NaN");
-    assert!(e.to_string().contains("`a`"), "{e}");
+    assert!(lethe::words::cli(&e.to_string()).contains("`a`"), "{e}");
     let e = jsd(&[1.0], &[], 5).expect_err("empty");
-    assert!(e.to_string().contains("`b`"), "{e}");
+    assert!(lethe::words::cli(&e.to_string()).contains("`b`"), "{e}");
     assert!(jsd(&[1.0], &[2.0], 0).is_err());
 }
