@@ -151,6 +151,36 @@ fn generations_given_as_a_json_list_are_each_a_generation() {
     );
 }
 
+/// `lethe rouge` takes ROUGE-L's options from the layer's request, `--sentence-sep` still as the old name of
+/// `--sentence-separator`; `lethe bounds` hides them, and refuses them on scores in the option's CLI name.
+#[test]
+fn rouge_options_are_rouges_and_refused_on_scores() {
+    let gens = write("gens.txt", "the cat sat. on the mat\nnothing\n");
+    for flag in ["--sentence-separator", "--sentence-sep"] {
+        let out = lethe(&[
+            "rouge",
+            "--predictions",
+            &gens,
+            "--reference-text",
+            "the cat sat. on the mat",
+            "--lsum",
+            flag,
+            ". ",
+            "--json",
+        ]);
+        assert!(out.status.success(), "{flag}: {}", stderr(&out));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["parameters"]["sentence_separator"], ". ", "{report}");
+    }
+    let help = String::from_utf8(lethe(&["bounds", "--help"]).stdout).unwrap();
+    assert!(help.contains("--alpha") && !help.contains("--stemmer") && !help.contains("--lsum"), "{help}");
+    let scores = write("leaks.txt", "0.1\n0.2\n0.3\n");
+    let out = lethe(&["bounds", &scores, "--stemmer"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--stemmer is for ROUGE-L of generations, not for scores"), "{err}");
+}
+
 /// RULER's forget and retain rows chosen by a split column are checked against the models' files in the same way.
 #[test]
 fn rulers_split_column_of_another_length_is_refused() {

@@ -126,7 +126,7 @@ fn rouge_lsum_through_the_cli_matches_rouge_score() {
             r2.as_str(),
             "--lsum",
         ];
-        args2.extend(["--sentence-sep", "<n>"]);
+        args2.extend(["--sentence-separator", "<n>"]);
         if stem {
             args2.push("--stemmer");
         }

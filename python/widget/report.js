@@ -13,12 +13,21 @@ import { forestPlot, poiPlot, cdPlot } from '../../www/src/views/compare.js';
 
 // Messages in a Python user's words, as the package's exceptions and reports say them (analysis words.rs `python`):
 // the layer's marked option `{opt:equal_size=true}` is the keyword `equal_size=True`, `{cmd:calibrate}` is
-// `lethe.calibrate(…)`.
+// `lethe.calibrate(…)`, a choice within a file the file spec Python reads as the CLI does (words.rs `pick_cli`).
+// The widgets say these as they draw, at once, so this is words.rs's `python` in JS (the kernel's reports, which
+// lethe.show draws, are said so by the package itself).
 const pyValue = (v) => (v === 'true' ? 'True' : v === 'false' ? 'False' : v !== '' && Number.isFinite(Number(v)) ? v : `"${v}"`);
+const PICK_PY = {
+  'one-column': (v) => v === undefined && 'pick the column with `#columns=NAME` (CSV/TSV) or the tensor with `#NAME`',
+  'all-columns': (path) => path !== undefined && `on the command line: \`${path}#columns=all\``,
+  rows: (spec) => spec,
+  'same-rows': (v) => v === undefined && ' (or select the same rows of each with PATH@ROWS)',
+};
 setVoice((t) =>
   renderMarks(t, {
     opt: (name, value, tick) => `${tick}${name.replace(/-/g, '_')}=${value === undefined ? '' : pyValue(value)}${tick}`,
     cmd: (name) => `\`lethe.${name.replace(/-/g, '_')}(…)\``,
+    pick: (what, value) => PICK_PY[what]?.(value),
   }),
 );
 

@@ -327,6 +327,17 @@ pub fn version() -> String {
     crate::VERSION.to_string()
 }
 
+/// `text` (a message, or a whole serialized report: marks hold no `"` or `\`) with the layer's marks said as `voice`
+/// says them: `cli` as the command line (a downloaded report is the CLI's), `python` as the Python package.
+#[wasm_bindgen]
+pub fn words(voice: &str, text: &str) -> Result<String, JsValue> {
+    match voice {
+        "cli" => Ok(lethe::words::cli(text)),
+        "python" => Ok(lethe::words::python(text)),
+        _ => Err(to_js(WebError::msg(format!("no words for `{voice}`: cli or python")))),
+    }
+}
+
 /// The most bytes one input may need (1 GiB).
 #[wasm_bindgen(js_name = maxBytes)]
 pub fn max_bytes() -> f64 {

@@ -440,6 +440,9 @@ async function handle(m) {
       // the calibrated verdict stop before computing, compare runs one resample, the quick ones run).
       return call((w) => w.check(m.analysis, m.request));
     }
+    // The layer's marks said as the command line (or Python) says them, by the module's own words (a download).
+    case 'words':
+      return call((w) => w.words(m.voice, m.text));
     case 'synthetic':
       return (await loadFull()).synthetic(m.kind, m.seed >>> 0);
     // Which tool wrote these sources (issue 14; lethe::tools, from their content): summaries and offers.

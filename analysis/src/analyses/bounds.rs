@@ -19,8 +19,8 @@ pub enum TextInput {
 }
 
 /// `lethe bounds` / `lethe rouge --bounds` options: scores from a file, or ROUGE-L of generations. With the `clap`
-/// feature (the CLI's), the leakage bounds' options are both subcommands' arguments, declared here once; ROUGE-L's
-/// own are `lethe rouge`'s arguments.
+/// feature (the CLI's), every option is both subcommands' argument, declared here once; `lethe bounds` hides
+/// ROUGE-L's own, and the layer refuses them on scores.
 #[derive(Clone, Debug, Deserialize)]
 #[cfg_attr(feature = "clap", derive(clap::Args))]
 #[serde(default)]
@@ -35,19 +35,19 @@ pub struct BoundsRequest {
     /// the parameters, not as an input.
     #[cfg_attr(feature = "clap", arg(skip))]
     pub reference_text: Option<String>,
-    #[cfg_attr(feature = "clap", arg(skip))]
+    /// Porter-stem tokens (rouge-score's use_stemmer=True)
+    #[cfg_attr(feature = "clap", arg(long))]
     pub stemmer: bool,
-    /// ROUGE-Lsum (rouge-score's `rougeLsum`: sentences split on newlines, summary-level union LCS) instead of
-    /// ROUGE-L.
-    #[cfg_attr(feature = "clap", arg(skip))]
+    /// ROUGE-Lsum (rouge-score's rougeLsum: sentences split on newlines, summary-level union LCS) instead of ROUGE-L
+    #[cfg_attr(feature = "clap", arg(long))]
     pub lsum: bool,
-    /// ROUGE-Lsum: what separates the sentences within one line of the files (default the two characters `\n`, as
-    /// a newline is written escaped in a one-summary-per-line file).
-    #[cfg_attr(feature = "clap", arg(skip))]
+    // The default is the two characters `\n`, as a newline is written escaped in a one-summary-per-line file.
+    /// With --lsum: the text separating sentences within a line [default: the two characters \n]
+    #[cfg_attr(feature = "clap", arg(long, alias = "sentence-sep", value_name = "TEXT", requires = "lsum"))]
     pub sentence_separator: Option<String>,
-    /// With generations: also compute the leakage bounds on their ROUGE-L F-measures (`lethe rouge --bounds`; the
-    /// page always asks).
-    #[cfg_attr(feature = "clap", arg(skip = BoundsRequest::default().bounds))]
+    // On by default in a request (the page always asks); `lethe rouge` asks with `--bounds` (its `defaults`).
+    /// Also compute the leakage bounds on the per-generation ROUGE-L F-measures
+    #[cfg_attr(feature = "clap", arg(long))]
     pub bounds: bool,
     /// Significance level (two-sided unless --one-sided)
     #[cfg_attr(feature = "clap", arg(long, default_value_t = leakage::DEFAULT_ALPHA))]
@@ -326,6 +326,24 @@ struct Scores {
 fn scores(ws: &mut Workspace, req: &BoundsRequest) -> Result<Scores> {
     match (&req.scores, &req.predictions) {
         (Some(s), None) => {
+            let rouge_options: Vec<String> = [
+                ("stemmer", req.stemmer),
+                ("lsum", req.lsum),
+                ("sentence_separator", req.sentence_separator.is_some()),
+            ]
+            .into_iter()
+            .filter_map(|(name, given)| given.then(|| words::opt(name)))
+            .collect();
+            if !rouge_options.is_empty() {
+                return Err(Error::msg(format!(
+                    "{} {} for ROUGE-L of generations, not for scores: leave {} out, or score the generations with {}",
+                    rouge_options.join(" and "),
+                    if rouge_options.len() == 1 { "is" } else { "are" },
+                    if rouge_options.len() == 1 { "it" } else { "them" },
+                    words::cmd("rouge")
+                ))
+                .usage());
+            }
             let input = ws.load("scores", s)?;
             super::stats::check_finite(ws, "scores", &s.rows, &input, "The leakage bounds")?;
             let lw = load_warnings(&[("scores", &*input)]);
@@ -467,7 +485,7 @@ fn note_warnings(report: &LeakageReport, role: &str) -> Vec<Warning> {
                     "give more scores, or use the SD method lp ({})",
                     words::opt_is("sd_method", "lp")
                 )),
-                NoteKind::AlphaAboveHalf => Some("use alpha ≤ 0.5, or the two-sided form".into()),
+                NoteKind::AlphaAboveHalf => Some(format!("use alpha ≤ 0.5 ({}), or the two-sided form", words::opt("alpha"))),
                 _ => None,
             };
             Warning::new(w.code(), Some(role), w.message.clone(), fix)
@@ -504,12 +522,13 @@ fn data_error(e: lethe::Error, role: &str) -> Error {
 
 /// The bound to act on (see the module's docs).
 fn bounds_headline(r: &LeakageReport, what: &str, score: &str) -> Headline {
-    let conf = format!(
-        "{}%",
-        num((1.0 - r.params.alpha) * 100.0)
-            .trim_end_matches('0')
-            .trim_end_matches('.')
-    );
+    // 99.50 → 99.5, 95.0 → 95, and 30 stays 30 (trimming its zero said "3%" for alpha 0.7).
+    let pct = num((1.0 - r.params.alpha) * 100.0);
+    let conf = if pct.contains('.') {
+        format!("{}%", pct.trim_end_matches('0').trim_end_matches('.'))
+    } else {
+        format!("{pct}%")
+    };
     // The planner of the bound this headline states: Clopper–Pearson's for the leak probability of 0/1 flags, the
     // DKW band's for the expectation (the report's `plan.n` is enough for both, which the numbers' table shows).
     let needed = if r.binary.is_some() {
@@ -768,6 +787,44 @@ mod tests {
         assert!(!e.message.contains("np."), "{}", e.message);
         let e = bounds(&mut ws, &BoundsRequest { plan_width: 0.0, ..req }).unwrap_err();
         assert!(e.message.contains("plan-width"), "{}", e.message);
+    }
+
+    /// ROUGE-L's options on scores are refused, naming each option given (the CLI hides them on `lethe bounds`;
+    /// they were silently ignored there and in a batch line).
+    #[test]
+    fn rouge_options_on_scores_are_refused() {
+        let mut ws = Workspace::new();
+        let req = scores_request(&mut ws, &[0.1, 0.4, 0.2, 0.0, 0.3]);
+        let e = bounds(
+            &mut ws,
+            &BoundsRequest {
+                lsum: true,
+                sentence_separator: Some("|".into()),
+                ..req.clone()
+            },
+        )
+        .unwrap_err();
+        assert_eq!(
+            words::cli(&e.message),
+            "--lsum and --sentence-separator are for ROUGE-L of generations, not for scores: leave them out, or score \
+             the generations with `lethe rouge`"
+        );
+        let e = bounds(&mut ws, &BoundsRequest { stemmer: true, ..req.clone() }).unwrap_err();
+        assert!(words::cli(&e.message).starts_with("--stemmer is for ROUGE-L"), "{}", e.message);
+        // The leakage bounds' own switch (on by default in a request) is not ROUGE-L's.
+        assert!(bounds(&mut ws, &BoundsRequest { bounds: false, ..req }).is_ok());
+    }
+
+    /// The headline's confidence is 1 − alpha in percent: 30% for alpha 0.7 (it said 3%), 99.5% for 0.005.
+    #[test]
+    fn the_headlines_confidence_keeps_its_zeros() {
+        let mut ws = Workspace::new();
+        let values: Vec<f64> = (0..200).map(|i| f64::from(i % 10) / 10.0).collect();
+        let req = scores_request(&mut ws, &values);
+        for (alpha, conf) in [(0.7, "with 30% confidence"), (0.005, "with 99.5% confidence"), (0.05, "with 95% confidence")] {
+            let out = bounds(&mut ws, &BoundsRequest { alpha, ..req.clone() }).unwrap();
+            assert!(out.headline.text.contains(conf), "{alpha}: {}", out.headline.text);
+        }
     }
 
     #[test]

@@ -8,6 +8,13 @@ use super::*;
 use crate::report::{emit_report, layer_error};
 
 #[derive(Args)]
+// ROUGE-L's options are the request's too; scores take none (the layer refuses them), so `lethe bounds` hides them.
+#[command(
+    mut_arg("stemmer", |a| a.hide(true)),
+    mut_arg("lsum", |a| a.hide(true)),
+    mut_arg("sentence_separator", |a| a.hide(true)),
+    mut_arg("bounds", |a| a.hide(true))
+)]
 pub struct BoundsArgs {
     /// Scores in [0, 1] (or 0/1 leak flags): a 1-D file
     scores: InputSpecArg,
@@ -29,19 +36,7 @@ pub struct RougeArgs {
     /// Reference text used for every prediction
     #[arg(long)]
     reference_text: Option<String>,
-    /// Porter-stem tokens (rouge-score's use_stemmer=True)
-    #[arg(long)]
-    stemmer: bool,
-    /// ROUGE-Lsum (rouge-score's rougeLsum: sentences split on newlines, summary-level union LCS) instead of ROUGE-L
-    #[arg(long)]
-    lsum: bool,
-    /// With --lsum: the text separating sentences within a line [default: the two characters \n]
-    #[arg(long, value_name = "TEXT", requires = "lsum")]
-    sentence_sep: Option<String>,
-    /// Also compute the leakage bounds on the per-generation ROUGE-L F-measures
-    #[arg(long)]
-    bounds: bool,
-    // The leakage bounds' options, declared once on the layer's request (its `clap::Args`).
+    // ROUGE-L's and the leakage bounds' options, declared once on the layer's request (its `clap::Args`).
     #[command(flatten)]
     options: BoundsRequest,
     #[command(flatten)]
@@ -173,10 +168,6 @@ pub(super) fn rouge_cmd(a: RougeArgs) -> Result<(), CliError> {
         predictions,
         reference,
         reference_text: a.reference_text.clone(),
-        stemmer: a.stemmer,
-        lsum: a.lsum,
-        sentence_separator: a.sentence_sep.clone(),
-        bounds: a.bounds,
         ..a.options
     };
     run_bounds(&mut ws, &req, a.out.json, &files)

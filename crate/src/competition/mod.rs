@@ -306,9 +306,10 @@ pub fn forget_score(
         warnings.push(Note::new(
             NoteKind::NoBuckets,
             format!(
-            "with N = {n_models} unlearned models ⌈ln(N − 1)⌉ is {eps_max}, so metric.py's table has no buckets and every \
-             example scores 0; use more models or a fixed eps_max"
-        ),
+                "with N = {n_models} unlearned models ⌈ln(N − 1)⌉ is {eps_max}, so metric.py's table has no buckets and \
+                 every example scores 0; use more models or a fixed bucket cut-off ({})",
+                crate::words::opt("eps_max")
+            ),
         ));
     }
     let cp = match params.variant {

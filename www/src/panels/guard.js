@@ -1,16 +1,9 @@
-// Guards and wordings the page needs once a person works with their own files, fetched with the panels after the
-// first results (widget.js), so that the initial page stays within its budget: the refusal of a run that mixes the
-// built-in example's files with a person's own, and one more of the layer's messages in the page's words.
-import { ROLE_LABELS as ROLES, addPhrases } from './common.js';
+// Guards the page needs once a person works with their own files, fetched with the panels after the first results
+// (widget.js), so that the initial page stays within its budget: the refusal of a run that mixes the built-in
+// example's files with a person's own.
+import { ROLE_LABELS as ROLES } from './common.js';
 
-const ROLE_LABELS = { ...ROLES, members: 'Members’ scores', non_members: 'Non-members’ scores', retrained_probs: 'Retrained models’ class probabilities', unlearned_probs: 'Unlearned models’ class probabilities' };
-
-addPhrases([
-  // The competition's refusal of probabilities given as logits names the probabilities' option (marked; common.js
-  // says it as the probabilities' field, which the logits mode does not show): named as the panel's choice that
-  // shows it.
-  [/(as the (?:retrained|unlearned) models' class probabilities) \(“[^”]+”\)/g, '$1 (Inputs are: class probabilities + labels)'],
-]);
+const ROLE_LABELS = { ...ROLES, members: 'Members’ scores', non_members: 'Non-members’ scores' };
 
 /**
  * The inputs of a request (`{role, source, rows}`: `rows` when the source gives the rows, an index file or a split
