@@ -179,6 +179,8 @@ export const tests = [
       assert(/a fixed bucket cut-off \(--eps-max, e\.g\. 6\.5\)/.test(w(c).fix), `the CLI names its option: ${w(c).fix}`);
       assert(text.includes('a fixed bucket cut-off (“ε_max”, e.g. 6.5)'), `the page names the field: ${text}`);
       assert(!/--eps-max/.test(text), `no command-line option in the page: ${text}`);
+      // The core's note (crate/src/competition/mod.rs, NoBuckets) ends "use more models or a fixed eps_max", unmarked:
+      // this fails until it is marked or reworded.
       assert(!/eps_max/.test(text), `no field name from the program in the page: ${text}`);
       assert(page.errors.length === 0, page.errors.join('; '));
       return text.trim();
@@ -228,7 +230,9 @@ export const tests = [
       eq(w(report).fix, w(c).fix, 'the downloaded fix is the CLI’s');
       assert(!/--alpha/.test(text), `no command-line option in the page: ${text}`);
       await panel.screenshot({ path: path.join(SHOTS, 'words-bounds-alpha.png') });
-      // The fix names the option (main's wording: `use alpha ≤ 0.5 ({opt:alpha}), or the two-sided form`).
+      // The fix names the option (main's wording: `use alpha ≤ 0.5 ({opt:alpha}), or the two-sided form`). Fails on a
+      // site built before it; and common.js says `{opt:alpha}` as “alpha” until OPTION_LABELS (or the bounds panel's
+      // labels) names the field α.
       assert(text.includes('use alpha ≤ 0.5 (“α”), or the two-sided form'), `the fix names the panel's α field: ${text}`);
       assert(/use alpha ≤ 0\.5 \(--alpha\), or the two-sided form/.test(w(c).fix), `the CLI names its option: ${w(c).fix}`);
       assert(page.errors.length === 0, page.errors.join('; '));
