@@ -16,24 +16,12 @@
 // 7. The membership audit with "a lower score means member": thresholds shown in the scores' units (losses), not
 //    negated.
 // 8. LiRA given a .npz that also holds `target` and `member` arrays: named, not ignored (lira_arrays_unused).
-import { copyFileSync, rmSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, assert, cli, eq, fmt, npy, open, rng, runDone, slot, waitRun, workdir as scratch, write } from './lib.mjs';
+import { ROOT, assert, cli, eq, fmt, npy, open, rng, runDone, scratch, slot, waitRun, write } from './lib.mjs';
 
 // Each test's scratch directory (a copy of the digits example's files, 5.7 MB) is removed when the test ends.
-const made = [];
-const workdir = () => {
-  const dir = scratch();
-  made.push(dir);
-  return dir;
-};
-const cleaned = (fn) => async (args) => {
-  try {
-    return await fn(args);
-  } finally {
-    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-  }
-};
+const { workdir, cleaned } = scratch();
 
 // What a message on the page must not hold: the command line's options and syntax, the program's identifiers and
 // codes (trust.test.mjs's DEV_WORDS, and the warning codes of these scenarios), and non-numbers.

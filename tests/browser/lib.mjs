@@ -1,7 +1,7 @@
 // Shared helpers of the browser tests: paths, Chromium launch (docs/toolchain.md flags), the CLI, test files, exact
 // comparison of reports.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, copyFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, copyFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +50,28 @@ export function workdir() {
     copyFileSync(path.join(DEMO, f), path.join(dir, f));
   }
   return dir;
+}
+
+/**
+ * Scratch folders removed when a test ends: `workdir()` makes one (with `make`: the example's files by default),
+ * `cleaned(fn)` wraps a test's function so that every folder it made is removed after it, passed or failed.
+ */
+export function scratch(make = workdir) {
+  const made = [];
+  return {
+    workdir: () => {
+      const dir = make();
+      made.push(dir);
+      return dir;
+    },
+    cleaned: (fn) => async (args) => {
+      try {
+        return await fn(args);
+      } finally {
+        for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
 }
 
 /** .npy bytes (format 1.0, little-endian f8, C order). */
