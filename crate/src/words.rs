@@ -24,7 +24,8 @@
 //! that happens to be called `retain` or `target` stays as it is.
 //!
 //! The marks hold no `"` or `\`, so a report's JSON carries them unescaped and a front end may render a whole
-//! serialized report at once. The page's renderer (`www/src/panels/common.js`, `say`) reads the same marks.
+//! serialized report at once: the page's downloads are rendered so, by [`cli`] in the wasm module (`words`). The page's
+//! renderer of what it shows (`www/src/panels/common.js`, `say`) reads the same marks.
 
 /// The mark of an option, by its request field name (`equal_size`): "the option itself".
 pub fn opt(name: &str) -> String {

@@ -145,7 +145,7 @@ def _run_class():
                 """The latest run's report (``None`` while it runs, after a changed option, or on an error)."""
                 from . import Report
 
-                return Report(_python_words(self.report_json)) if self.report_json else None
+                return Report(self.report_json) if self.report_json else None
 
             @property
             def request(self):
@@ -154,24 +154,6 @@ def _run_class():
 
         _RUN_CLASS = BrowserRun
     return _RUN_CLASS
-
-
-def _python_words(text):
-    """A report from the browser in a Python user's words, as the kernel's reports say them: the wasm module's
-    messages keep the layer's marked options and commands (`{opt:equal_size=true}`, `{cmd:calibrate}`), which the
-    extension renders (`_pythonic`, words.rs `python`) string by string."""
-    from ._lethe import _pythonic
-
-    def walk(v):
-        if isinstance(v, str):
-            return _pythonic(v)
-        if isinstance(v, list):
-            return [walk(x) for x in v]
-        if isinstance(v, dict):
-            return {k: walk(x) for k, x in v.items()}
-        return v
-
-    return json.dumps(walk(json.loads(text)), indent=2, ensure_ascii=False)
 
 
 _ENGINE = None

@@ -2,8 +2,9 @@
 // (pkg/lethe_web.js) and inlines the result as text; run.js starts it as a module worker from a blob: URL and hands
 // it the compiled module, so nothing is fetched. One run at a time: the sources (the kernel's arrays as .npy bytes,
 // the files its request names) are added, hashed as the CLI hashes them, and the analysis runs through the wasm
-// layer's `run`, whose checkpoint posts progress and stops the run when a cancel has arrived.
-/* global initSync, clearAll, addBytes, sha256, run, version */
+// layer's `run`, whose checkpoint posts progress and stops the run when a cancel has arrived. Its output and errors
+// leave in a Python user's words (the module's `words`: words.rs `python`), as the kernel's reports say them.
+/* global initSync, clearAll, addBytes, sha256, run, version, words */
 
 const cancelled = new Set();
 const post = (m) => self.postMessage(m);
@@ -19,6 +20,14 @@ const macrotask = () =>
     c.port2.postMessage(null);
   });
 
+/** Every string of `v` with the layer's marks in Python's words (string by string: those words hold quotes). */
+const pythonic = (v) => {
+  if (typeof v === 'string') return words('python', v);
+  if (Array.isArray(v)) return v.map(pythonic);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, pythonic(x)]));
+  return v;
+};
+
 async function handle(m) {
   if (m.type === 'init') {
     initSync({ module: m.module });
@@ -30,11 +39,12 @@ async function handle(m) {
       addBytes(s.id, s.bytes, s.name);
       sha256(s.id, () => {});
     }
-    return run(m.analysis, m.request, async (p) => {
+    const out = await run(m.analysis, m.request, async (p) => {
       post({ id: m.id, type: 'progress', fraction: p.fraction, phase: p.phase });
       await macrotask();
       return !cancelled.has(m.id);
     });
+    return pythonic(out);
   }
   throw new Error(`unknown request ${m.type}`);
 }
@@ -48,7 +58,7 @@ self.onmessage = async (e) => {
   try {
     post({ id: m.id, type: 'result', value: await handle(m) });
   } catch (err) {
-    post({ id: m.id, type: 'error', message: String((err && err.message) || err), input: (err && err.input) || null, code: (err && err.code) || null });
+    post({ id: m.id, type: 'error', message: pythonic(String((err && err.message) || err)), input: (err && err.input) || null, code: (err && err.code) || null });
   } finally {
     cancelled.delete(m.id);
   }

@@ -4,32 +4,15 @@
 import { h, fill } from '../../www/src/dom.js';
 import { fmt, num } from '../../www/src/format.js';
 import { histogramPlot } from '../../www/src/views/hist.js';
-import { numbers, plotBlock, exportBar, headlineBox, layerWarnings, setVoice, renderMarks } from '../../www/src/panels/common.js';
+import { numbers, plotBlock, exportBar, headlineBox, layerWarnings } from '../../www/src/panels/common.js';
 import { rocPlot } from '../../www/src/panels/mia.js';
 import { rankPlot } from '../../www/src/panels/ruler.js';
 import { epsilonPlot, NAMES } from '../../www/src/panels/epsilon.js';
 import { boundsPlot } from '../../www/src/panels/bounds.js';
 import { forestPlot, poiPlot, cdPlot } from '../../www/src/views/compare.js';
 
-// Messages in a Python user's words, as the package's exceptions and reports say them (analysis words.rs `python`):
-// the layer's marked option `{opt:equal_size=true}` is the keyword `equal_size=True`, `{cmd:calibrate}` is
-// `lethe.calibrate(…)`, a choice within a file the file spec Python reads as the CLI does (words.rs `pick_cli`).
-// The widgets say these as they draw, at once, so this is words.rs's `python` in JS (the kernel's reports, which
-// lethe.show draws, are said so by the package itself).
-const pyValue = (v) => (v === 'true' ? 'True' : v === 'false' ? 'False' : v !== '' && Number.isFinite(Number(v)) ? v : `"${v}"`);
-const PICK_PY = {
-  'one-column': (v) => v === undefined && 'pick the column with `#columns=NAME` (CSV/TSV) or the tensor with `#NAME`',
-  'all-columns': (path) => path !== undefined && `on the command line: \`${path}#columns=all\``,
-  rows: (spec) => spec,
-  'same-rows': (v) => v === undefined && ' (or select the same rows of each with PATH@ROWS)',
-};
-setVoice((t) =>
-  renderMarks(t, {
-    opt: (name, value, tick) => `${tick}${name.replace(/-/g, '_')}=${value === undefined ? '' : pyValue(value)}${tick}`,
-    cmd: (name) => `\`lethe.${name.replace(/-/g, '_')}(…)\``,
-    pick: (what, value) => PICK_PY[what]?.(value),
-  }),
-);
+// Messages reach the widgets in a Python user's words already: the kernel's reports from the package, a browser
+// run's from its worker (engine_worker.js, the module's words.rs `python`).
 
 /** Every scalar of a value under its dotted path (lists of numbers are left to the plots and the JSON export). */
 function scalars(v, path, out) {

@@ -221,7 +221,7 @@ export const tests = [
       const probs = eps.locator('[data-check-for] [data-check="error"], .lethe-checks [data-check="error"]').filter({ hasText: /probabilit/ });
       await probs.first().waitFor({ timeout: 10000 });
       const fix = await probs.first().textContent();
-      assert(/“Retrained models’ logits”/.test(fix) && /logit-scaled confidences already/.test(fix), `the fix names the page's options: ${fix}`);
+      assert(/“Inputs are: logits \+ labels”/.test(fix) && /logit-scaled confidences already/.test(fix), `the fix names the page's options: ${fix}`);
       assert(!DEV_WORDS.test(fix) && !/p_y|Σ_\{/.test(fix), `the refusal speaks a user's words: ${fix}`);
       await eps.locator('[data-param=logit_scaled]').check();
       await probs.first().waitFor({ state: 'detached', timeout: 10000 });

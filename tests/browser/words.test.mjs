@@ -15,25 +15,13 @@
 //    page, `--accuracies` on the command line.
 // 5. The leakage bounds, one-sided with α above 0.5 (alpha_above_half): the fix names the bounds panel's α field.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CLI, SHOTS, assert, cli, downloadJson, eq, npy, open, rng, runDone, slot, waitRun, write } from './lib.mjs';
+import { CLI, SHOTS, assert, cli, downloadJson, eq, npy, open, rng, runDone, scratch, slot, waitRun, write } from './lib.mjs';
 
 // Each test's scratch directory (only the files it writes) is removed when the test ends.
-const made = [];
-const workdir = () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'lethe-words-'));
-  made.push(dir);
-  return dir;
-};
-const cleaned = (fn) => async (args) => {
-  try {
-    return await fn(args);
-  } finally {
-    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-  }
-};
+const { workdir, cleaned } = scratch(() => mkdtempSync(path.join(tmpdir(), 'lethe-words-')));
 
 /** n values uniform on [offset − scale, offset + scale] (seeded). */
 const uniform = (n, seed, scale = 1, offset = 0) => {
@@ -126,7 +114,8 @@ export const tests = [
       const refused = await message(panel, /these look like probabilities/);
       unit(refused, 'refused');
       assert(refused.includes('say so (“These values are logit-scaled confidences already”)'), `the checkbox is named: ${refused}`);
-      assert(/“Retrained models’ logits”/.test(refused), `the logits' input is named: ${refused}`);
+      // The inputs it asks for are hidden in this mode: named as the choice that shows them, each once.
+      assert(refused.includes('Give the logits (“Inputs are: logits + labels”: models × examples × classes) or all classes\' probabilities (“Inputs are: class probabilities + labels”) with the labels'), `the choice that shows the logits' inputs is named: ${refused}`);
       const cliSaid = cliRefusal(['epsilon', '--retrained', 'r_p.npy', '--unlearned', 'u_p.npy'], dir);
       assert(cliSaid.includes('log p(true class) − log Σ p(other classes)') && cliSaid.includes('say so (--confidences logit-scaled)'), `the CLI's refusal: ${cliSaid}`);
       // Accepted: scored as asked, with a warning that says the unit.
@@ -179,8 +168,7 @@ export const tests = [
       assert(/a fixed bucket cut-off \(--eps-max, e\.g\. 6\.5\)/.test(w(c).fix), `the CLI names its option: ${w(c).fix}`);
       assert(text.includes('a fixed bucket cut-off (“ε_max”, e.g. 6.5)'), `the page names the field: ${text}`);
       assert(!/--eps-max/.test(text), `no command-line option in the page: ${text}`);
-      // The core's note (crate/src/competition/mod.rs, NoBuckets) ends "use more models or a fixed eps_max", unmarked:
-      // this fails until it is marked or reworded.
+      // The core's note (crate/src/competition/mod.rs, NoBuckets) said "use more models or a fixed eps_max", unmarked.
       assert(!/eps_max/.test(text), `no field name from the program in the page: ${text}`);
       assert(page.errors.length === 0, page.errors.join('; '));
       return text.trim();
@@ -221,18 +209,18 @@ export const tests = [
       await panel.locator('[data-param=one_sided]').check();
       await runDone(panel);
       const text = await message(panel, /alpha = 0\.7 > 0\.5/);
-      assert(/one-sided DKW inequality behind this bound is proven only for alpha <= 0\.5/.test(text), `the note: ${text}`);
+      assert(/one-sided DKW inequality behind this bound is proven only for alpha ≤ 0\.5/.test(text), `the note: ${text}`);
       const report = await downloadJson(page, panel.locator('[data-action="export-json"]'));
       const c = cli(['bounds', 'scores.npy', '--alpha', '0.7', '--one-sided'], dir);
       const w = (r) => r.warnings.find((x) => x.code === 'alpha_above_half');
       assert(w(report) && w(c), `both warn: ${JSON.stringify(report.warnings)} ${JSON.stringify(c.warnings)}`);
       eq(w(report).message, w(c).message, 'the downloaded warning is the CLI’s');
       eq(w(report).fix, w(c).fix, 'the downloaded fix is the CLI’s');
+      // 1 − alpha in percent (the headline said “3% confidence”, its zero trimmed).
+      assert(/with 30% confidence/.test(c.headline.text) && report.headline.text === c.headline.text, c.headline.text);
       assert(!/--alpha/.test(text), `no command-line option in the page: ${text}`);
       await panel.screenshot({ path: path.join(SHOTS, 'words-bounds-alpha.png') });
-      // The fix names the option (main's wording: `use alpha ≤ 0.5 ({opt:alpha}), or the two-sided form`). Fails on a
-      // site built before it; and common.js says `{opt:alpha}` as “alpha” until OPTION_LABELS (or the bounds panel's
-      // labels) names the field α.
+      // The fix names the option (`use alpha ≤ 0.5 ({opt:alpha}), or the two-sided form`), the page as its field α.
       assert(text.includes('use alpha ≤ 0.5 (“α”), or the two-sided form'), `the fix names the panel's α field: ${text}`);
       assert(/use alpha ≤ 0\.5 \(--alpha\), or the two-sided form/.test(w(c).fix), `the CLI names its option: ${w(c).fix}`);
       assert(page.errors.length === 0, page.errors.join('; '));

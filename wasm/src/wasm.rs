@@ -327,8 +327,11 @@ pub fn version() -> String {
     crate::VERSION.to_string()
 }
 
-/// `text` (a message, or a whole serialized report: marks hold no `"` or `\`) with the layer's marks said as `voice`
-/// says them: `cli` as the command line (a downloaded report is the CLI's), `python` as the Python package.
+/// `text` with the layer's marks said as `voice` says them: `cli` as the command line (the page's downloads: a whole
+/// serialized report at once, since marks and the CLI's words hold no `"` or `\`), `python` as the Python package
+/// (the notebook widget's runs: one string at a time, since its words hold quotes). In the full module only (the
+/// initial page's budget; the page's worker hands it over, as it does an analysis the lean module lacks).
+#[cfg(feature = "full")]
 #[wasm_bindgen]
 pub fn words(voice: &str, text: &str) -> Result<String, JsValue> {
     match voice {

@@ -228,8 +228,7 @@ fn one_sided_alpha_warning(alpha: f64, sidedness: Sidedness, warnings: &mut Vec<
         warnings.push(Note::new(
             NoteKind::AlphaAboveHalf,
             format!(
-                "alpha = {alpha} > 0.5: the one-sided DKW inequality behind this bound is proven only for alpha <= \
-                 0.5"
+                "alpha = {alpha} > 0.5: the one-sided DKW inequality behind this bound is proven only for alpha ≤ 0.5"
             ),
         ));
     }

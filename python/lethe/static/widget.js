@@ -871,22 +871,18 @@ const OPTION_LABELS = {
   'variant=offline-fixed-variance': 'LiRA score: offline, fixed variance',
   eps_max: 'ε_max', fdr: 'FDR level (across runs)', sd_method: 'SD bound', 'sd_method=lp': 'SD bound: exact LP', atom_at_zero: 'mass at 0 in the first cell',
   'confidences=logit-scaled': 'These values are logit-scaled confidences already', accuracies: 'Accuracies for the final score',
-  baseline: 'Baseline method',
+  baseline: 'Baseline method', alpha: 'α',
+  // The competition's inputs, named as options (“give the logits”): the panel's choice that shows their fields (the
+  // other modes hide them).
+  retrained: 'Inputs are: logit-scaled confidences', unlearned: 'Inputs are: logit-scaled confidences',
+  retrained_logits: 'Inputs are: logits + labels', unlearned_logits: 'Inputs are: logits + labels',
+  retrained_probs: 'Inputs are: class probabilities + labels', unlearned_probs: 'Inputs are: class probabilities + labels',
 };
 /** The analyses the layer's messages name (`{cmd:NAME}`), as the page offers them. */
 const COMMAND_WORDS = { calibrate: 'the calibrated verdict', sde: 'the SDE panel' };
 
-/**
- * The choices within a file the layer's messages name (words.rs `pick`: `{pick:WHAT}`, `{pick:WHAT=VALUE}`) as the
- * command line and Python say them (words.rs `pick_cli`, word for word: a downloaded report is the CLI's).
- */
-const PICK_CLI = {
-  'one-column': (v) => v === undefined && 'pick the column with `#columns=NAME` (CSV/TSV) or the tensor with `#NAME`',
-  'all-columns': (path) => path !== undefined && `on the command line: \`${path}#columns=all\``,
-  rows: (spec) => spec,
-  'same-rows': (v) => v === undefined && ' (or select the same rows of each with PATH@ROWS)',
-};
-/** The same choices as the page's controls. */
+/** The choices within a file the layer's messages name (words.rs `pick`: `{pick:WHAT}`, `{pick:WHAT=VALUE}`) as the
+ * page's controls. */
 const PICK_PAGE = {
   'one-column': () =>
     'choose the one column that holds them (a CSV/TSV table: “columns: only these…” under the input; an .npz or .safetensors archive: its array beside the file), or one row of it (“rows”), or save them as a 1-d array',
@@ -901,15 +897,14 @@ const PICK_PAGE = {
  * The layer's marks (analysis `words.rs`: `{opt:NAME}`, `{opt:NAME=VALUE}`, `{cmd:NAME}`, `{role:NAME}` or
  * `{role:NAME[k]}`, `{pick:WHAT}` or `{pick:WHAT=VALUE}`, in backticks or not) in a front end's words:
  * `opt(name, value, tick)`, `cmd(name)`, `role(name, k, tick)` and `pick(what, value)` say each (a role is named as
- * the request names it, a choice as the command line says it, where the front end gives no words of its own); the
- * rest of `text` is kept.
+ * the request names it where the front end gives no words of its own; a choice `pick` has no words for is kept);
+ * the rest of `text` is kept.
  */
 const renderMarks = (text, { opt, cmd, role, pick }) =>
   String(text ?? '')
     .replace(/\{pick:([a-z-]+)(?:=([^{}]+))?\}/g, (m, what, value) => {
-      const cli = PICK_CLI[what] && PICK_CLI[what](value);
-      if (typeof cli !== 'string') return m;
-      return pick ? pick(what, value) : cli;
+      const said = pick(what, value);
+      return typeof said === 'string' ? said : m;
     })
     .replace(/(`?)\{(opt|cmd|role):([a-z0-9_-]+)(\[\d+\])?(?:=([^{}]+))?\}\1/g, (m, tick, kind, name, k, value) => {
       if (kind === 'role') return value === undefined ? (role ? role(name, k || '', tick) : `${tick}${name}${k || ''}${tick}`) : m;
@@ -929,21 +924,13 @@ const pageMarks = (labels) => ({
   },
   cmd: (name) => COMMAND_WORDS[name] || `the ${name} panel`,
   role: (name, k) => `“${labels[name] || ROLE_LABELS[name] || name.replace(/_/g, ' ')}${k}”`,
-  pick: (what, value) => PICK_PAGE[what](value),
+  pick: (what, value) => PICK_PAGE[what]?.(value),
 });
 
-/** The layer's wordings the marks do not carry, in the page's words (panels/guard.js adds them once it is loaded). */
-const PHRASES = [];
-const addPhrases = (list) => PHRASES.push(...list);
-
-// The notebook widgets speak Python instead (python/widget/report.js sets it).
-let voice = null;
-const setVoice = (f) => (voice = f);
-
-/** A message in the page's words: the marked options, commands and inputs as the page's labels and panels. What is
- * not marked is kept: a compare method or an array called `retain` is not the “Retain rows” input. */
-const say = (text, labels = {}) =>
-  voice ? voice(String(text ?? '')) : PHRASES.reduce((t, [re, to]) => t.replace(re, to), renderMarks(text, pageMarks(labels)));
+/** A message in the page's words: the marked options, commands and inputs as the page's labels and panels (two
+ * options the page sets with one control said once). What is not marked is kept: a compare method or an array called
+ * `retain` is not the “Retain rows” input. */
+const say = (text, labels = {}) => renderMarks(text, pageMarks(labels)).replace(/(“[^“”]+”)(?:, \1)+/g, '$1');
 
 // The files' cards say their readers' notes in the same words.
 setNoteWords((t) => say(t));
@@ -1587,28 +1574,24 @@ function plotBlock({ title, draw, filename, heading }) {
   return { el, render };
 }
 
-/** The layer's marks as the command line says them (analysis words.rs `cli`: `--equal-size`, `lethe calibrate`). */
-const cliMarks = {
-  // The command line calls the WebGPU backend `gpu` (words.rs `cli`).
-  opt: (name, value, tick) => `${tick}--${name.replace(/_/g, '-')}${value === undefined || value === 'true' ? '' : ` ${name === 'backend' && value === 'webgpu' ? 'gpu' : value}`}${tick}`,
-  cmd: (name) => `\`lethe ${name}\``,
-};
+// The layer's marks as the command line says them: the module's own words (words.rs `cli`), asked of the engine
+// (widget.js sets it; the notebook widgets' reports are in Python's words already).
+let cliWords = null;
+const setCliWords = (f) => (cliWords = f);
 
 /**
  * A report as it is downloaded: every string's marks said as `lethe … --json` says them, so the file is the CLI's
- * report (the notebook widgets: as the Python package's report says them).
+ * report. Resolves to the report as JSON reads it.
  */
-function exportedReport(v) {
-  if (typeof v === 'string') return voice ? voice(v) : renderMarks(v, cliMarks);
-  if (Array.isArray(v)) return v.map(exportedReport);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, exportedReport(x)]));
-  return v;
+async function exportedReport(v) {
+  const text = JSON.stringify(v);
+  return JSON.parse(cliWords ? await cliWords(text) : text);
 }
 
 /** JSON report + CSV buttons. */
 function exportBar({ name, report, table }) {
   const jsonBtn = h('button', { type: 'button', class: 'button button-small button-secondary', 'data-action': 'export-json' }, 'Download JSON report');
-  jsonBtn.addEventListener('click', () => download(`${name}.json`, json(exportedReport(report())), 'application/json'));
+  jsonBtn.addEventListener('click', async () => download(`${name}.json`, json(await exportedReport(report())), 'application/json'));
   const csvBtn = table && h('button', { type: 'button', class: 'button button-small button-secondary', 'data-action': 'export-csv' }, 'Download CSV');
   csvBtn?.addEventListener('click', () => download(`${name}.csv`, csv(table()), 'text/csv'));
   return h('div', { class: 'export-bar' }, jsonBtn, csvBtn);
@@ -1683,7 +1666,7 @@ function backendLine(info, note) {
   return h('p', { class: 'backend-line muted', 'data-value': 'backend' }, `Computed on: ${what}`, note ? h('span', { class: 'backend-note' }, ` · ${note}`) : null);
 }
 
-return { ROLE_LABELS, OPTION_LABELS, renderMarks, addPhrases, setVoice, say, rowsControl, changedEvent, resetExampleRows, clearNoticeOnEdit, inputSlot, field, checkLine, panelFrame, preflight, runner, refuseExampleMix, showError, tableBox, rowSources, numbers, n6, plotBlock, exportedReport, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
+return { ROLE_LABELS, OPTION_LABELS, renderMarks, say, rowsControl, changedEvent, resetExampleRows, clearNoticeOnEdit, inputSlot, field, checkLine, panelFrame, preflight, runner, refuseExampleMix, showError, tableBox, rowSources, numbers, n6, plotBlock, setCliWords, exportedReport, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
 })();
 // ---- www/src/panels/eps.js
 const __m8 = (() => {
@@ -3397,23 +3380,15 @@ const __m15 = (() => {
 const { h, fill } = __m1;
 const { fmt, num } = __m2;
 const { histogramPlot } = __m4;
-const { numbers, plotBlock, exportBar, headlineBox, layerWarnings, setVoice, renderMarks } = __m7;
+const { numbers, plotBlock, exportBar, headlineBox, layerWarnings } = __m7;
 const { rocPlot } = __m9;
 const { rankPlot } = __m10;
 const { epsilonPlot, NAMES } = __m11;
 const { boundsPlot } = __m13;
 const { forestPlot, poiPlot, cdPlot } = __m14;
 
-// Messages in a Python user's words, as the package's exceptions and reports say them (analysis words.rs `python`):
-// the layer's marked option `{opt:equal_size=true}` is the keyword `equal_size=True`, `{cmd:calibrate}` is
-// `lethe.calibrate(…)`.
-const pyValue = (v) => (v === 'true' ? 'True' : v === 'false' ? 'False' : v !== '' && Number.isFinite(Number(v)) ? v : `"${v}"`);
-setVoice((t) =>
-  renderMarks(t, {
-    opt: (name, value, tick) => `${tick}${name.replace(/-/g, '_')}=${value === undefined ? '' : pyValue(value)}${tick}`,
-    cmd: (name) => `\`lethe.${name.replace(/-/g, '_')}(…)\``,
-  }),
-);
+// Messages reach the widgets in a Python user's words already: the kernel's reports from the package, a browser
+// run's from its worker (engine_worker.js, the module's words.rs `python`).
 
 /** Every scalar of a value under its dotted path (lists of numbers are left to the plots and the JSON export). */
 function scalars(v, path, out) {

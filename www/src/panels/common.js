@@ -87,15 +87,10 @@ const pageMarks = (labels) => ({
   pick: (what, value) => PICK_PAGE[what]?.(value),
 });
 
-// The notebook widgets speak Python instead (python/widget/report.js sets it).
-let voice = null;
-export const setVoice = (f) => (voice = f);
-
 /** A message in the page's words: the marked options, commands and inputs as the page's labels and panels (two
  * options the page sets with one control said once). What is not marked is kept: a compare method or an array called
  * `retain` is not the “Retain rows” input. */
-export const say = (text, labels = {}) =>
-  voice ? voice(String(text ?? '')) : renderMarks(text, pageMarks(labels)).replace(/(“[^“”]+”)(?:, \1)+/g, '$1');
+export const say = (text, labels = {}) => renderMarks(text, pageMarks(labels)).replace(/(“[^“”]+”)(?:, \1)+/g, '$1');
 
 // The files' cards say their readers' notes in the same words.
 setNoteWords((t) => say(t));
@@ -740,25 +735,17 @@ export function plotBlock({ title, draw, filename, heading }) {
 }
 
 // The layer's marks as the command line says them: the module's own words (words.rs `cli`), asked of the engine
-// (widget.js sets it).
+// (widget.js sets it; the notebook widgets' reports are in Python's words already).
 let cliWords = null;
 export const setCliWords = (f) => (cliWords = f);
 
-/** Every string of `v` in the voice's words (the notebook widgets). */
-const voiced = (v) => {
-  if (typeof v === 'string') return voice(v);
-  if (Array.isArray(v)) return v.map(voiced);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, voiced(x)]));
-  return v;
-};
-
 /**
  * A report as it is downloaded: every string's marks said as `lethe … --json` says them, so the file is the CLI's
- * report (the notebook widgets: as the Python package's report says them). Resolves to the report as JSON reads it.
+ * report. Resolves to the report as JSON reads it.
  */
 export async function exportedReport(v) {
-  if (voice || !cliWords) return JSON.parse(JSON.stringify(voice ? voiced(v) : v));
-  return JSON.parse(await cliWords(JSON.stringify(v)));
+  const text = JSON.stringify(v);
+  return JSON.parse(cliWords ? await cliWords(text) : text);
 }
 
 /** JSON report + CSV buttons. */
