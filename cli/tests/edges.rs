@@ -173,12 +173,18 @@ fn rouge_options_are_rouges_and_refused_on_scores() {
         assert_eq!(report["parameters"]["sentence_separator"], ". ", "{report}");
     }
     let help = String::from_utf8(lethe(&["bounds", "--help"]).stdout).unwrap();
-    assert!(help.contains("--alpha") && !help.contains("--stemmer") && !help.contains("--lsum"), "{help}");
+    assert!(
+        help.contains("--alpha") && !help.contains("--stemmer") && !help.contains("--lsum"),
+        "{help}"
+    );
     let scores = write("leaks.txt", "0.1\n0.2\n0.3\n");
     let out = lethe(&["bounds", &scores, "--stemmer"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("--stemmer is for ROUGE-L of generations, not for scores"), "{err}");
+    assert!(
+        err.contains("--stemmer is for ROUGE-L of generations, not for scores"),
+        "{err}"
+    );
 }
 
 /// RULER's forget and retain rows chosen by a split column are checked against the models' files in the same way.

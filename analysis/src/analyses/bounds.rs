@@ -43,7 +43,10 @@ pub struct BoundsRequest {
     pub lsum: bool,
     // The default is the two characters `\n`, as a newline is written escaped in a one-summary-per-line file.
     /// With --lsum: the text separating sentences within a line [default: the two characters \n]
-    #[cfg_attr(feature = "clap", arg(long, alias = "sentence-sep", value_name = "TEXT", requires = "lsum"))]
+    #[cfg_attr(
+        feature = "clap",
+        arg(long, alias = "sentence-sep", value_name = "TEXT", requires = "lsum")
+    )]
     pub sentence_separator: Option<String>,
     // On by default in a request (the page always asks); `lethe rouge` asks with `--bounds` (its `defaults`).
     /// Also compute the leakage bounds on the per-generation ROUGE-L F-measures
@@ -332,7 +335,8 @@ fn scores(ws: &mut Workspace, req: &BoundsRequest) -> Result<Scores> {
                 ("sentence_separator", req.sentence_separator.is_some()),
             ]
             .into_iter()
-            .filter_map(|(name, given)| given.then(|| words::opt(name)))
+            .filter(|&(_, given)| given)
+            .map(|(name, _)| words::opt(name))
             .collect();
             if !rouge_options.is_empty() {
                 return Err(Error::msg(format!(
@@ -485,7 +489,10 @@ fn note_warnings(report: &LeakageReport, role: &str) -> Vec<Warning> {
                     "give more scores, or use the SD method lp ({})",
                     words::opt_is("sd_method", "lp")
                 )),
-                NoteKind::AlphaAboveHalf => Some(format!("use alpha ≤ 0.5 ({}), or the two-sided form", words::opt("alpha"))),
+                NoteKind::AlphaAboveHalf => Some(format!(
+                    "use alpha ≤ 0.5 ({}), or the two-sided form",
+                    words::opt("alpha")
+                )),
                 _ => None,
             };
             Warning::new(w.code(), Some(role), w.message.clone(), fix)
@@ -809,8 +816,19 @@ mod tests {
             "--lsum and --sentence-separator are for ROUGE-L of generations, not for scores: leave them out, or score \
              the generations with `lethe rouge`"
         );
-        let e = bounds(&mut ws, &BoundsRequest { stemmer: true, ..req.clone() }).unwrap_err();
-        assert!(words::cli(&e.message).starts_with("--stemmer is for ROUGE-L"), "{}", e.message);
+        let e = bounds(
+            &mut ws,
+            &BoundsRequest {
+                stemmer: true,
+                ..req.clone()
+            },
+        )
+        .unwrap_err();
+        assert!(
+            words::cli(&e.message).starts_with("--stemmer is for ROUGE-L"),
+            "{}",
+            e.message
+        );
         // The leakage bounds' own switch (on by default in a request) is not ROUGE-L's.
         assert!(bounds(&mut ws, &BoundsRequest { bounds: false, ..req }).is_ok());
     }
@@ -821,7 +839,11 @@ mod tests {
         let mut ws = Workspace::new();
         let values: Vec<f64> = (0..200).map(|i| f64::from(i % 10) / 10.0).collect();
         let req = scores_request(&mut ws, &values);
-        for (alpha, conf) in [(0.7, "with 30% confidence"), (0.005, "with 99.5% confidence"), (0.05, "with 95% confidence")] {
+        for (alpha, conf) in [
+            (0.7, "with 30% confidence"),
+            (0.005, "with 99.5% confidence"),
+            (0.05, "with 95% confidence"),
+        ] {
             let out = bounds(&mut ws, &BoundsRequest { alpha, ..req.clone() }).unwrap();
             assert!(out.headline.text.contains(conf), "{alpha}: {}", out.headline.text);
         }
