@@ -1,6 +1,6 @@
 // lethe.widget(…) in a real Jupyter front end in headless Chromium: analyses run in the notebook's browser by the wasm
 // module, on arrays (and files) the kernel sent as binary buffers. The 1.5 MB engine is sent once per notebook page
-// (asked of the kernel by the first view), not with each widget: four widgets, one message over 1 MB.
+// (asked of the kernel by the first view), not with each widget: five widgets, one message over 1 MB.
 // - The form shows every option of the analysis, those the call left out at their default (alpha for mia).
 // - MIA on arrays: the browser's report equals the kernel's lethe.mia report (numbers within 1e-12 relative: wasm's
 //   libm against the native one; cli_parity's tolerances), is drawn (headline, ROC), and comes back to the kernel as `widget.report`.
@@ -9,6 +9,8 @@
 // - SDE on files named as the CLI names them (PATH@ROWS): the files' bytes travel, the report equals lethe.sde's.
 // - Bad input (a NaN) is refused in the widget with the kernel's own message.
 // - compare on a runs table (a CSV file): the browser's report equals lethe.compare's, its plots drawn.
+// - A fix naming an option (bounds, alpha above 0.5) is in Python's words (`alpha=`), shown and in the report, as the
+//   kernel's.
 // - No request leaves 127.0.0.1 and no .wasm file is requested at all.
 // Usage: node tests/notebook/widget.test.mjs [VENV] [--app lab|notebook|all]
 import path from 'node:path';
@@ -66,6 +68,13 @@ for (const app of apps) {
           `wc = lethe.widget("compare", ${JSON.stringify(runs)}, **kw)`,
           'wc',
         ].join('\n'),
+        [
+          'u = np.random.default_rng(0).random(100)',
+          'bd = lethe.bounds(u, alpha=0.7, one_sided=True)',
+          `open(${JSON.stringify(path.join(dir, 'bounds.json'))}, "w").write(bd.to_json())`,
+          'wbd = lethe.widget("bounds", u, alpha=0.7, one_sided=True)',
+          'wbd',
+        ].join('\n'),
       ],
     },
     async ({ page, dir, routes, outside, server, bigFrames }) => {
@@ -96,7 +105,7 @@ for (const app of apps) {
       };
       const views = page.locator('.lethe-notebook-run');
       await views.first().waitFor({ timeout: 60_000 });
-      const [mia, sde, bad, cmp] = [views.nth(0), views.nth(1), views.nth(2), views.nth(3)];
+      const [mia, sde, bad, cmp, bnd] = [0, 1, 2, 3, 4].map((k) => views.nth(k));
 
       // MIA: drawn in the browser, equal to the kernel's report, and back in the kernel.
       await mia.locator('.lethe-headline').waitFor({ timeout: 60_000 });
@@ -165,12 +174,24 @@ for (const app of apps) {
       same(backCmp, wantCmp, 'compare');
       assert((await cmp.locator('svg').count()) > 0, 'the compare widget drew no plot');
 
-      // Four widgets ran, each in its own worker; the engine (over 1 MB) reached the page once.
+      // A fix that names an option (the leakage bounds with alpha above 0.5): in a Python user's words in the widget
+      // and in its report, as the kernel's (the worker says the layer's marks by the module's words.rs `python`).
+      await bnd.scrollIntoViewIfNeeded();
+      await bnd.locator('.lethe-headline').waitFor({ timeout: 60_000 });
+      const wantBnd = JSON.parse(readFileSync(path.join(dir, 'bounds.json'), 'utf8'));
+      const fix = wantBnd.warnings.find((w) => w.code === 'alpha_above_half')?.fix ?? '';
+      assert(fix.includes('(alpha=)'), `the kernel's fix for alpha above 0.5 names alpha= : "${fix}"`);
+      assert((await bnd.innerText()).includes(fix), `the widget does not show the kernel's fix "${fix}"`);
+      await settled('wbd');
+      const backBnd = JSON.parse(await kernel('print(wbd.report.to_json())'));
+      same(backBnd, wantBnd, 'bounds');
+
+      // Five widgets ran, each in its own worker; the engine (over 1 MB) reached the page once.
       assert(bigFrames.length === 1, `${bigFrames.length} messages over 1 MB reached the page (${bigFrames.join(', ')} bytes): the engine is to be sent once per notebook`);
       assert(outside.length === 0, `requests left 127.0.0.1: ${outside.join(', ')}`);
       const wasm = routes.filter((r) => /\.wasm\b/.test(r));
       assert(wasm.length === 0, `a .wasm file was requested: ${wasm.join(', ')}`);
-      console.log(`ok: lethe.widget in ${server.name} — MIA equal to the kernel's (1e-12), a changed option cleared it, Run recomputed, Cancel answered in ${stoppedIn} ms, SDE on files equal, compare of a runs table equal, the NaN refused with the kernel's message, ${routes.length} requests, none outside 127.0.0.1, no .wasm fetched, the engine sent once (${(bigFrames[0] / 1e6).toFixed(2)} MB) (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+      console.log(`ok: lethe.widget in ${server.name} — MIA equal to the kernel's (1e-12), a changed option cleared it, Run recomputed, Cancel answered in ${stoppedIn} ms, SDE on files equal, compare of a runs table equal, the NaN refused with the kernel's message, the bounds' fix in Python's words as the kernel's, ${routes.length} requests, none outside 127.0.0.1, no .wasm fetched, the engine sent once (${(bigFrames[0] / 1e6).toFixed(2)} MB) (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
     },
   );
 }
