@@ -1666,7 +1666,7 @@ function backendLine(info, note) {
   return h('p', { class: 'backend-line muted', 'data-value': 'backend' }, `Computed on: ${what}`, note ? h('span', { class: 'backend-note' }, ` · ${note}`) : null);
 }
 
-return { ROLE_LABELS, OPTION_LABELS, renderMarks, say, rowsControl, changedEvent, resetExampleRows, clearNoticeOnEdit, inputSlot, field, checkLine, panelFrame, preflight, runner, refuseExampleMix, showError, tableBox, rowSources, numbers, n6, plotBlock, setCliWords, exportedReport, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
+return { ROLE_LABELS, OPTION_LABELS, say, rowsControl, changedEvent, resetExampleRows, clearNoticeOnEdit, inputSlot, field, checkLine, panelFrame, preflight, runner, refuseExampleMix, showError, tableBox, rowSources, numbers, n6, plotBlock, setCliWords, exportedReport, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
 })();
 // ---- www/src/panels/eps.js
 const __m8 = (() => {

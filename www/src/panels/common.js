@@ -60,7 +60,7 @@ const PICK_PAGE = {
  * the request names it where the front end gives no words of its own; a choice `pick` has no words for is kept);
  * the rest of `text` is kept.
  */
-export const renderMarks = (text, { opt, cmd, role, pick }) =>
+const renderMarks = (text, { opt, cmd, role, pick }) =>
   String(text ?? '')
     .replace(/\{pick:([a-z-]+)(?:=([^{}]+))?\}/g, (m, what, value) => {
       const said = pick(what, value);
