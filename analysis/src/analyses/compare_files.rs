@@ -61,11 +61,20 @@ pub const ROLE: &str = "methods";
 /// A metric of one run: its name, value and per-example values.
 pub(super) type FileMetric = (String, Option<f64>, Option<Vec<f64>>);
 
-/// One run read from a file: where, its seed, its metrics.
+/// One run read from a file: where, its seed, its metrics, and whether it is a Lethe RULER report of the oracle
+/// compared with itself (its warning `unlearned_is_oracle`).
 struct FileRun {
     place: String,
     seed: Option<String>,
     metrics: Vec<FileMetric>,
+    oracle: bool,
+}
+
+/// A Lethe report's (or a `lethe merge` row's) warning codes, the `warnings` column, hold `unlearned_is_oracle`.
+fn warns_oracle(cols: &serde_json::Map<String, Value>) -> bool {
+    cols.get("warnings")
+        .and_then(Value::as_str)
+        .is_some_and(|w| w.split(' ').any(|c| c == "unlearned_is_oracle"))
 }
 
 fn refused(code: &str, message: String) -> Error {
@@ -269,6 +278,7 @@ fn read_file(name: &str, method: &str, text: &str) -> Result<Vec<FileRun>> {
                 place: place.clone(),
                 seed: None,
                 metrics,
+                oracle: warns_oracle(&cols),
             }]);
         }
         if let Some(m) = open_unlearning(&place, method, &v) {
@@ -276,6 +286,7 @@ fn read_file(name: &str, method: &str, text: &str) -> Result<Vec<FileRun>> {
                 place: place.clone(),
                 seed: None,
                 metrics: m?,
+                oracle: false,
             }]);
         }
         // A flat object of numbers, one per metric (MUSE's auc.json).
@@ -299,6 +310,7 @@ fn read_file(name: &str, method: &str, text: &str) -> Result<Vec<FileRun>> {
             place: place.clone(),
             seed: None,
             metrics,
+            oracle: false,
         }]);
     }
     // A `lethe merge` table as CSV.
@@ -361,6 +373,7 @@ fn merge_rows(method: &str, rows: Vec<(String, serde_json::Map<String, Value>)>)
             }
             Ok(FileRun {
                 metrics: report_metrics(&o),
+                oracle: warns_oracle(&o),
                 seed: o
                     .get("id")
                     .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)),
@@ -484,6 +497,7 @@ pub fn read_methods(
                         place: format!("`{name}`"),
                         seed: None,
                         metrics,
+                        oracle: false,
                     };
                     (name, vec![run])
                 }
@@ -520,6 +534,31 @@ pub fn read_methods(
                 ),
             ));
         }
+    }
+    // A method whose RULER reports are of the oracle compared with itself: perfect on the oracle's metrics whatever
+    // unlearning achieves (a retrained model given as a method, and as each report's oracle too).
+    let mut oracles: Vec<(&str, &str)> = Vec::new();
+    for (m, r) in &runs {
+        if r.oracle && !oracles.iter().any(|(n, _)| n == m) {
+            oracles.push((m, &r.place));
+        }
+    }
+    for (m, place) in oracles {
+        // Placed by its message (the file named), not at the first of all the methods' files.
+        warnings.push(Warning::new(
+            "method_is_oracle",
+            None,
+            format!(
+                "method `{m}`'s RULER reports compare the oracle with itself ({place} warns that the unlearned \
+                 model's embeddings are the oracle's): its oracle_similarity is 1 and its calibration_gap 0 by \
+                 construction, so it leads on them whatever the other methods achieve"
+            ),
+            Some(
+                "compare the methods that unlearned, each report with the retrained model as its oracle and not as a \
+                 method; or compare the retrained model on nn_percentile_rank only, which needs no oracle"
+                    .into(),
+            ),
+        ));
     }
     // The metrics: those asked for, each in every run; else those every run has with a known direction.
     let has = |r: &FileRun, name: &str| r.metrics.iter().any(|(n, v, _)| n == name && v.is_some());
@@ -1438,7 +1477,14 @@ mod tests {
                 ));
             }
         }
-        files.push(("retrain/ruler_seed0.json".into(), ruler(1.0, 0.0)));
+        // The retrained model given as a method: its report compares the oracle with itself.
+        files.push((
+            "retrain/ruler_seed0.json".into(),
+            ruler(1.0, 0.0).replace(
+                r#""warnings": []"#,
+                r#""warnings": [{"code": "unlearned_is_oracle", "input": "unlearned", "message": "m", "fix": null}]"#,
+            ),
+        ));
         let f = refs(&files);
         let r = compare(
             &f,
@@ -1477,6 +1523,16 @@ mod tests {
             !r.warnings.iter().any(|w| w.code == "metrics_left_out"),
             "{:?}",
             r.warnings
+        );
+        // The retrained model as a method is named as the oracle compared with itself, it alone.
+        let oracle: Vec<&crate::report::Warning> = r.warnings.iter().filter(|w| w.code == "method_is_oracle").collect();
+        assert_eq!(oracle.len(), 1, "{:?}", r.warnings);
+        assert!(
+            oracle[0].message.starts_with(
+                "method `retrain`'s RULER reports compare the oracle with itself (`retrain/ruler_seed0.json`"
+            ),
+            "{}",
+            oracle[0].message
         );
         // An MIA report: the DeLong section's AUC is the summary's.
         let mia = |auc: f64| {
