@@ -6,7 +6,7 @@ import { engine as sharedEngine, unsupported } from './engine.js';
 import { InputStore, inputsView } from './inputs.js';
 import { sdePanel } from './panels/sde.js';
 import { rulerPanel } from './panels/ruler.js';
-import { exportedReport, setCliWords } from './panels/common.js';
+import { exportedReport } from './panels/common.js';
 import { bytes } from './format.js';
 import { assetUrl } from './base.js';
 
@@ -95,7 +95,6 @@ export function create(el, opts = {}) {
   opts = { ...DEFAULTS, ...opts };
   const listeners = new Map();
   const eng = opts.engine || sharedEngine({ workers: opts.workers });
-  setCliWords((text) => eng.request('words', { voice: 'cli', text }));
   const send = (type, detail) => {
     for (const f of listeners.get(type) || []) f(detail);
     opts.onEvent?.(type, detail);
@@ -103,10 +102,7 @@ export function create(el, opts = {}) {
   const emit = (type, detail) => {
     // A host gets a report as the page's "Download JSON report" gives it: the layer's option marks in the CLI's words.
     if (!detail?.report) return send(type, detail);
-    exportedReport(detail.report).then(
-      (report) => send(type, { ...detail, report }),
-      () => send(type, detail),
-    );
+    exportedReport(detail.report, eng).then((report) => send(type, { ...detail, report }));
   };
   const store = new InputStore(eng);
   const ctx = { engine: eng, store, emit, version: null };
@@ -250,7 +246,7 @@ export function create(el, opts = {}) {
       const panel = panels[panelId];
       if (!panel) throw new Error(`no panel ${panelId}`);
       const out = await panel.run(signal);
-      return out ? await exportedReport(panel.last()) : null;
+      return out ? await exportedReport(panel.last(), eng) : null;
     },
     /** Applies parameters to a panel ({shuffles: 500, seed: 1, ...}); a `mode` given here wins over setData's. */
     setParams(panelId, params) {

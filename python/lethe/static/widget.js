@@ -1574,24 +1574,22 @@ function plotBlock({ title, draw, filename, heading }) {
   return { el, render };
 }
 
-// The layer's marks as the command line says them: the module's own words (words.rs `cli`), asked of the engine
-// (widget.js sets it; the notebook widgets' reports are in Python's words already).
-let cliWords = null;
-const setCliWords = (f) => (cliWords = f);
-
 /**
- * A report as it is downloaded: every string's marks said as `lethe … --json` says them, so the file is the CLI's
- * report. Resolves to the report as JSON reads it.
+ * A report as it is downloaded: every string's marks said as `lethe … --json` says them, by the module's own words
+ * (words.rs `cli`, asked of `engine`), so the file is the CLI's report. Without an engine (the notebook widgets,
+ * whose reports are in Python's words already), or where the module cannot say them (its worker stopped), it is kept
+ * as it is. Resolves to the report as JSON reads it.
  */
-async function exportedReport(v) {
+async function exportedReport(v, engine) {
   const text = JSON.stringify(v);
-  return JSON.parse(cliWords ? await cliWords(text) : text);
+  const said = engine && (await engine.request('words', { voice: 'cli', text }).catch(() => null));
+  return JSON.parse(said ?? text);
 }
 
-/** JSON report + CSV buttons. */
-function exportBar({ name, report, table }) {
+/** JSON report + CSV buttons (`engine`: the one whose module says the report's words, see exportedReport). */
+function exportBar({ engine, name, report, table }) {
   const jsonBtn = h('button', { type: 'button', class: 'button button-small button-secondary', 'data-action': 'export-json' }, 'Download JSON report');
-  jsonBtn.addEventListener('click', async () => download(`${name}.json`, json(await exportedReport(report())), 'application/json'));
+  jsonBtn.addEventListener('click', async () => download(`${name}.json`, json(await exportedReport(report(), engine)), 'application/json'));
   const csvBtn = table && h('button', { type: 'button', class: 'button button-small button-secondary', 'data-action': 'export-csv' }, 'Download CSV');
   csvBtn?.addEventListener('click', () => download(`${name}.csv`, csv(table()), 'text/csv'));
   return h('div', { class: 'export-bar' }, jsonBtn, csvBtn);
@@ -1666,7 +1664,7 @@ function backendLine(info, note) {
   return h('p', { class: 'backend-line muted', 'data-value': 'backend' }, `Computed on: ${what}`, note ? h('span', { class: 'backend-note' }, ` · ${note}`) : null);
 }
 
-return { ROLE_LABELS, OPTION_LABELS, say, rowsControl, changedEvent, resetExampleRows, clearNoticeOnEdit, inputSlot, field, checkLine, panelFrame, preflight, runner, refuseExampleMix, showError, tableBox, rowSources, numbers, n6, plotBlock, setCliWords, exportedReport, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
+return { ROLE_LABELS, OPTION_LABELS, say, rowsControl, changedEvent, resetExampleRows, clearNoticeOnEdit, inputSlot, field, checkLine, panelFrame, preflight, runner, refuseExampleMix, showError, tableBox, rowSources, numbers, n6, plotBlock, exportedReport, exportBar, headlineBox, layerWarnings, loadWarnings, warningsBox, cliLine, envelope, backendLine };
 })();
 // ---- www/src/panels/eps.js
 const __m8 = (() => {
@@ -1939,7 +1937,7 @@ function epsSection(ctx, { current, watch }) {
         g && ['μ (Gaussian DP)', fmt(num(g.mu)), `the largest the error-rate bounds show, Bonferroni over ${g.tests} bounds`, 'eps.mu'],
       ]),
       h('p', { class: 'params-line muted' }, `${req.one_run ? 'one-run counts' : 'scores of the audit above'} · ${METHOD_NAME[req.method]}${req.rule ? ` (${req.rule})` : ''} · δ = ${delta(req.delta)} · confidence ${level}`),
-      exportBar({ name: 'lethe-eps-lower', report: () => report({ req, out }) }),
+      exportBar({ engine: ctx.engine, name: 'lethe-eps-lower', report: () => report({ req, out }) }),
     );
     own(parts.results);
   }
@@ -2246,7 +2244,7 @@ function miaPanel(ctx) {
             h('td', {}, t.mixed_threshold != null ? [fmt(num(t.threshold)), h('br'), h('small', { class: 'muted' }, `/ ${fmt(num(t.mixed_threshold))} (mixed, weight ${fmt(num(t.mixing_weight))})`)] : fmt(num(t.threshold))))))),
       )),
       h('p', { class: 'params-line muted' }, `${req.lower_is_member ? 'lower score = member · ' : ''}interval ${req.ci} · rule ${req.rule} · α = ${req.alpha}`),
-      exportBar({ name: 'lethe-mia', report: () => report({ req, out }), table: () => table({ out }) }),
+      exportBar({ engine: ctx.engine, name: 'lethe-mia', report: () => report({ req, out }), table: () => table({ out }) }),
     );
     eps.follow(req);
   }
@@ -2544,7 +2542,7 @@ function rulerPanel(ctx) {
     });
     blocks.push(
       h('p', { class: 'params-line muted' }, `ties ${req.ties} · FDR ${req.fdr} · row-wise L2-normalised embeddings (ε = 1e-12), as the authors’ metrics.py`),
-      exportBar({ name: 'lethe-ruler', report: () => report({ req, out }), table: () => table({ out }) }),
+      exportBar({ engine: ctx.engine, name: 'lethe-ruler', report: () => report({ req, out }), table: () => table({ out }) }),
     );
     fill(parts.results, blocks);
   }
@@ -2812,7 +2810,7 @@ function epsilonPanel(ctx) {
           tableBox({ label: 'Scoring buckets' }, h('table', { class: 'targets' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'ε in'), h('th', { scope: 'col' }, 'points H'))),
             h('tbody', {}, buckets.map((b) => h('tr', {}, h('td', {}, `[${num(b.start)}, ${num(b.end)})`), h('td', {}, fmt(b.points)))))))),
       h('p', { class: 'params-line muted' }, `δ = ${req.delta} · ε_max ${req.eps_max} · α = ${req.alpha}`),
-      exportBar({ name: 'lethe-epsilon', report: () => report({ req, out }), table: () => table({ out }) }),
+      exportBar({ engine: ctx.engine, name: 'lethe-epsilon', report: () => report({ req, out }), table: () => table({ out }) }),
     );
   }
 
@@ -3162,7 +3160,7 @@ function boundsPanel(ctx) {
     blocks.push(h('div', { class: 'slider' }, h('label', { for: sliderId }, 'x for M_gen(x)'), slider, readout), plot.el);
     blocks.push(
       h('p', { class: 'params-line muted' }, `α = ${req.alpha} (${side}) · grid ${req.stepsize} points · SD ${req.sd_method} · ρ = ${req.rho}`),
-      exportBar({ name: 'lethe-bounds', report: () => ({ ...report({ req, out }), ...(reading && { slider: reading }) }), table: () => table({ out }) }),
+      exportBar({ engine: ctx.engine, name: 'lethe-bounds', report: () => ({ ...report({ req, out }), ...(reading && { slider: reading }) }), table: () => table({ out }) }),
     );
     fill(parts.results, blocks);
     update();

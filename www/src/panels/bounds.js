@@ -248,7 +248,7 @@ export function boundsPanel(ctx) {
     blocks.push(h('div', { class: 'slider' }, h('label', { for: sliderId }, 'x for M_gen(x)'), slider, readout), plot.el);
     blocks.push(
       h('p', { class: 'params-line muted' }, `α = ${req.alpha} (${side}) · grid ${req.stepsize} points · SD ${req.sd_method} · ρ = ${req.rho}`),
-      exportBar({ name: 'lethe-bounds', report: () => ({ ...report({ req, out }), ...(reading && { slider: reading }) }), table: () => table({ out }) }),
+      exportBar({ engine: ctx.engine, name: 'lethe-bounds', report: () => ({ ...report({ req, out }), ...(reading && { slider: reading }) }), table: () => table({ out }) }),
     );
     fill(parts.results, blocks);
     update();

@@ -734,24 +734,22 @@ export function plotBlock({ title, draw, filename, heading }) {
   return { el, render };
 }
 
-// The layer's marks as the command line says them: the module's own words (words.rs `cli`), asked of the engine
-// (widget.js sets it; the notebook widgets' reports are in Python's words already).
-let cliWords = null;
-export const setCliWords = (f) => (cliWords = f);
-
 /**
- * A report as it is downloaded: every string's marks said as `lethe … --json` says them, so the file is the CLI's
- * report. Resolves to the report as JSON reads it.
+ * A report as it is downloaded: every string's marks said as `lethe … --json` says them, by the module's own words
+ * (words.rs `cli`, asked of `engine`), so the file is the CLI's report. Without an engine (the notebook widgets,
+ * whose reports are in Python's words already), or where the module cannot say them (its worker stopped), it is kept
+ * as it is. Resolves to the report as JSON reads it.
  */
-export async function exportedReport(v) {
+export async function exportedReport(v, engine) {
   const text = JSON.stringify(v);
-  return JSON.parse(cliWords ? await cliWords(text) : text);
+  const said = engine && (await engine.request('words', { voice: 'cli', text }).catch(() => null));
+  return JSON.parse(said ?? text);
 }
 
-/** JSON report + CSV buttons. */
-export function exportBar({ name, report, table }) {
+/** JSON report + CSV buttons (`engine`: the one whose module says the report's words, see exportedReport). */
+export function exportBar({ engine, name, report, table }) {
   const jsonBtn = h('button', { type: 'button', class: 'button button-small button-secondary', 'data-action': 'export-json' }, 'Download JSON report');
-  jsonBtn.addEventListener('click', async () => download(`${name}.json`, json(await exportedReport(report())), 'application/json'));
+  jsonBtn.addEventListener('click', async () => download(`${name}.json`, json(await exportedReport(report(), engine)), 'application/json'));
   const csvBtn = table && h('button', { type: 'button', class: 'button button-small button-secondary', 'data-action': 'export-csv' }, 'Download CSV');
   csvBtn?.addEventListener('click', () => download(`${name}.csv`, csv(table()), 'text/csv'));
   return h('div', { class: 'export-bar' }, jsonBtn, csvBtn);

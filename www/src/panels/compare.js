@@ -452,7 +452,7 @@ export function comparePanel(ctx) {
     }
     blocks.push(
       h('p', { class: 'params-line muted', 'data-value': 'compare.cli' }, h('code', {}, report({ req, out, name }).cli_equivalent)),
-      exportBar({ name: 'lethe-compare', report: () => report({ req, out, name }), table: () => table({ out }) }),
+      exportBar({ engine: ctx.engine, name: 'lethe-compare', report: () => report({ req, out, name }), table: () => table({ out }) }),
     );
     fill(parts.results, blocks);
   }

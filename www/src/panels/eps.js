@@ -267,7 +267,7 @@ export function epsSection(ctx, { current, watch }) {
         g && ['μ (Gaussian DP)', fmt(num(g.mu)), `the largest the error-rate bounds show, Bonferroni over ${g.tests} bounds`, 'eps.mu'],
       ]),
       h('p', { class: 'params-line muted' }, `${req.one_run ? 'one-run counts' : 'scores of the audit above'} · ${METHOD_NAME[req.method]}${req.rule ? ` (${req.rule})` : ''} · δ = ${delta(req.delta)} · confidence ${level}`),
-      exportBar({ name: 'lethe-eps-lower', report: () => report({ req, out }) }),
+      exportBar({ engine: ctx.engine, name: 'lethe-eps-lower', report: () => report({ req, out }) }),
     );
     own(parts.results);
   }

@@ -232,7 +232,7 @@ export function epsilonPanel(ctx) {
           tableBox({ label: 'Scoring buckets' }, h('table', { class: 'targets' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'ε in'), h('th', { scope: 'col' }, 'points H'))),
             h('tbody', {}, buckets.map((b) => h('tr', {}, h('td', {}, `[${num(b.start)}, ${num(b.end)})`), h('td', {}, fmt(b.points)))))))),
       h('p', { class: 'params-line muted' }, `δ = ${req.delta} · ε_max ${req.eps_max} · α = ${req.alpha}`),
-      exportBar({ name: 'lethe-epsilon', report: () => report({ req, out }), table: () => table({ out }) }),
+      exportBar({ engine: ctx.engine, name: 'lethe-epsilon', report: () => report({ req, out }), table: () => table({ out }) }),
     );
   }
 

@@ -258,7 +258,7 @@ export function liraSection(ctx) {
             h('td', {}, t.rule), h('th', { scope: 'row' }, fmt(num(t.target_fpr))),
             h('td', {}, fmt(num(t.tpr)), h('br'), h('small', { class: 'muted' }, ci(t.tpr_interval))),
             h('td', {}, fmt(num(t.realized_fpr)), h('br'), h('small', { class: 'muted' }, ci(t.fpr_interval)))))))),
-      exportBar({ name: 'lethe-lira', report: () => report({ req, out }), table: () => table({ out }) }),
+      exportBar({ engine: ctx.engine, name: 'lethe-lira', report: () => report({ req, out }), table: () => table({ out }) }),
     );
   }
 

@@ -276,7 +276,7 @@ export function miaPanel(ctx) {
             h('td', {}, t.mixed_threshold != null ? [fmt(num(t.threshold)), h('br'), h('small', { class: 'muted' }, `/ ${fmt(num(t.mixed_threshold))} (mixed, weight ${fmt(num(t.mixing_weight))})`)] : fmt(num(t.threshold))))))),
       )),
       h('p', { class: 'params-line muted' }, `${req.lower_is_member ? 'lower score = member · ' : ''}interval ${req.ci} · rule ${req.rule} · α = ${req.alpha}`),
-      exportBar({ name: 'lethe-mia', report: () => report({ req, out }), table: () => table({ out }) }),
+      exportBar({ engine: ctx.engine, name: 'lethe-mia', report: () => report({ req, out }), table: () => table({ out }) }),
     );
     eps.follow(req);
   }

@@ -221,7 +221,7 @@ export function rulerPanel(ctx) {
     });
     blocks.push(
       h('p', { class: 'params-line muted' }, `ties ${req.ties} · FDR ${req.fdr} · row-wise L2-normalised embeddings (ε = 1e-12), as the authors’ metrics.py`),
-      exportBar({ name: 'lethe-ruler', report: () => report({ req, out }), table: () => table({ out }) }),
+      exportBar({ engine: ctx.engine, name: 'lethe-ruler', report: () => report({ req, out }), table: () => table({ out }) }),
     );
     fill(parts.results, blocks);
   }

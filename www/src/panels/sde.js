@@ -728,7 +728,7 @@ export function sdePanel(ctx) {
     blocks.push(
       h('p', { class: 'params-line muted' }, bits.join(' · ')),
       backendLine((r || c).backend, [out?.pool && `the paper rule's ${out.partial ? out.partial.subsets.length : r.targets.length + 2} subsets split across ${out.pool.workers} workers`, (out || cal).backend_choice?.note].filter(Boolean).join(' · ')),
-      exportBar({ name: `lethe-sde-seed${req.seed}`, report: () => report(last), table: () => table(last) }),
+      exportBar({ engine: ctx.engine, name: `lethe-sde-seed${req.seed}`, report: () => report(last), table: () => table(last) }),
     );
     fill(parts.results, blocks);
   }
